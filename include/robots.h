@@ -1,0 +1,145 @@
+/*
+ * robots.h: librobots, the pure robots.txt library of robotsd.
+ *
+ * Parses a robots.txt body into an immutable, refcounted compiled ruleset
+ * (RFC 9309, with Google's reference behaviour where the RFC is silent) and
+ * answers "may AGENT fetch PATH?" against it; normalizes URLs into an origin
+ * key and a match path. No I/O, no globals, no allocation on the match path;
+ * a compiled ruleset may be shared between threads.
+ *
+ * Errors: functions that can fail return NULL or an enum; they never exit
+ * and never log.
+ */
+#ifndef ROBOTS_H
+#define ROBOTS_H
+
+#include <stddef.h>
+
+/* Only this many bytes of a body are parsed (Google: 500 KiB). */
+#define ROBOTS_MAX_BODY 512000
+/* A line longer than this is cut there (Google's reference parser). */
+#define ROBOTS_MAX_LINE 16664
+
+struct robots;
+
+enum robots_directive {
+	ROBOTS_DISALLOW,
+	ROBOTS_ALLOW,
+};
+
+enum robots_reason {
+	ROBOTS_REASON_RULE,	  /* a rule decided */
+	ROBOTS_REASON_NO_RULE,	  /* no rule matched: allowed */
+	ROBOTS_REASON_ROBOTS_TXT, /* the path is /robots.txt: always allowed */
+};
+
+/* A rule as written in the file; pattern points into the ruleset. */
+struct robots_rule {
+	enum robots_directive directive;
+	const char *pattern; /* trimmed value as written, not NUL-terminated */
+	size_t pattern_len;
+	unsigned line; /* 1-based line number in the body */
+};
+
+struct robots_verdict {
+	int allowed;
+	enum robots_reason reason;
+	struct robots_rule rule; /* valid when reason == ROBOTS_REASON_RULE */
+	double crawl_delay;	 /* chosen group's Crawl-delay; < 0 if none */
+};
+
+/*
+ * Compile a body. Only the first ROBOTS_MAX_BODY bytes are read; any bytes
+ * (NUL, invalid UTF-8, HTML) are accepted. Returns a ruleset with one
+ * reference, or NULL when memory runs out.
+ */
+struct robots *robots_parse(const char *body, size_t len);
+struct robots *robots_ref(struct robots *);
+void robots_unref(struct robots *); /* NULL is fine */
+
+/* Bytes of memory the compiled ruleset holds. */
+size_t robots_memsize(const struct robots *);
+
+/*
+ * The verdict for agent (a full User-Agent string or a product token; it is
+ * reduced to its product token) on path, which must be a match path from
+ * url_parse() or robots_path_normalize(): percent-encoding normalized, path
+ * plus query, starting with '/'. Never allocates.
+ */
+void robots_check(const struct robots *, const char *agent, size_t agent_len,
+    const char *path, size_t path_len, struct robots_verdict *);
+
+/* Lines as in an "Allow all" / "Disallow all" answer, for callers' reports. */
+const char *robots_directive_name(enum robots_directive);
+const char *robots_reason_name(enum robots_reason);
+
+/* Introspection for reports (inspect). Indexes run from 0 to count - 1. */
+size_t robots_rule_count(const struct robots *);
+size_t robots_group_count(const struct robots *);
+size_t robots_group_agent_count(const struct robots *, size_t group);
+/* An agent of a group, reduced to its product token ("*" for the fallback). */
+const char *robots_group_agent(const struct robots *, size_t group,
+    size_t agent, size_t *len);
+size_t robots_group_rule_count(const struct robots *, size_t group);
+double robots_group_crawl_delay(const struct robots *, size_t group);
+size_t robots_sitemap_count(const struct robots *);
+const char *robots_sitemap(const struct robots *, size_t i, size_t *len);
+
+/*
+ * Percent-encoding normalization shared by patterns and URL paths
+ * (RFC 9309 section 2.2.2): octets >= 0x80 and controls are percent-encoded,
+ * hex digits of escapes are upper-cased, escapes of unreserved characters
+ * are decoded; '%2F' stays distinct from '/'. With is_pattern, '*' and '$'
+ * are kept as wildcards; in a path a literal '*' or '$' becomes %2A / %24 so
+ * that a pattern's %2A / %24 matches it. out must hold 3 * len bytes; returns
+ * the length written (no NUL is added).
+ */
+size_t robots_pct_normalize(const char *in, size_t len, char *out,
+    int is_pattern);
+
+/*
+ * URLs.
+ */
+enum url_err {
+	URL_OK,
+	URL_BAD,		/* cannot be parsed, or no host */
+	URL_UNSUPPORTED_SCHEME, /* not http, https or ftp */
+	URL_NOMEM,
+};
+
+struct url {
+	char *origin; /* "https://example.com", "http://[::1]:8080": cache key */
+	char *scheme; /* "http", "https" or "ftp" */
+	char *host;   /* lowercase, punycode; IPv6 in brackets */
+	int port;     /* explicit non-default port, or 0 */
+	char *path;   /* match path: normalized path + query, starts with '/' */
+	size_t path_len;
+};
+
+/*
+ * Parse and normalize an absolute URL (len bytes, need not be NUL-terminated)
+ * into u, which url_clear() releases. On error u holds nothing to release.
+ */
+enum url_err url_parse(const char *s, size_t len, struct url *u);
+void url_clear(struct url *);
+/* A static English message for an error. */
+const char *url_err_message(enum url_err);
+
+/*
+ * The origin key of an origin or URL as a user writes it
+ * ("Example.COM", "https://example.com:443/x"); a bare host means https.
+ * Returns an allocated string the caller frees, or NULL with *err set.
+ */
+char *url_origin(const char *s, size_t len, enum url_err *err);
+
+/* The robots.txt URL of an origin key: origin + "/robots.txt" (allocated). */
+char *url_robots_txt(const char *origin);
+
+/*
+ * Normalize a raw path (+ query, no fragment) the way url_parse() does: dot
+ * segments resolved, percent-encoding normalized, empty path is "/".
+ * Returns an allocated NUL-terminated string, or NULL when memory runs out.
+ */
+char *robots_path_normalize(const char *path, size_t len, size_t *out_len);
+
+#endif /* ROBOTS_H */

@@ -1,0 +1,102 @@
+/*
+ * cache.h: origin -> cache entry (compiled ruleset and fetch outcome), O(1)
+ * lookup, LRU eviction under a byte cap, and the fetch policy: one fetch per
+ * origin at a time, waiters on in-flight fetches, stale serving, retries.
+ * Owns its entries; entries being fetched or waited on are never evicted.
+ */
+#ifndef ROBOTSD_CACHE_H
+#define ROBOTSD_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+struct config;
+struct fetcher;
+struct clock;
+struct robots;
+struct cache;
+struct cache_entry;
+
+enum cache_policy {
+	CACHE_NONE,	    /* never fetched yet (first fetch in flight) */
+	CACHE_RULES,	    /* 2xx: the rules of the body */
+	CACHE_ALLOW_ALL,    /* 4xx, too many redirects: "unavailable" */
+	CACHE_DISALLOW_ALL, /* 5xx, 429, network error: "unreachable" */
+};
+
+/* What a check is answered from; fields are read-only for callers. */
+struct cache_entry {
+	char *origin;
+	enum cache_policy policy;
+	struct robots *robots; /* CACHE_RULES; shared, refcounted */
+	int http_status;       /* of the last fetch; 0 = no HTTP answer */
+	double fetched_at;     /* clock seconds of the last fetch's end */
+	double expires_at;     /* refresh after this */
+	size_t body_bytes;     /* bytes of the body kept (<= 500 KiB) */
+	int truncated;	       /* the body was cut at 500 KiB */
+	char *final_url;       /* after redirects, or NULL */
+	char *last_error;      /* text of the last failure, or NULL */
+	int fetching;	       /* a fetch of this origin is under way */
+	/* Failure state (5xx, 429, network error, timeout). */
+	unsigned fail_streak; /* consecutive failed fetches */
+	double fail_since;    /* clock seconds of the first failure */
+	double next_retry;    /* clock seconds of the next retry */
+	int stale;	      /* answers come from an older good copy */
+};
+
+enum cache_status {
+	CACHE_HIT,	  /* *entry is fresh: answer now */
+	CACHE_STALE,	  /* *entry is old but usable; a refresh may run */
+	CACHE_WAIT,	  /* the waiter is queued; its callback will run */
+	CACHE_PENDING,	  /* wait == 0 and nothing cached: fetch started */
+	CACHE_OVERLOADED, /* too many waiters (--max-waiting) */
+	CACHE_NOMEM,
+};
+
+struct cache_waiter;
+/* Runs once when the fetch the waiter waits on ends; entry is borrowed. */
+typedef void (*cache_wait_cb)(struct cache_waiter *,
+    const struct cache_entry *);
+
+/* Embedded in the caller's request; must stay valid until cb or cancel. */
+struct cache_waiter {
+	TAILQ_ENTRY(cache_waiter) link;
+	cache_wait_cb cb;
+	void *arg;
+	struct cache_entry *entry; /* private */
+};
+
+struct cache_stats {
+	uint64_t hits, misses, fetches, fetch_errors, coalesced, stale;
+	uint64_t evictions;
+	size_t entries, bytes, waiting;
+};
+
+struct cache *cache_new(const struct config *, struct fetcher *,
+    struct clock *);
+void cache_free(struct cache *); /* NULL is fine; cancels waiters silently */
+void cache_configure(struct cache *, const struct config *);
+
+/*
+ * Look origin up for a check. robots_url is the URL to fetch if needed.
+ * HIT/STALE: *entry is set (borrowed until control returns to the loop).
+ * WAIT: w is queued; w->cb runs when the fetch ends. With wait == 0 a miss
+ * answers PENDING and the fetch runs in the background.
+ */
+enum cache_status cache_check(struct cache *, const char *origin,
+    const char *robots_url, int wait, struct cache_waiter *w,
+    const struct cache_entry **entry);
+void cache_waiter_cancel(struct cache_waiter *); /* no callback after this */
+
+/* Borrowed, or NULL when the origin is not cached. Counts no hit. */
+const struct cache_entry *cache_find(struct cache *, const char *origin);
+/* Remove one origin (1 if it was there) or all; in-flight fetches finish. */
+size_t cache_purge(struct cache *, const char *origin);
+size_t cache_purge_all(struct cache *);
+/* Seconds until the entry is refreshed or retried, never negative. */
+double cache_expires_in(const struct cache *, const struct cache_entry *);
+const struct cache_stats *cache_stats(const struct cache *);
+const char *cache_policy_name(enum cache_policy);
+
+#endif /* ROBOTSD_CACHE_H */
