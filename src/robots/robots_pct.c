@@ -1,1 +1,81 @@
-/* stub: to be written */
+/*
+ * robots_pct.c: the one percent-encoding normalization that both patterns
+ * and URL paths go through before they are compared (RFC 9309 2.2.2), so a
+ * pattern and a path that mean the same octets compare equal byte for byte.
+ */
+#include "robots.h"
+
+static const char hexdigits[] = "0123456789ABCDEF";
+
+/* The value of a hex digit, or -1. */
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~". */
+static int
+unreserved(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	       c == '~';
+}
+
+/* Octets that never stand for themselves in a URI: percent-encode them. */
+static int
+must_encode(unsigned char c)
+{
+	return c <= 0x20 || c >= 0x7f;
+}
+
+static char *
+put_escape(char *o, unsigned char c)
+{
+	*o++ = '%';
+	*o++ = hexdigits[c >> 4];
+	*o++ = hexdigits[c & 0xf];
+	return o;
+}
+
+size_t
+robots_pct_normalize(const char *in, size_t len, char *out, int is_pattern)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	char *o = out;
+	size_t i;
+	int hi, lo;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (c == '%') {
+			hi = i + 2 < len ? hexval(s[i + 1]) : -1;
+			lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+			if (hi < 0 || lo < 0) {
+				/* A lone '%' is the octet '%' itself. */
+				o = put_escape(o, '%');
+				continue;
+			}
+			c = (unsigned char)(hi << 4 | lo);
+			i += 2;
+			if (unreserved(c))
+				*o++ = (char)c;
+			else
+				o = put_escape(o, c);
+		} else if (must_encode(c))
+			o = put_escape(o, c);
+		else if (!is_pattern && (c == '*' || c == '$'))
+			o = put_escape(o, c);
+		else
+			*o++ = (char)c;
+	}
+	return (size_t)(o - out);
+}
