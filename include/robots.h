@@ -28,8 +28,8 @@ enum robots_directive {
 };
 
 enum robots_reason {
-	ROBOTS_REASON_RULE,	  /* a rule decided */
-	ROBOTS_REASON_NO_RULE,	  /* no rule matched: allowed */
+	ROBOTS_REASON_RULE,       /* a rule decided */
+	ROBOTS_REASON_NO_RULE,    /* no rule matched: allowed */
 	ROBOTS_REASON_ROBOTS_TXT, /* the path is /robots.txt: always allowed */
 };
 
@@ -45,7 +45,7 @@ struct robots_verdict {
 	int allowed;
 	enum robots_reason reason;
 	struct robots_rule rule; /* valid when reason == ROBOTS_REASON_RULE */
-	double crawl_delay;	 /* chosen group's Crawl-delay; < 0 if none */
+	double crawl_delay;      /* chosen group's Crawl-delay; < 0 if none */
 };
 
 /*
@@ -78,8 +78,8 @@ size_t robots_rule_count(const struct robots *);
 size_t robots_group_count(const struct robots *);
 size_t robots_group_agent_count(const struct robots *, size_t group);
 /* An agent of a group, reduced to its product token ("*" for the fallback). */
-const char *robots_group_agent(const struct robots *, size_t group,
-    size_t agent, size_t *len);
+const char *robots_group_agent(
+    const struct robots *, size_t group, size_t agent, size_t *len);
 size_t robots_group_rule_count(const struct robots *, size_t group);
 double robots_group_crawl_delay(const struct robots *, size_t group);
 size_t robots_sitemap_count(const struct robots *);
@@ -94,21 +94,22 @@ const char *robots_sitemap(const struct robots *, size_t i, size_t *len);
  * that a pattern's %2A / %24 matches it. out must hold 3 * len bytes; returns
  * the length written (no NUL is added).
  */
-size_t robots_pct_normalize(const char *in, size_t len, char *out,
-    int is_pattern);
+size_t robots_pct_normalize(
+    const char *in, size_t len, char *out, int is_pattern);
 
 /*
  * URLs.
  */
 enum url_err {
 	URL_OK,
-	URL_BAD,		/* cannot be parsed, or no host */
+	URL_BAD,                /* cannot be parsed, or no host */
 	URL_UNSUPPORTED_SCHEME, /* not http, https or ftp */
 	URL_NOMEM,
 };
 
 struct url {
-	char *origin; /* "https://example.com", "http://[::1]:8080": cache key */
+	char
+	    *origin; /* "https://example.com", "http://[::1]:8080": cache key */
 	char *scheme; /* "http", "https" or "ftp" */
 	char *host;   /* lowercase, punycode; IPv6 in brackets */
 	int port;     /* explicit non-default port, or 0 */

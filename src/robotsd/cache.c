@@ -1,1 +1,754 @@
-/* stub: to be written */
+/*
+ * cache.c: origin -> entry. A chained hash table (FNV-1a, doubling) gives
+ * O(1) lookup; a tail queue keeps entries in least-recently-used order; each
+ * entry's bytes are accounted and idle entries are evicted from the LRU end
+ * while the total is over the cap. Here too is the fetch policy: one fetch
+ * per origin, waiters on it, stale answers while a refresh runs or after it
+ * failed, the status -> policy table and the retry schedule.
+ *
+ * An entry that is being fetched, has waiters or is waking them is never
+ * freed: purge and eviction skip it or defer the free (see
+ * docs/internals/cache.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/queue.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "robots.h"
+#include "cache.h"
+#include "clock.h"
+#include "config.h"
+#include "fetch.h"
+#include "log.h"
+
+#define CACHE_MIN_BUCKETS 64
+
+TAILQ_HEAD(cache_waiters, cache_waiter);
+
+/* The private entry; pub comes first so a public pointer converts back. */
+struct entry {
+	struct cache_entry pub;
+	struct cache *cache;
+	uint64_t hash;
+	struct entry *hnext; /* hash chain */
+	TAILQ_ENTRY(entry) lru;
+	struct cache_waiters waiters;
+	struct fetch *fetch;
+	size_t bytes; /* accounted in cache->stats.bytes */
+	int good;     /* holds a copy from a 2xx/4xx answer */
+	int waking;   /* waiters' callbacks are running */
+	int dead;     /* unlinked; freed when waking ends */
+};
+
+TAILQ_HEAD(entry_list, entry);
+
+struct cache {
+	struct entry **buckets;
+	size_t nbuckets;       /* power of two */
+	struct entry_list lru; /* head = least recently used */
+	struct fetcher *fetcher;
+	struct clock *clock;
+	struct cache_stats stats;
+	/* Copied from the config. */
+	size_t max_bytes;
+	size_t max_waiting;
+	double default_ttl, min_ttl, max_ttl;
+	double retry_min, retry_max, retry_503_min, retry_503_max;
+	double unreachable_allow_after;
+};
+
+static void cache_fetch_done_cb(const struct fetch_result *, void *);
+
+/* FNV-1a, 64 bits. */
+static uint64_t
+cache_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Find an origin's entry, or NULL. */
+static struct entry *
+cache_lookup(const struct cache *c, const char *origin)
+{
+	uint64_t h = cache_hash(origin);
+	struct entry *e;
+
+	for (e = c->buckets[h & (c->nbuckets - 1)]; e != NULL; e = e->hnext)
+		if (e->hash == h && strcmp(e->pub.origin, origin) == 0)
+			return e;
+	return NULL;
+}
+
+/* Double the bucket array; on memory exhaustion keep the old one. */
+static void
+cache_grow(struct cache *c)
+{
+	size_t n = c->nbuckets * 2, i;
+	struct entry **b, *e, *next;
+
+	if ((b = calloc(n, sizeof(*b))) == NULL)
+		return;
+	for (i = 0; i < c->nbuckets; i++) {
+		for (e = c->buckets[i]; e != NULL; e = next) {
+			next = e->hnext;
+			e->hnext = b[e->hash & (n - 1)];
+			b[e->hash & (n - 1)] = e;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->nbuckets = n;
+}
+
+/* Take an entry out of the hash chain. */
+static void
+cache_unhash(struct cache *c, struct entry *e)
+{
+	struct entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)];
+
+	while (*pp != e)
+		pp = &(*pp)->hnext;
+	*pp = e->hnext;
+	e->hnext = NULL;
+}
+
+/* The bytes an entry holds: its struct, strings and compiled ruleset. */
+static size_t
+entry_size(const struct entry *e)
+{
+	size_t n = sizeof(*e) + strlen(e->pub.origin) + 1;
+
+	if (e->pub.final_url != NULL)
+		n += strlen(e->pub.final_url) + 1;
+	if (e->pub.last_error != NULL)
+		n += strlen(e->pub.last_error) + 1;
+	if (e->pub.robots != NULL)
+		n += robots_memsize(e->pub.robots);
+	return n;
+}
+
+/* Recount an entry's bytes after it changed. */
+static void
+entry_account(struct cache *c, struct entry *e)
+{
+	c->stats.bytes -= e->bytes;
+	e->bytes = entry_size(e);
+	c->stats.bytes += e->bytes;
+}
+
+/* Release an entry's memory (it is in no structure any more). */
+static void
+entry_free(struct entry *e)
+{
+	robots_unref(e->pub.robots);
+	free(e->pub.origin);
+	free(e->pub.final_url);
+	free(e->pub.last_error);
+	free(e);
+}
+
+/* Unhook every waiter of an entry without calling back. */
+static void
+entry_drop_waiters(struct cache *c, struct entry *e)
+{
+	struct cache_waiter *w;
+
+	while ((w = TAILQ_FIRST(&e->waiters)) != NULL) {
+		TAILQ_REMOVE(&e->waiters, w, link);
+		w->entry = NULL;
+		c->stats.waiting--;
+	}
+}
+
+/* Take an entry out of the cache and free it, or defer while it wakes. */
+static void
+entry_remove(struct cache *c, struct entry *e)
+{
+	cache_unhash(c, e);
+	TAILQ_REMOVE(&c->lru, e, lru);
+	c->stats.entries--;
+	c->stats.bytes -= e->bytes;
+	e->bytes = 0;
+	if (e->fetch != NULL) {
+		fetch_cancel(e->fetch);
+		e->fetch = NULL;
+		e->pub.fetching = 0;
+	}
+	if (e->waking) {
+		e->dead = 1; /* the waking loop frees it */
+		return;
+	}
+	entry_drop_waiters(c, e);
+	entry_free(e);
+}
+
+/* Create and link an entry for origin; NULL when memory runs out. */
+static struct entry *
+entry_new(struct cache *c, const char *origin)
+{
+	struct entry *e;
+	size_t b;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	if ((e->pub.origin = strdup(origin)) == NULL) {
+		free(e);
+		return NULL;
+	}
+	e->cache = c;
+	e->hash = cache_hash(origin);
+	e->pub.policy = CACHE_NONE;
+	TAILQ_INIT(&e->waiters);
+	if (c->stats.entries >= c->nbuckets)
+		cache_grow(c);
+	b = e->hash & (c->nbuckets - 1);
+	e->hnext = c->buckets[b];
+	c->buckets[b] = e;
+	TAILQ_INSERT_TAIL(&c->lru, e, lru);
+	c->stats.entries++;
+	entry_account(c, e);
+	return e;
+}
+
+/* May this entry be evicted now? */
+static int
+entry_idle(const struct entry *e)
+{
+	return e->fetch == NULL && TAILQ_EMPTY(&e->waiters) && !e->waking;
+}
+
+/* Evict idle entries, least recently used first, while over the cap. */
+static void
+cache_enforce_cap(struct cache *c)
+{
+	struct entry *e, *next;
+
+	for (e = TAILQ_FIRST(&c->lru);
+	     e != NULL && c->stats.bytes > c->max_bytes; e = next) {
+		next = TAILQ_NEXT(e, lru);
+		if (!entry_idle(e))
+			continue;
+		c->stats.evictions++;
+		entry_remove(c, e);
+	}
+}
+
+/* Mark an entry as just used. */
+static void
+entry_touch(struct cache *c, struct entry *e)
+{
+	TAILQ_REMOVE(&c->lru, e, lru);
+	TAILQ_INSERT_TAIL(&c->lru, e, lru);
+}
+
+/* Start a fetch of an entry; -1 when memory runs out. */
+static int
+entry_fetch(struct cache *c, struct entry *e, const char *robots_url)
+{
+	if (e->fetch != NULL)
+		return 0;
+	if ((e->fetch = fetch_start(
+	         c->fetcher, robots_url, cache_fetch_done_cb, e)) == NULL)
+		return -1;
+	e->pub.fetching = 1;
+	c->stats.fetches++;
+	return 0;
+}
+
+/* Queue a waiter on an entry's fetch. */
+static void
+entry_wait(struct cache *c, struct entry *e, struct cache_waiter *w)
+{
+	w->entry = &e->pub;
+	TAILQ_INSERT_TAIL(&e->waiters, w, link);
+	c->stats.waiting++;
+}
+
+/* Parse leading decimal seconds of s; -1 if there are none. */
+static double
+cache_parse_secs(const char *s)
+{
+	double v = 0;
+	int any = 0;
+
+	while (*s == ' ' || *s == '\t' || *s == '"')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++, any = 1)
+		if (v < 1e12)
+			v = v * 10 + (*s - '0');
+	return any ? v : -1;
+}
+
+/*
+ * Find directive name in a Cache-Control value: 1 if present, with *v set
+ * to its seconds (or -1 without a number); 0 if absent.
+ */
+static int
+cache_control_find(const char *cc, const char *name, double *v)
+{
+	size_t n = strlen(name);
+	const char *p = cc;
+
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (strncasecmp(p, name, n) == 0 &&
+		    (p[n] == '\0' || p[n] == ',' || p[n] == '=' ||
+		        p[n] == ' ' || p[n] == '\t')) {
+			*v = p[n] == '=' ? cache_parse_secs(p + n + 1) : -1;
+			return 1;
+		}
+		p = strchr(p, ',');
+	}
+	return 0;
+}
+
+/* Clamp v into [lo, hi] (hi below lo means lo). */
+static double
+cache_clamp(double v, double lo, double hi)
+{
+	if (v > hi)
+		v = hi;
+	return v < lo ? lo : v;
+}
+
+/*
+ * The lifetime of a 2xx/4xx answer: s-maxage, else max-age, minus Age,
+ * clamped; else Expires - Date, clamped; else the default TTL. no-store and
+ * no-cache mean as short as allowed.
+ */
+static double
+cache_ttl(const struct cache *c, const struct fetch_result *r)
+{
+	double v, age = r->age != NULL ? cache_parse_secs(r->age) : 0;
+	time_t ex, date;
+
+	if (age < 0)
+		age = 0;
+	if (r->cache_control != NULL) {
+		if (cache_control_find(r->cache_control, "no-store", &v) ||
+		    cache_control_find(r->cache_control, "no-cache", &v))
+			return c->min_ttl;
+		if ((cache_control_find(r->cache_control, "s-maxage", &v) &&
+		        v >= 0) ||
+		    (cache_control_find(r->cache_control, "max-age", &v) &&
+		        v >= 0))
+			return cache_clamp(v - age, c->min_ttl, c->max_ttl);
+	}
+	if (r->expires != NULL) {
+		ex = curl_getdate(r->expires, NULL);
+		date = r->date != NULL ? curl_getdate(r->date, NULL) : -1;
+		if (date == -1)
+			date = time(NULL);
+		v = ex == -1 ? 0 : (double)ex - (double)date - age;
+		return cache_clamp(v, c->min_ttl, c->max_ttl);
+	}
+	return c->default_ttl;
+}
+
+/* Seconds a Retry-After asks for (delta or HTTP date), or -1. */
+static double
+cache_retry_after(const struct fetch_result *r)
+{
+	time_t t, date;
+	double v;
+
+	if (r->retry_after == NULL)
+		return -1;
+	if ((v = cache_parse_secs(r->retry_after)) >= 0)
+		return v;
+	if ((t = curl_getdate(r->retry_after, NULL)) == -1)
+		return -1;
+	date = r->date != NULL ? curl_getdate(r->date, NULL) : -1;
+	if (date == -1)
+		date = time(NULL);
+	return t > date ? (double)(t - date) : 0;
+}
+
+/* A fraction in [0, 0.1) fixed by origin and streak: spreads retries. */
+static double
+cache_jitter(uint64_t hash, unsigned streak)
+{
+	uint64_t x = hash ^ ((uint64_t)streak * 0x9e3779b97f4a7c15ULL);
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (double)(x % 1000) / 10000.0;
+}
+
+/*
+ * Delay before the next retry: min * 2^(streak-1) plus up to 10% jitter,
+ * capped; 503 and 429 use the shorter schedule and a Retry-After within it.
+ */
+static double
+cache_backoff(
+    const struct cache *c, const struct entry *e, int soon, double retry_after)
+{
+	double lo = soon ? c->retry_503_min : c->retry_min;
+	double hi = soon ? c->retry_503_max : c->retry_max;
+	unsigned n = e->pub.fail_streak > 0 ? e->pub.fail_streak - 1 : 0;
+	double d;
+
+	if (retry_after >= 0)
+		return cache_clamp(retry_after, lo, hi);
+	d = ldexp(lo, n > 60 ? 60 : (int)n);
+	d += d * cache_jitter(e->hash, e->pub.fail_streak);
+	return cache_clamp(d, lo, hi);
+}
+
+/* Replace an entry's string field with a copy of s (NULL allowed). */
+static void
+entry_set_str(char **field, const char *s)
+{
+	free(*field);
+	*field = s != NULL ? strdup(s) : NULL;
+}
+
+/* Record a 2xx (rules) or 4xx/too-many-redirects (allow all) answer. */
+static void
+entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
+    struct robots *rb, double now)
+{
+	robots_unref(e->pub.robots);
+	e->pub.robots = rb;
+	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
+	e->pub.expires_at = now + cache_ttl(c, r);
+	e->pub.body_bytes = rb != NULL ? r->body_len : 0;
+	e->pub.truncated = rb != NULL ? r->truncated : 0;
+	entry_set_str(&e->pub.final_url, r->final_url);
+	entry_set_str(&e->pub.last_error, NULL);
+	e->pub.fail_streak = 0;
+	e->pub.fail_since = e->pub.next_retry = 0;
+	e->pub.stale = 0;
+	e->good = 1;
+}
+
+/* Record a failed fetch (5xx, 429, network, timeout, refused address). */
+static void
+entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
+    const char *why, double now)
+{
+	int soon = r->error == FETCH_OK &&
+	           (r->http_status == 503 || r->http_status == 429);
+
+	if (r->error != FETCH_PRIVATE_ADDR)
+		c->stats.fetch_errors++;
+	if (e->pub.fail_streak++ == 0)
+		e->pub.fail_since = now;
+	entry_set_str(&e->pub.last_error, why);
+	e->pub.next_retry =
+	    now + cache_backoff(c, e, soon, soon ? cache_retry_after(r) : -1);
+	e->pub.expires_at = e->pub.next_retry;
+	if (e->good) {
+		e->pub.stale = 1; /* keep serving the last good copy */
+		return;
+	}
+	e->pub.policy = now - e->pub.fail_since >= c->unreachable_allow_after
+	                    ? CACHE_ALLOW_ALL
+	                    : CACHE_DISALLOW_ALL;
+	e->pub.body_bytes = 0;
+	e->pub.truncated = 0;
+	entry_set_str(&e->pub.final_url, r->final_url);
+}
+
+/* Apply a fetch outcome to an entry: the contract's policy table. */
+static void
+entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
+{
+	double now = clock_now(c->clock);
+	int st = r->http_status;
+	struct robots *rb;
+	char why[64];
+
+	e->pub.fetched_at = now;
+	e->pub.http_status =
+	    r->error == FETCH_OK || r->error == FETCH_REDIRECTS ? st : 0;
+	if (r->error == FETCH_OK && st >= 200 && st < 300) {
+		if ((rb = robots_parse(r->body, r->body_len)) != NULL)
+			entry_good(c, e, r, rb, now);
+		else
+			entry_failed(c, e, r, "out of memory", now);
+	} else if (r->error == FETCH_REDIRECTS ||
+	           (r->error == FETCH_OK && st >= 300 && st < 500 && st != 429))
+		entry_good(c, e, r, NULL, now);
+	else if (r->error == FETCH_OK) {
+		snprintf(why, sizeof(why), "HTTP status %d", st);
+		entry_failed(c, e, r, why, now);
+	} else
+		entry_failed(c, e, r,
+		    r->error_message != NULL ? r->error_message
+		                             : "fetch failed",
+		    now);
+	entry_account(c, e);
+}
+
+/* Answer every waiter of an entry; callbacks may cancel others or purge. */
+static void
+entry_wake(struct cache *c, struct entry *e)
+{
+	struct cache_waiter *w;
+
+	e->waking = 1;
+	while ((w = TAILQ_FIRST(&e->waiters)) != NULL) {
+		TAILQ_REMOVE(&e->waiters, w, link);
+		w->entry = NULL;
+		c->stats.waiting--;
+		w->cb(w, &e->pub);
+	}
+	e->waking = 0;
+	if (e->dead)
+		entry_free(e);
+}
+
+/* The fetcher's callback: update the entry, wake its waiters, trim. */
+static void
+cache_fetch_done_cb(const struct fetch_result *r, void *arg)
+{
+	struct entry *e = arg;
+	struct cache *c = e->cache;
+
+	e->fetch = NULL;
+	e->pub.fetching = 0;
+	entry_apply(c, e, r);
+	entry_wake(c, e);
+	cache_enforce_cap(c);
+}
+
+/* Tests: end origin's fetch in flight with r, as if curl delivered it. */
+int
+cache_fetch_inject(
+    struct cache *c, const char *origin, const struct fetch_result *r)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	if (e == NULL || e->fetch == NULL)
+		return -1;
+	fetch_cancel(e->fetch);
+	cache_fetch_done_cb(r, e);
+	return 0;
+}
+
+/* Copy the config values the cache uses. */
+void
+cache_configure(struct cache *c, const struct config *cf)
+{
+	c->max_bytes = (size_t)cf->cache_max_bytes;
+	c->max_waiting = cf->max_waiting > 0 ? (size_t)cf->max_waiting : 0;
+	c->default_ttl = (double)cf->default_ttl;
+	c->min_ttl = (double)cf->min_ttl;
+	c->max_ttl = (double)cf->max_ttl;
+	c->retry_min = (double)cf->retry_min;
+	c->retry_max = (double)cf->retry_max;
+	c->retry_503_min = (double)cf->retry_503_min;
+	c->retry_503_max = (double)cf->retry_503_max;
+	c->unreachable_allow_after = (double)cf->unreachable_allow_after;
+	cache_enforce_cap(c);
+}
+
+/* Create an empty cache; NULL when memory runs out. */
+struct cache *
+cache_new(const struct config *cf, struct fetcher *f, struct clock *clk)
+{
+	struct cache *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->nbuckets = CACHE_MIN_BUCKETS;
+	if ((c->buckets = calloc(c->nbuckets, sizeof(*c->buckets))) == NULL) {
+		free(c);
+		return NULL;
+	}
+	TAILQ_INIT(&c->lru);
+	c->fetcher = f;
+	c->clock = clk;
+	cache_configure(c, cf);
+	return c;
+}
+
+/* Free every entry, cancelling fetches and unhooking waiters silently. */
+void
+cache_free(struct cache *c)
+{
+	if (c == NULL)
+		return;
+	while (!TAILQ_EMPTY(&c->lru))
+		entry_remove(c, TAILQ_FIRST(&c->lru));
+	free(c->buckets);
+	free(c);
+}
+
+/* Check an origin; see cache.h. */
+enum cache_status
+cache_check(struct cache *c, const char *origin, const char *robots_url,
+    int wait, struct cache_waiter *w, const struct cache_entry **entry)
+{
+	struct entry *e = cache_lookup(c, origin);
+	int overloaded = c->stats.waiting >= c->max_waiting;
+
+	*entry = NULL;
+	if (e == NULL) {
+		if (wait && overloaded)
+			return CACHE_OVERLOADED;
+		if ((e = entry_new(c, origin)) == NULL)
+			return CACHE_NOMEM;
+		if (entry_fetch(c, e, robots_url) == -1) {
+			entry_remove(c, e);
+			return CACHE_NOMEM;
+		}
+		c->stats.misses++;
+		cache_enforce_cap(c);
+		if (!wait)
+			return CACHE_PENDING;
+		entry_wait(c, e, w);
+		return CACHE_WAIT;
+	}
+	entry_touch(c, e);
+	if (e->pub.policy == CACHE_NONE) {
+		if (!e->fetch && entry_fetch(c, e, robots_url) == -1)
+			return CACHE_NOMEM;
+		if (!wait)
+			return CACHE_PENDING;
+		if (overloaded)
+			return CACHE_OVERLOADED;
+		c->stats.coalesced++;
+		entry_wait(c, e, w);
+		return CACHE_WAIT;
+	}
+	*entry = &e->pub;
+	if (clock_now(c->clock) >= e->pub.expires_at)
+		(void)entry_fetch(c, e, robots_url); /* else retry next check */
+	if (e->pub.fetching || e->pub.stale) {
+		c->stats.stale++;
+		return CACHE_STALE;
+	}
+	c->stats.hits++;
+	return CACHE_HIT;
+}
+
+/* Unhook a waiter; its callback will not run. */
+void
+cache_waiter_cancel(struct cache_waiter *w)
+{
+	struct entry *e;
+
+	if (w == NULL || w->entry == NULL)
+		return;
+	e = (struct entry *)(void *)w->entry;
+	TAILQ_REMOVE(&e->waiters, w, link);
+	w->entry = NULL;
+	e->cache->stats.waiting--;
+}
+
+/* Borrowed entry, or NULL; counts nothing and keeps the LRU order. */
+const struct cache_entry *
+cache_find(struct cache *c, const char *origin)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	return e != NULL ? &e->pub : NULL;
+}
+
+/*
+ * Forget an entry's data. An entry being fetched stays as the placeholder
+ * of that fetch (policy CACHE_NONE: checks wait for it) and the fetch
+ * refills it; any other entry goes.
+ */
+static void
+entry_purge(struct cache *c, struct entry *e)
+{
+	if (e->fetch == NULL || e->waking) {
+		entry_remove(c, e);
+		return;
+	}
+	robots_unref(e->pub.robots);
+	e->pub.robots = NULL;
+	free(e->pub.final_url);
+	free(e->pub.last_error);
+	e->pub.final_url = e->pub.last_error = NULL;
+	e->pub.policy = CACHE_NONE;
+	e->pub.http_status = 0;
+	e->pub.fetched_at = e->pub.expires_at = 0;
+	e->pub.body_bytes = 0;
+	e->pub.truncated = e->pub.stale = 0;
+	e->pub.fail_streak = 0;
+	e->pub.fail_since = e->pub.next_retry = 0;
+	e->good = 0;
+	entry_account(c, e);
+}
+
+/* Remove one origin; 1 if it was cached. */
+size_t
+cache_purge(struct cache *c, const char *origin)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	if (e == NULL)
+		return 0;
+	entry_purge(c, e);
+	return 1;
+}
+
+/* Remove every origin; returns how many there were. */
+size_t
+cache_purge_all(struct cache *c)
+{
+	struct entry *e, *next;
+	size_t n = 0;
+
+	for (e = TAILQ_FIRST(&c->lru); e != NULL; e = next) {
+		next = TAILQ_NEXT(e, lru);
+		entry_purge(c, e);
+		n++;
+	}
+	return n;
+}
+
+/* Seconds until the entry is refreshed or retried, never negative. */
+double
+cache_expires_in(const struct cache *c, const struct cache_entry *pe)
+{
+	double d = pe->expires_at - clock_now(c->clock);
+
+	return d > 0 ? d : 0;
+}
+
+/* The counters. */
+const struct cache_stats *
+cache_stats(const struct cache *c)
+{
+	return &c->stats;
+}
+
+/* A name for a policy, for inspect and logs. */
+const char *
+cache_policy_name(enum cache_policy p)
+{
+	switch (p) {
+	case CACHE_NONE:
+		return "none";
+	case CACHE_RULES:
+		return "rules";
+	case CACHE_ALLOW_ALL:
+		return "allow_all";
+	case CACHE_DISALLOW_ALL:
+		return "disallow_all";
+	}
+	return "?";
+}

@@ -19,8 +19,8 @@ struct cache;
 struct cache_entry;
 
 enum cache_policy {
-	CACHE_NONE,	    /* never fetched yet (first fetch in flight) */
-	CACHE_RULES,	    /* 2xx: the rules of the body */
+	CACHE_NONE,         /* never fetched yet (first fetch in flight) */
+	CACHE_RULES,        /* 2xx: the rules of the body */
 	CACHE_ALLOW_ALL,    /* 4xx, too many redirects: "unavailable" */
 	CACHE_DISALLOW_ALL, /* 5xx, 429, network error: "unreachable" */
 };
@@ -34,30 +34,30 @@ struct cache_entry {
 	double fetched_at;     /* clock seconds of the last fetch's end */
 	double expires_at;     /* refresh after this */
 	size_t body_bytes;     /* bytes of the body kept (<= 500 KiB) */
-	int truncated;	       /* the body was cut at 500 KiB */
+	int truncated;         /* the body was cut at 500 KiB */
 	char *final_url;       /* after redirects, or NULL */
 	char *last_error;      /* text of the last failure, or NULL */
-	int fetching;	       /* a fetch of this origin is under way */
+	int fetching;          /* a fetch of this origin is under way */
 	/* Failure state (5xx, 429, network error, timeout). */
 	unsigned fail_streak; /* consecutive failed fetches */
 	double fail_since;    /* clock seconds of the first failure */
 	double next_retry;    /* clock seconds of the next retry */
-	int stale;	      /* answers come from an older good copy */
+	int stale;            /* answers come from an older good copy */
 };
 
 enum cache_status {
-	CACHE_HIT,	  /* *entry is fresh: answer now */
-	CACHE_STALE,	  /* *entry is old but usable; a refresh may run */
-	CACHE_WAIT,	  /* the waiter is queued; its callback will run */
-	CACHE_PENDING,	  /* wait == 0 and nothing cached: fetch started */
+	CACHE_HIT,        /* *entry is fresh: answer now */
+	CACHE_STALE,      /* *entry is old but usable; a refresh may run */
+	CACHE_WAIT,       /* the waiter is queued; its callback will run */
+	CACHE_PENDING,    /* wait == 0 and nothing cached: fetch started */
 	CACHE_OVERLOADED, /* too many waiters (--max-waiting) */
 	CACHE_NOMEM,
 };
 
 struct cache_waiter;
 /* Runs once when the fetch the waiter waits on ends; entry is borrowed. */
-typedef void (*cache_wait_cb)(struct cache_waiter *,
-    const struct cache_entry *);
+typedef void (*cache_wait_cb)(
+    struct cache_waiter *, const struct cache_entry *);
 
 /* Embedded in the caller's request; must stay valid until cb or cancel. */
 struct cache_waiter {
@@ -73,8 +73,8 @@ struct cache_stats {
 	size_t entries, bytes, waiting;
 };
 
-struct cache *cache_new(const struct config *, struct fetcher *,
-    struct clock *);
+struct cache *cache_new(
+    const struct config *, struct fetcher *, struct clock *);
 void cache_free(struct cache *); /* NULL is fine; cancels waiters silently */
 void cache_configure(struct cache *, const struct config *);
 
@@ -98,5 +98,13 @@ size_t cache_purge_all(struct cache *);
 double cache_expires_in(const struct cache *, const struct cache_entry *);
 const struct cache_stats *cache_stats(const struct cache *);
 const char *cache_policy_name(enum cache_policy);
+
+struct fetch_result;
+/*
+ * Tests only: end origin's fetch in flight with r as if the fetcher had
+ * delivered it (the real fetch is cancelled). -1 if none is in flight.
+ */
+int cache_fetch_inject(
+    struct cache *, const char *origin, const struct fetch_result *r);
 
 #endif /* ROBOTSD_CACHE_H */

@@ -38,10 +38,10 @@ struct config {
 	int deny_private_addresses;
 	char *redis;
 	char *metrics;
-	int log_level; /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
+	int log_level;     /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;   /* request line limit, bytes (64 KiB) */
 	size_t max_output; /* per-connection queued output limit, bytes */
-	int test_clock;	   /* hidden: accept the "clock" op (tests only) */
+	int test_clock;    /* hidden: accept the "clock" op (tests only) */
 };
 
 /*
@@ -50,7 +50,8 @@ struct config {
  * error; *exit_now is set (with *cause NULL) after --help or --version.
  */
 struct config *config_load(int argc, char **argv, int *exit_now, char **cause);
-/* Re-read the file for SIGHUP, keeping what argv said; NULL + *cause on error. */
+/* Re-read the file for SIGHUP, keeping what argv said; NULL + *cause on error.
+ */
 struct config *config_reload(const struct config *, char **cause);
 void config_free(struct config *); /* NULL is fine */
 

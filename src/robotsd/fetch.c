@@ -1,1 +1,855 @@
-/* stub: to be written */
+/*
+ * fetch.c: robots.txt fetches on libcurl's multi-socket API, driven by the
+ * libevent loop (the hiperfifo shape): sock_cb() mirrors curl's sockets as
+ * persistent events, timer_cb() is curl's one timeout, check_multi_info()
+ * turns every finished transfer into one fetch_done_cb call. Owns the CURLM,
+ * every easy handle, the FIFO of fetches waiting for a free slot
+ * (--max-fetches) and a copy of the config values it uses.
+ *
+ * The caller calls curl_global_init(CURL_GLOBAL_DEFAULT) once before
+ * fetcher_new(); nothing here keeps global state.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+
+#include "robots.h"
+#include "config.h"
+#include "fetch.h"
+#include "log.h"
+
+#define FETCH_MAX_REDIRS 5
+#define FETCH_PROTOCOLS "http,https,ftp"
+
+enum fetch_hdr {
+	HDR_CACHE_CONTROL,
+	HDR_EXPIRES,
+	HDR_AGE,
+	HDR_RETRY_AFTER,
+	HDR_DATE,
+	HDR_COUNT,
+};
+
+static const char *const fetch_hdr_names[HDR_COUNT] = {
+	"cache-control",
+	"expires",
+	"age",
+	"retry-after",
+	"date",
+};
+
+/* One socket curl asked us to watch. */
+struct fetch_sock {
+	LIST_ENTRY(fetch_sock) link;
+	struct fetcher *fetcher;
+	curl_socket_t fd;
+	struct event ev;
+};
+
+struct fetch {
+	TAILQ_ENTRY(fetch) link;
+	struct fetcher *fetcher;
+	CURL *easy;
+	struct curl_slist *connect_to; /* own copy: outlives a reload */
+	char *url;
+	fetch_done_cb cb;
+	void *arg;
+	int running; /* in the multi (else queued) */
+	char *body;
+	size_t body_len;
+	size_t body_cap;
+	int truncated;
+	int nomem;
+	int private_refused;
+	char *hdr[HDR_COUNT];
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+TAILQ_HEAD(fetch_list, fetch);
+
+struct fetcher {
+	struct event_base *base;
+	CURLM *multi;
+	struct event timer;
+	int still_running;
+	struct fetch_list running;
+	struct fetch_list queued;
+	size_t nrunning;
+	size_t nqueued;
+	LIST_HEAD(, fetch_sock) socks;
+	/* Copied from the config. */
+	char *user_agent;
+	char *ca_file;
+	char **connect_to; /* NULL-terminated */
+	long timeout;
+	size_t max_fetches;
+	int deny_private;
+};
+
+static void fetch_check_multi_info(struct fetcher *);
+static int fetch_begin(struct fetch *);
+
+/* Free a NULL-terminated string vector. */
+static void
+fetch_strv_free(char **v)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Duplicate a NULL-terminated string vector (NULL in, empty out). */
+static char **
+fetch_strv_dup(char *const *v)
+{
+	size_t i, n = 0;
+	char **out;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	if ((out = calloc(n + 1, sizeof(*out))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if ((out[i] = strdup(v[i])) == NULL) {
+			fetch_strv_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* Replace *dst with a copy of src (NULL allowed); -1 when memory runs out. */
+static int
+fetch_set_str(char **dst, const char *src)
+{
+	char *s = NULL;
+
+	if (src != NULL && (s = strdup(src)) == NULL)
+		return -1;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* A name for an error, for logs. */
+static const char *
+fetch_error_name(enum fetch_error e)
+{
+	switch (e) {
+	case FETCH_OK:
+		return "ok";
+	case FETCH_NETWORK:
+		return "network";
+	case FETCH_TIMEOUT:
+		return "timeout";
+	case FETCH_REDIRECTS:
+		return "redirects";
+	case FETCH_PRIVATE_ADDR:
+		return "private-address";
+	}
+	return "?";
+}
+
+/* libevent saw activity on one of curl's sockets: let curl act on it. */
+static void
+fetch_event_cb(evutil_socket_t fd, short kind, void *arg)
+{
+	struct fetcher *f = arg;
+	int action = 0;
+
+	if (kind & EV_READ)
+		action |= CURL_CSELECT_IN;
+	if (kind & EV_WRITE)
+		action |= CURL_CSELECT_OUT;
+	curl_multi_socket_action(f->multi, fd, action, &f->still_running);
+	fetch_check_multi_info(f);
+	if (f->still_running <= 0 && evtimer_pending(&f->timer, NULL))
+		evtimer_del(&f->timer);
+}
+
+/* curl's timeout ran out. */
+static void
+fetch_timer_cb(evutil_socket_t fd, short kind, void *arg)
+{
+	struct fetcher *f = arg;
+
+	(void)fd;
+	(void)kind;
+	curl_multi_socket_action(
+	    f->multi, CURL_SOCKET_TIMEOUT, 0, &f->still_running);
+	fetch_check_multi_info(f);
+}
+
+/* CURLMOPT_TIMERFUNCTION: (re)arm or stop the one timer. */
+static int
+fetch_multi_timer_cb(CURLM *multi, long timeout_ms, void *arg)
+{
+	struct fetcher *f = arg;
+	struct timeval tv;
+
+	(void)multi;
+	if (timeout_ms < 0) {
+		evtimer_del(&f->timer);
+		return 0;
+	}
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	evtimer_add(&f->timer, &tv);
+	return 0;
+}
+
+/* Stop watching a socket and free its record. */
+static void
+fetch_sock_free(struct fetch_sock *s)
+{
+	event_del(&s->ev);
+	LIST_REMOVE(s, link);
+	free(s);
+}
+
+/* CURLMOPT_SOCKETFUNCTION: mirror what curl wants to watch on fd. */
+static int
+fetch_multi_sock_cb(
+    CURL *easy, curl_socket_t fd, int what, void *arg, void *sockp)
+{
+	struct fetcher *f = arg;
+	struct fetch_sock *s = sockp;
+	short kind = EV_PERSIST;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (s != NULL)
+			fetch_sock_free(s);
+		curl_multi_assign(f->multi, fd, NULL);
+		return 0;
+	}
+	if (s == NULL) {
+		if ((s = calloc(1, sizeof(*s))) == NULL)
+			return -1; /* curl fails the transfers on this fd */
+		s->fetcher = f;
+		s->fd = fd;
+		LIST_INSERT_HEAD(&f->socks, s, link);
+		curl_multi_assign(f->multi, fd, s);
+	} else
+		event_del(&s->ev);
+	if (what & CURL_POLL_IN)
+		kind |= EV_READ;
+	if (what & CURL_POLL_OUT)
+		kind |= EV_WRITE;
+	event_assign(&s->ev, f->base, fd, kind, fetch_event_cb, f);
+	event_add(&s->ev, NULL);
+	return 0;
+}
+
+/* Forget the headers and body of a previous response (redirect hop). */
+static void
+fetch_reset_response(struct fetch *fe)
+{
+	size_t i;
+
+	for (i = 0; i < HDR_COUNT; i++) {
+		free(fe->hdr[i]);
+		fe->hdr[i] = NULL;
+	}
+	fe->body_len = 0;
+	fe->truncated = 0;
+}
+
+/* Store one header value, joining repeats with ", " (Cache-Control). */
+static void
+fetch_store_header(
+    struct fetch *fe, enum fetch_hdr h, const char *v, size_t len)
+{
+	size_t old = fe->hdr[h] != NULL ? strlen(fe->hdr[h]) : 0;
+	size_t sep = old != 0 ? 2 : 0;
+	char *s;
+
+	if (len > 4096 || old > 4096)
+		return; /* nothing the policy needs is that long */
+	if ((s = realloc(fe->hdr[h], old + sep + len + 1)) == NULL) {
+		fe->nomem = 1;
+		return;
+	}
+	if (sep != 0)
+		memcpy(s + old, ", ", 2);
+	memcpy(s + old + sep, v, len);
+	s[old + sep + len] = '\0';
+	fe->hdr[h] = s;
+}
+
+/* CURLOPT_HEADERFUNCTION: keep the final response's policy headers. */
+static size_t
+fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
+{
+	struct fetch *fe = arg;
+	size_t len = size * n, i, nlen;
+	const char *colon, *v, *end = buf + len;
+
+	if (len >= 5 && strncasecmp(buf, "HTTP/", 5) == 0) {
+		fetch_reset_response(fe);
+		return len;
+	}
+	if ((colon = memchr(buf, ':', len)) == NULL)
+		return len;
+	nlen = (size_t)(colon - buf);
+	for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
+		;
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' ||
+	                      end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	for (i = 0; i < HDR_COUNT; i++) {
+		if (strlen(fetch_hdr_names[i]) == nlen &&
+		    strncasecmp(buf, fetch_hdr_names[i], nlen) == 0) {
+			fetch_store_header(fe, i, v, (size_t)(end - v));
+			break;
+		}
+	}
+	return len;
+}
+
+/* CURLOPT_WRITEFUNCTION: keep decoded bytes up to the cap, then stop. */
+static size_t
+fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
+{
+	struct fetch *fe = arg;
+	size_t len = size * n, room = ROBOTS_MAX_BODY - fe->body_len;
+	size_t take = len < room ? len : room, cap;
+	char *nb;
+
+	if (fe->body_len + take > fe->body_cap) {
+		cap = fe->body_cap != 0 ? fe->body_cap : 4096;
+		while (cap < fe->body_len + take)
+			cap *= 2;
+		if (cap > ROBOTS_MAX_BODY)
+			cap = ROBOTS_MAX_BODY;
+		if ((nb = realloc(fe->body, cap)) == NULL) {
+			fe->nomem = 1;
+			return 0;
+		}
+		fe->body = nb;
+		fe->body_cap = cap;
+	}
+	memcpy(fe->body + fe->body_len, buf, take);
+	fe->body_len += take;
+	if (take < len) {
+		fe->truncated = 1;
+		return 0; /* CURLE_WRITE_ERROR: the first 500 KiB are used */
+	}
+	return len;
+}
+
+/* Is this IPv4 address (host order) loopback, private or otherwise local? */
+static int
+fetch_private_v4(uint32_t a)
+{
+	return (a >> 24) == 0 ||                 /* 0.0.0.0/8 "this network" */
+	       (a >> 24) == 10 ||                /* 10/8 */
+	       (a >> 24) == 127 ||               /* loopback */
+	       (a & 0xffc00000) == 0x64400000 || /* 100.64/10 CGNAT */
+	       (a & 0xffff0000) == 0xa9fe0000 || /* 169.254/16 link-local */
+	       (a & 0xfff00000) == 0xac100000 || /* 172.16/12 */
+	       (a & 0xffffff00) == 0xc0000000 || /* 192.0.0/24 IETF */
+	       (a & 0xffff0000) == 0xc0a80000 || /* 192.168/16 */
+	       (a & 0xfffe0000) == 0xc6120000 || /* 198.18/15 benchmarking */
+	       (a >> 28) >= 0xe; /* multicast, reserved, bcast */
+}
+
+/* Is this IPv6 address local, private, multicast or a mapped private v4? */
+static int
+fetch_private_v6(const unsigned char *b)
+{
+	static const unsigned char zero[12];
+	uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
+	              (uint32_t)b[14] << 8 | b[15];
+
+	if (memcmp(b, zero, 10) == 0 && b[10] == 0xff && b[11] == 0xff)
+		return fetch_private_v4(v4); /* ::ffff:a.b.c.d */
+	if (memcmp(b, zero, 12) == 0)
+		return 1; /* ::, ::1, v4-compatible */
+	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b &&
+	    memcmp(b + 4, zero, 8) == 0)
+		return fetch_private_v4(v4); /* 64:ff9b::/96 NAT64 */
+	return (b[0] & 0xfe) == 0xfc ||      /* fc00::/7 ULA */
+	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
+	       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) || /* fec0::/10 site */
+	       b[0] == 0xff;                              /* multicast */
+}
+
+/* Is the address curl is about to connect to a non-public one? */
+static int
+fetch_private_addr(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *in4;
+	const struct sockaddr_in6 *in6;
+
+	switch (sa->sa_family) {
+	case AF_INET:
+		in4 = (const struct sockaddr_in *)(const void *)sa;
+		return fetch_private_v4(ntohl(in4->sin_addr.s_addr));
+	case AF_INET6:
+		in6 = (const struct sockaddr_in6 *)(const void *)sa;
+		return fetch_private_v6(in6->sin6_addr.s6_addr);
+	}
+	return 1; /* anything else is not the public Internet */
+}
+
+/* Does the connect-to spec "H:P:H2:P2" apply to host and port? */
+static int
+fetch_connect_to_matches(const char *spec, const char *host, long port)
+{
+	const char *p = spec, *hend;
+	long sport = 0;
+
+	if (*p == '[') {
+		if ((hend = strchr(p, ']')) == NULL)
+			return 0;
+		hend++;
+	} else if ((hend = strchr(p, ':')) == NULL)
+		return 0;
+	if (*hend != ':')
+		return 0;
+	if (hend != p && (strlen(host) != (size_t)(hend - p) ||
+	                     strncasecmp(host, p, (size_t)(hend - p)) != 0))
+		return 0;
+	for (p = hend + 1; *p >= '0' && *p <= '9' && sport < 65536; p++)
+		sport = sport * 10 + (*p - '0');
+	if (*p != ':')
+		return 0;
+	return p == hend + 1 || sport == port;
+}
+
+/* Is the URL curl is connecting for reached through a --connect-to entry? */
+static int
+fetch_connect_to_applies(const struct fetch *fe)
+{
+	char *url = NULL, *host = NULL, *port = NULL;
+	CURLU *u;
+	long pnum = 0;
+	size_t i;
+	int hit = 0;
+
+	if (fe->fetcher->connect_to[0] == NULL ||
+	    curl_easy_getinfo(fe->easy, CURLINFO_EFFECTIVE_URL, &url) !=
+	        CURLE_OK ||
+	    url == NULL || (u = curl_url()) == NULL)
+		return 0;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
+	        CURLUE_OK) {
+		for (i = 0; port[i] >= '0' && port[i] <= '9' && i < 6; i++)
+			pnum = pnum * 10 + (port[i] - '0');
+		for (i = 0; !hit && fe->fetcher->connect_to[i] != NULL; i++)
+			hit = fetch_connect_to_matches(
+			    fe->fetcher->connect_to[i], host, pnum);
+	}
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return hit;
+}
+
+/* CURLOPT_OPENSOCKETFUNCTION: refuse non-public addresses when told to. */
+static curl_socket_t
+fetch_opensocket_cb(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	struct fetch *fe = arg;
+
+	(void)purpose;
+	if (fe->fetcher->deny_private && fetch_private_addr(&addr->addr) &&
+	    !fetch_connect_to_applies(fe)) {
+		fe->private_refused = 1;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(addr->family, addr->socktype, addr->protocol);
+}
+
+/* Build the curl_slist of connect-to entries; -1 when memory runs out. */
+static int
+fetch_build_connect_to(struct fetch *fe)
+{
+	struct curl_slist *l;
+	size_t i;
+
+	for (i = 0; fe->fetcher->connect_to[i] != NULL; i++) {
+		l = curl_slist_append(
+		    fe->connect_to, fe->fetcher->connect_to[i]);
+		if (l == NULL)
+			return -1;
+		fe->connect_to = l;
+	}
+	return 0;
+}
+
+/* Create and configure the easy handle of a fetch. */
+static int
+fetch_setup_easy(struct fetch *fe)
+{
+	struct fetcher *f = fe->fetcher;
+	CURL *e;
+
+	if ((e = fe->easy = curl_easy_init()) == NULL ||
+	    fetch_build_connect_to(fe) == -1)
+		return -1;
+	curl_easy_setopt(e, CURLOPT_URL, fe->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, fe);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, fe->errbuf);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, f->user_agent);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, f->timeout * 1000L);
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(e, CURLOPT_MAXREDIRS, (long)FETCH_MAX_REDIRS);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, FETCH_PROTOCOLS);
+	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, FETCH_PROTOCOLS);
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fetch_write_cb);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, fe);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fetch_header_cb);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, fe);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fetch_opensocket_cb);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, fe);
+	if (fe->connect_to != NULL)
+		curl_easy_setopt(e, CURLOPT_CONNECT_TO, fe->connect_to);
+	if (f->ca_file != NULL)
+		curl_easy_setopt(e, CURLOPT_CAINFO, f->ca_file);
+	return 0;
+}
+
+/* Release a fetch that is in no list and not in the multi. */
+static void
+fetch_free(struct fetch *fe)
+{
+	size_t i;
+
+	if (fe->easy != NULL)
+		curl_easy_cleanup(fe->easy);
+	curl_slist_free_all(fe->connect_to);
+	for (i = 0; i < HDR_COUNT; i++)
+		free(fe->hdr[i]);
+	free(fe->body);
+	free(fe->url);
+	free(fe);
+}
+
+/* Hand a fetch to the multi; -1 if curl refuses it. */
+static int
+fetch_begin(struct fetch *fe)
+{
+	struct fetcher *f = fe->fetcher;
+
+	if (curl_multi_add_handle(f->multi, fe->easy) != CURLM_OK)
+		return -1;
+	fe->running = 1;
+	TAILQ_INSERT_TAIL(&f->running, fe, link);
+	f->nrunning++;
+	return 0;
+}
+
+/* Start queued fetches while there is a free slot. */
+static void
+fetch_start_queued(struct fetcher *f)
+{
+	struct fetch *fe;
+
+	while (f->nrunning < f->max_fetches &&
+	       (fe = TAILQ_FIRST(&f->queued)) != NULL) {
+		TAILQ_REMOVE(&f->queued, fe, link);
+		f->nqueued--;
+		if (fetch_begin(fe) == -1) {
+			/* Only memory exhaustion gets here; requeue later. */
+			TAILQ_INSERT_HEAD(&f->queued, fe, link);
+			f->nqueued++;
+			break;
+		}
+	}
+}
+
+/* Map curl's result code to a fetch error. */
+static enum fetch_error
+fetch_classify(const struct fetch *fe, CURLcode rc)
+{
+	if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && fe->truncated))
+		return FETCH_OK;
+	if (fe->private_refused)
+		return FETCH_PRIVATE_ADDR;
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return FETCH_TIMEOUT;
+	case CURLE_TOO_MANY_REDIRECTS:
+		return FETCH_REDIRECTS;
+	default:
+		return FETCH_NETWORK;
+	}
+}
+
+/* Fill the result of a finished transfer from curl and the fetch. */
+static void
+fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
+{
+	long code = 0, redirs = 0;
+	char *url = NULL, *scheme = NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->error = fetch_classify(fe, rc);
+	curl_easy_getinfo(fe->easy, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(fe->easy, CURLINFO_EFFECTIVE_URL, &url);
+	curl_easy_getinfo(fe->easy, CURLINFO_REDIRECT_COUNT, &redirs);
+	curl_easy_getinfo(fe->easy, CURLINFO_SCHEME, &scheme);
+	if (scheme != NULL && strcasecmp(scheme, "ftp") == 0) {
+		/* An FTP file is a 200; a missing one a 404. */
+		code = r->error == FETCH_OK ? 200 : 0;
+		if (rc == CURLE_REMOTE_FILE_NOT_FOUND ||
+		    rc == CURLE_FTP_COULDNT_RETR_FILE) {
+			r->error = FETCH_OK;
+			code = 404;
+		}
+	}
+	if (fe->nomem && r->error == FETCH_OK)
+		r->error = FETCH_NETWORK;
+	r->http_status = r->error == FETCH_NETWORK ||
+	                         r->error == FETCH_TIMEOUT ||
+	                         r->error == FETCH_PRIVATE_ADDR
+	                     ? 0
+	                     : (int)code;
+	if (r->error != FETCH_OK)
+		r->error_message = fe->nomem ? "out of memory"
+		                   : fe->errbuf[0] != '\0'
+		                       ? fe->errbuf
+		                       : curl_easy_strerror(rc);
+	if (r->error == FETCH_PRIVATE_ADDR)
+		r->error_message = "refused a non-public address";
+	r->body = fe->body != NULL ? fe->body : "";
+	r->body_len = fe->body_len;
+	r->truncated = fe->truncated;
+	r->final_url = url != NULL ? url : fe->url;
+	r->redirects = (unsigned)redirs;
+	r->cache_control = fe->hdr[HDR_CACHE_CONTROL];
+	r->expires = fe->hdr[HDR_EXPIRES];
+	r->age = fe->hdr[HDR_AGE];
+	r->retry_after = fe->hdr[HDR_RETRY_AFTER];
+	r->date = fe->hdr[HDR_DATE];
+}
+
+/* Log a finished fetch at debug level. */
+static void
+fetch_log_done(struct fetch *fe, const struct fetch_result *r)
+{
+	char ubuf[512], ebuf[256];
+	curl_off_t us = 0;
+
+	if (r->truncated)
+		log_info("fetch %s: body cut at %d bytes",
+		    log_escape(
+		        fe->url, strlen(fe->url), 200, ubuf, sizeof(ubuf)),
+		    ROBOTS_MAX_BODY);
+	if (!log_enabled(LOG_DEBUG))
+		return;
+	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
+	log_debug("%s: %s: status %d bytes %zu%s ms %ld redirects %u: %s%s%s",
+	    __func__,
+	    log_escape(fe->url, strlen(fe->url), 200, ubuf, sizeof(ubuf)),
+	    r->http_status, r->body_len, r->truncated ? " (truncated)" : "",
+	    (long)(us / 1000), r->redirects, fetch_error_name(r->error),
+	    r->error == FETCH_OK ? "" : ": ",
+	    r->error == FETCH_OK
+	        ? ""
+	        : log_escape(r->error_message, strlen(r->error_message), 120,
+	              ebuf, sizeof(ebuf)));
+}
+
+/* A transfer ended: take it out of curl, start the next, call back. */
+static void
+fetch_finish(struct fetcher *f, struct fetch *fe, CURLcode rc)
+{
+	struct fetch_result r;
+
+	curl_multi_remove_handle(f->multi, fe->easy);
+	TAILQ_REMOVE(&f->running, fe, link);
+	f->nrunning--;
+	fe->running = 0;
+	fetch_start_queued(f);
+	fetch_fill_result(fe, rc, &r);
+	fetch_log_done(fe, &r);
+	fe->cb(&r, fe->arg);
+	fetch_free(fe);
+}
+
+/* Turn every finished transfer into its callback. */
+static void
+fetch_check_multi_info(struct fetcher *f)
+{
+	struct fetch *fe;
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(f->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		fe = NULL;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &fe);
+		if (fe != NULL)
+			fetch_finish(f, fe, msg->data.result);
+	}
+}
+
+/* Create the fetcher; NULL when memory runs out or curl refuses. */
+struct fetcher *
+fetcher_new(struct event_base *base, const struct config *cf)
+{
+	struct fetcher *f;
+
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return NULL;
+	f->base = base;
+	TAILQ_INIT(&f->running);
+	TAILQ_INIT(&f->queued);
+	LIST_INIT(&f->socks);
+	if ((f->connect_to = fetch_strv_dup(NULL)) == NULL ||
+	    (f->multi = curl_multi_init()) == NULL) {
+		fetcher_free(f);
+		return NULL;
+	}
+	evtimer_assign(&f->timer, base, fetch_timer_cb, f);
+	curl_multi_setopt(
+	    f->multi, CURLMOPT_SOCKETFUNCTION, fetch_multi_sock_cb);
+	curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f);
+	curl_multi_setopt(
+	    f->multi, CURLMOPT_TIMERFUNCTION, fetch_multi_timer_cb);
+	curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+	fetcher_configure(f, cf);
+	if (f->user_agent == NULL) {
+		fetcher_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Cancel everything without callbacks and release curl and the fetcher. */
+void
+fetcher_free(struct fetcher *f)
+{
+	struct fetch *fe;
+
+	if (f == NULL)
+		return;
+	f->max_fetches = 0; /* start nothing more */
+	while ((fe = TAILQ_FIRST(&f->running)) != NULL)
+		fetch_cancel(fe);
+	while ((fe = TAILQ_FIRST(&f->queued)) != NULL)
+		fetch_cancel(fe);
+	if (f->multi != NULL) {
+		curl_multi_cleanup(f->multi);
+		evtimer_del(&f->timer);
+	}
+	while (!LIST_EMPTY(&f->socks))
+		fetch_sock_free(LIST_FIRST(&f->socks));
+	fetch_strv_free(f->connect_to);
+	free(f->user_agent);
+	free(f->ca_file);
+	free(f);
+}
+
+/*
+ * Apply a (re)loaded config. Fetches already running keep their settings;
+ * a larger max_fetches starts queued ones at once. On memory exhaustion the
+ * old values stay.
+ */
+void
+fetcher_configure(struct fetcher *f, const struct config *cf)
+{
+	char **ct;
+
+	if ((ct = fetch_strv_dup(cf->connect_to)) != NULL) {
+		fetch_strv_free(f->connect_to);
+		f->connect_to = ct;
+	}
+	if (fetch_set_str(&f->user_agent,
+	        cf->user_agent != NULL ? cf->user_agent : "robotsd") == -1 ||
+	    fetch_set_str(&f->ca_file, cf->ca_file) == -1)
+		log_warnx("%s: out of memory", __func__);
+	f->timeout = cf->fetch_timeout > 0 ? cf->fetch_timeout : 30;
+	f->max_fetches = cf->max_fetches > 0 ? (size_t)cf->max_fetches : 1;
+	f->deny_private = cf->deny_private_addresses;
+	fetch_start_queued(f);
+}
+
+/* Start (or queue) a GET of url; NULL only when memory runs out. */
+struct fetch *
+fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
+{
+	struct fetch *fe;
+
+	if ((fe = calloc(1, sizeof(*fe))) == NULL)
+		return NULL;
+	fe->fetcher = f;
+	fe->cb = cb;
+	fe->arg = arg;
+	if ((fe->url = strdup(url)) == NULL || fetch_setup_easy(fe) == -1)
+		goto fail;
+	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued)) {
+		if (fetch_begin(fe) == -1)
+			goto fail;
+	} else {
+		TAILQ_INSERT_TAIL(&f->queued, fe, link);
+		f->nqueued++;
+	}
+	return fe;
+fail:
+	fetch_free(fe);
+	return NULL;
+}
+
+/* Drop a queued or running fetch; its callback never runs. */
+void
+fetch_cancel(struct fetch *fe)
+{
+	struct fetcher *f;
+
+	if (fe == NULL)
+		return;
+	f = fe->fetcher;
+	if (fe->running) {
+		curl_multi_remove_handle(f->multi, fe->easy);
+		TAILQ_REMOVE(&f->running, fe, link);
+		f->nrunning--;
+	} else {
+		TAILQ_REMOVE(&f->queued, fe, link);
+		f->nqueued--;
+	}
+	fetch_free(fe);
+	fetch_start_queued(f);
+}
+
+/* Transfers in the multi now. */
+size_t
+fetcher_in_flight(const struct fetcher *f)
+{
+	return f->nrunning;
+}
+
+/* Fetches waiting for a free slot. */
+size_t
+fetcher_queued(const struct fetcher *f)
+{
+	return f->nqueued;
+}

@@ -16,9 +16,9 @@ struct fetcher;
 struct fetch;
 
 enum fetch_error {
-	FETCH_OK,	    /* an HTTP answer (any status) */
-	FETCH_NETWORK,	    /* DNS, connect, TLS, protocol error */
-	FETCH_TIMEOUT,	    /* --fetch-timeout ran out */
+	FETCH_OK,           /* an HTTP answer (any status) */
+	FETCH_NETWORK,      /* DNS, connect, TLS, protocol error */
+	FETCH_TIMEOUT,      /* --fetch-timeout ran out */
 	FETCH_REDIRECTS,    /* more than 5 redirects or a loop */
 	FETCH_PRIVATE_ADDR, /* refused by --deny-private-addresses */
 };
@@ -26,11 +26,11 @@ enum fetch_error {
 struct fetch_result {
 	enum fetch_error error;
 	const char *error_message; /* human text when error != FETCH_OK */
-	int http_status;	   /* 0 when no HTTP answer */
-	const char *body;	   /* decoded, at most ROBOTS_MAX_BODY bytes */
+	int http_status;           /* 0 when no HTTP answer */
+	const char *body;          /* decoded, at most ROBOTS_MAX_BODY bytes */
 	size_t body_len;
-	int truncated;		   /* the body was longer and was cut */
-	const char *final_url;	   /* after redirects */
+	int truncated;         /* the body was longer and was cut */
+	const char *final_url; /* after redirects */
 	unsigned redirects;
 	/* Response headers the policy needs; NULL when absent. */
 	const char *cache_control;
@@ -48,8 +48,8 @@ void fetcher_free(struct fetcher *); /* cancels fetches without callbacks */
 /* Apply a reloaded config (user agent, timeouts, limits, connect-to). */
 void fetcher_configure(struct fetcher *, const struct config *);
 /* Start (or queue) a GET of url; returns NULL only when memory runs out. */
-struct fetch *fetch_start(struct fetcher *, const char *url, fetch_done_cb,
-    void *arg);
+struct fetch *fetch_start(
+    struct fetcher *, const char *url, fetch_done_cb, void *arg);
 void fetch_cancel(struct fetch *); /* no callback after this */
 size_t fetcher_in_flight(const struct fetcher *);
 size_t fetcher_queued(const struct fetcher *);

@@ -1,1 +1,18 @@
-/* stub */
+/*
+ * xmalloc.h: allocation wrappers for the daemon's control structures; they
+ * never return NULL (fatalx on exhaustion). Sizes that come from input must
+ * be capped by the caller before they get here.
+ */
+#ifndef ROBOTSD_XMALLOC_H
+#define ROBOTSD_XMALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xstrndup(const char *, size_t);
+int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* ROBOTSD_XMALLOC_H */
