@@ -1,1 +1,317 @@
-/* stub: to be written */
+/*
+ * proto.c: newline-delimited JSON requests and answers (docs/protocol.md),
+ * with jansson. Validates every field a request carries so that ops.c only
+ * sees well-typed requests; owns nothing beyond the objects it returns.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "proto.h"
+
+static const struct {
+	const char *name;
+	enum proto_op op;
+} proto_ops[] = {
+	{ "check", OP_CHECK },
+	{ "inspect", OP_INSPECT },
+	{ "purge", OP_PURGE },
+	{ "stats", OP_STATS },
+	{ "ping", OP_PING },
+	{ "clock", OP_CLOCK },
+};
+
+static const char *const proto_codes[] = {
+	[PE_NONE] = "none",
+	[PE_BAD_JSON] = "bad_json",
+	[PE_BAD_REQUEST] = "bad_request",
+	[PE_UNKNOWN_OP] = "unknown_op",
+	[PE_BAD_URL] = "bad_url",
+	[PE_UNSUPPORTED_SCHEME] = "unsupported_scheme",
+	[PE_LINE_TOO_LONG] = "line_too_long",
+	[PE_OVERLOADED] = "overloaded",
+	[PE_TIMEOUT] = "timeout",
+	[PE_NOT_CACHED] = "not_cached",
+	[PE_INTERNAL] = "internal",
+};
+
+/* The contract's name of an error code. */
+const char *
+proto_err_code(enum proto_err e)
+{
+	if ((size_t)e >= sizeof(proto_codes) / sizeof(proto_codes[0]))
+		return "internal";
+	return proto_codes[e];
+}
+
+/*
+ * Fetch an optional string field: 0 when absent, 1 when a string (*s, *len
+ * set), -1 when present with another type.
+ */
+static int
+proto_get_string(json_t *o, const char *key, const char **s, size_t *len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_string(v))
+		return -1;
+	*s = json_string_value(v);
+	*len = json_string_length(v);
+	return 1;
+}
+
+/* Optional boolean field into *b (left alone when absent); -1 if mistyped. */
+static int
+proto_get_bool(json_t *o, const char *key, int *b)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_boolean(v))
+		return -1;
+	*b = json_is_true(v);
+	return 1;
+}
+
+/* The fields of a check: url xor urls, agent, optional wait. */
+static const char *
+proto_decode_check(json_t *o, struct request *req)
+{
+	json_t *urls = json_object_get(o, "urls");
+	int has_url;
+	size_t i;
+
+	if ((has_url = proto_get_string(o, "url", &req->url, &req->url_len)) ==
+	    -1)
+		return "'url' must be a string";
+	if (urls != NULL) {
+		if (!json_is_array(urls))
+			return "'urls' must be an array of strings";
+		for (i = 0; i < json_array_size(urls); i++)
+			if (!json_is_string(json_array_get(urls, i)))
+				return "'urls' must be an array of strings";
+		req->urls = urls;
+	}
+	if (has_url == (urls != NULL))
+		return "a check needs exactly one of 'url' and 'urls'";
+	if (proto_get_string(o, "agent", &req->agent, &req->agent_len) != 1)
+		return "a check needs 'agent', a string";
+	if (proto_get_bool(o, "wait", &req->wait) == -1)
+		return "'wait' must be true or false";
+	return NULL;
+}
+
+/* The origin of inspect and purge (purge may say "all":true instead). */
+static const char *
+proto_decode_origin(json_t *o, struct request *req)
+{
+	int has = proto_get_string(o, "origin", &req->origin, &req->origin_len);
+
+	if (has == -1)
+		return "'origin' must be a string";
+	if (req->op == OP_PURGE) {
+		if (proto_get_bool(o, "all", &req->all) == -1)
+			return "'all' must be true or false";
+		if (has == (req->all != 0))
+			return "purge needs 'origin' or \"all\":true";
+		return NULL;
+	}
+	return has ? NULL : "inspect needs 'origin', a string";
+}
+
+/* Validate the fields an op needs; a static message on error. */
+static const char *
+proto_decode_fields(json_t *o, struct request *req)
+{
+	json_t *v;
+
+	switch (req->op) {
+	case OP_CHECK:
+		return proto_decode_check(o, req);
+	case OP_INSPECT:
+	case OP_PURGE:
+		return proto_decode_origin(o, req);
+	case OP_CLOCK:
+		v = json_object_get(o, "advance");
+		if (!json_is_number(v))
+			return "clock needs 'advance', a number of seconds";
+		req->advance = json_number_value(v);
+		return NULL;
+	case OP_STATS:
+	case OP_PING:
+		break;
+	}
+	return NULL;
+}
+
+/* Decode a request line; see proto.h. */
+int
+proto_decode(const char *line, size_t len, int test_clock, struct request *req,
+    enum proto_err *err, const char **msg)
+{
+	json_error_t jerr;
+	const char *op;
+	size_t i;
+
+	memset(req, 0, sizeof(*req));
+	req->wait = 1;
+	*err = PE_BAD_JSON;
+	*msg = "the request is not valid JSON";
+	if ((req->root = json_loadb(line, len, JSON_DECODE_ANY, &jerr)) == NULL)
+		return -1;
+	*err = PE_BAD_REQUEST;
+	*msg = "a request is a JSON object";
+	if (!json_is_object(req->root))
+		return -1;
+	if ((req->id = json_object_get(req->root, "id")) != NULL)
+		json_incref(req->id);
+	*msg = "a request needs 'op', a string";
+	if ((op = json_string_value(json_object_get(req->root, "op"))) == NULL)
+		return -1;
+	*err = PE_UNKNOWN_OP;
+	*msg = "unknown op";
+	for (i = 0; i < sizeof(proto_ops) / sizeof(proto_ops[0]); i++)
+		if (strcmp(op, proto_ops[i].name) == 0)
+			break;
+	if (i == sizeof(proto_ops) / sizeof(proto_ops[0]) ||
+	    (proto_ops[i].op == OP_CLOCK && !test_clock))
+		return -1;
+	req->op = proto_ops[i].op;
+	*err = PE_BAD_REQUEST;
+	if ((*msg = proto_decode_fields(req->root, req)) != NULL)
+		return -1;
+	*err = PE_NONE;
+	return 0;
+}
+
+/* Release what a decoded request holds. */
+void
+proto_request_clear(struct request *req)
+{
+	json_decref(req->id);
+	json_decref(req->root);
+	memset(req, 0, sizeof(*req));
+}
+
+/* A new answer object carrying id (null when NULL) and "ok". */
+static json_t *
+proto_answer(json_t *id, int ok)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_object_set(o, "id", id != NULL ? id : json_null());
+	json_object_set_new(o, "ok", json_boolean(ok));
+	return o;
+}
+
+/* {"id":id,"ok":true}, to be filled in by the op. */
+json_t *
+proto_ok(json_t *id)
+{
+	return proto_answer(id, 1);
+}
+
+/* {"id":..,"ok":false,"error":{"code":..,"message":..}}. */
+json_t *
+proto_error(json_t *id, enum proto_err e, const char *msg)
+{
+	json_t *o = proto_answer(id, 0);
+
+	if (o != NULL)
+		json_object_set_new(o, "error",
+		    json_pack("{s:s, s:o}", "code", proto_err_code(e),
+		        "message", proto_string(msg, strlen(msg))));
+	return o;
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t
+proto_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t want, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		want = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		want = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		want = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (want > n)
+		return 0;
+	for (i = 1; i < want; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((want == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return want;
+}
+
+/* A JSON string of bytes; invalid UTF-8 and NUL bytes become %XX. */
+json_t *
+proto_string(const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *u = (const unsigned char *)s;
+	json_t *j;
+	char *buf;
+	size_t i, n, o = 0;
+
+	if ((j = json_stringn(s, len)) != NULL)
+		return j;
+	if ((buf = malloc(len * 3 + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < len; i += n) {
+		if (u[i] != 0 && (n = proto_utf8_len(u + i, len - i)) > 0) {
+			memcpy(buf + o, s + i, n);
+			o += n;
+			continue;
+		}
+		buf[o++] = '%';
+		buf[o++] = hex[u[i] >> 4];
+		buf[o++] = hex[u[i] & 0xf];
+		n = 1;
+	}
+	j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+/* One compact JSON line with its '\n'; takes the reference to o. */
+char *
+proto_encode(json_t *o, size_t *len)
+{
+	char *s, *line;
+	size_t n;
+
+	if (o == NULL)
+		return NULL;
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s == NULL)
+		return NULL;
+	n = strlen(s);
+	if ((line = realloc(s, n + 2)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	*len = n + 1;
+	return line;
+}

@@ -1,1 +1,80 @@
-/* stub */
+/*
+ * proto.h: the wire codec. One JSON request line -> struct request, and
+ * answer objects -> one JSON line. No sockets and no cache here: ops.c
+ * decides what an answer says, server.c moves the bytes.
+ */
+#ifndef ROBOTSD_PROTO_H
+#define ROBOTSD_PROTO_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+enum proto_op {
+	OP_CHECK,
+	OP_INSPECT,
+	OP_PURGE,
+	OP_STATS,
+	OP_PING,
+	OP_CLOCK, /* tests only, under --test-clock */
+};
+
+/* The contract's error codes; proto_err_code() names each. */
+enum proto_err {
+	PE_NONE,
+	PE_BAD_JSON,
+	PE_BAD_REQUEST,
+	PE_UNKNOWN_OP,
+	PE_BAD_URL,
+	PE_UNSUPPORTED_SCHEME,
+	PE_LINE_TOO_LONG,
+	PE_OVERLOADED,
+	PE_TIMEOUT,
+	PE_NOT_CACHED,
+	PE_INTERNAL,
+};
+
+/*
+ * A decoded request. Strings and arrays are borrowed from root, which the
+ * request owns; id is a new reference (JSON null when absent).
+ */
+struct request {
+	json_t *root;
+	json_t *id;
+	enum proto_op op;
+	const char *url; /* check: one URL, or NULL */
+	size_t url_len;
+	json_t *urls;      /* check: array of strings, or NULL */
+	const char *agent; /* check */
+	size_t agent_len;
+	int wait;           /* check: default 1 */
+	const char *origin; /* inspect, purge */
+	size_t origin_len;
+	int all;        /* purge */
+	double advance; /* clock */
+};
+
+/*
+ * Decode one line (without its '\n'). On error returns -1 with *err and a
+ * static *msg set; req->id is still set when the line was a JSON object
+ * so the error answer can carry it. proto_request_clear() in both cases.
+ */
+int proto_decode(const char *line, size_t len, int test_clock,
+    struct request *req, enum proto_err *err, const char **msg);
+void proto_request_clear(struct request *);
+
+const char *proto_err_code(enum proto_err);
+
+/* A new answer object {"id":id,"ok":true}; id may be NULL (null). */
+json_t *proto_ok(json_t *id);
+/* A new error answer {"id":..,"ok":false,"error":{"code":..,"message":..}}. */
+json_t *proto_error(json_t *id, enum proto_err, const char *msg);
+/* A JSON string of arbitrary bytes: invalid UTF-8 is percent-encoded. */
+json_t *proto_string(const char *s, size_t len);
+/*
+ * Serialize o as one compact line ending in '\n'; steals the reference.
+ * Returns an allocated buffer (*len bytes) or NULL when memory runs out.
+ */
+char *proto_encode(json_t *o, size_t *len);
+
+#endif /* ROBOTSD_PROTO_H */

@@ -1,1 +1,199 @@
-/* stub: to be written */
+/*
+ * robotsd.c: main. Loads the configuration, wires the modules onto one
+ * libevent loop (fetcher, cache, server), handles the signals (TERM/INT:
+ * stop accepting, answer what is in flight, exit 0; HUP: reload) and tears
+ * everything down again.
+ */
+#include <config.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+
+#include "cache.h"
+#include "config.h"
+#include "fetch.h"
+#include "log.h"
+#include "robotsd.h"
+#include "sd.h"
+#include "server.h"
+
+/* How often a stopping daemon looks whether its clients are answered. */
+#define DRAIN_POLL_USEC 20000
+
+struct signals {
+	struct event *term, *intr, *hup, *drain;
+	double drain_deadline;
+};
+
+/* Drain: exit once every client is answered, or at the deadline. */
+static void
+robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct robotsd *rd = arg;
+	struct signals *sig = rd->signals;
+
+	(void)fd;
+	(void)what;
+	if (!server_busy(rd->server) || clock_now(NULL) >= sig->drain_deadline)
+		event_base_loopexit(rd->base, NULL);
+}
+
+/* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
+static void
+robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
+{
+	struct robotsd *rd = arg;
+	struct signals *sig = rd->signals;
+	struct timeval tv = { 0, DRAIN_POLL_USEC };
+
+	(void)what;
+	if (rd->stopping) {
+		event_base_loopbreak(rd->base);
+		return;
+	}
+	log_info("signal %d: stopping", (int)signo);
+	rd->stopping = 1;
+	sysd_stopping();
+	server_stop_accepting(rd->server);
+	sig->drain_deadline = clock_now(NULL) + rd->conf->fetch_timeout + 1;
+	evtimer_add(sig->drain, &tv);
+}
+
+/* SIGHUP: reload the config file; the command line keeps winning. */
+static void
+robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
+{
+	struct robotsd *rd = arg;
+	struct config *cf;
+	char *cause = NULL;
+
+	(void)signo;
+	(void)what;
+	sysd_reloading();
+	if ((cf = config_reload(rd->conf, &cause)) == NULL) {
+		log_warnx(
+		    "reload failed, keeping the old configuration: %s", cause);
+		free(cause);
+		sysd_ready();
+		return;
+	}
+	if (strcmp(cf->socket_path, rd->conf->socket_path) != 0)
+		log_warnx("reload: the socket path changes only on restart");
+	log_set_level(cf->log_level);
+	cache_configure(rd->cache, cf);
+	fetcher_configure(rd->fetcher, cf);
+	config_free(rd->conf);
+	rd->conf = cf;
+	log_info("configuration reloaded");
+	sysd_ready();
+}
+
+/* Install the signal events. */
+static void
+robotsd_signals(struct robotsd *rd, struct signals *sig)
+{
+	signal(SIGPIPE, SIG_IGN);
+	rd->signals = sig;
+	sig->term = evsignal_new(rd->base, SIGTERM, robotsd_term_cb, rd);
+	sig->intr = evsignal_new(rd->base, SIGINT, robotsd_term_cb, rd);
+	sig->hup = evsignal_new(rd->base, SIGHUP, robotsd_hup_cb, rd);
+	sig->drain = event_new(rd->base, -1, EV_PERSIST, robotsd_drain_cb, rd);
+	if (sig->term == NULL || sig->intr == NULL || sig->hup == NULL ||
+	    sig->drain == NULL || evsignal_add(sig->term, NULL) == -1 ||
+	    evsignal_add(sig->intr, NULL) == -1 ||
+	    evsignal_add(sig->hup, NULL) == -1)
+		fatalx("cannot install signal handlers");
+}
+
+/* Options that this build accepts but does not act on yet. */
+static void
+robotsd_warn_unsupported(const struct config *cf)
+{
+	if (cf->state_file != NULL)
+		log_warnx("state-file: not supported yet, ignored");
+	if (cf->redis != NULL)
+		log_warnx("redis: not supported yet, ignored");
+	if (cf->metrics != NULL)
+		log_warnx("metrics: not supported yet, ignored");
+}
+
+/* Create the loop and the modules, and listen. */
+static void
+robotsd_start(struct robotsd *rd)
+{
+	char *cause = NULL;
+	int daemonize = !rd->conf->foreground && !sysd_detected();
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		fatalx("curl_global_init failed");
+	if ((rd->base = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	rd->started = clock_now(&rd->clock);
+	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL ||
+	    (rd->cache = cache_new(rd->conf, rd->fetcher, &rd->clock)) == NULL)
+		fatalx("out of memory");
+	if ((rd->server = server_new(rd, sysd_listen_fd(), &cause)) == NULL)
+		fatalx("%s", cause);
+	if (daemonize) {
+		if (daemon(0, 0) == -1)
+			fatal("daemon");
+		if (event_reinit(rd->base) == -1)
+			fatalx("event_reinit failed");
+	}
+}
+
+/* Free everything main() created. */
+static void
+robotsd_stop(struct robotsd *rd, struct signals *sig)
+{
+	server_free(rd->server);
+	cache_free(rd->cache);
+	fetcher_free(rd->fetcher);
+	event_free(sig->term);
+	event_free(sig->intr);
+	event_free(sig->hup);
+	event_free(sig->drain);
+	event_base_free(rd->base);
+	libevent_global_shutdown();
+	curl_global_cleanup();
+	config_free(rd->conf);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct robotsd rd = { 0 };
+	struct signals sig = { 0 };
+	char *cause = NULL;
+	int exit_now = 0;
+
+	if ((rd.conf = config_load(argc, argv, &exit_now, &cause)) == NULL) {
+		if (exit_now)
+			return 0;
+		fprintf(stderr, "robotsd: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	if (rd.conf->check_only) {
+		printf("configuration OK\n");
+		config_free(rd.conf);
+		return 0;
+	}
+	log_init(rd.conf->foreground && !sysd_detected(), rd.conf->log_level);
+	robotsd_warn_unsupported(rd.conf);
+	robotsd_start(&rd);
+	robotsd_signals(&rd, &sig);
+	log_info("robotsd %s listening on %s", PACKAGE_VERSION,
+	    rd.conf->socket_path);
+	sysd_ready();
+	event_base_dispatch(rd.base);
+	log_info("stopped");
+	robotsd_stop(&rd, &sig);
+	return 0;
+}

@@ -1,1 +1,34 @@
-/* stub */
+/*
+ * robotsd.h: the daemon's one context object, passed down from main() so
+ * that no module keeps hidden globals: the event base, the live config and
+ * the modules it wires together.
+ */
+#ifndef ROBOTSD_ROBOTSD_H
+#define ROBOTSD_ROBOTSD_H
+
+#include <stdint.h>
+
+#include "clock.h"
+
+struct event_base;
+struct event;
+struct config;
+struct server;
+struct cache;
+struct fetcher;
+struct signals;
+
+struct robotsd {
+	struct event_base *base;
+	struct config *conf;
+	struct server *server;
+	struct fetcher *fetcher;
+	struct cache *cache;
+	struct clock clock;
+	double started; /* clock seconds at start, for uptime */
+	uint64_t requests;
+	struct signals *signals;
+	int stopping; /* SIGTERM/SIGINT seen: draining */
+};
+
+#endif /* ROBOTSD_ROBOTSD_H */

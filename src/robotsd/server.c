@@ -1,1 +1,482 @@
-/* stub: to be written */
+/*
+ * server.c: the listening Unix socket and the client connections on it.
+ * Each connection is a bufferevent; complete lines go to proto.c and
+ * ops.c, over-long lines are answered line_too_long and skipped, answers
+ * are queued with a cap. Reading pauses while a client lets answers pile
+ * up, and a client that keeps not reading is disconnected.
+ *
+ * A connection is never freed inside a callback that code up the stack
+ * still uses: conn_close() unhooks it and the reaper event frees it.
+ */
+#include <config.h>
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "config.h"
+#include "log.h"
+#include "ops.h"
+#include "proto.h"
+#include "robotsd.h"
+#include "server.h"
+#include "xmalloc.h"
+
+struct conn {
+	TAILQ_ENTRY(conn) link;
+	struct server *srv;
+	struct bufferevent *bev;
+	uint64_t id;
+	int closing;    /* unhooked; the reaper frees it */
+	int discarding; /* inside an over-long line */
+	int paused;     /* reading stopped: too much output queued */
+	int eof;        /* the client shut its side: close when done */
+	struct ops_pending_list pending;
+};
+
+TAILQ_HEAD(conn_list, conn);
+
+struct server {
+	struct robotsd *rd;
+	struct evconnlistener *lev;
+	struct event *resume; /* re-enables accept after EMFILE */
+	struct event *reaper; /* frees closed connections */
+	char *path;           /* our socket file, removed at stop */
+	struct conn_list conns;
+	struct conn_list dead;
+	size_t nconns;
+	uint64_t total;
+};
+
+static void conn_process(struct conn *);
+
+/* Unhook c: cancel its waiting checks and free it at the end of the event. */
+static void
+conn_close(struct conn *c, const char *why)
+{
+	struct server *srv = c->srv;
+
+	if (c->closing)
+		return;
+	log_debug(
+	    "connection %llu: closed: %s", (unsigned long long)c->id, why);
+	c->closing = 1;
+	ops_cancel_all(&c->pending);
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	TAILQ_REMOVE(&srv->conns, c, link);
+	srv->nconns--;
+	TAILQ_INSERT_TAIL(&srv->dead, c, link);
+	event_active(srv->reaper, EV_TIMEOUT, 0);
+}
+
+/* Free the connections closed during the last events. */
+static void
+server_reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	struct conn *c;
+
+	(void)fd;
+	(void)what;
+	while ((c = TAILQ_FIRST(&srv->dead)) != NULL) {
+		TAILQ_REMOVE(&srv->dead, c, link);
+		bufferevent_free(c->bev);
+		free(c);
+	}
+}
+
+/* Close c once a half-closed client has all its answers. */
+static void
+conn_maybe_finish(struct conn *c)
+{
+	if (c->eof && !c->closing && TAILQ_EMPTY(&c->pending) &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		conn_close(c, "client done");
+}
+
+/* Frees an answer line once the output buffer is done with it. */
+static void
+conn_line_free(const void *data, size_t len, void *arg)
+{
+	(void)len;
+	(void)arg;
+	free((void *)(uintptr_t)data);
+}
+
+/* Queue an answer; pause reading or disconnect when output piles up. */
+void
+conn_reply(struct conn *c, json_t *o)
+{
+	size_t max = c->srv->rd->conf->max_output, len, queued;
+	struct evbuffer *out;
+	char *line;
+
+	if (c->closing) {
+		json_decref(o);
+		return;
+	}
+	if ((line = proto_encode(o, &len)) == NULL)
+		fatalx("%s: out of memory", __func__);
+	out = bufferevent_get_output(c->bev);
+	if (evbuffer_add_reference(out, line, len, conn_line_free, NULL) == -1)
+		fatalx("%s: out of memory", __func__);
+	queued = evbuffer_get_length(out);
+	if (queued > max) {
+		log_warnx("connection %llu: %zu bytes of answers unread, "
+		          "disconnecting",
+		    (unsigned long long)c->id, queued);
+		conn_close(c, "output limit");
+	} else if (queued > max / 2 && !c->paused) {
+		c->paused = 1;
+		bufferevent_disable(c->bev, EV_READ);
+	}
+}
+
+/* The list of c's waiting checks, for ops.c. */
+struct ops_pending_list *
+conn_pending(struct conn *c)
+{
+	return &c->pending;
+}
+
+/* A waiting check of c was answered. */
+void
+conn_pending_done(struct conn *c)
+{
+	conn_maybe_finish(c);
+}
+
+/* Decode and answer one request line (without its '\n'). */
+static void
+conn_line(struct conn *c, const char *line, size_t len)
+{
+	struct robotsd *rd = c->srv->rd;
+	struct request req;
+	enum proto_err err;
+	const char *msg;
+
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return; /* blank lines are ignored */
+	rd->requests++;
+	if (proto_decode(line, len, rd->conf->test_clock, &req, &err, &msg) ==
+	    -1) {
+		conn_reply(c, proto_error(req.id, err, msg));
+		proto_request_clear(&req);
+		return;
+	}
+	ops_dispatch(rd, c, &req);
+}
+
+/* Answer an over-long line once and skip the rest of it. */
+static void
+conn_too_long(struct conn *c)
+{
+	char msg[96];
+
+	c->srv->rd->requests++;
+	snprintf(msg, sizeof(msg), "request line longer than %zu bytes",
+	    c->srv->rd->conf->max_line);
+	conn_reply(c, proto_error(NULL, PE_LINE_TOO_LONG, msg));
+}
+
+/* Handle every complete line in c's input, unless paused or closing. */
+static void
+conn_process(struct conn *c)
+{
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	size_t max = c->srv->rd->conf->max_line, n, eol_len;
+	struct evbuffer_ptr p;
+	char *line;
+
+	while (!c->closing && !c->paused) {
+		p = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
+		n = evbuffer_get_length(in);
+		if (p.pos == -1 && c->eof && n > 0 && !c->discarding)
+			p.pos = (ev_ssize_t)n; /* a last line without '\n' */
+		else if (p.pos == -1) {
+			if (n > max) {
+				if (!c->discarding)
+					conn_too_long(c);
+				c->discarding = 1;
+				evbuffer_drain(in, n);
+			}
+			return;
+		}
+		if (c->discarding)
+			c->discarding = 0;
+		else if ((size_t)p.pos > max)
+			conn_too_long(c);
+		else if ((line = (char *)evbuffer_pullup(in,
+		              (size_t)p.pos < n ? p.pos + 1 : p.pos)) != NULL)
+			conn_line(c, line, (size_t)p.pos);
+		evbuffer_drain(in, (size_t)p.pos + 1);
+	}
+}
+
+/* Input arrived. */
+static void
+conn_read_cb(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	conn_process(arg);
+}
+
+/* Output drained below the low mark: resume reading, maybe finish. */
+static void
+conn_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)bev;
+	if (c->paused && !c->closing) {
+		c->paused = 0;
+		if (!c->eof)
+			bufferevent_enable(c->bev, EV_READ);
+		conn_process(c);
+	}
+	conn_maybe_finish(c);
+}
+
+/* EOF or an error on the socket. */
+static void
+conn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)bev;
+	if (what & BEV_EVENT_ERROR) {
+		conn_close(
+		    c, evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+		return;
+	}
+	if (what & BEV_EVENT_EOF) {
+		c->eof = 1;
+		conn_process(c);
+		conn_maybe_finish(c);
+	}
+}
+
+/* A new client: refuse it with "overloaded" past --max-connections. */
+static void
+server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	static const char busy[] = "{\"id\":null,\"ok\":false,\"error\":{"
+	                           "\"code\":\"overloaded\",\"message\":"
+	                           "\"too many connections\"}}\n";
+	struct server *srv = arg;
+	size_t max = srv->rd->conf->max_output;
+	struct conn *c;
+
+	(void)lev;
+	(void)sa;
+	(void)socklen;
+	if (srv->nconns >= (size_t)srv->rd->conf->max_connections) {
+		log_warnx(
+		    "refusing a connection: %zu connections open", srv->nconns);
+		(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL);
+		close(fd);
+		return;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->srv = srv;
+	c->id = ++srv->total;
+	TAILQ_INIT(&c->pending);
+	if ((c->bev = bufferevent_socket_new(
+	         srv->rd->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("%s: bufferevent_socket_new failed", __func__);
+	bufferevent_setcb(
+	    c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, max / 4, 0);
+	bufferevent_enable(c->bev, EV_READ);
+	TAILQ_INSERT_TAIL(&srv->conns, c, link);
+	srv->nconns++;
+	log_debug("connection %llu: accepted", (unsigned long long)c->id);
+}
+
+/* Resume accepting after running out of file descriptors. */
+static void
+server_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	(void)fd;
+	(void)what;
+	if (srv->lev != NULL)
+		evconnlistener_enable(srv->lev);
+}
+
+/* accept() failed in a way libevent does not retry: pause on EMFILE. */
+static void
+server_error_cb(struct evconnlistener *lev, void *arg)
+{
+	struct server *srv = arg;
+	struct timeval one = { 1, 0 };
+	int err = EVUTIL_SOCKET_ERROR();
+
+	log_warnx("accept: %s", evutil_socket_error_to_string(err));
+	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+		evconnlistener_disable(lev);
+		evtimer_add(srv->resume, &one);
+	}
+}
+
+/*
+ * Is a socket file at path served by a live process? 1 yes, 0 no (stale
+ * or absent), -1 when path exists and is not a socket.
+ */
+static int
+server_path_live(const char *path, const struct sockaddr_un *sun)
+{
+	struct stat st;
+	int fd, live;
+
+	if (lstat(path, &st) == -1)
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return -1;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	live = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == 0 ||
+	       (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return live;
+}
+
+/* Bind and listen on path with mode; -1 with *cause on error. */
+static int
+server_listen(const char *path, unsigned mode, char **cause)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, live, rc;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		xasprintf(cause, "%s: socket path too long", path);
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((live = server_path_live(path, &sun)) != 0) {
+		xasprintf(cause,
+		    live > 0 ? "%s: another robotsd is serving this socket"
+		             : "%s: exists and is not a socket",
+		    path);
+		return -1;
+	}
+	(void)unlink(path); /* a stale socket file of a dead daemon */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	         0)) == -1) {
+		xasprintf(cause, "socket: %s", strerror(errno));
+		return -1;
+	}
+	old = umask(~mode & 0777);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (rc == -1 || chmod(path, mode) == -1 ||
+	    listen(fd, SOMAXCONN) == -1) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Listen and accept; see server.h. */
+struct server *
+server_new(struct robotsd *rd, int fd, char **cause)
+{
+	struct server *srv = xcalloc(1, sizeof(*srv));
+
+	srv->rd = rd;
+	TAILQ_INIT(&srv->conns);
+	TAILQ_INIT(&srv->dead);
+	if (fd == -1) {
+		fd = server_listen(
+		    rd->conf->socket_path, rd->conf->socket_mode, cause);
+		if (fd == -1) {
+			free(srv);
+			return NULL;
+		}
+		srv->path = xstrdup(rd->conf->socket_path);
+	}
+	srv->lev = evconnlistener_new(rd->base, server_accept_cb, srv,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	srv->resume = evtimer_new(rd->base, server_resume_cb, srv);
+	srv->reaper = event_new(rd->base, -1, 0, server_reap_cb, srv);
+	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL)
+		fatalx("%s: libevent could not set up the listener", __func__);
+	evconnlistener_set_error_cb(srv->lev, server_error_cb);
+	return srv;
+}
+
+/* Stop accepting and remove our socket file. */
+void
+server_stop_accepting(struct server *srv)
+{
+	if (srv->lev == NULL)
+		return;
+	evconnlistener_free(srv->lev);
+	srv->lev = NULL;
+	if (srv->path != NULL && unlink(srv->path) == -1)
+		log_warn("%s", srv->path);
+}
+
+/* Close every connection and free the server. */
+void
+server_free(struct server *srv)
+{
+	if (srv == NULL)
+		return;
+	server_stop_accepting(srv);
+	while (!TAILQ_EMPTY(&srv->conns))
+		conn_close(TAILQ_FIRST(&srv->conns), "shutdown");
+	server_reap_cb(-1, 0, srv);
+	event_free(srv->reaper);
+	event_free(srv->resume);
+	free(srv->path);
+	free(srv);
+}
+
+/* Some connection still waits on a check or has answers queued. */
+int
+server_busy(const struct server *srv)
+{
+	const struct conn *c;
+
+	TAILQ_FOREACH(c, &srv->conns, link)
+	if (!TAILQ_EMPTY(&c->pending) ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return 1;
+	return 0;
+}
+
+/* Connections open now. */
+size_t
+server_connections(const struct server *srv)
+{
+	return srv->nconns;
+}
+
+/* Connections accepted since start. */
+uint64_t
+server_connections_total(const struct server *srv)
+{
+	return srv->total;
+}
