@@ -1,1 +1,851 @@
-/* stub: to be written */
+/*
+ * config.c: robotsd's options. One table (options[] below) drives
+ * getopt_long, the config file ("name value" lines, robotsd.conf(5)),
+ * --help, the defaults and SIGHUP reload. Owns struct config and all it
+ * points to, including a private copy of argv that reload re-applies so
+ * that the command line keeps winning over the file.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "xmalloc.h"
+
+#define CONFIG_DEFAULT_FILE SYSCONFDIR "/robotsd.conf"
+#define DAY 86400LL
+#define TEN_YEARS (3650 * DAY)
+#define KIB 1024LL
+#define MIB (1024 * KIB)
+#define GIB (1024 * MIB)
+
+enum opt_type {
+	OT_STR,     /* char *, non-empty */
+	OT_FLAG,    /* int; no value on the command line, yes|no in the file */
+	OT_BOOL,    /* int; yes|no */
+	OT_LONG,    /* long, decimal */
+	OT_BYTES,   /* unsigned long long; bytes, optional K/M/G suffix */
+	OT_SIZE,    /* size_t; bytes, optional K/M/G suffix */
+	OT_MODE,    /* unsigned, octal */
+	OT_LEVEL,   /* int; error|warn|info|debug as LOG_ERR..LOG_DEBUG */
+	OT_LIST,    /* char ** (connect_to), repeatable */
+	OT_CONFIG,  /* -c: command line only */
+	OT_CHECK,   /* -n: command line only */
+	OT_HELP,    /* -h: command line only */
+	OT_VERSION, /* -V: command line only */
+};
+
+#define OPT_RELOAD 0x1 /* SIGHUP applies a new value */
+#define OPT_HIDDEN 0x2 /* not in --help nor in the docs */
+
+struct option_def {
+	const char *name; /* long option and config file key */
+	int shortopt;     /* 0: none */
+	enum opt_type type;
+	long long min, max;
+	const char *def; /* default, parsed like a value; NULL: unset */
+	size_t off;      /* in struct config */
+	int flags;
+	const char *arg; /* name of the value in --help */
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct config, f)
+
+static const struct option_def options[] = {
+	{ "config", 'c', OT_CONFIG, 0, 0, NULL, OFF(config_file), 0, "FILE",
+	    "config file (default: " CONFIG_DEFAULT_FILE " if it exists)" },
+	{ "socket", 's', OT_STR, 0, 0, "/run/robotsd/robotsd.sock",
+	    OFF(socket_path), 0, "PATH", "Unix socket to listen on" },
+	{ "foreground", 'f', OT_FLAG, 0, 0, "no", OFF(foreground), 0, NULL,
+	    "do not daemonize; log to stderr" },
+	{ "socket-mode", 0, OT_MODE, 0, 0777, "0660", OFF(socket_mode), 0,
+	    "MODE", "permissions of the socket file, octal" },
+	{ "user-agent", 0, OT_STR, 0, 0, "robotsd/" PACKAGE_VERSION,
+	    OFF(user_agent), OPT_RELOAD, "STRING",
+	    "User-Agent sent when fetching robots.txt" },
+	{ "connect-to", 0, OT_LIST, 0, 0, NULL, OFF(connect_to), OPT_RELOAD,
+	    "H:P:H2:P2", "fetch H:P from H2:P2 instead; may repeat" },
+	{ "ca-file", 0, OT_STR, 0, 0, NULL, OFF(ca_file), OPT_RELOAD, "FILE",
+	    "extra CA bundle for https fetches" },
+	{ "default-ttl", 0, OT_LONG, 1, TEN_YEARS, "86400", OFF(default_ttl),
+	    OPT_RELOAD, "SECONDS", "cache lifetime without Cache-Control" },
+	{ "min-ttl", 0, OT_LONG, 0, TEN_YEARS, "60", OFF(min_ttl), OPT_RELOAD,
+	    "SECONDS", "lower clamp for Cache-Control max-age" },
+	{ "max-ttl", 0, OT_LONG, 0, TEN_YEARS, "2592000", OFF(max_ttl),
+	    OPT_RELOAD, "SECONDS", "upper clamp for Cache-Control max-age" },
+	{ "fetch-timeout", 0, OT_LONG, 1, DAY, "30", OFF(fetch_timeout),
+	    OPT_RELOAD, "SECONDS", "whole-fetch timeout" },
+	{ "max-fetches", 0, OT_LONG, 1, 1000000, "256", OFF(max_fetches),
+	    OPT_RELOAD, "N", "fetches in flight at once" },
+	{ "cache-max-bytes", 0, OT_BYTES, 1, 1024 * GIB, "1G",
+	    OFF(cache_max_bytes), OPT_RELOAD, "BYTES",
+	    "memory cap of the cache (LRU)" },
+	{ "state-file", 0, OT_STR, 0, 0, NULL, OFF(state_file), 0, "FILE",
+	    "cache saved here on shutdown, loaded at start" },
+	{ "retry-min", 0, OT_LONG, 1, TEN_YEARS, "60", OFF(retry_min),
+	    OPT_RELOAD, "SECONDS",
+	    "first retry delay after a 5xx, network error or timeout" },
+	{ "retry-max", 0, OT_LONG, 1, TEN_YEARS, "21600", OFF(retry_max),
+	    OPT_RELOAD, "SECONDS", "cap of the doubling retry delay" },
+	{ "retry-503-min", 0, OT_LONG, 1, TEN_YEARS, "30", OFF(retry_503_min),
+	    OPT_RELOAD, "SECONDS", "first retry delay after a 503 or 429" },
+	{ "retry-503-max", 0, OT_LONG, 1, TEN_YEARS, "3600", OFF(retry_503_max),
+	    OPT_RELOAD, "SECONDS", "cap of the 503/429 retry delay" },
+	{ "unreachable-allow-after", 0, OT_LONG, 0, TEN_YEARS, "2592000",
+	    OFF(unreachable_allow_after), OPT_RELOAD, "SECONDS",
+	    "allow all after failing this long without a break" },
+	{ "max-connections", 0, OT_LONG, 1, 1000000, "4096",
+	    OFF(max_connections), 0, "N", "client connections at once" },
+	{ "max-waiting", 0, OT_LONG, 1, 100000000, "100000", OFF(max_waiting),
+	    OPT_RELOAD, "N", "checks waiting on fetches at once" },
+	{ "deny-private-addresses", 0, OT_BOOL, 0, 0, "yes",
+	    OFF(deny_private_addresses), OPT_RELOAD, "yes|no",
+	    "refuse to fetch from non-public addresses" },
+	{ "redis", 0, OT_STR, 0, 0, NULL, OFF(redis), 0, "URL",
+	    "shared cache tier" },
+	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
+	    "serve Prometheus metrics at /metrics" },
+	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,
+	    "LEVEL", "error, warn, info or debug" },
+	{ "max-line", 0, OT_SIZE, 64, 64 * MIB, "65536", OFF(max_line), 0,
+	    "BYTES", "longest request line" },
+	{ "max-output", 0, OT_SIZE, 4 * KIB, GIB, "8M", OFF(max_output), 0,
+	    "BYTES", "output queued per connection before it is closed" },
+	{ "test-clock", 0, OT_FLAG, 0, 0, "no", OFF(test_clock), OPT_HIDDEN,
+	    NULL, "accept the \"clock\" op (tests only)" },
+	{ NULL, 'n', OT_CHECK, 0, 0, NULL, OFF(check_only), 0, NULL,
+	    "check the configuration and exit" },
+	{ "help", 'h', OT_HELP, 0, 0, NULL, 0, 0, NULL, "show this help" },
+	{ "version", 'V', OT_VERSION, 0, 0, NULL, 0, 0, NULL,
+	    "show the version" },
+};
+
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+/* An option from the command line, applied after the file. */
+struct argv_opt {
+	const struct option_def *def;
+	const char *value; /* NULL: none */
+};
+
+/* 1 for the options that only the command line can give. */
+static int
+opt_argv_only(const struct option_def *d)
+{
+	return d->type >= OT_CONFIG;
+}
+
+/* 1 when the option takes a value on the command line. */
+static int
+opt_has_value(const struct option_def *d)
+{
+	return d->type <= OT_CONFIG && d->type != OT_FLAG;
+}
+
+/* Strict integer in [min, max] in the given base; errstr NULL on success. */
+static long long
+parse_base(
+    const char *s, int base, long long min, long long max, const char **errstr)
+{
+	long long v;
+	char *end;
+
+	*errstr = "invalid";
+	if (s == NULL || !isdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, base);
+	if (*end != '\0' || errno == ERANGE)
+		return 0;
+	*errstr = v < min ? "too small" : v > max ? "too large" : NULL;
+	return *errstr == NULL ? v : 0;
+}
+
+/* Strict decimal integer in [min, max]; errstr NULL on success. */
+static long long
+parse_num(const char *s, long long min, long long max, const char **errstr)
+{
+	return parse_base(s, 10, min, max, errstr);
+}
+
+/* A byte count with an optional K, M or G (binary) suffix, in [min, max]. */
+static long long
+parse_size(const char *s, long long min, long long max, const char **errstr)
+{
+	char buf[32];
+	size_t len = strlen(s);
+	long long mult = 1, v;
+
+	*errstr = "invalid";
+	if (len == 0 || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len + 1);
+	switch (toupper((unsigned char)buf[len - 1])) {
+	case 'K':
+		mult = KIB;
+		break;
+	case 'M':
+		mult = MIB;
+		break;
+	case 'G':
+		mult = GIB;
+		break;
+	}
+	if (mult != 1)
+		buf[len - 1] = '\0';
+	v = parse_num(buf, 0, max / mult, errstr);
+	if (*errstr != NULL)
+		return 0;
+	if (v * mult < min) {
+		*errstr = "too small";
+		return 0;
+	}
+	return v * mult;
+}
+
+/* yes/no to 1/0; -1 otherwise. */
+static int
+parse_bool(const char *s)
+{
+	if (strcmp(s, "yes") == 0)
+		return 1;
+	if (strcmp(s, "no") == 0)
+		return 0;
+	return -1;
+}
+
+/* 1 when a port field of --connect-to is empty or 1..65535. */
+static int
+connect_to_port(const char *s, size_t len)
+{
+	char buf[8];
+	const char *errstr;
+
+	if (len == 0)
+		return 1;
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	parse_num(buf, 1, 65535, &errstr);
+	return errstr == NULL;
+}
+
+/* 1 when s has curl's HOST:PORT:HOST2:PORT2 shape (IPv6 in brackets). */
+static int
+connect_to_valid(const char *s)
+{
+	const char *end;
+	int field;
+
+	for (field = 0; field < 4; field++) {
+		if (field % 2 == 0 && *s == '[') {
+			if ((end = strchr(s, ']')) == NULL || end == s + 1)
+				return 0;
+			end++;
+		} else {
+			end = s + strcspn(s, ":[] \t/");
+			if (field % 2 == 1 &&
+			    !connect_to_port(s, (size_t)(end - s)))
+				return 0;
+		}
+		if (*end != (field < 3 ? ':' : '\0'))
+			return 0;
+		s = end + 1;
+	}
+	return 1;
+}
+
+/* Append to the NULL-terminated list at the option's place; first clears. */
+static void
+opt_list_add(struct config *cf, const char *value, int first)
+{
+	size_t i;
+
+	if (first) {
+		for (i = 0; i < cf->nconnect_to; i++)
+			free(cf->connect_to[i]);
+		cf->nconnect_to = 0;
+	}
+	cf->connect_to = xreallocarray(
+	    cf->connect_to, cf->nconnect_to + 2, sizeof(*cf->connect_to));
+	cf->connect_to[cf->nconnect_to++] = xstrdup(value);
+	cf->connect_to[cf->nconnect_to] = NULL;
+}
+
+/* Message for a number out of range or malformed. */
+static void
+opt_range_error(const struct option_def *d, const char *value, char **err)
+{
+	const char *what = d->type == OT_LONG ? "number" : "size in bytes";
+
+	xasprintf(err, "'%s' is not a %s between %lld and %lld", value, what,
+	    d->min, d->max);
+}
+
+/* Parse a numeric value of d into *out; -1 and *err on error. */
+static int
+opt_parse_number(
+    const struct option_def *d, const char *value, long long *out, char **err)
+{
+	const char *errstr;
+
+	if (d->type == OT_MODE) {
+		*out = parse_base(value, 8, d->min, d->max, &errstr);
+		if (errstr != NULL)
+			xasprintf(
+			    err, "'%s' is not an octal mode up to 0777", value);
+	} else {
+		if (d->type == OT_LONG)
+			*out = parse_num(value, d->min, d->max, &errstr);
+		else
+			*out = parse_size(value, d->min, d->max, &errstr);
+		if (errstr != NULL)
+			opt_range_error(d, value, err);
+	}
+	return errstr == NULL ? 0 : -1;
+}
+
+/*
+ * Set option d from value (NULL: a flag given on the command line). first
+ * is 1 the first time a source sets it (a list then replaces the old one).
+ * Returns -1 and an allocated *err without location on error.
+ */
+static int
+opt_set(struct config *cf, const struct option_def *d, const char *value,
+    int first, char **err)
+{
+	void *p = (char *)cf + d->off;
+	long long n = 0;
+	int b;
+
+	switch (d->type) {
+	case OT_STR:
+		free(*(char **)p);
+		*(char **)p = xstrdup(value);
+		return 0;
+	case OT_FLAG:
+	case OT_BOOL:
+		if (value == NULL)
+			b = 1;
+		else if ((b = parse_bool(value)) == -1) {
+			xasprintf(err, "'%s' is not yes or no", value);
+			return -1;
+		}
+		*(int *)p = b;
+		return 0;
+	case OT_LEVEL:
+		if ((b = log_level_parse(value)) == -1) {
+			xasprintf(err, "'%s' is not error, warn, info or debug",
+			    value);
+			return -1;
+		}
+		*(int *)p = b;
+		return 0;
+	case OT_LIST:
+		if (!connect_to_valid(value)) {
+			xasprintf(
+			    err, "'%s' is not HOST:PORT:HOST2:PORT2", value);
+			return -1;
+		}
+		opt_list_add(cf, value, first);
+		return 0;
+	case OT_CHECK:
+		*(int *)p = 1;
+		return 0;
+	default:
+		break;
+	}
+	if (opt_parse_number(d, value, &n, err) == -1)
+		return -1;
+	if (d->type == OT_LONG)
+		*(long *)p = (long)n;
+	else if (d->type == OT_BYTES)
+		*(unsigned long long *)p = (unsigned long long)n;
+	else if (d->type == OT_SIZE)
+		*(size_t *)p = (size_t)n;
+	else
+		*(unsigned *)p = (unsigned)n;
+	return 0;
+}
+
+/* Fill cf with the table's defaults. */
+static void
+config_defaults(struct config *cf)
+{
+	const struct option_def *d;
+	char *err = NULL;
+
+	cf->connect_to = xcalloc(1, sizeof(*cf->connect_to));
+	for (d = options; d < options + NOPTIONS; d++) {
+		if (d->def != NULL && opt_set(cf, d, d->def, 1, &err) == -1)
+			fatalx("default of %s: %s", d->name, err);
+	}
+}
+
+/* The table entry for a config file key; NULL if none. */
+static const struct option_def *
+opt_find(const char *name)
+{
+	const struct option_def *d;
+
+	for (d = options; d < options + NOPTIONS; d++)
+		if (d->name != NULL && strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+/* Cut leading and trailing white space off s, in place. */
+static char *
+strip(char *s)
+{
+	size_t len;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	len = strlen(s);
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		s[--len] = '\0';
+	return s;
+}
+
+/* Apply one config file line; -1 and *cause ("FILE:LINE: ...") on error. */
+static int
+config_file_line(struct config *cf, char *line, const char *file,
+    unsigned lineno, unsigned char *seen, char **cause)
+{
+	const struct option_def *d;
+	char *name, *value, *err = NULL;
+
+	name = strip(line);
+	if (*name == '\0' || *name == '#')
+		return 0;
+	value = name + strcspn(name, " \t");
+	if (*value != '\0')
+		*value++ = '\0';
+	value = strip(value);
+	if ((d = opt_find(name)) == NULL) {
+		xasprintf(
+		    cause, "%s:%u: unknown option '%s'", file, lineno, name);
+		return -1;
+	}
+	if (opt_argv_only(d)) {
+		xasprintf(cause, "%s:%u: %s: only valid on the command line",
+		    file, lineno, name);
+		return -1;
+	}
+	if (*value == '\0') {
+		xasprintf(
+		    cause, "%s:%u: %s: missing value", file, lineno, name);
+		return -1;
+	}
+	if (opt_set(cf, d, value, !seen[d - options], &err) == -1) {
+		xasprintf(cause, "%s:%u: %s: %s", file, lineno, name, err);
+		free(err);
+		return -1;
+	}
+	seen[d - options] = 1;
+	return 0;
+}
+
+/* Read the config file at path (shown as file); -1 and *cause on error. */
+static int
+config_read_file(
+    struct config *cf, const char *path, const char *file, char **cause)
+{
+	unsigned char seen[NOPTIONS] = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	FILE *fp;
+	int rv = -1;
+
+	if ((fp = fopen(path, "r")) == NULL) {
+		xasprintf(cause, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, fp) != -1) {
+		if (config_file_line(cf, line, file, ++lineno, seen, cause) ==
+		    -1)
+			goto out;
+	}
+	if (ferror(fp)) {
+		xasprintf(cause, "%s: %s", file, strerror(errno));
+		goto out;
+	}
+	rv = 0;
+out:
+	free(line);
+	fclose(fp);
+	return rv;
+}
+
+/* Print --help, generated from the table, to stdout. */
+static void
+config_usage(void)
+{
+	const struct option_def *d;
+	char left[64];
+
+	printf("usage: robotsd [-fhnV] [-c file] [-s path] [--option value "
+	       "...]\n");
+	for (d = options; d < options + NOPTIONS; d++) {
+		if (d->flags & OPT_HIDDEN)
+			continue;
+		snprintf(left, sizeof(left), "%c%c%s%s%s%s%s",
+		    d->shortopt ? '-' : ' ', d->shortopt ? d->shortopt : ' ',
+		    d->shortopt && d->name ? ", " : "  ", d->name ? "--" : "",
+		    d->name ? d->name : "", d->arg ? " " : "",
+		    d->arg ? d->arg : "");
+		if (strlen(left) > 28)
+			printf("  %s\n  %-28s %s", left, "", d->help);
+		else
+			printf("  %-28s %s", left, d->help);
+		if (d->def != NULL && d->type != OT_FLAG)
+			printf(" (default: %s)", d->def);
+		printf("\n");
+	}
+}
+
+/* getopt_long's view of the table, and its short option string. */
+static void
+config_getopt_tables(struct option *longopts, char *shortopts)
+{
+	const struct option_def *d;
+	size_t n = 0, s = 0;
+
+	shortopts[s++] = '+'; /* stop at the first non-option */
+	shortopts[s++] = ':'; /* ':' for a missing value */
+	for (d = options; d < options + NOPTIONS; d++) {
+		if (d->shortopt) {
+			shortopts[s++] = (char)d->shortopt;
+			if (opt_has_value(d))
+				shortopts[s++] = ':';
+		}
+		if (d->name == NULL)
+			continue;
+		longopts[n].name = d->name;
+		longopts[n].has_arg =
+		    opt_has_value(d) ? required_argument : no_argument;
+		longopts[n].flag = NULL;
+		longopts[n].val = 256 + (int)(d - options);
+		n++;
+	}
+	shortopts[s] = '\0';
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+}
+
+/* The table entry for getopt_long's return value c; NULL if none. */
+static const struct option_def *
+opt_for_getopt(int c)
+{
+	const struct option_def *d;
+
+	if (c >= 256 && c < 256 + (int)NOPTIONS)
+		return &options[c - 256];
+	for (d = options; d < options + NOPTIONS; d++)
+		if (c != 0 && d->shortopt == c)
+			return d;
+	return NULL;
+}
+
+/* The error for a getopt_long failure ('?' or ':') at argv[optind - 1]. */
+static void
+config_getopt_error(int c, char **argv, char **cause)
+{
+	const struct option_def *d = opt_for_getopt(optopt);
+	const char *arg = argv[optind - 1];
+
+	if (c == ':' && d != NULL && optopt < 256)
+		xasprintf(cause, "-%c: missing value", optopt);
+	else if (c == ':' && d != NULL)
+		xasprintf(cause, "--%s: missing value", d->name);
+	else if (d != NULL && optopt >= 256)
+		xasprintf(cause, "--%s: takes no value", d->name);
+	else if (optopt != 0)
+		xasprintf(cause, "unknown option '-%c'", optopt);
+	else
+		xasprintf(cause, "unknown option '%.*s'",
+		    (int)strcspn(arg, "="), arg);
+}
+
+/*
+ * Scan argv into out[] (applied after the file). -1 and *cause on error;
+ * -1 and *exit_now without a cause after --help or --version.
+ */
+static int
+config_scan_argv(int argc, char **argv, struct argv_opt *out, size_t *nout,
+    int *exit_now, char **cause)
+{
+	struct option longopts[NOPTIONS + 1];
+	char shortopts[2 * NOPTIONS + 3];
+	const struct option_def *d;
+	int c;
+
+	config_getopt_tables(longopts, shortopts);
+	optind = 0;
+	opterr = 0;
+	*nout = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if ((d = opt_for_getopt(c)) == NULL || c == '?' || c == ':') {
+			config_getopt_error(c, argv, cause);
+			return -1;
+		}
+		if (d->type == OT_HELP || d->type == OT_VERSION) {
+			if (d->type == OT_HELP)
+				config_usage();
+			else
+				printf("robotsd %s\n", PACKAGE_VERSION);
+			*exit_now = 1;
+			return -1;
+		}
+		if (opt_has_value(d) && *optarg == '\0') {
+			xasprintf(cause, "--%s: missing value", d->name);
+			return -1;
+		}
+		out[*nout].def = d;
+		out[(*nout)++].value = opt_has_value(d) ? optarg : NULL;
+	}
+	if (optind < argc) {
+		xasprintf(cause, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Apply the scanned command line over the file's values. */
+static int
+config_apply_argv(
+    struct config *cf, const struct argv_opt *opts, size_t n, char **cause)
+{
+	unsigned char seen[NOPTIONS] = { 0 };
+	const struct option_def *d;
+	char *err = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		d = opts[i].def;
+		if (d->type == OT_CONFIG)
+			continue;
+		if (opt_set(cf, d, opts[i].value, !seen[d - options], &err) ==
+		    -1) {
+			xasprintf(cause, "--%s: %s", d->name, err);
+			free(err);
+			return -1;
+		}
+		seen[d - options] = 1;
+	}
+	return 0;
+}
+
+/* Check that each lower bound is at most its upper bound. */
+static int
+config_cross_check(const struct config *cf, char **cause)
+{
+	static const struct {
+		const char *lo, *hi;
+		size_t lo_off, hi_off;
+	} pairs[] = {
+		{ "min-ttl", "max-ttl", OFF(min_ttl), OFF(max_ttl) },
+		{ "retry-min", "retry-max", OFF(retry_min), OFF(retry_max) },
+		{ "retry-503-min", "retry-503-max", OFF(retry_503_min),
+		    OFF(retry_503_max) },
+	};
+	const char *base = (const char *)cf;
+	long lo, hi;
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		lo = *(const long *)(base + pairs[i].lo_off);
+		hi = *(const long *)(base + pairs[i].hi_off);
+		if (lo > hi) {
+			xasprintf(cause, "%s (%ld) is greater than %s (%ld)",
+			    pairs[i].lo, lo, pairs[i].hi, hi);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Find and read the config file: keep (reload), else -c, else the default
+ * one if it exists. Sets cf->config_file to its absolute path.
+ */
+static int
+config_load_file(struct config *cf, const char *keep,
+    const struct argv_opt *opts, size_t n, char **cause)
+{
+	const char *file = keep;
+	char *real;
+	size_t i;
+
+	for (i = 0; i < n && keep == NULL; i++)
+		if (opts[i].def->type == OT_CONFIG)
+			file = opts[i].value; /* the last -c wins */
+	if (file == NULL) {
+		if (access(CONFIG_DEFAULT_FILE, F_OK) == -1 && errno == ENOENT)
+			return 0;
+		file = CONFIG_DEFAULT_FILE;
+	}
+	if (config_read_file(cf, file, file, cause) == -1)
+		return -1;
+	if ((real = realpath(file, NULL)) == NULL)
+		real = xstrdup(file);
+	cf->config_file = real;
+	return 0;
+}
+
+/* A private, NULL-terminated copy of argv. */
+static char **
+argv_dup(int argc, char **argv)
+{
+	char **copy = xcalloc((size_t)argc + 1, sizeof(*copy));
+	int i;
+
+	for (i = 0; i < argc; i++)
+		copy[i] = xstrdup(argv[i]);
+	return copy;
+}
+
+/* Defaults, then the file, then argv; keep: the file to re-read. */
+static struct config *
+config_build(
+    int argc, char **argv, const char *keep, int *exit_now, char **cause)
+{
+	struct config *cf = xcalloc(1, sizeof(*cf));
+	struct argv_opt *opts = xcalloc((size_t)argc + 1, sizeof(*opts));
+	size_t n;
+
+	*cause = NULL;
+	*exit_now = 0;
+	cf->argc = argc;
+	cf->argv = argv_dup(argc, argv);
+	config_defaults(cf);
+	if (config_scan_argv(argc, cf->argv, opts, &n, exit_now, cause) == -1 ||
+	    config_load_file(cf, keep, opts, n, cause) == -1 ||
+	    config_apply_argv(cf, opts, n, cause) == -1 ||
+	    config_cross_check(cf, cause) == -1) {
+		config_free(cf);
+		cf = NULL;
+	}
+	free(opts);
+	return cf;
+}
+
+/* Build the config from defaults, the config file and argv. */
+struct config *
+config_load(int argc, char **argv, int *exit_now, char **cause)
+{
+	return config_build(argc, argv, NULL, exit_now, cause);
+}
+
+/* 1 when option d has the same value in a and b. */
+static int
+opt_equal(
+    const struct option_def *d, const struct config *a, const struct config *b)
+{
+	const char *pa = (const char *)a + d->off;
+	const char *pb = (const char *)b + d->off;
+	const char *sa, *sb;
+
+	switch (d->type) {
+	case OT_STR:
+		sa = *(char *const *)pa;
+		sb = *(char *const *)pb;
+		return sa == sb || (sa && sb && strcmp(sa, sb) == 0);
+	case OT_FLAG:
+	case OT_BOOL:
+	case OT_LEVEL:
+		return *(const int *)pa == *(const int *)pb;
+	case OT_LONG:
+		return *(const long *)pa == *(const long *)pb;
+	case OT_SIZE:
+		return *(const size_t *)pa == *(const size_t *)pb;
+	case OT_MODE:
+		return *(const unsigned *)pa == *(const unsigned *)pb;
+	default:
+		return 1; /* reloadable or command line only */
+	}
+}
+
+/* Copy option d's value from src to dst (types opt_equal compares). */
+static void
+opt_copy(
+    const struct option_def *d, struct config *dst, const struct config *src)
+{
+	char *pd = (char *)dst + d->off;
+	const char *ps = (const char *)src + d->off;
+	const char *s;
+
+	if (d->type == OT_STR) {
+		s = *(char *const *)ps;
+		free(*(char **)pd);
+		*(char **)pd = s != NULL ? xstrdup(s) : NULL;
+	} else if (d->type == OT_FLAG || d->type == OT_BOOL ||
+	           d->type == OT_LEVEL)
+		*(int *)pd = *(const int *)ps;
+	else if (d->type == OT_LONG)
+		*(long *)pd = *(const long *)ps;
+	else if (d->type == OT_SIZE)
+		*(size_t *)pd = *(const size_t *)ps;
+	else if (d->type == OT_MODE)
+		*(unsigned *)pd = *(const unsigned *)ps;
+}
+
+/* Re-read the file, re-apply argv; options that need a restart keep. */
+struct config *
+config_reload(const struct config *old, char **cause)
+{
+	const struct option_def *d;
+	struct config *cf;
+	int exit_now;
+
+	cf = config_build(
+	    old->argc, old->argv, old->config_file, &exit_now, cause);
+	if (cf == NULL)
+		return NULL;
+	for (d = options; d < options + NOPTIONS; d++) {
+		if ((d->flags & OPT_RELOAD) || opt_equal(d, old, cf))
+			continue;
+		log_warnx("%s: %s changed; it takes effect after a restart",
+		    old->config_file ? old->config_file : "reload", d->name);
+		opt_copy(d, cf, old);
+	}
+	return cf;
+}
+
+/* Free cf and everything it owns. */
+void
+config_free(struct config *cf)
+{
+	size_t i;
+	int j;
+
+	if (cf == NULL)
+		return;
+	free(cf->config_file);
+	free(cf->socket_path);
+	free(cf->user_agent);
+	for (i = 0; i < cf->nconnect_to; i++)
+		free(cf->connect_to[i]);
+	free(cf->connect_to);
+	free(cf->ca_file);
+	free(cf->state_file);
+	free(cf->redis);
+	free(cf->metrics);
+	for (j = 0; j < cf->argc; j++)
+		free(cf->argv[j]);
+	free(cf->argv);
+	free(cf);
+}

@@ -42,6 +42,9 @@ struct config {
 	size_t max_line;   /* request line limit, bytes (64 KiB) */
 	size_t max_output; /* per-connection queued output limit, bytes */
 	int test_clock;    /* hidden: accept the "clock" op (tests only) */
+	int check_only;    /* -n: check the configuration and exit */
+	int argc;          /* private copy of argv, re-applied on reload */
+	char **argv;
 };
 
 /*

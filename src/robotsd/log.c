@@ -1,1 +1,299 @@
-/* stub: to be written */
+/*
+ * log.c: robotsd's logging. Owns the current level and the output style:
+ * in the foreground, "2026-11-23T07:50:00Z robotsd[pid]: level: msg" on
+ * stderr; otherwise the same without the timestamp; when stderr is the
+ * systemd journal (JOURNAL_STREAM), a "<N>" priority prefix instead, as
+ * sd-daemon(3) describes, since the journal records time and pid itself.
+ * Also escapes untrusted bytes for log lines.
+ */
+#include <config.h>
+
+#include <sys/stat.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define LOG_LINE_MAX 4096
+
+static int log_foreground = 1;
+static int log_journal;
+static int log_level = LOG_INFO;
+
+static void log_vwrite(int, int, const char *, va_list)
+    __attribute__((format(printf, 3, 0)));
+
+/* 1 when stderr is the stream named by $JOURNAL_STREAM ("dev:ino"). */
+static int
+log_stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat sb;
+	char c;
+
+	if (js == NULL || sscanf(js, "%llu:%llu%c", &dev, &ino, &c) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &sb) == -1)
+		return 0;
+	return (unsigned long long)sb.st_dev == dev &&
+	       (unsigned long long)sb.st_ino == ino;
+}
+
+/* Choose the output style and the level. */
+void
+log_init(int foreground, int level)
+{
+	log_foreground = foreground;
+	log_journal = log_stderr_is_journal();
+	log_set_level(level);
+}
+
+/* Change the level (SIGHUP reload). */
+void
+log_set_level(int level)
+{
+	if (level < LOG_EMERG)
+		level = LOG_EMERG;
+	if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
+	log_level = level;
+}
+
+/* 1 when messages of this level are written. */
+int
+log_enabled(int level)
+{
+	return level <= log_level;
+}
+
+/* The name a level has in a log line. */
+static const char *
+log_level_name(int level)
+{
+	switch (level) {
+	case LOG_EMERG:
+	case LOG_ALERT:
+	case LOG_CRIT:
+	case LOG_ERR:
+		return "error";
+	case LOG_WARNING:
+	case LOG_NOTICE:
+		return "warn";
+	case LOG_INFO:
+		return "info";
+	default:
+		return "debug";
+	}
+}
+
+/* Format one message and write it as a single line; errnum 0: none. */
+static void
+log_vwrite(int level, int errnum, const char *fmt, va_list ap)
+{
+	char msg[LOG_LINE_MAX], ts[32];
+	struct tm tm;
+	time_t now;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_journal) {
+		fprintf(stderr, "<%d>%s: %s%s%s\n", level,
+		    log_level_name(level), msg, errnum ? ": " : "",
+		    errnum ? strerror(errnum) : "");
+		return;
+	}
+	ts[0] = '\0';
+	if (log_foreground) {
+		now = time(NULL);
+		if (gmtime_r(&now, &tm) != NULL)
+			strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ ", &tm);
+	}
+	fprintf(stderr, "%srobotsd[%ld]: %s: %s%s%s\n", ts, (long)getpid(),
+	    log_level_name(level), msg, errnum ? ": " : "",
+	    errnum ? strerror(errnum) : "");
+}
+
+/* A warning followed by ": strerror(errno)"; errno is kept. */
+void
+log_warn(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (log_enabled(LOG_WARNING)) {
+		va_start(ap, fmt);
+		log_vwrite(LOG_WARNING, saved, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+/* A warning without errno. */
+void
+log_warnx(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (log_enabled(LOG_WARNING)) {
+		va_start(ap, fmt);
+		log_vwrite(LOG_WARNING, 0, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+/* An informational message. */
+void
+log_info(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (log_enabled(LOG_INFO)) {
+		va_start(ap, fmt);
+		log_vwrite(LOG_INFO, 0, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+/* A debug message. */
+void
+log_debug(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (log_enabled(LOG_DEBUG)) {
+		va_start(ap, fmt);
+		log_vwrite(LOG_DEBUG, 0, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+/* Log an error with ": strerror(errno)" and exit(1). */
+void
+fatal(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(LOG_ERR, saved, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+/* Log an error and exit(1). */
+void
+fatalx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(LOG_ERR, 0, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+/* The C-style escape of one byte into e (at most 4 bytes); its length. */
+static size_t
+log_escape_byte(unsigned char c, char *e)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *esc = NULL;
+
+	switch (c) {
+	case '\n':
+		esc = "\\n";
+		break;
+	case '\r':
+		esc = "\\r";
+		break;
+	case '\t':
+		esc = "\\t";
+		break;
+	case '\\':
+		esc = "\\\\";
+		break;
+	case '"':
+		esc = "\\\"";
+		break;
+	}
+	if (esc != NULL) {
+		memcpy(e, esc, 2);
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		e[0] = (char)c;
+		return 1;
+	}
+	e[0] = '\\';
+	e[1] = 'x';
+	e[2] = hex[c >> 4];
+	e[3] = hex[c & 0xf];
+	return 4;
+}
+
+/*
+ * Escape at most max bytes of s into buf. When input is left over (beyond
+ * max, or beyond what buf holds), the output ends in "..." instead.
+ */
+const char *
+log_escape(const char *s, size_t len, size_t max, char *buf, size_t bufsz)
+{
+	size_t i, n, o = 0, el, mark = 0;
+	char e[4];
+
+	if (bufsz == 0)
+		return buf;
+	if (s == NULL)
+		s = "(null)", len = 6;
+	n = len < max ? len : max;
+	for (i = 0; i < n; i++) {
+		el = log_escape_byte((unsigned char)s[i], e);
+		if (o + el + 1 > bufsz)
+			break;
+		memcpy(buf + o, e, el);
+		o += el;
+		if (o + 4 <= bufsz)
+			mark = o;
+	}
+	if (i < len) {
+		o = mark;
+		if (o + 4 <= bufsz) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* "error", "warn", "info" or "debug" to a <syslog.h> level; -1 if none. */
+int
+log_level_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		int level;
+	} levels[] = {
+		{ "error", LOG_ERR },
+		{ "warn", LOG_WARNING },
+		{ "info", LOG_INFO },
+		{ "debug", LOG_DEBUG },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (s != NULL && strcmp(s, levels[i].name) == 0)
+			return levels[i].level;
+	return -1;
+}

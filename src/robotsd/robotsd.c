@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -83,8 +82,6 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 		sysd_ready();
 		return;
 	}
-	if (strcmp(cf->socket_path, rd->conf->socket_path) != 0)
-		log_warnx("reload: the socket path changes only on restart");
 	log_set_level(cf->log_level);
 	cache_configure(rd->cache, cf);
 	fetcher_configure(rd->fetcher, cf);
@@ -141,7 +138,8 @@ robotsd_start(struct robotsd *rd)
 	if ((rd->server = server_new(rd, sysd_listen_fd(), &cause)) == NULL)
 		fatalx("%s", cause);
 	if (daemonize) {
-		if (daemon(0, 0) == -1)
+		/* Keep the directory: relative paths in the config stay valid. */
+		if (daemon(1, 0) == -1)
 			fatal("daemon");
 		if (event_reinit(rd->base) == -1)
 			fatalx("event_reinit failed");
