@@ -1,1 +1,314 @@
-/* stub: to be written */
+/*
+ * robotsctl.c: the command-line client of robotsd.
+ *
+ * Owns the options, the command table and the daemon commands (check,
+ * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
+ * exchange it, and renders the answer with ctl_print.c. The offline
+ * "test" command is in ctl_test.c.
+ *
+ * Exit status: 0 allowed / success, 1 disallowed, 2 error (message on stderr).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "robotsctl.h"
+
+#define CTL_DEFAULT_SOCKET "/run/robotsd/robotsd.sock"
+#define CTL_DEFAULT_TIMEOUT 70 /* s: past the daemon's 65 s check deadline */
+#define CTL_MAX_TIMEOUT 86400  /* seconds */
+
+/* One subcommand. */
+struct ctl_cmd {
+	const char *name;
+	int min_args, max_args; /* max -1: no limit */
+	int (*run)(const struct ctl *, int, char **);
+};
+
+/* Print "robotsctl: MESSAGE" on stderr. */
+void
+ctl_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("robotsctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Parse a decimal number in [min, max]; -1 with *errstr set if it is not. */
+static int
+parse_num(const char *s, long long min, long long max, long long *out,
+    const char **errstr)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE) {
+		*errstr = "invalid";
+		return -1;
+	}
+	if (v < min || v > max) {
+		*errstr = v < min ? "too small" : "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * The daemon commands.
+ */
+
+/* check URL AGENT: exit 0 allowed, 1 disallowed. */
+static int
+cmd_check(const struct ctl *ctl, int argc, char **argv)
+{
+	json_t *ans;
+	int allowed;
+
+	(void)argc;
+	ans = ctl_call(ctl, json_pack("{s:s, s:s, s:s}", "op", "check", "url",
+	                        argv[0], "agent", argv[1]));
+	if (ans == NULL)
+		return CTL_EXIT_ERROR;
+	if (!json_is_boolean(json_object_get(ans, "allowed"))) {
+		ctl_warnx("answer without a verdict");
+		json_decref(ans);
+		return CTL_EXIT_ERROR;
+	}
+	allowed = json_is_true(json_object_get(ans, "allowed"));
+	if (!ctl->json)
+		ctl_print_check(argv[0], ans);
+	json_decref(ans);
+	return allowed ? CTL_EXIT_OK : CTL_EXIT_DISALLOWED;
+}
+
+/* stats: "name value" lines in the order received. */
+static int
+cmd_stats(const struct ctl *ctl, int argc, char **argv)
+{
+	const char *k;
+	json_t *ans, *v;
+
+	(void)argc;
+	(void)argv;
+	if ((ans = ctl_call(ctl, json_pack("{s:s}", "op", "stats"))) == NULL)
+		return CTL_EXIT_ERROR;
+	if (!ctl->json)
+		json_object_foreach(json_object_get(ans, "stats"), k, v)
+		{
+			printf("%s ", k);
+			ctl_print_scalar(v);
+			putchar('\n');
+		}
+	json_decref(ans);
+	return CTL_EXIT_OK;
+}
+
+/* inspect ORIGIN: the cached entry as "key: value" lines. */
+static int
+cmd_inspect(const struct ctl *ctl, int argc, char **argv)
+{
+	json_t *ans;
+
+	(void)argc;
+	ans = ctl_call(
+	    ctl, json_pack("{s:s, s:s}", "op", "inspect", "origin", argv[0]));
+	if (ans == NULL)
+		return CTL_EXIT_ERROR;
+	if (!ctl->json)
+		ctl_print_flat(ans);
+	json_decref(ans);
+	return CTL_EXIT_OK;
+}
+
+/* purge ORIGIN | purge --all: "purged N". */
+static int
+cmd_purge(const struct ctl *ctl, int argc, char **argv)
+{
+	json_t *ans, *req;
+
+	(void)argc;
+	if (strcmp(argv[0], "--all") == 0)
+		req = json_pack("{s:s, s:b}", "op", "purge", "all", 1);
+	else
+		req = json_pack("{s:s, s:s}", "op", "purge", "origin", argv[0]);
+	if ((ans = ctl_call(ctl, req)) == NULL)
+		return CTL_EXIT_ERROR;
+	if (!ctl->json) {
+		fputs("purged ", stdout);
+		ctl_print_scalar(json_object_get(ans, "purged"));
+		putchar('\n');
+	}
+	json_decref(ans);
+	return CTL_EXIT_OK;
+}
+
+/* ping: "robotsd VERSION". */
+static int
+cmd_ping(const struct ctl *ctl, int argc, char **argv)
+{
+	json_t *ans;
+
+	(void)argc;
+	(void)argv;
+	if ((ans = ctl_call(ctl, json_pack("{s:s}", "op", "ping"))) == NULL)
+		return CTL_EXIT_ERROR;
+	if (!ctl->json) {
+		fputs("robotsd ", stdout);
+		ctl_print_scalar(json_object_get(ans, "version"));
+		putchar('\n');
+	}
+	json_decref(ans);
+	return CTL_EXIT_OK;
+}
+
+/*
+ * Options and dispatch.
+ */
+
+static const struct ctl_cmd cmds[] = {
+	{ "check", 2, 2, cmd_check },
+	{ "stats", 0, 0, cmd_stats },
+	{ "inspect", 1, 1, cmd_inspect },
+	{ "purge", 1, 1, cmd_purge },
+	{ "ping", 0, 0, cmd_ping },
+	{ "test", 3, -1, ctl_cmd_test },
+};
+
+/* Print a usage error's hint on stderr. */
+static void
+usage_error(void)
+{
+	fputs("usage: robotsctl [-s PATH] [--json] [-t SECONDS] COMMAND "
+	      "[ARG...]\n"
+	      "run 'robotsctl --help' for the commands\n",
+	    stderr);
+}
+
+/* Print the usage text on stdout. */
+static void
+usage(void)
+{
+	fputs(
+	    "usage: robotsctl [-s PATH] [--json] [-t SECONDS] COMMAND "
+	    "[ARG...]\n"
+	    "commands:\n"
+	    "  check URL AGENT          may AGENT fetch URL? (exit 0 yes, "
+	    "1 no)\n"
+	    "  stats                    the daemon's counters\n"
+	    "  inspect ORIGIN           the cached entry of an origin\n"
+	    "  purge ORIGIN | --all     drop an origin (or all) from the "
+	    "cache\n"
+	    "  ping                     the daemon's version\n"
+	    "  test FILE AGENT URL...   check URLs against a local "
+	    "robots.txt (FILE - is stdin), offline\n"
+	    "options:\n"
+	    "  -s, --socket PATH        daemon socket (default "
+	    "$ROBOTSD_SOCKET or " CTL_DEFAULT_SOCKET ")\n"
+	    "  --json                   print JSON answers, one per line\n"
+	    "  -t, --timeout SECONDS    wait this long for an answer (default "
+	    "70, 0 = forever)\n"
+	    "  -h, --help               this text\n"
+	    "  -V, --version            the version\n",
+	    stdout);
+}
+
+/* Parse the options before COMMAND into ctl; -1 on a usage error. */
+static int
+parse_options(int argc, char **argv, struct ctl *ctl)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *errstr;
+	long long n;
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:s:t:hV", longopts, NULL)) != -1)
+		switch (ch) {
+		case 's':
+			ctl->socket = optarg;
+			break;
+		case 'j':
+			ctl->json = 1;
+			break;
+		case 't':
+			if (parse_num(optarg, 0, CTL_MAX_TIMEOUT, &n,
+			        &errstr) == -1) {
+				ctl_warnx("timeout %s: %s", optarg, errstr);
+				return -1;
+			}
+			ctl->timeout = (int)n;
+			break;
+		case 'h':
+			usage();
+			exit(CTL_EXIT_OK);
+		case 'V':
+			printf("robotsctl %s\n", PACKAGE_VERSION);
+			exit(CTL_EXIT_OK);
+		case ':':
+			ctl_warnx("%s: missing argument", argv[optind - 1]);
+			usage_error();
+			return -1;
+		default:
+			ctl_warnx("unknown option '%s'", argv[optind - 1]);
+			usage_error();
+			return -1;
+		}
+	return 0;
+}
+
+/* Run COMMAND with its arguments. */
+int
+main(int argc, char **argv)
+{
+	struct ctl ctl = { .timeout = CTL_DEFAULT_TIMEOUT };
+	const struct ctl_cmd *cmd;
+	size_t i;
+	int nargs;
+
+	if ((ctl.socket = getenv("ROBOTSD_SOCKET")) == NULL ||
+	    *ctl.socket == '\0')
+		ctl.socket = CTL_DEFAULT_SOCKET;
+	if (parse_options(argc, argv, &ctl) == -1)
+		return CTL_EXIT_ERROR;
+	if (optind >= argc) {
+		usage_error();
+		return CTL_EXIT_ERROR;
+	}
+	nargs = argc - optind - 1;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		cmd = &cmds[i];
+		if (strcmp(argv[optind], cmd->name) != 0)
+			continue;
+		if (nargs < cmd->min_args ||
+		    (cmd->max_args != -1 && nargs > cmd->max_args)) {
+			ctl_warnx("%s: wrong number of arguments", cmd->name);
+			usage_error();
+			return CTL_EXIT_ERROR;
+		}
+		return cmd->run(&ctl, nargs, argv + optind + 1);
+	}
+	ctl_warnx("unknown command '%s'", argv[optind]);
+	usage_error();
+	return CTL_EXIT_ERROR;
+}
