@@ -10,7 +10,7 @@
  * freed: purge and eviction skip it or defer the free (see
  * docs/internals/cache.md).
  */
-#define _POSIX_C_SOURCE 200809L
+#include <config.h>
 
 #include <sys/queue.h>
 
@@ -329,56 +329,66 @@ cache_clamp(double v, double lo, double hi)
 }
 
 /*
- * The lifetime of a 2xx/4xx answer: s-maxage, else max-age, minus Age,
- * clamped; else Expires - Date, clamped; else the default TTL. no-store and
- * no-cache mean as short as allowed.
+ * Seconds from the response's Date to the HTTP date t, both in the origin
+ * server's frame; without a Date header the real wall clock stands in for it
+ * (never the test offset: see docs/internals/cache.md). -1 if t is invalid.
+ */
+static int
+cache_http_delta(const char *t, const char *date_hdr, double *delta)
+{
+	time_t when = curl_getdate(t, NULL), date = -1;
+
+	if (when == -1)
+		return -1;
+	if (date_hdr != NULL)
+		date = curl_getdate(date_hdr, NULL);
+	*delta = (double)when - (date != -1 ? (double)date : clock_wall());
+	return 0;
+}
+
+/*
+ * The lifetime of a 2xx/4xx answer (RFC 9111 section 4.2.1): no-store or
+ * no-cache mean the minimum; else s-maxage (a shared cache's own), else
+ * max-age, else Expires - Date; each minus Age and clamped to [min, max]. An
+ * invalid value means already stale (the minimum). Else the default TTL.
  */
 static double
 cache_ttl(const struct cache *c, const struct fetch_result *r)
 {
 	double v, age = r->age != NULL ? cache_parse_secs(r->age) : 0;
-	time_t ex, date;
+	const char *cc = r->cache_control;
 
 	if (age < 0)
 		age = 0;
-	if (r->cache_control != NULL) {
-		if (cache_control_find(r->cache_control, "no-store", &v) ||
-		    cache_control_find(r->cache_control, "no-cache", &v))
+	if (cc != NULL) {
+		if (cache_control_find(cc, "no-store", &v) ||
+		    cache_control_find(cc, "no-cache", &v))
 			return c->min_ttl;
-		if ((cache_control_find(r->cache_control, "s-maxage", &v) &&
-		        v >= 0) ||
-		    (cache_control_find(r->cache_control, "max-age", &v) &&
-		        v >= 0))
+		if (cache_control_find(cc, "s-maxage", &v) ||
+		    cache_control_find(cc, "max-age", &v))
 			return cache_clamp(v - age, c->min_ttl, c->max_ttl);
 	}
 	if (r->expires != NULL) {
-		ex = curl_getdate(r->expires, NULL);
-		date = r->date != NULL ? curl_getdate(r->date, NULL) : -1;
-		if (date == -1)
-			date = time(NULL);
-		v = ex == -1 ? 0 : (double)ex - (double)date - age;
-		return cache_clamp(v, c->min_ttl, c->max_ttl);
+		if (cache_http_delta(r->expires, r->date, &v) == -1)
+			v = 0; /* an invalid Expires means already expired */
+		return cache_clamp(v - age, c->min_ttl, c->max_ttl);
 	}
 	return c->default_ttl;
 }
 
-/* Seconds a Retry-After asks for (delta or HTTP date), or -1. */
+/* Seconds a Retry-After asks for (delta seconds or HTTP date), or -1. */
 static double
 cache_retry_after(const struct fetch_result *r)
 {
-	time_t t, date;
 	double v;
 
 	if (r->retry_after == NULL)
 		return -1;
 	if ((v = cache_parse_secs(r->retry_after)) >= 0)
 		return v;
-	if ((t = curl_getdate(r->retry_after, NULL)) == -1)
+	if (cache_http_delta(r->retry_after, r->date, &v) == -1)
 		return -1;
-	date = r->date != NULL ? curl_getdate(r->date, NULL) : -1;
-	if (date == -1)
-		date = time(NULL);
-	return t > date ? (double)(t - date) : 0;
+	return v > 0 ? v : 0;
 }
 
 /* A fraction in [0, 0.1) fixed by origin and streak: spreads retries. */
@@ -394,8 +404,10 @@ cache_jitter(uint64_t hash, unsigned streak)
 }
 
 /*
- * Delay before the next retry: min * 2^(streak-1) plus up to 10% jitter,
- * capped; 503 and 429 use the shorter schedule and a Retry-After within it.
+ * Delay before retry number k = fail_streak (k >= 1) on the schedule
+ * [lo, hi]: base = min(lo * 2^(k-1), hi), delay = min(base * (1 + j), hi)
+ * with j = cache_jitter() in [0, 0.1). A Retry-After (503 and 429 only) is
+ * clamped to [lo, hi] and gets no jitter.
  */
 static double
 cache_backoff(
@@ -403,14 +415,14 @@ cache_backoff(
 {
 	double lo = soon ? c->retry_503_min : c->retry_min;
 	double hi = soon ? c->retry_503_max : c->retry_max;
-	unsigned n = e->pub.fail_streak > 0 ? e->pub.fail_streak - 1 : 0;
-	double d;
+	unsigned k = e->pub.fail_streak > 0 ? e->pub.fail_streak - 1 : 0;
+	double base;
 
 	if (retry_after >= 0)
 		return cache_clamp(retry_after, lo, hi);
-	d = ldexp(lo, n > 60 ? 60 : (int)n);
-	d += d * cache_jitter(e->hash, e->pub.fail_streak);
-	return cache_clamp(d, lo, hi);
+	base = cache_clamp(ldexp(lo, k > 60 ? 60 : (int)k), lo, hi);
+	return cache_clamp(
+	    base * (1 + cache_jitter(e->hash, e->pub.fail_streak)), lo, hi);
 }
 
 /* Replace an entry's string field with a copy of s (NULL allowed). */
@@ -440,6 +452,18 @@ entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
 	e->good = 1;
 }
 
+/*
+ * An origin failing for unreachable_allow_after seconds without a good copy
+ * to fall back on is allowed (RFC 9309 section 2.3.1.4).
+ */
+static void
+entry_fallback(const struct cache *c, struct entry *e, double now)
+{
+	if (!e->good && e->pub.fail_streak > 0 &&
+	    now - e->pub.fail_since >= c->unreachable_allow_after)
+		e->pub.policy = CACHE_ALLOW_ALL;
+}
+
 /* Record a failed fetch (5xx, 429, network, timeout, refused address). */
 static void
 entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
@@ -448,8 +472,6 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 	int soon = r->error == FETCH_OK &&
 	           (r->http_status == 503 || r->http_status == 429);
 
-	if (r->error != FETCH_PRIVATE_ADDR)
-		c->stats.fetch_errors++;
 	if (e->pub.fail_streak++ == 0)
 		e->pub.fail_since = now;
 	entry_set_str(&e->pub.last_error, why);
@@ -460,9 +482,8 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 		e->pub.stale = 1; /* keep serving the last good copy */
 		return;
 	}
-	e->pub.policy = now - e->pub.fail_since >= c->unreachable_allow_after
-	                    ? CACHE_ALLOW_ALL
-	                    : CACHE_DISALLOW_ALL;
+	e->pub.policy = CACHE_DISALLOW_ALL;
+	entry_fallback(c, e, now);
 	e->pub.body_bytes = 0;
 	e->pub.truncated = 0;
 	entry_set_str(&e->pub.final_url, r->final_url);
@@ -475,7 +496,7 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	double now = clock_now(c->clock);
 	int st = r->http_status;
 	struct robots *rb;
-	char why[64];
+	char why[256];
 
 	e->pub.fetched_at = now;
 	e->pub.http_status =
@@ -488,15 +509,20 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	} else if (r->error == FETCH_REDIRECTS ||
 	           (r->error == FETCH_OK && st >= 300 && st < 500 && st != 429))
 		entry_good(c, e, r, NULL, now);
-	else if (r->error == FETCH_OK) {
-		snprintf(why, sizeof(why), "HTTP status %d", st);
+	else {
+		c->stats.fetch_errors++;
+		if (r->error == FETCH_OK)
+			snprintf(why, sizeof(why), "HTTP status %d", st);
+		else
+			snprintf(why, sizeof(why), "%s",
+			    r->error_message != NULL ? r->error_message
+			                             : "fetch failed");
 		entry_failed(c, e, r, why, now);
-	} else
-		entry_failed(c, e, r,
-		    r->error_message != NULL ? r->error_message
-		                             : "fetch failed",
-		    now);
+	}
 	entry_account(c, e);
+	log_debug("%s: %s: %s, status %d, expires in %.0fs", __func__,
+	    e->pub.origin, cache_policy_name(e->pub.policy), e->pub.http_status,
+	    e->pub.expires_at - now);
 }
 
 /* Answer every waiter of an entry; callbacks may cancel others or purge. */
@@ -594,45 +620,53 @@ cache_free(struct cache *c)
 	free(c);
 }
 
-/* Check an origin; see cache.h. */
+/*
+ * A check that finds nothing to answer from: no entry, or only the
+ * placeholder of a first fetch (e). Start or join the fetch, then wait on it
+ * or answer PENDING.
+ */
+static enum cache_status
+cache_check_miss(struct cache *c, struct entry *e, const char *origin,
+    const char *robots_url, int wait, struct cache_waiter *w)
+{
+	int joined = e != NULL && e->fetch != NULL;
+
+	if (wait && c->stats.waiting >= c->max_waiting) {
+		c->stats.overloaded++;
+		return CACHE_OVERLOADED;
+	}
+	if (e == NULL && (e = entry_new(c, origin)) == NULL)
+		return CACHE_NOMEM;
+	entry_touch(c, e);
+	if (entry_fetch(c, e, robots_url) == -1) {
+		if (TAILQ_EMPTY(&e->waiters) && !e->waking)
+			entry_remove(c, e);
+		return CACHE_NOMEM;
+	}
+	c->stats.misses++;
+	if (joined)
+		c->stats.coalesced++;
+	if (wait)
+		entry_wait(c, e, w);
+	cache_enforce_cap(c);
+	return wait ? CACHE_WAIT : CACHE_PENDING;
+}
+
+/* Check an origin; see cache.h and docs/internals/cache.md. */
 enum cache_status
 cache_check(struct cache *c, const char *origin, const char *robots_url,
     int wait, struct cache_waiter *w, const struct cache_entry **entry)
 {
 	struct entry *e = cache_lookup(c, origin);
-	int overloaded = c->stats.waiting >= c->max_waiting;
+	double now = clock_now(c->clock);
 
 	*entry = NULL;
-	if (e == NULL) {
-		if (wait && overloaded)
-			return CACHE_OVERLOADED;
-		if ((e = entry_new(c, origin)) == NULL)
-			return CACHE_NOMEM;
-		if (entry_fetch(c, e, robots_url) == -1) {
-			entry_remove(c, e);
-			return CACHE_NOMEM;
-		}
-		c->stats.misses++;
-		cache_enforce_cap(c);
-		if (!wait)
-			return CACHE_PENDING;
-		entry_wait(c, e, w);
-		return CACHE_WAIT;
-	}
+	if (e == NULL || e->pub.policy == CACHE_NONE)
+		return cache_check_miss(c, e, origin, robots_url, wait, w);
 	entry_touch(c, e);
-	if (e->pub.policy == CACHE_NONE) {
-		if (!e->fetch && entry_fetch(c, e, robots_url) == -1)
-			return CACHE_NOMEM;
-		if (!wait)
-			return CACHE_PENDING;
-		if (overloaded)
-			return CACHE_OVERLOADED;
-		c->stats.coalesced++;
-		entry_wait(c, e, w);
-		return CACHE_WAIT;
-	}
+	entry_fallback(c, e, now);
 	*entry = &e->pub;
-	if (clock_now(c->clock) >= e->pub.expires_at)
+	if (now >= e->pub.expires_at)
 		(void)entry_fetch(c, e, robots_url); /* else retry next check */
 	if (e->pub.fetching || e->pub.stale) {
 		c->stats.stale++;

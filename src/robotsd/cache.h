@@ -67,10 +67,18 @@ struct cache_waiter {
 	struct cache_entry *entry; /* private */
 };
 
+/*
+ * Counters. Every cache_check() answering HIT, STALE, WAIT or PENDING counts
+ * once in hits, stale or misses; a miss that joined a fetch already in flight
+ * also counts in coalesced. fetches: fetches started; fetch_errors: those
+ * that ended "unreachable" (5xx, 429, network error, timeout, refused
+ * address). overloaded: checks answered CACHE_OVERLOADED.
+ */
 struct cache_stats {
 	uint64_t hits, misses, fetches, fetch_errors, coalesced, stale;
 	uint64_t evictions;
 	size_t entries, bytes, waiting;
+	uint64_t overloaded;
 };
 
 struct cache *cache_new(
@@ -80,9 +88,12 @@ void cache_configure(struct cache *, const struct config *);
 
 /*
  * Look origin up for a check. robots_url is the URL to fetch if needed.
- * HIT/STALE: *entry is set (borrowed until control returns to the loop).
- * WAIT: w is queued; w->cb runs when the fetch ends. With wait == 0 a miss
- * answers PENDING and the fetch runs in the background.
+ * HIT/STALE: *entry is set (borrowed until control returns to the loop); an
+ * expired entry starts one refresh (or retry) and answers STALE at once.
+ * WAIT: w (required when wait != 0, cb and arg set) is queued; w->cb runs
+ * once when the fetch ends. With wait == 0 a miss answers PENDING and the
+ * fetch runs in the background. OVERLOADED: --max-waiting checks already
+ * wait; nothing was queued or started. See docs/internals/cache.md.
  */
 enum cache_status cache_check(struct cache *, const char *origin,
     const char *robots_url, int wait, struct cache_waiter *w,
@@ -91,7 +102,11 @@ void cache_waiter_cancel(struct cache_waiter *); /* no callback after this */
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */
 const struct cache_entry *cache_find(struct cache *, const char *origin);
-/* Remove one origin (1 if it was there) or all; in-flight fetches finish. */
+/*
+ * Remove one origin (1 if it was there) or all. An entry with a fetch in
+ * flight is emptied instead (policy CACHE_NONE): its waiters, and checks
+ * from now on, are answered by that fetch, which refills it.
+ */
 size_t cache_purge(struct cache *, const char *origin);
 size_t cache_purge_all(struct cache *);
 /* Seconds until the entry is refreshed or retried, never negative. */

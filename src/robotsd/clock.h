@@ -8,11 +8,17 @@
 #define ROBOTSD_CLOCK_H
 
 struct clock {
-	double offset; /* seconds added to the real monotonic-based clock */
+	double offset; /* seconds added to the real wall clock */
 };
 
-/* Wall-clock seconds (with the test offset). */
+/* Wall-clock seconds since the epoch, with the test offset added. */
 double clock_now(const struct clock *);
+/*
+ * Wall-clock seconds without the test offset: the frame origin servers live
+ * in. Only for turning an HTTP date into a duration when the response has
+ * no Date header (see docs/internals/cache.md); never for a deadline.
+ */
+double clock_wall(void);
 void clock_advance(struct clock *, double seconds);
 
 #endif /* ROBOTSD_CLOCK_H */

@@ -9,7 +9,7 @@
  * The caller calls curl_global_init(CURL_GLOBAL_DEFAULT) once before
  * fetcher_new(); nothing here keeps global state.
  */
-#define _POSIX_C_SOURCE 200809L
+#include <config.h>
 
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -35,6 +35,7 @@
 
 #define FETCH_MAX_REDIRS 5
 #define FETCH_PROTOCOLS "http,https,ftp"
+#define FETCH_DEFAULT_UA PACKAGE_NAME "/" PACKAGE_VERSION
 
 enum fetch_hdr {
 	HDR_CACHE_CONTROL,
@@ -181,9 +182,12 @@ fetch_event_cb(evutil_socket_t fd, short kind, void *arg)
 	if (kind & EV_WRITE)
 		action |= CURL_CSELECT_OUT;
 	curl_multi_socket_action(f->multi, fd, action, &f->still_running);
+	/*
+	 * No "still_running == 0: delete the timer" here (as hiperfifo has):
+	 * check_multi_info() may have started a queued fetch, whose timer
+	 * curl has just armed; curl deletes the timer itself (timeout -1).
+	 */
 	fetch_check_multi_info(f);
-	if (f->still_running <= 0 && evtimer_pending(&f->timer, NULL))
-		evtimer_del(&f->timer);
 }
 
 /* curl's timeout ran out. */
@@ -239,7 +243,6 @@ fetch_multi_sock_cb(
 	if (what == CURL_POLL_REMOVE) {
 		if (s != NULL)
 			fetch_sock_free(s);
-		curl_multi_assign(f->multi, fd, NULL);
 		return 0;
 	}
 	if (s == NULL) {
@@ -368,8 +371,12 @@ fetch_private_v4(uint32_t a)
 	       (a & 0xffff0000) == 0xa9fe0000 || /* 169.254/16 link-local */
 	       (a & 0xfff00000) == 0xac100000 || /* 172.16/12 */
 	       (a & 0xffffff00) == 0xc0000000 || /* 192.0.0/24 IETF */
+	       (a & 0xffffff00) == 0xc0000200 || /* 192.0.2/24 TEST-NET-1 */
+	       (a & 0xffffff00) == 0xc0586300 || /* 192.88.99/24 6to4 relay */
 	       (a & 0xffff0000) == 0xc0a80000 || /* 192.168/16 */
 	       (a & 0xfffe0000) == 0xc6120000 || /* 198.18/15 benchmarking */
+	       (a & 0xffffff00) == 0xc6336400 || /* 198.51.100/24 TEST-NET-2 */
+	       (a & 0xffffff00) == 0xcb007100 || /* 203.0.113/24 TEST-NET-3 */
 	       (a >> 28) >= 0xe; /* multicast, reserved, bcast */
 }
 
@@ -388,7 +395,15 @@ fetch_private_v6(const unsigned char *b)
 	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b &&
 	    memcmp(b + 4, zero, 8) == 0)
 		return fetch_private_v4(v4); /* 64:ff9b::/96 NAT64 */
-	return (b[0] & 0xfe) == 0xfc ||      /* fc00::/7 ULA */
+	if (b[0] == 0x20 && b[1] == 0x02)    /* 2002::/16 6to4 */
+		return fetch_private_v4((uint32_t)b[2] << 24 |
+		                        (uint32_t)b[3] << 16 |
+		                        (uint32_t)b[4] << 8 | b[5]);
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
+		return 1; /* 2001:db8::/32 documentation */
+	if (b[0] == 0x01 && b[1] == 0x00 && memcmp(b + 2, zero, 6) == 0)
+		return 1;                                 /* 100::/64 discard */
+	return (b[0] & 0xfe) == 0xfc ||                   /* fc00::/7 ULA */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) || /* fec0::/10 site */
 	       b[0] == 0xff;                              /* multicast */
@@ -480,7 +495,8 @@ fetch_opensocket_cb(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
 		fe->private_refused = 1;
 		return CURL_SOCKET_BAD;
 	}
-	return socket(addr->family, addr->socktype, addr->protocol);
+	return socket(
+	    addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
 }
 
 /* Build the curl_slist of connect-to entries; -1 when memory runs out. */
@@ -514,6 +530,8 @@ fetch_setup_easy(struct fetch *fe)
 	curl_easy_setopt(e, CURLOPT_PRIVATE, fe);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, fe->errbuf);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	/* Timeout or cancel mid-lookup: forget the resolver thread, no join. */
+	curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
 	curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, f->user_agent);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, f->timeout * 1000L);
@@ -736,6 +754,10 @@ fetcher_new(struct event_base *base, const struct config *cf)
 	curl_multi_setopt(
 	    f->multi, CURLMOPT_TIMERFUNCTION, fetch_multi_timer_cb);
 	curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+	if ((curl_version_info(CURLVERSION_NOW)->features &
+	        CURL_VERSION_ASYNCHDNS) == 0)
+		log_warnx("libcurl resolves names synchronously: a slow DNS "
+		          "server will stall the daemon");
 	fetcher_configure(f, cf);
 	if (f->user_agent == NULL) {
 		fetcher_free(f);
@@ -777,14 +799,15 @@ fetcher_free(struct fetcher *f)
 void
 fetcher_configure(struct fetcher *f, const struct config *cf)
 {
+	const char *ua =
+	    cf->user_agent != NULL ? cf->user_agent : FETCH_DEFAULT_UA;
 	char **ct;
 
 	if ((ct = fetch_strv_dup(cf->connect_to)) != NULL) {
 		fetch_strv_free(f->connect_to);
 		f->connect_to = ct;
 	}
-	if (fetch_set_str(&f->user_agent,
-	        cf->user_agent != NULL ? cf->user_agent : "robotsd") == -1 ||
+	if (fetch_set_str(&f->user_agent, ua) == -1 ||
 	    fetch_set_str(&f->ca_file, cf->ca_file) == -1)
 		log_warnx("%s: out of memory", __func__);
 	f->timeout = cf->fetch_timeout > 0 ? cf->fetch_timeout : 30;

@@ -503,24 +503,35 @@ static void
 ops_stats(struct robotsd *rd, struct conn *c, struct request *req)
 {
 	const struct cache_stats *s = cache_stats(rd->cache);
-	json_t *o = proto_ok(req->id);
+	const struct {
+		const char *name;
+		uint64_t value;
+	} counters[] = {
+		{ "cache_entries", s->entries },
+		{ "cache_bytes", s->bytes },
+		{ "hits", s->hits },
+		{ "misses", s->misses },
+		{ "fetches", s->fetches },
+		{ "fetch_errors", s->fetch_errors },
+		{ "coalesced", s->coalesced },
+		{ "connections", server_connections(rd->server) },
+		{ "requests", rd->requests },
+		{ "uptime_s", (uint64_t)(clock_now(&rd->clock) - rd->started) },
+		{ "stale", s->stale },
+		{ "evictions", s->evictions },
+		{ "waiting", s->waiting },
+		{ "overloaded", s->overloaded },
+		{ "fetches_in_flight", fetcher_in_flight(rd->fetcher) },
+		{ "fetches_queued", fetcher_queued(rd->fetcher) },
+		{ "connections_total", server_connections_total(rd->server) },
+	};
+	json_t *o = proto_ok(req->id), *st = json_object();
+	size_t i;
 
-	json_object_set_new(o, "stats",
-	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-	              " s:I, s:I, s:I, s:I, s:I, s:I}",
-	        "cache_entries", (json_int_t)s->entries, "cache_bytes",
-	        (json_int_t)s->bytes, "hits", (json_int_t)s->hits, "misses",
-	        (json_int_t)s->misses, "fetches", (json_int_t)s->fetches,
-	        "fetch_errors", (json_int_t)s->fetch_errors, "coalesced",
-	        (json_int_t)s->coalesced, "connections",
-	        (json_int_t)server_connections(rd->server), "requests",
-	        (json_int_t)rd->requests, "uptime_s",
-	        (json_int_t)(clock_now(&rd->clock) - rd->started), "stale",
-	        (json_int_t)s->stale, "evictions", (json_int_t)s->evictions,
-	        "waiting", (json_int_t)s->waiting, "fetches_in_flight",
-	        (json_int_t)fetcher_in_flight(rd->fetcher), "fetches_queued",
-	        (json_int_t)fetcher_queued(rd->fetcher), "connections_total",
-	        (json_int_t)server_connections_total(rd->server)));
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		json_object_set_new(st, counters[i].name,
+		    json_integer((json_int_t)counters[i].value));
+	json_object_set_new(o, "stats", st);
 	conn_reply(c, o);
 }
 

@@ -39,7 +39,7 @@ robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!server_busy(rd->server) || clock_now(NULL) >= sig->drain_deadline)
+	if (!server_busy(rd->server) || clock_wall() >= sig->drain_deadline)
 		event_base_loopexit(rd->base, NULL);
 }
 
@@ -60,7 +60,7 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 	rd->stopping = 1;
 	sysd_stopping();
 	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_now(NULL) + rd->conf->fetch_timeout + 1;
+	sig->drain_deadline = clock_wall() + rd->conf->fetch_timeout + 1;
 	evtimer_add(sig->drain, &tv);
 }
 
