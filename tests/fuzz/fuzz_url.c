@@ -1,1 +1,119 @@
-/* stub: to be written */
+/*
+ * fuzz_url.c: libFuzzer target for URL normalization (src/robots/url.c).
+ * The input is tried as a URL (url_parse, url_origin) and as a raw path
+ * (robots_path_normalize); the results must keep their invariants: an
+ * origin starts with its scheme and is its own origin, a match path starts
+ * with '/' and normalizes to itself, and origin + path parses back to the
+ * same origin and path.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robots.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A match path: '/'-led, no NUL inside, and a fixed point of normalizing. */
+static void
+check_path(const char *path, size_t len)
+{
+	char *again;
+	size_t again_len;
+
+	if (len == 0 || path[0] != '/' || path[len] != '\0' ||
+	    strlen(path) != len)
+		abort();
+	if ((again = robots_path_normalize(path, len, &again_len)) == NULL)
+		return;
+	if (again_len != len || memcmp(again, path, len) != 0)
+		abort();
+	free(again);
+}
+
+/* An origin key is its own origin. */
+static void
+check_origin(const char *origin, const char *scheme)
+{
+	size_t n = strlen(scheme);
+	enum url_err err;
+	char *again;
+
+	if (strncmp(origin, scheme, n) != 0 || strncmp(origin + n, "://", 3))
+		abort();
+	again = url_origin(origin, strlen(origin), &err);
+	if (again == NULL) {
+		if (err != URL_NOMEM)
+			abort();
+		return;
+	}
+	if (strcmp(again, origin) != 0)
+		abort();
+	free(again);
+}
+
+/* origin + path parses back to the same origin and path. */
+static void
+check_reparse(const struct url *u)
+{
+	size_t lo = strlen(u->origin);
+	char *s = malloc(lo + u->path_len);
+	struct url v;
+
+	if (s == NULL)
+		return;
+	memcpy(s, u->origin, lo);
+	memcpy(s + lo, u->path, u->path_len);
+	if (url_parse(s, lo + u->path_len, &v) == URL_OK) {
+		if (strcmp(v.origin, u->origin) != 0 ||
+		    v.path_len != u->path_len ||
+		    memcmp(v.path, u->path, u->path_len) != 0)
+			abort();
+		url_clear(&v);
+	} else if (lo + u->path_len <= URL_MAX_LEN)
+		abort();
+	free(s);
+}
+
+/* The scheme an origin key starts with. */
+static const char *
+origin_scheme(const char *origin)
+{
+	if (strncmp(origin, "ftp:", 4) == 0)
+		return "ftp";
+	return strncmp(origin, "https:", 6) == 0 ? "https" : "http";
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data;
+	struct url u;
+	enum url_err err, oerr;
+	char *origin, *path;
+	size_t len;
+
+	err = url_parse(s, size, &u);
+	if (url_err_message(err) == NULL)
+		abort();
+	origin = url_origin(s, size, &oerr);
+	if (err == URL_OK) {
+		check_origin(u.origin, u.scheme);
+		check_path(u.path, u.path_len);
+		check_reparse(&u);
+		if (origin != NULL && strcmp(origin, u.origin) != 0)
+			abort();
+		url_clear(&u);
+	}
+	if (origin != NULL) {
+		check_origin(origin, origin_scheme(origin));
+		free(origin);
+	}
+	if ((path = robots_path_normalize(s, size, &len)) != NULL) {
+		check_path(path, len);
+		free(path);
+	}
+	return 0;
+}
