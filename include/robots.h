@@ -117,9 +117,16 @@ struct url {
 	size_t path_len;
 };
 
+/* A URL longer than this many bytes is URL_BAD (the default request line). */
+#define URL_MAX_LEN 65536
+
 /*
  * Parse and normalize an absolute URL (len bytes, need not be NUL-terminated)
  * into u, which url_clear() releases. On error u holds nothing to release.
+ * "scheme://" and a host are required; no surrounding whitespace is trimmed.
+ * The query is kept when present, even empty ("/x?"), as Google does; raw
+ * spaces and non-ASCII octets are accepted and percent-encoded; controls,
+ * port 0 and IPv6 zone ids are URL_BAD.
  */
 enum url_err url_parse(const char *s, size_t len, struct url *u);
 void url_clear(struct url *);
@@ -138,8 +145,9 @@ char *url_robots_txt(const char *origin);
 
 /*
  * Normalize a raw path (+ query, no fragment) the way url_parse() does: dot
- * segments resolved, percent-encoding normalized, empty path is "/".
- * Returns an allocated NUL-terminated string, or NULL when memory runs out.
+ * segments resolved, percent-encoding normalized, empty path is "/"; a
+ * missing leading '/' is added and a '#' ends the input. Returns an
+ * allocated NUL-terminated string, or NULL when memory runs out.
  */
 char *robots_path_normalize(const char *path, size_t len, size_t *out_len);
 
