@@ -7,6 +7,8 @@
  * CORPUS_DIR holds robots/HOST.txt files and urls.txt (https://HOST/PATH).
  * Timing is CPU time of this process (one core), best of ROUNDS rounds.
  */
+#include <config.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>

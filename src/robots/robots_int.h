@@ -1,1 +1,205 @@
-/* stub */
+/*
+ * robots_int.h: the layout of a compiled ruleset, shared by the parser that
+ * builds it (robots_parse.c), the matcher that reads it (robots_match.c) and
+ * the product-token helpers (robots_agent.c). Not part of the API.
+ *
+ * A ruleset is one allocation: this header, then its tables and its text,
+ * hot ones first. Tables are found by offsets from the header. The match
+ * index is sized for the worst case, then the block is compacted to fit.
+ *
+ * Rules are sorted by specificity (longest normalized pattern first, allow
+ * before disallow on a tie, then file order). Groups named by the same set
+ * of agents share a list of the indexes of their rules; a product token (or
+ * '*') has the lists of the groups naming it, and the smallest index that
+ * matches in any of them decides (so groups are merged without copying
+ * their rules, and memory stays linear in the file).
+ * A list is ordered by literal prefix (the pattern up to its first '*'),
+ * one index node per distinct prefix, each node pointing to its parent: the
+ * longest other prefix in the list that is a prefix of it. The prefixes of
+ * a path in the list are then the parent chain of the greatest prefix not
+ * above the path, found by binary search.
+ */
+#ifndef ROBOTS_INT_H
+#define ROBOTS_INT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "robots.h"
+
+#define ROBOTS_NONE UINT32_MAX
+
+/* A span of text: offset and length. */
+struct robots_span {
+	uint32_t off;
+	uint32_t len;
+};
+
+/* One entry of the matching table. */
+struct robots_crule {
+	uint64_t
+	    need;     /* bit c % 64 for every byte c the glob's segments need */
+	uint32_t pat; /* compiled pattern: normalized, '$' and '**' done */
+	uint32_t src; /* the pattern as written */
+	uint32_t line;
+	uint32_t prio;    /* specificity: normalized length, '$' included */
+	uint16_t pat_len; /* without the anchoring '$' (<= 3 * line) */
+	uint16_t lit_len; /* literal prefix: bytes before the first '*' */
+	uint16_t src_len; /* <= ROBOTS_MAX_LINE */
+	uint8_t allow;
+	uint8_t anchored; /* the pattern ended in '$' */
+};
+
+/*
+ * A distinct literal prefix in a list. A list's index is its nnodes keys
+ * (the prefixes' first 8 bytes, big-endian, zero-padded, in memcmp order)
+ * followed by its nnodes nodes, so the binary search reads only keys.
+ */
+struct robots_node {
+	uint32_t lit;     /* text offset of the prefix */
+	uint16_t lit_len; /* <= 3 * ROBOTS_MAX_LINE */
+	uint16_t plain;   /* its first entry is the literal alone: it matches */
+	uint32_t parent;  /* node index in the list, or ROBOTS_NONE */
+	uint32_t first;   /* its entries run to the next node's first */
+};
+
+/* The indexed rules of the groups named by one set of agents. */
+struct robots_list {
+	uint32_t first; /* slice of idx */
+	uint32_t count;
+	uint32_t node_first; /* its index: 8-byte words into the nodes table */
+	uint32_t nnodes;
+};
+
+/* Bytes of a token kept in its table entry, to compare without the text. */
+#define ROBOTS_AGENT_HEAD 16
+
+/* The merged rules of one product token, or of '*'. */
+struct robots_agent_rules {
+	struct robots_span name;      /* as first written */
+	uint32_t hash;                /* robots_agent_hash() of the name */
+	char head[ROBOTS_AGENT_HEAD]; /* the name's start, lower case */
+	uint32_t list_first;          /* slice of agent_lists */
+	uint32_t nlists;
+	struct robots_list list; /* the only one, when nlists == 1 */
+	double crawl_delay;      /* < 0: none */
+};
+
+/* A group as written, for introspection. */
+struct robots_group {
+	uint32_t agent_first; /* slice of gagents */
+	uint32_t agent_count;
+	uint32_t rule_count; /* rules as written */
+	double crawl_delay;
+};
+
+/* gagents entry naming the '*' group. */
+#define ROBOTS_GLOBAL_OFF UINT32_MAX
+
+struct robots {
+	/* Read by every check: the first cache lines. */
+	struct robots_agent_rules global;
+	size_t slots, agents, agent_lists, lists, nodes, idx, rules,
+	    text; /* table offsets */
+	uint32_t nagents;
+	uint32_t slot_mask; /* slots: agent index + 1, 0 empty */
+	int has_global;
+	/* Reports and lifetime. */
+	uint32_t nrules;   /* table entries, index.html twins included */
+	uint32_t nwritten; /* rules as written */
+	uint32_t ngroups;
+	uint32_t nsitemaps;
+	size_t groups, gagents, sitemaps;
+	size_t memsize;
+	atomic_uint refs;
+};
+
+/* A table of a ruleset. */
+#define ROBOTS_TAB(r, type, field)                                             \
+	((const type *)(const void *)((const char *)(r) + (r)->field))
+
+/* Length of the product token at the start of s: its [A-Za-z_-] run. */
+size_t robots_agent_token(const char *s, size_t len);
+/* Whether a User-agent value names the '*' group ("*" or "* ..."). */
+int robots_agent_is_global(const char *s, size_t len);
+/* Case-insensitive hash and comparison of tokens. */
+uint32_t robots_agent_hash(const char *s, size_t len);
+int robots_agent_eq(const char *a, size_t alen, const char *b, size_t blen);
+/* Fill a->head from the name s. */
+void robots_agent_set_head(struct robots_agent_rules *a, const char *s);
+/* The merged rules for the caller's token, or NULL. */
+const struct robots_agent_rules *robots_agent_find(
+    const struct robots *, const char *token, size_t len);
+
+/*
+ * Parse-time scratch, shared by robots_parse.c (which fills groups and
+ * agent lines) and robots_agent.c (which finds distinct tokens and the
+ * lists of groups named by the same agents). A group before layout:
+ */
+struct robots_tgroup {
+	uint32_t agent_first;
+	uint32_t agent_count;
+	uint32_t rule_count;  /* as written */
+	uint32_t table_count; /* table entries, twins included */
+	double crawl_delay;
+	int separated; /* had a rule line: the next User-agent starts anew */
+	int global;
+	uint32_t sig_first; /* its distinct token ids, sorted, in scratch */
+	uint32_t sig_len;
+	uint32_t lid; /* its list: groups with the same agents share one */
+};
+
+/* A User-agent line naming a token or '*'. */
+struct robots_tagent {
+	const char *src;
+	uint32_t len;
+	uint32_t id; /* distinct-token index; ROBOTS_NONE for '*' or a repeat */
+	uint32_t off; /* of the token in the ruleset's text */
+	int global;
+};
+
+/* Scratch for the layout: distinct tokens, and lists of groups. */
+struct robots_tokens {
+	uint32_t n;
+	uint32_t *first_line; /* per token: its first agent line */
+	uint32_t *nlists;     /* per token: lists naming it */
+	uint32_t *mark;       /* per token: last group that named it */
+	uint32_t *slots;      /* hash table over tokens, index + 1 */
+	uint32_t mask;
+	uint32_t *sig;        /* groups' distinct token ids, sorted */
+	uint32_t nl;          /* lists */
+	uint32_t *list_rep;   /* per list: its first group */
+	uint32_t *list_count; /* per list: table entries */
+	uint32_t *lslots;     /* hash table over lists by agents, index + 1 */
+	uint32_t lmask;
+	size_t nagent_lists; /* all tokens' lists, and the '*' lists */
+	size_t max_count;    /* of any list's table entries */
+};
+
+/*
+ * Give every agent line its token id (ROBOTS_NONE for '*' and repeats in a
+ * group) and every group its list; 0, or -1 when memory runs out. Free t
+ * with robots_agent_index_clear() either way.
+ */
+int robots_agent_index(struct robots_tgroup *groups, size_t ng,
+    struct robots_tagent *lines, size_t na, struct robots_tokens *t);
+void robots_agent_index_clear(struct robots_tokens *t);
+
+/* Scratch for robots_match_index(), one per list entry. */
+struct robots_sortent {
+	const char *lit;
+	uint32_t len;
+	uint32_t idx;
+};
+/* The need mask of a compiled glob p (n bytes, literal prefix lit). */
+uint64_t robots_match_need(const char *p, size_t n, size_t lit);
+/*
+ * Order list (n table indexes, ascending) by literal prefix and write its
+ * index (keys, then nodes) to words, which holds 3 * n; returns the number
+ * of nodes. r's rules and text must be in place.
+ */
+uint32_t robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
+    uint64_t *words, struct robots_sortent *tmp, uint32_t *stack);
+
+#endif /* ROBOTS_INT_H */

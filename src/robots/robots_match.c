@@ -1,1 +1,446 @@
-/* stub: to be written */
+/*
+ * robots_match.c: answers on a compiled ruleset: the verdict for an agent
+ * and a match path (RFC 9309 2.2.2: the longest matching pattern wins,
+ * allow wins a tie, no match allows, /robots.txt is always allowed), the
+ * '*' / '$' glob, and the introspection used by reports. Never allocates.
+ * "/robots.txt" is always allowed as that exact match path only (RFC 9309
+ * 2.2.2 names the /robots.txt URI): "/robots.txt?x" is an ordinary URL.
+ *
+ * The glob is greedy and leftmost: a pattern is literal segments separated
+ * by '*'; each segment is placed at its first occurrence after the previous
+ * one (memmem), and an anchored last segment must end the path. That is
+ * exact for '*' (any sequence) and linear in pattern plus path.
+ */
+#include <config.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robots_int.h"
+
+static const char robots_txt_path[] = "/robots.txt";
+
+/*
+ * The first occurrence of needle in hay. glibc's memmem() is linear but
+ * costly to set up; a short search is cheaper done by hand, and its worst
+ * case (hay times needle) stays small.
+ */
+static const char *
+find(const char *hay, size_t n, const char *needle, size_t m)
+{
+	const char *p = hay, *end = hay + n;
+
+	if (m > n)
+		return NULL;
+	if (n * m > 4096)
+		return memmem(hay, n, needle, m);
+	end -= m - 1;
+	while (p < end && (p = memchr(p, needle[0], (size_t)(end - p)))) {
+		if (memcmp(p + 1, needle + 1, m - 1) == 0)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* Match the rest of glob p (n bytes), its literal prefix p[0..pos) done. */
+static int
+glob_rest(
+    const char *p, size_t n, int anchored, const char *s, size_t m, size_t pos)
+{
+	size_t i = pos, j, seg;
+	const char *hit, *star;
+
+	while (i < n) {
+		i++; /* the '*' */
+		star = memchr(p + i, '*', n - i);
+		j = star != NULL ? (size_t)(star - p) : n;
+		seg = j - i;
+		if (j == n && anchored)
+			return m - pos >= seg &&
+			       memcmp(s + m - seg, p + i, seg) == 0;
+		if (seg > 0) {
+			hit = find(s + pos, m - pos, p + i, seg);
+			if (hit == NULL)
+				return 0;
+			pos = (size_t)(hit - s) + seg;
+		}
+		i = j;
+	}
+	return !anchored || pos == m;
+}
+
+/* A bit for every byte of s, modulo 64. */
+static uint64_t
+byte_mask(const char *s, size_t n)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		m |= (uint64_t)1 << ((unsigned char)s[i] & 63);
+	return m;
+}
+
+uint64_t
+robots_match_need(const char *p, size_t n, size_t lit)
+{
+	return byte_mask(p + lit, n - lit) & ~((uint64_t)1 << ('*' & 63));
+}
+
+/*
+ * Whether rule c, whose literal prefix is known to match, matches path.
+ * *have is the path's byte_mask(), computed on first need: a glob needing
+ * a byte the path lacks is rejected without reading its pattern.
+ */
+static int
+match_rest(const char *text, const struct robots_crule *c, const char *path,
+    size_t path_len, uint64_t *have)
+{
+	if (c->lit_len == c->pat_len)
+		return !c->anchored || path_len == c->pat_len;
+	if (*have == 0)
+		*have = byte_mask(path, path_len) | 1;
+	if ((c->need & ~*have) != 0)
+		return 0;
+	return glob_rest(
+	    text + c->pat, c->pat_len, c->anchored, path, path_len, c->lit_len);
+}
+
+/* Compare a literal with a path: < 0, 0 (a prefix of it) or > 0. */
+static int
+lit_cmp(const char *lit, size_t n, const char *path, size_t m)
+{
+	int d = memcmp(lit, path, n < m ? n : m);
+
+	if (d != 0)
+		return d;
+	return n <= m ? 0 : 1;
+}
+
+/* The first 8 bytes of s, big-endian, zero-padded: memcmp order. */
+static uint64_t
+match_key(const char *s, size_t len)
+{
+	uint64_t k = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		k = k << 8 | (i < len ? (unsigned char)s[i] : 0);
+	return k;
+}
+
+/* The greatest node whose literal is not above path, or ROBOTS_NONE. */
+static uint32_t
+floor_node(const char *text, const uint64_t *keys,
+    const struct robots_node *nodes, uint32_t n, uint64_t key, const char *path,
+    size_t len)
+{
+	uint32_t lo = 0, hi = n, mid;
+	int le;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		/* Both next probes: their cache misses overlap with this one.
+		 */
+		__builtin_prefetch(&keys[lo + (mid - lo) / 2]);
+		__builtin_prefetch(&keys[mid + 1 + (hi - mid - 1) / 2]);
+		/* Keys that differ order the literals as memcmp does. */
+		if (keys[mid] != key)
+			le = keys[mid] < key;
+		else
+			le = lit_cmp(text + nodes[mid].lit, nodes[mid].lit_len,
+			         path, len) <= 0;
+		if (le)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? ROBOTS_NONE : lo - 1;
+}
+
+/* Length of the common prefix of node n's literal (key nkey) and path. */
+static size_t
+common_prefix(const char *text, const struct robots_node *n, uint64_t nkey,
+    uint64_t key, const char *path, size_t len)
+{
+	size_t max = n->lit_len < len ? n->lit_len : len, i;
+	uint64_t x = nkey ^ key;
+
+	if (x != 0) { /* the keys tell: the first differing byte */
+		i = (size_t)__builtin_clzll(x) / 8;
+		return i < max ? i : max;
+	}
+	for (i = max < 8 ? max : 8; i < max && text[n->lit + i] == path[i]; i++)
+		;
+	return i;
+}
+
+/* A path being checked, with what is worked out about it once. */
+struct query {
+	const char *path;
+	size_t len;
+	uint64_t key;  /* match_key() of the path */
+	uint64_t have; /* its byte_mask(), 0 until needed */
+};
+
+/* The smallest index below best of list l that matches, else best. */
+static uint32_t
+decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
+    struct query *q)
+{
+	const char *text = ROBOTS_TAB(r, char, text);
+	const struct robots_crule *rules =
+	    ROBOTS_TAB(r, struct robots_crule, rules);
+	const uint64_t *keys = ROBOTS_TAB(r, uint64_t, nodes) + l->node_first;
+	const struct robots_node *nodes =
+	    (const struct robots_node *)(const void *)(keys + l->nnodes);
+	const uint32_t *list = ROBOTS_TAB(r, uint32_t, idx) + l->first;
+	uint32_t n, i, end;
+	size_t lcp;
+
+	n = floor_node(text, keys, nodes, l->nnodes, q->key, q->path, q->len);
+	if (n == ROBOTS_NONE)
+		return best;
+	lcp = common_prefix(text, &nodes[n], keys[n], q->key, q->path, q->len);
+	while (n != ROBOTS_NONE && nodes[n].lit_len > lcp)
+		n = nodes[n].parent;
+	for (; n != ROBOTS_NONE; n = nodes[n].parent) {
+		i = nodes[n].first;
+		if (list[i] >= best)
+			continue;
+		if (nodes[n].plain) {
+			best = list[i];
+			continue;
+		}
+		end = n + 1 < l->nnodes ? nodes[n + 1].first : l->count;
+		for (; i < end && list[i] < best; i++)
+			if (match_rest(text, &rules[list[i]], q->path, q->len,
+			        &q->have)) {
+				best = list[i];
+				break;
+			}
+	}
+	return best;
+}
+
+/* The deciding rule of a's lists for path: the smallest matching index. */
+static uint32_t
+decide(const struct robots *r, const struct robots_agent_rules *a,
+    const char *path, size_t path_len)
+{
+	const struct robots_list *lists =
+	    ROBOTS_TAB(r, struct robots_list, lists);
+	const uint32_t *al = ROBOTS_TAB(r, uint32_t, agent_lists);
+	struct query q = { path, path_len, match_key(path, path_len), 0 };
+	uint32_t best = ROBOTS_NONE, k;
+
+	if (a->nlists == 1)
+		return decide_list(r, &a->list, best, &q);
+	for (k = 0; k < a->nlists; k++)
+		best = decide_list(r, &lists[al[a->list_first + k]], best, &q);
+	return best;
+}
+
+/* Sort entries by literal, then by table index. */
+static int
+sortent_cmp(const void *a, const void *b)
+{
+	const struct robots_sortent *x = a, *y = b;
+	int d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
+
+	if (d != 0)
+		return d;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+uint32_t
+robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
+    uint64_t *words, struct robots_sortent *tmp, uint32_t *stack)
+{
+	const char *text = ROBOTS_TAB(r, char, text);
+	const struct robots_crule *rules =
+	                              ROBOTS_TAB(r, struct robots_crule, rules),
+	                          *c;
+	struct robots_node *nodes = (struct robots_node *)(void *)(words + n);
+	uint32_t i, nn = 0, depth = 0;
+
+	for (i = 0; i < n; i++) {
+		tmp[i].lit = text + rules[list[i]].pat;
+		tmp[i].len = rules[list[i]].lit_len;
+		tmp[i].idx = list[i];
+	}
+	qsort(tmp, n, sizeof(*tmp), sortent_cmp);
+	for (i = 0; i < n; i++) {
+		list[i] = tmp[i].idx;
+		if (nn > 0 && tmp[i].len == nodes[nn - 1].lit_len &&
+		    memcmp(tmp[i].lit, text + nodes[nn - 1].lit, tmp[i].len) ==
+		        0)
+			continue; /* same literal: same node */
+		/* The parent is the nearest node on the stack that prefixes it.
+		 */
+		while (depth > 0 && lit_cmp(text + nodes[stack[depth - 1]].lit,
+		                        nodes[stack[depth - 1]].lit_len,
+		                        tmp[i].lit, tmp[i].len) != 0)
+			depth--;
+		words[nn] = match_key(tmp[i].lit, tmp[i].len);
+		nodes[nn].lit = (uint32_t)(tmp[i].lit - text);
+		nodes[nn].lit_len = (uint16_t)tmp[i].len;
+		c = &rules[tmp[i].idx];
+		nodes[nn].plain = c->lit_len == c->pat_len && !c->anchored;
+		nodes[nn].parent = depth > 0 ? stack[depth - 1] : ROBOTS_NONE;
+		nodes[nn].first = i;
+		stack[depth++] = nn++;
+	}
+	/* The nodes follow the keys. */
+	memmove(words + nn, nodes, nn * sizeof(*nodes));
+	return nn;
+}
+
+/* The merged rules that apply to agent: its own, else '*', else NULL. */
+static const struct robots_agent_rules *
+choose(const struct robots *r, const char *agent, size_t agent_len)
+{
+	const struct robots_agent_rules *a;
+
+	/* Start the '*' index on its way while the token is looked up. */
+	if (r->has_global && r->global.list.nnodes > 0)
+		__builtin_prefetch(ROBOTS_TAB(r, uint64_t, nodes) +
+		                   r->global.list.node_first +
+		                   r->global.list.nnodes / 2);
+	a = robots_agent_find(r, agent, robots_agent_token(agent, agent_len));
+	if (a == NULL && r->has_global)
+		a = &r->global;
+	return a;
+}
+
+void
+robots_check(const struct robots *r, const char *agent, size_t agent_len,
+    const char *path, size_t path_len, struct robots_verdict *v)
+{
+	const struct robots_agent_rules *a = choose(r, agent, agent_len);
+	const struct robots_crule *c;
+	uint32_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->allowed = 1;
+	v->reason = ROBOTS_REASON_NO_RULE;
+	v->crawl_delay = a != NULL ? a->crawl_delay : -1.0;
+	if (path == NULL)
+		path = "", path_len = 0;
+	if (path_len == sizeof(robots_txt_path) - 1 &&
+	    memcmp(path, robots_txt_path, path_len) == 0) {
+		v->reason = ROBOTS_REASON_ROBOTS_TXT;
+		return;
+	}
+	if (a == NULL || (i = decide(r, a, path, path_len)) == ROBOTS_NONE)
+		return;
+	c = ROBOTS_TAB(r, struct robots_crule, rules) + i;
+	v->allowed = c->allow;
+	v->reason = ROBOTS_REASON_RULE;
+	v->rule.directive = c->allow ? ROBOTS_ALLOW : ROBOTS_DISALLOW;
+	v->rule.pattern = ROBOTS_TAB(r, char, text) + c->src;
+	v->rule.pattern_len = c->src_len;
+	v->rule.line = c->line;
+}
+
+const char *
+robots_directive_name(enum robots_directive d)
+{
+	return d == ROBOTS_ALLOW ? "allow" : "disallow";
+}
+
+const char *
+robots_reason_name(enum robots_reason reason)
+{
+	switch (reason) {
+	case ROBOTS_REASON_RULE:
+		return "rule";
+	case ROBOTS_REASON_NO_RULE:
+		return "no_rule";
+	case ROBOTS_REASON_ROBOTS_TXT:
+		return "robots_txt";
+	}
+	return "unknown";
+}
+
+/* The groups of r as written. */
+static const struct robots_group *
+groups(const struct robots *r)
+{
+	return ROBOTS_TAB(r, struct robots_group, groups);
+}
+
+size_t
+robots_rule_count(const struct robots *r)
+{
+	return r->nwritten;
+}
+
+size_t
+robots_group_count(const struct robots *r)
+{
+	return r->ngroups;
+}
+
+size_t
+robots_group_agent_count(const struct robots *r, size_t group)
+{
+	return group < r->ngroups ? groups(r)[group].agent_count : 0;
+}
+
+const char *
+robots_group_agent(
+    const struct robots *r, size_t group, size_t agent, size_t *len)
+{
+	const struct robots_span *s;
+
+	if (group >= r->ngroups || agent >= groups(r)[group].agent_count) {
+		*len = 0;
+		return NULL;
+	}
+	s = ROBOTS_TAB(r, struct robots_span, gagents) +
+	    groups(r)[group].agent_first + agent;
+	if (s->off == ROBOTS_GLOBAL_OFF) {
+		*len = 1;
+		return "*";
+	}
+	*len = s->len;
+	return ROBOTS_TAB(r, char, text) + s->off;
+}
+
+size_t
+robots_group_rule_count(const struct robots *r, size_t group)
+{
+	return group < r->ngroups ? groups(r)[group].rule_count : 0;
+}
+
+double
+robots_group_crawl_delay(const struct robots *r, size_t group)
+{
+	return group < r->ngroups ? groups(r)[group].crawl_delay : -1.0;
+}
+
+size_t
+robots_sitemap_count(const struct robots *r)
+{
+	return r->nsitemaps;
+}
+
+const char *
+robots_sitemap(const struct robots *r, size_t i, size_t *len)
+{
+	const struct robots_span *s;
+
+	if (i >= r->nsitemaps) {
+		*len = 0;
+		return NULL;
+	}
+	s = ROBOTS_TAB(r, struct robots_span, sitemaps) + i;
+	*len = s->len;
+	return ROBOTS_TAB(r, char, text) + s->off;
+}

@@ -3,6 +3,10 @@
  * and URL paths go through before they are compared (RFC 9309 2.2.2), so a
  * pattern and a path that mean the same octets compare equal byte for byte.
  */
+#include <config.h>
+
+#include <stddef.h>
+
 #include "robots.h"
 
 static const char hexdigits[] = "0123456789ABCDEF";
@@ -36,6 +40,15 @@ must_encode(unsigned char c)
 	return c <= 0x20 || c >= 0x7f;
 }
 
+/* Whether the '%' at s[i] starts an escape with a '*' in it: "%*A", "%E*2". */
+static int
+star_in_escape(const unsigned char *s, size_t i, size_t len)
+{
+	return (i + 1 < len && s[i + 1] == '*') ||
+	       (i + 2 < len && hexval(s[i + 1]) >= 0 && s[i + 2] == '*');
+}
+
+/* Write c as "%XX"; returns the new end. */
 static char *
 put_escape(char *o, unsigned char c)
 {
@@ -60,8 +73,15 @@ robots_pct_normalize(const char *in, size_t len, char *out, int is_pattern)
 			hi = i + 2 < len ? hexval(s[i + 1]) : -1;
 			lo = hi >= 0 ? hexval(s[i + 2]) : -1;
 			if (hi < 0 || lo < 0) {
-				/* A lone '%' is the octet '%' itself. */
-				o = put_escape(o, '%');
+				/*
+				 * A lone '%' is the octet '%' itself, except a
+				 * pattern's escape cut by '*' ("%E*2"): that
+				 * '%' stays, to match an escape in the path.
+				 */
+				if (is_pattern && star_in_escape(s, i, len))
+					*o++ = '%';
+				else
+					o = put_escape(o, '%');
 				continue;
 			}
 			c = (unsigned char)(hi << 4 | lo);

@@ -4,6 +4,8 @@
  * after it, a path and an agent separated by a newline. Without a separator
  * the body is checked against a few fixed paths.
  */
+#include <config.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
