@@ -173,7 +173,7 @@ parse_base(
 }
 
 /* Strict decimal integer in [min, max]; errstr NULL on success. */
-static long long
+long long
 parse_num(const char *s, long long min, long long max, const char **errstr)
 {
 	return parse_base(s, 10, min, max, errstr);

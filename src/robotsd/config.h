@@ -57,5 +57,8 @@ struct config *config_load(int argc, char **argv, int *exit_now, char **cause);
  */
 struct config *config_reload(const struct config *, char **cause);
 void config_free(struct config *); /* NULL is fine */
+/* A strict decimal integer in [min, max]; *errstr NULL on success. */
+long long parse_num(
+    const char *s, long long min, long long max, const char **errstr);
 
 #endif /* ROBOTSD_CONFIG_H */

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "fetch.h"
 #include "log.h"
+#include "metrics.h"
 #include "ops.h"
 #include "proto.h"
 #include "robotsd.h"
@@ -498,39 +499,17 @@ ops_purge(struct robotsd *rd, struct conn *c, struct request *req)
 	conn_reply(c, o);
 }
 
-/* stats: the cache's and the server's counters. */
+/* stats: the counters of metrics_collect(), by their stats names. */
 static void
 ops_stats(struct robotsd *rd, struct conn *c, struct request *req)
 {
-	const struct cache_stats *s = cache_stats(rd->cache);
-	const struct {
-		const char *name;
-		uint64_t value;
-	} counters[] = {
-		{ "cache_entries", s->entries },
-		{ "cache_bytes", s->bytes },
-		{ "hits", s->hits },
-		{ "misses", s->misses },
-		{ "fetches", s->fetches },
-		{ "fetch_errors", s->fetch_errors },
-		{ "coalesced", s->coalesced },
-		{ "connections", server_connections(rd->server) },
-		{ "requests", rd->requests },
-		{ "uptime_s", (uint64_t)(clock_now(&rd->clock) - rd->started) },
-		{ "stale", s->stale },
-		{ "evictions", s->evictions },
-		{ "waiting", s->waiting },
-		{ "overloaded", s->overloaded },
-		{ "fetches_in_flight", fetcher_in_flight(rd->fetcher) },
-		{ "fetches_queued", fetcher_queued(rd->fetcher) },
-		{ "connections_total", server_connections_total(rd->server) },
-	};
+	struct metric v[METRICS_MAX];
 	json_t *o = proto_ok(req->id), *st = json_object();
-	size_t i;
+	size_t i, n = metrics_collect(rd, v);
 
-	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-		json_object_set_new(st, counters[i].name,
-		    json_integer((json_int_t)counters[i].value));
+	for (i = 0; i < n; i++)
+		json_object_set_new(
+		    st, v[i].name, json_integer((json_int_t)v[i].value));
 	json_object_set_new(o, "stats", st);
 	conn_reply(c, o);
 }

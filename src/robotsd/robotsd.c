@@ -18,6 +18,7 @@
 #include "config.h"
 #include "fetch.h"
 #include "log.h"
+#include "metrics.h"
 #include "robotsd.h"
 #include "sd.h"
 #include "server.h"
@@ -116,8 +117,6 @@ robotsd_warn_unsupported(const struct config *cf)
 		log_warnx("state-file: not supported yet, ignored");
 	if (cf->redis != NULL)
 		log_warnx("redis: not supported yet, ignored");
-	if (cf->metrics != NULL)
-		log_warnx("metrics: not supported yet, ignored");
 }
 
 /* Create the loop and the modules, and listen. */
@@ -137,8 +136,12 @@ robotsd_start(struct robotsd *rd)
 		fatalx("out of memory");
 	if ((rd->server = server_new(rd, sysd_listen_fd(), &cause)) == NULL)
 		fatalx("%s", cause);
+	if (rd->conf->metrics != NULL &&
+	    (rd->metrics = metrics_new(rd, rd->conf->metrics, &cause)) == NULL)
+		fatalx("%s", cause);
 	if (daemonize) {
-		/* Keep the directory: relative paths in the config stay valid. */
+		/* Keep the directory: relative paths in the config stay valid.
+		 */
 		if (daemon(1, 0) == -1)
 			fatal("daemon");
 		if (event_reinit(rd->base) == -1)
@@ -150,6 +153,7 @@ robotsd_start(struct robotsd *rd)
 static void
 robotsd_stop(struct robotsd *rd, struct signals *sig)
 {
+	metrics_free(rd->metrics);
 	server_free(rd->server);
 	cache_free(rd->cache);
 	fetcher_free(rd->fetcher);

@@ -17,6 +17,7 @@ struct server;
 struct cache;
 struct fetcher;
 struct signals;
+struct metrics;
 
 struct robotsd {
 	struct event_base *base;
@@ -24,6 +25,7 @@ struct robotsd {
 	struct server *server;
 	struct fetcher *fetcher;
 	struct cache *cache;
+	struct metrics *metrics; /* NULL without --metrics */
 	struct clock clock;
 	double started; /* clock seconds at start, for uptime */
 	uint64_t requests;
