@@ -61,6 +61,16 @@ void robots_unref(struct robots *); /* NULL is fine */
 size_t robots_memsize(const struct robots *);
 
 /*
+ * A ruleset's bytes, to save it (the daemon's state file), and a ruleset
+ * made from such bytes again (one reference; NULL when the bytes are not an
+ * image or memory runs out). Images are only valid for the same build:
+ * store ROBOTS_IMAGE_VERSION beside them.
+ */
+#define ROBOTS_IMAGE_VERSION 1
+const void *robots_image(const struct robots *, size_t *len);
+struct robots *robots_from_image(const void *, size_t len);
+
+/*
  * The verdict for agent (a full User-Agent string or a product token; it is
  * reduced to its product token) on path, which must be a match path from
  * url_parse() or robots_path_normalize(): percent-encoding normalized, path

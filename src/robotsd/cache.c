@@ -786,3 +786,56 @@ cache_policy_name(enum cache_policy p)
 	}
 	return "?";
 }
+
+/* Every settled entry, least recently used first (state file). */
+void
+cache_foreach(const struct cache *c, cache_each_cb cb, void *arg)
+{
+	const struct entry *e;
+
+	TAILQ_FOREACH(e, &c->lru, lru)
+	{
+		if (e->pub.policy != CACHE_NONE)
+			cb(&e->pub, e->good, arg);
+	}
+}
+
+/* Copy a saved string field; 0, or -1 when memory runs out. */
+static int
+entry_copy_str(char **field, const char *s)
+{
+	*field = s != NULL ? strdup(s) : NULL;
+	return s != NULL && *field == NULL ? -1 : 0;
+}
+
+/* Add an entry saved by a previous run (state file). */
+int
+cache_restore(struct cache *c, const struct cache_entry *saved, int good)
+{
+	struct entry *e;
+
+	if (saved->policy == CACHE_NONE ||
+	    cache_lookup(c, saved->origin) != NULL ||
+	    (e = entry_new(c, saved->origin)) == NULL)
+		return -1;
+	if (entry_copy_str(&e->pub.final_url, saved->final_url) == -1 ||
+	    entry_copy_str(&e->pub.last_error, saved->last_error) == -1) {
+		entry_remove(c, e);
+		return -1;
+	}
+	e->pub.policy = saved->policy;
+	e->pub.robots = saved->robots;
+	e->pub.http_status = saved->http_status;
+	e->pub.fetched_at = saved->fetched_at;
+	e->pub.expires_at = saved->expires_at;
+	e->pub.body_bytes = saved->body_bytes;
+	e->pub.truncated = saved->truncated;
+	e->pub.fail_streak = saved->fail_streak;
+	e->pub.fail_since = saved->fail_since;
+	e->pub.next_retry = saved->next_retry;
+	e->pub.stale = saved->stale;
+	e->good = good;
+	entry_account(c, e);
+	cache_enforce_cap(c);
+	return 0;
+}

@@ -114,6 +114,17 @@ double cache_expires_in(const struct cache *, const struct cache_entry *);
 const struct cache_stats *cache_stats(const struct cache *);
 const char *cache_policy_name(enum cache_policy);
 
+/*
+ * For the state file. cache_foreach calls cb for every settled entry (one
+ * that is not CACHE_NONE), least recently used first; good says whether it
+ * holds a copy from a 2xx/4xx answer. cache_restore adds a saved entry,
+ * taking its robots reference; -1 (nothing taken) when the origin is
+ * cached already or memory runs out.
+ */
+typedef void (*cache_each_cb)(const struct cache_entry *, int good, void *);
+void cache_foreach(const struct cache *, cache_each_cb, void *);
+int cache_restore(struct cache *, const struct cache_entry *saved, int good);
+
 struct fetch_result;
 /*
  * Tests only: end origin's fetch in flight with r as if the fetcher had

@@ -21,6 +21,7 @@
 #include "metrics.h"
 #include "robotsd.h"
 #include "sd.h"
+#include "state.h"
 #include "server.h"
 
 /* How often a stopping daemon looks whether its clients are answered. */
@@ -113,10 +114,42 @@ robotsd_signals(struct robotsd *rd, struct signals *sig)
 static void
 robotsd_warn_unsupported(const struct config *cf)
 {
-	if (cf->state_file != NULL)
-		log_warnx("state-file: not supported yet, ignored");
 	if (cf->redis != NULL)
 		log_warnx("redis: not supported yet, ignored");
+}
+
+/* Load the cache saved by the last run, if --state-file says where. */
+static void
+robotsd_load_state(struct robotsd *rd)
+{
+	char *cause = NULL;
+	long n;
+
+	if (rd->conf->state_file == NULL)
+		return;
+	if ((n = state_load(rd->cache, rd->conf->state_file, &cause)) == -1) {
+		log_warnx("state: %s; starting with an empty cache", cause);
+		free(cause);
+	} else
+		log_info("state: %ld origins loaded from %s", n,
+		    rd->conf->state_file);
+}
+
+/* Save the cache for the next run, if --state-file says where. */
+static void
+robotsd_save_state(struct robotsd *rd)
+{
+	char *cause = NULL;
+	long n;
+
+	if (rd->conf->state_file == NULL)
+		return;
+	if ((n = state_save(rd->cache, rd->conf->state_file, &cause)) == -1) {
+		log_warnx("state: not saved: %s", cause);
+		free(cause);
+	} else
+		log_info(
+		    "state: %ld origins saved to %s", n, rd->conf->state_file);
 }
 
 /* Create the loop and the modules, and listen. */
@@ -134,6 +167,7 @@ robotsd_start(struct robotsd *rd)
 	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL ||
 	    (rd->cache = cache_new(rd->conf, rd->fetcher, &rd->clock)) == NULL)
 		fatalx("out of memory");
+	robotsd_load_state(rd);
 	if ((rd->server = server_new(rd, sysd_listen_fd(), &cause)) == NULL)
 		fatalx("%s", cause);
 	if (rd->conf->metrics != NULL &&
@@ -155,6 +189,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 {
 	metrics_free(rd->metrics);
 	server_free(rd->server);
+	robotsd_save_state(rd);
 	cache_free(rd->cache);
 	fetcher_free(rd->fetcher);
 	event_free(sig->term);

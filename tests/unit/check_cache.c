@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sys/socket.h>
 
@@ -28,6 +29,7 @@
 #include "../../src/robotsd/config.h"
 #include "fetch.h"
 #include "log.h"
+#include "state.h"
 
 #define DAY 86400.0
 #define TOL 0.5    /* real seconds that may pass inside one test */
@@ -1241,6 +1243,93 @@ START_TEST(test_cache_fetch_through_the_loop_wakes_waiter)
 }
 END_TEST
 
+/* A state file path in a new private directory; *dir to remove after. */
+static char *
+state_path(char *dir)
+{
+	char *path;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ne(asprintf(&path, "%s/state", dir), -1);
+	return path;
+}
+
+/* Remove the state file and its directory. */
+static void
+state_cleanup(char *dir, char *path)
+{
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+START_TEST(test_state_round_trip_keeps_rules_lifetime_and_retry_state)
+{
+	char dir[] = "/tmp/check_state.XXXXXX", *path = state_path(dir);
+	struct fetch_result r = result(FETCH_OK, 200);
+	const struct cache_entry *e;
+	struct robots_verdict v;
+	double retry_at;
+	char *cause = NULL;
+
+	r.body = "User-agent: *\nDisallow: /p\n";
+	r.body_len = strlen(r.body);
+	r.cache_control = "max-age=5000";
+	fill("https://a.test", &r);
+	fill_status("https://down.test", FETCH_OK, 500);
+	retry_at = cache_find(cache, "https://down.test")->next_retry;
+	ck_assert_int_eq(state_save(cache, path, &cause), 2);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&cf, fetcher, &clk));
+	ck_assert_int_eq(state_load(cache, path, &cause), 2);
+	ck_assert_ptr_nonnull(e = cache_find(cache, "https://a.test"));
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->http_status, 200);
+	ck_assert_double_eq_tol(cache_expires_in(cache, e), 5000, TOL);
+	robots_check(e->robots, "bot", 3, "/p", 2, &v);
+	ck_assert_int_eq(v.allowed, 0);
+	ck_assert_uint_eq(v.rule.line, 2);
+	ck_assert_ptr_nonnull(e = cache_find(cache, "https://down.test"));
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_uint_eq(e->fail_streak, 1);
+	ck_assert_double_eq_tol(e->next_retry, retry_at, EXACT);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 2);
+	state_cleanup(dir, path);
+}
+END_TEST
+
+START_TEST(test_state_damaged_file_loads_nothing)
+{
+	char dir[] = "/tmp/check_state.XXXXXX", *path = state_path(dir);
+	char *cause = NULL;
+	FILE *f;
+
+	fill_status("https://a.test", FETCH_OK, 404);
+	ck_assert_int_eq(state_save(cache, path, &cause), 1);
+	ck_assert_ptr_nonnull(f = fopen(path, "r+b"));
+	ck_assert_int_eq(fseek(f, 40, SEEK_SET), 0);
+	ck_assert_int_ne(fputc('X', f), EOF);
+	fclose(f);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&cf, fetcher, &clk));
+	ck_assert_int_eq(state_load(cache, path, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, path));
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	free(cause);
+	state_cleanup(dir, path);
+}
+END_TEST
+
+START_TEST(test_state_missing_file_is_an_empty_start)
+{
+	char *cause = NULL;
+
+	ck_assert_int_eq(
+	    state_load(cache, "/nonexistent/robotsd/state", &cause), 0);
+	ck_assert_ptr_null(cause);
+}
+END_TEST
+
 /* The suite, one test per policy line. */
 static Suite *
 cache_suite(void)
@@ -1290,6 +1379,14 @@ cache_suite(void)
 	tcase_add_test(tc, test_stats_count_every_check_exactly_once);
 	tcase_add_test(tc, test_free_with_waiters_and_fetches_in_flight);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("state");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(
+	    tc, test_state_round_trip_keeps_rules_lifetime_and_retry_state);
+	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
+	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("fetch");
 	tcase_add_checked_fixture(tc, fetch_setup, teardown);
 	tcase_add_test(tc, test_fetch_200_through_connect_to_sends_user_agent);

@@ -938,6 +938,32 @@ START_TEST(test_names_of_directives_and_reasons)
 }
 END_TEST
 
+START_TEST(test_image_round_trip_gives_the_same_verdicts)
+{
+	struct robots *r = parse("User-agent: FooBot\nDisallow: /a\n"
+	                         "Allow: /a/b$\nCrawl-delay: 2\n"
+	                         "Sitemap: https://x.test/s.xml\n"),
+	              *copy;
+	const void *img;
+	size_t len;
+
+	img = robots_image(r, &len);
+	ck_assert_uint_eq(len, robots_memsize(r));
+	ck_assert_ptr_nonnull(copy = robots_from_image(img, len));
+	robots_unref(r);
+	expect_rule(copy, "FooBot/2.1", "/a/x", 0, "/a", 2);
+	expect_rule(copy, "foobot", "/a/b", 1, "/a/b$", 3);
+	expect_no_rule(copy, "OtherBot", "/a/x");
+	ck_assert_double_eq(check(copy, "FooBot", "/").crawl_delay, 2);
+	ck_assert(sitemap_is(copy, 0, "https://x.test/s.xml"));
+	/* Bytes of the wrong size are not an image. */
+	img = robots_image(copy, &len);
+	ck_assert_ptr_null(robots_from_image(img, len - 1));
+	ck_assert_ptr_null(robots_from_image(img, 8));
+	robots_unref(copy);
+}
+END_TEST
+
 static Suite *
 robots_suite(void)
 {
@@ -998,6 +1024,7 @@ robots_suite(void)
 	tcase_add_test(o, test_refcount_and_memsize);
 	tcase_add_test(o, test_introspection_lists_groups_agents_and_rules);
 	tcase_add_test(o, test_names_of_directives_and_reasons);
+	tcase_add_test(o, test_image_round_trip_gives_the_same_verdicts);
 	suite_add_tcase(s, p);
 	suite_add_tcase(s, g);
 	suite_add_tcase(s, m);

@@ -1,0 +1,54 @@
+/*
+ * robots_image.c: a compiled ruleset as bytes and back. A ruleset is one
+ * allocation whose tables are found by offsets, so its bytes are its
+ * serialized form; the daemon's state file stores them. An image is only
+ * meaningful to the same build (ROBOTS_IMAGE_VERSION and the machine's
+ * layout), and is checked for size and table bounds, not for every index
+ * inside the tables: a state file is the daemon's own, not peer input.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "robots_int.h"
+
+/* The bytes of r (borrowed, valid while r is). */
+const void *
+robots_image(const struct robots *r, size_t *len)
+{
+	*len = r->memsize;
+	return r;
+}
+
+/* Whether every table offset of r lies inside its len bytes. */
+static int
+robots_image_bounded(const struct robots *r, size_t len)
+{
+	const size_t offs[] = { r->slots, r->agents, r->agent_lists, r->lists,
+		r->nodes, r->idx, r->rules, r->text, r->groups, r->gagents,
+		r->sitemaps };
+	size_t i;
+
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (offs[i] < sizeof(*r) || offs[i] > len)
+			return 0;
+	return r->memsize == len;
+}
+
+/* A ruleset from an image of robots_image(); NULL if it is not one. */
+struct robots *
+robots_from_image(const void *buf, size_t len)
+{
+	struct robots *r;
+
+	if (len < sizeof(*r) || (r = malloc(len)) == NULL)
+		return NULL;
+	memcpy(r, buf, len);
+	if (!robots_image_bounded(r, len)) {
+		free(r);
+		return NULL;
+	}
+	atomic_init(&r->refs, 1);
+	return r;
+}
