@@ -25,10 +25,10 @@ import unittest
 
 from origin import Origin
 
-# Run by hand (no ROBOTSD/ROBOTSCTL in the environment): this tree's
-# _build/h5, i.e. /work/main/_build/h5 here.
+# Run by hand (no ROBOTSD/ROBOTSCTL in the environment): the build that
+# scripts/test makes, _build/werror.
 BUILD = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
-    __file__)), "..", "..", "_build", "h5"))
+    __file__)), "..", "..", "_build", "werror"))
 ROBOTSD = os.environ.get("ROBOTSD") or os.path.join(BUILD, "robotsd")
 ROBOTSCTL = os.environ.get("ROBOTSCTL") or os.path.join(BUILD, "robotsctl")
 VERSION = "0.1.0"
