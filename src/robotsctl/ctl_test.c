@@ -6,7 +6,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,71 +14,9 @@
 
 #include "robots.h"
 #include "robotsctl.h"
+#include "proto.h"
 
 #define CTL_MAX_FILE (64 << 20) /* bytes of a robots.txt read */
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	size_t want, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		want = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		want = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		want = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (want > n)
-		return 0;
-	for (i = 1; i < want; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((want == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return want;
-}
-
-/*
- * A JSON string of arbitrary bytes, as the daemon writes them: as is when
- * they are UTF-8, else with each invalid byte (and NUL) as %XX.
- */
-static json_t *
-json_bytes(const char *s, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i, n, o = 0;
-	json_t *j;
-	char *buf;
-
-	if ((j = json_stringn(s, len)) != NULL)
-		return j;
-	if (len > SIZE_MAX / 3 || (buf = malloc(3 * len + 1)) == NULL)
-		return NULL;
-	for (i = 0; i < len; i += n) {
-		if (u[i] != 0 && (n = utf8_len(u + i, len - i)) > 0) {
-			memcpy(buf + o, s + i, n);
-			o += n;
-			continue;
-		}
-		buf[o++] = '%';
-		buf[o++] = hex[u[i] >> 4];
-		buf[o++] = hex[u[i] & 0xf];
-		n = 1;
-	}
-	j = json_stringn(buf, o);
-	free(buf);
-	return j;
-}
 
 /* Read up to CTL_MAX_FILE bytes of f (allocated); NULL on a read error. */
 static char *
@@ -151,7 +88,7 @@ verdict_rule(const struct robots_verdict *v)
 		return json_null();
 	return json_pack("{s:s, s:o, s:I}", "directive",
 	    robots_directive_name(v->rule.directive), "pattern",
-	    json_bytes(v->rule.pattern, v->rule.pattern_len), "line",
+	    proto_string(v->rule.pattern, v->rule.pattern_len), "line",
 	    (json_int_t)v->rule.line);
 }
 
@@ -170,7 +107,7 @@ test_url(
 	if (e != URL_OK) {
 		ctl_warnx("%s: %s", url, url_err_message(e));
 		return json_pack("{s:o, s:b, s:{s:s, s:s}}", "url",
-		    json_bytes(url, strlen(url)), "ok", 0, "error", "code",
+		    proto_string(url, strlen(url)), "ok", 0, "error", "code",
 		    e == URL_UNSUPPORTED_SCHEME ? "unsupported_scheme"
 		                                : "bad_url",
 		    "message", url_err_message(e));
@@ -179,7 +116,7 @@ test_url(
 	url_clear(&u);
 	*allowed = v.allowed != 0;
 	res = json_pack("{s:o, s:b, s:b, s:s, s:o, s:o}", "url",
-	    json_bytes(url, strlen(url)), "ok", 1, "allowed", *allowed,
+	    proto_string(url, strlen(url)), "ok", 1, "allowed", *allowed,
 	    "reason", robots_reason_name(v.reason), "rule", verdict_rule(&v),
 	    "crawl_delay",
 	    v.crawl_delay < 0 ? json_null() : json_real(v.crawl_delay));
