@@ -262,34 +262,231 @@ proto_utf8_len(const unsigned char *s, size_t n)
 	return want;
 }
 
-/* A JSON string of bytes; invalid UTF-8 and NUL bytes become %XX. */
+/* Make room for len more bytes; 0, or -1 (nomem set) when it cannot. */
+static int
+pbuf_grow(struct pbuf *b, size_t len)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *p;
+
+	if (b->nomem)
+		return -1;
+	if (b->len + len <= b->cap)
+		return 0;
+	while (cap < b->len + len)
+		cap *= 2;
+	if ((p = realloc(b->p, cap)) == NULL) {
+		b->nomem = 1;
+		return -1;
+	}
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+/* Append bytes as they are. */
+void
+pbuf_add(struct pbuf *b, const char *s, size_t len)
+{
+	if (len > 0 && pbuf_grow(b, len) == 0) {
+		memcpy(b->p + b->len, s, len);
+		b->len += len;
+	}
+}
+
+/* Append one byte escaped the way jansson escapes it in a string. */
+static void
+pbuf_escape(struct pbuf *b, unsigned char c)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+
+	switch (c) {
+	case '"':
+		pbuf_lit(b, "\\\"");
+		return;
+	case '\\':
+		pbuf_lit(b, "\\\\");
+		return;
+	case '\b':
+		pbuf_lit(b, "\\b");
+		return;
+	case '\f':
+		pbuf_lit(b, "\\f");
+		return;
+	case '\n':
+		pbuf_lit(b, "\\n");
+		return;
+	case '\r':
+		pbuf_lit(b, "\\r");
+		return;
+	case '\t':
+		pbuf_lit(b, "\\t");
+		return;
+	}
+	pbuf_add(b, e, sizeof(e));
+}
+
+/*
+ * The inside of a JSON string. strict: the bytes must be UTF-8 (-1 when
+ * they are not); NUL is then escaped as jansson escapes it. Not strict:
+ * each byte outside a valid sequence, NUL included, is written as %XX.
+ */
+static int
+pbuf_str_body(struct pbuf *b, const char *s, size_t len, int strict)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *u = (const unsigned char *)s;
+	char pct[3] = { '%' };
+	size_t i = 0, n, run = 0;
+
+	while (i < len) {
+		if (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' &&
+		    u[i] != '\\') {
+			run++, i++; /* the common case: plain ASCII */
+			continue;
+		}
+		n = u[i] < 0x80 ? 1 : proto_utf8_len(u + i, len - i);
+		if (n > 1) {
+			run += n, i += n;
+			continue;
+		}
+		if (n == 0 && strict)
+			return -1;
+		pbuf_add(b, s + i - run, run);
+		run = 0;
+		if (n == 1 && (u[i] != 0 || strict))
+			pbuf_escape(b, u[i]);
+		else {
+			pct[1] = hex[u[i] >> 4];
+			pct[2] = hex[u[i] & 0xf];
+			pbuf_add(b, pct, sizeof(pct));
+		}
+		i++;
+	}
+	pbuf_add(b, s + i - run, run);
+	return 0;
+}
+
+/*
+ * A JSON string of bytes, as proto_string() encodes them: valid UTF-8 as
+ * is (controls, quote and backslash escaped), otherwise with each byte
+ * that is not part of a valid sequence as %XX.
+ */
+void
+pbuf_str(struct pbuf *b, const char *s, size_t len)
+{
+	size_t start = b->len;
+
+	pbuf_lit(b, "\"");
+	if (pbuf_str_body(b, s, len, 1) == -1) {
+		b->len = start + 1;
+		pbuf_str_body(b, s, len, 0);
+	}
+	pbuf_lit(b, "\"");
+}
+
+/* A decimal integer. */
+void
+pbuf_int(struct pbuf *b, long long v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u =
+	    v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	pbuf_add(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/*
+ * A real with 15 significant digits, written as jansson writes it: no '+'
+ * and no leading zeros in the exponent, ".0" when it looks integral.
+ */
+void
+pbuf_real(struct pbuf *b, double v)
+{
+	char buf[40], *e, *digits;
+	int n = snprintf(buf, sizeof(buf), "%.15g", v);
+
+	if ((e = strchr(buf, 'e')) != NULL) {
+		e++;
+		digits = e + (*e == '-');
+		e += *e == '-' || *e == '+' ? 1 : 0;
+		while (*e == '0' && e[1] != '\0')
+			e++;
+		memmove(digits, e, strlen(e) + 1);
+		n = (int)strlen(buf);
+	} else if (strchr(buf, '.') == NULL && n + 2 < (int)sizeof(buf)) {
+		buf[n++] = '.';
+		buf[n++] = '0';
+	}
+	pbuf_add(b, buf, (size_t)n);
+}
+
+/* Any JSON value, through jansson. */
+void
+pbuf_json(struct pbuf *b, const json_t *v)
+{
+	char *s;
+
+	if (v == NULL) {
+		pbuf_lit(b, "null");
+		return;
+	}
+	if ((s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY |
+	                           JSON_REAL_PRECISION(15))) == NULL) {
+		b->nomem = 1;
+		return;
+	}
+	pbuf_add(b, s, strlen(s));
+	free(s);
+}
+
+/* Free the buffer's bytes. */
+void
+pbuf_clear(struct pbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* A JSON string of bytes; bytes that are not UTF-8 become %XX. */
 json_t *
 proto_string(const char *s, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *u = (const unsigned char *)s;
+	struct pbuf b = { 0 };
+	char pct[3] = { '%' };
+	size_t i, n;
 	json_t *j;
-	char *buf;
-	size_t i, n, o = 0;
 
 	if ((j = json_stringn(s, len)) != NULL)
 		return j;
-	if ((buf = malloc(len * 3 + 1)) == NULL)
-		return NULL;
 	for (i = 0; i < len; i += n) {
 		if (u[i] != 0 && (n = proto_utf8_len(u + i, len - i)) > 0) {
-			memcpy(buf + o, s + i, n);
-			o += n;
+			pbuf_add(&b, s + i, n);
 			continue;
 		}
-		buf[o++] = '%';
-		buf[o++] = hex[u[i] >> 4];
-		buf[o++] = hex[u[i] & 0xf];
+		pct[1] = hex[u[i] >> 4];
+		pct[2] = hex[u[i] & 0xf];
+		pbuf_add(&b, pct, sizeof(pct));
 		n = 1;
 	}
-	j = json_stringn(buf, o);
-	free(buf);
+	j = b.nomem ? NULL : json_stringn(b.p, b.len);
+	pbuf_clear(&b);
 	return j;
+}
+
+/* A real as pbuf_real() writes it. */
+json_t *
+proto_real(double v)
+{
+	return json_real(v);
 }
 
 /* One compact JSON line with its '\n'; takes the reference to o. */
@@ -301,7 +498,7 @@ proto_encode(json_t *o, size_t *len)
 
 	if (o == NULL)
 		return NULL;
-	s = json_dumps(o, JSON_COMPACT);
+	s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (s == NULL)
 		return NULL;

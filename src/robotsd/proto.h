@@ -72,6 +72,33 @@ json_t *proto_error(json_t *id, enum proto_err, const char *msg);
 /* A JSON string of arbitrary bytes: invalid UTF-8 is percent-encoded. */
 json_t *proto_string(const char *s, size_t len);
 /*
+ * A growing buffer that the hot path (check answers) writes JSON text into
+ * directly, without building jansson objects. Its output is byte for byte
+ * what proto_encode() makes of the same values. When memory runs out,
+ * nomem is set and further writes are dropped; check it at the end.
+ */
+struct pbuf {
+	char *p;
+	size_t len, cap;
+	int nomem;
+};
+
+void pbuf_add(struct pbuf *, const char *s, size_t len);
+/* A literal, e.g. pbuf_lit(b, "\"ok\":true"). */
+#define pbuf_lit(b, s) pbuf_add((b), (s), sizeof(s) - 1)
+/* A JSON string of bytes, as proto_string() would encode them. */
+void pbuf_str(struct pbuf *, const char *s, size_t len);
+void pbuf_int(struct pbuf *, long long);
+/* A JSON number as proto_real() would encode it. */
+void pbuf_real(struct pbuf *, double);
+/* Any JSON value through jansson (NULL is null). */
+void pbuf_json(struct pbuf *, const json_t *);
+void pbuf_clear(struct pbuf *);
+
+/* A real number (crawl delays, times) with 15 significant digits. */
+json_t *proto_real(double);
+
+/*
  * Serialize o as one compact line ending in '\n'; steals the reference.
  * Returns an allocated buffer (*len bytes) or NULL when memory runs out.
  */

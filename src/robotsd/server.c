@@ -27,6 +27,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "verdict.h"
 #include "config.h"
 #include "log.h"
 #include "ops.h"
@@ -44,7 +45,7 @@ struct conn {
 	int discarding; /* inside an over-long line */
 	int paused;     /* reading stopped: too much output queued */
 	int eof;        /* the client shut its side: close when done */
-	struct ops_pending_list pending;
+	struct verdict_list pending;
 };
 
 TAILQ_HEAD(conn_list, conn);
@@ -74,7 +75,7 @@ conn_close(struct conn *c, const char *why)
 	log_debug(
 	    "connection %llu: closed: %s", (unsigned long long)c->id, why);
 	c->closing = 1;
-	ops_cancel_all(&c->pending);
+	verdict_cancel_all(&c->pending);
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	TAILQ_REMOVE(&srv->conns, c, link);
 	srv->nconns--;
@@ -107,33 +108,13 @@ conn_maybe_finish(struct conn *c)
 		conn_close(c, "client done");
 }
 
-/* Frees an answer line once the output buffer is done with it. */
+/* Pause reading or disconnect when c's queued answers pile up. */
 static void
-conn_line_free(const void *data, size_t len, void *arg)
+conn_check_output(struct conn *c)
 {
-	(void)len;
-	(void)arg;
-	free((void *)(uintptr_t)data);
-}
+	size_t max = c->srv->rd->conf->max_output;
+	size_t queued = evbuffer_get_length(bufferevent_get_output(c->bev));
 
-/* Queue an answer; pause reading or disconnect when output piles up. */
-void
-conn_reply(struct conn *c, json_t *o)
-{
-	size_t max = c->srv->rd->conf->max_output, len, queued;
-	struct evbuffer *out;
-	char *line;
-
-	if (c->closing) {
-		json_decref(o);
-		return;
-	}
-	if ((line = proto_encode(o, &len)) == NULL)
-		fatalx("%s: out of memory", __func__);
-	out = bufferevent_get_output(c->bev);
-	if (evbuffer_add_reference(out, line, len, conn_line_free, NULL) == -1)
-		fatalx("%s: out of memory", __func__);
-	queued = evbuffer_get_length(out);
 	if (queued > max) {
 		log_warnx("connection %llu: %zu bytes of answers unread, "
 		          "disconnecting",
@@ -145,8 +126,36 @@ conn_reply(struct conn *c, json_t *o)
 	}
 }
 
+/* Queue an answer line; see server.h. */
+void
+conn_send(struct conn *c, const char *line, size_t len)
+{
+	if (c->closing)
+		return;
+	if (evbuffer_add(bufferevent_get_output(c->bev), line, len) == -1)
+		fatalx("%s: out of memory", __func__);
+	conn_check_output(c);
+}
+
+/* Queue an answer object (reference stolen); see server.h. */
+void
+conn_reply(struct conn *c, json_t *o)
+{
+	size_t len;
+	char *line;
+
+	if (c->closing) {
+		json_decref(o);
+		return;
+	}
+	if ((line = proto_encode(o, &len)) == NULL)
+		fatalx("%s: out of memory", __func__);
+	conn_send(c, line, len);
+	free(line);
+}
+
 /* The list of c's waiting checks, for ops.c. */
-struct ops_pending_list *
+struct verdict_list *
 conn_pending(struct conn *c)
 {
 	return &c->pending;

@@ -32,8 +32,10 @@ uint64_t server_connections_total(const struct server *);
 
 /* Queue answer o (reference stolen) on c; may close c (output cap). */
 void conn_reply(struct conn *, json_t *o);
-/* The list ops.c keeps a connection's waiting checks on. */
-struct ops_pending_list *conn_pending(struct conn *);
+/* Queue an answer line (len bytes, '\n' included; copied); may close c. */
+void conn_send(struct conn *, const char *line, size_t len);
+/* The list verdict.c keeps a connection's waiting checks on. */
+struct verdict_list *conn_pending(struct conn *);
 /* A waiting check of c ended; c may now finish a half-close. */
 void conn_pending_done(struct conn *);
 

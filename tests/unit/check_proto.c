@@ -212,6 +212,84 @@ START_TEST(test_invalid_utf8_is_percent_encoded)
 }
 END_TEST
 
+/* What jansson writes for v (any value), for comparison. */
+static char *
+jansson_text(json_t *v)
+{
+	char *s = json_dumps(
+	    v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+
+	json_decref(v);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+/* pbuf_str(s) must equal jansson's text of proto_string(s). */
+static void
+assert_same_string(const char *s, size_t len)
+{
+	struct pbuf b = { 0 };
+	char *want = jansson_text(proto_string(s, len));
+
+	pbuf_str(&b, s, len);
+	ck_assert_int_eq(b.nomem, 0);
+	ck_assert_msg(b.len == strlen(want) && memcmp(b.p, want, b.len) == 0,
+	    "pbuf_str wrote %.*s, jansson %s", (int)b.len, b.p, want);
+	free(want);
+	pbuf_clear(&b);
+}
+
+START_TEST(test_pbuf_strings_are_what_jansson_writes)
+{
+	static const char *const cases[] = { "", "/a/b?c=d", "quote\"back\\",
+		"\b\f\n\r\t\x01\x1f\x7f",
+		"/caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x98\x80", "/bad\xff/\xc3(",
+		"\xed\xa0\x80", "/x\xe2\x82", "/slash/", "mixed \"\xff\" \n" };
+	char bytes[64];
+	unsigned seed = 1;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_same_string(cases[i], strlen(cases[i]));
+	assert_same_string("nul\0inside", 10);
+	assert_same_string("nul\0and\xff", 8);
+	for (i = 0; i < 2000; i++) { /* random bytes, mostly invalid */
+		for (j = 0; j < sizeof(bytes); j++) {
+			seed = seed * 1103515245 + 12345;
+			bytes[j] = (char)(seed >> 16);
+		}
+		assert_same_string(bytes, i % sizeof(bytes));
+	}
+}
+END_TEST
+
+START_TEST(test_pbuf_numbers_are_what_jansson_writes)
+{
+	static const double reals[] = { 0, 1, 2, 0.5, 0.1, 10, 1e21, 1.5e-7,
+		86400, 123456789.125, -3 };
+	struct pbuf b = { 0 };
+	char *want;
+	size_t i;
+
+	for (i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+		b.len = 0;
+		pbuf_real(&b, reals[i]);
+		want = jansson_text(json_real(reals[i]));
+		ck_assert_msg(
+		    b.len == strlen(want) && memcmp(b.p, want, b.len) == 0,
+		    "pbuf_real wrote %.*s, jansson %s", (int)b.len, b.p, want);
+		free(want);
+	}
+	b.len = 0;
+	pbuf_int(&b, -9007199254740993LL);
+	pbuf_lit(&b, ",");
+	pbuf_json(&b, NULL);
+	ck_assert_int_eq(b.len, strlen("-9007199254740993,null"));
+	ck_assert_int_eq(memcmp(b.p, "-9007199254740993,null", b.len), 0);
+	pbuf_clear(&b);
+}
+END_TEST
+
 /* The codec suite. */
 static Suite *
 proto_suite(void)
@@ -230,6 +308,8 @@ proto_suite(void)
 	tcase_add_test(tc, test_every_error_code_has_the_contract_name);
 	tcase_add_test(tc, test_answer_without_id_has_null_id);
 	tcase_add_test(tc, test_invalid_utf8_is_percent_encoded);
+	tcase_add_test(tc, test_pbuf_strings_are_what_jansson_writes);
+	tcase_add_test(tc, test_pbuf_numbers_are_what_jansson_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }
