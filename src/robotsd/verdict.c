@@ -67,7 +67,7 @@ verdict_field(struct pbuf *b, const char *name, const char *value)
 
 /* The verdict for u from entry e, as the fields after "ok". */
 static void
-verdict_verdict(struct verdict_pending *p, struct verdict_item *it,
+verdict_answer(struct verdict_pending *p, struct verdict_item *it,
     const struct cache_entry *e, const char *source)
 {
 	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
@@ -261,7 +261,7 @@ verdict_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 	struct verdict_item *it = w->arg;
 	struct verdict_pending *p = it->p;
 
-	verdict_verdict(p, it, e, "fetched");
+	verdict_answer(p, it, e, "fetched");
 	verdict_settle(it, 1);
 	if (--p->left == 0)
 		verdict_finish(p);
@@ -315,11 +315,11 @@ verdict_item(
 	switch (cache_check(
 	    p->rd->cache, it->u.origin, robots_url, wait, &it->w, &e)) {
 	case CACHE_HIT:
-		verdict_verdict(p, it, e, "cache");
+		verdict_answer(p, it, e, "cache");
 		verdict_settle(it, 1);
 		break;
 	case CACHE_STALE:
-		verdict_verdict(p, it, e, "stale");
+		verdict_answer(p, it, e, "stale");
 		verdict_settle(it, 1);
 		break;
 	case CACHE_WAIT:
