@@ -70,7 +70,8 @@ struct fetch {
 	char *url;
 	fetch_done_cb cb;
 	void *arg;
-	int running; /* in the multi (else queued) */
+	int running;           /* in the multi (else queued) */
+	struct event deadline; /* the whole fetch, redirects included */
 	char *body;
 	size_t body_len;
 	size_t body_cap;
@@ -103,6 +104,7 @@ struct fetcher {
 };
 
 static void fetch_check_multi_info(struct fetcher *);
+static void fetch_finish(struct fetcher *, struct fetch *, CURLcode);
 static int fetch_begin(struct fetch *);
 
 /* Free a NULL-terminated string vector. */
@@ -559,6 +561,8 @@ fetch_free(struct fetch *fe)
 {
 	size_t i;
 
+	if (event_initialized(&fe->deadline))
+		evtimer_del(&fe->deadline);
 	if (fe->easy != NULL)
 		curl_easy_cleanup(fe->easy);
 	curl_slist_free_all(fe->connect_to);
@@ -569,14 +573,31 @@ fetch_free(struct fetch *fe)
 	free(fe);
 }
 
+/*
+ * --fetch-timeout ran out. curl's own timeout starts again at each
+ * redirect, so this timer is what bounds the whole fetch.
+ */
+static void
+fetch_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fetch *fe = arg;
+
+	(void)fd;
+	(void)what;
+	fetch_finish(fe->fetcher, fe, CURLE_OPERATION_TIMEDOUT);
+}
+
 /* Hand a fetch to the multi; -1 if curl refuses it. */
 static int
 fetch_begin(struct fetch *fe)
 {
 	struct fetcher *f = fe->fetcher;
+	struct timeval tv = { .tv_sec = f->timeout };
 
 	if (curl_multi_add_handle(f->multi, fe->easy) != CURLM_OK)
 		return -1;
+	evtimer_assign(&fe->deadline, f->base, fetch_deadline_cb, fe);
+	evtimer_add(&fe->deadline, &tv);
 	fe->running = 1;
 	TAILQ_INSERT_TAIL(&f->running, fe, link);
 	f->nrunning++;
@@ -602,14 +623,21 @@ fetch_start_queued(struct fetcher *f)
 	}
 }
 
-/* Map curl's result code to a fetch error. */
+/*
+ * Map curl's result code to a fetch error. A redirect whose Location
+ * cannot be followed (malformed, or another protocol) ends the chain like
+ * too many redirects do.
+ */
 static enum fetch_error
-fetch_classify(const struct fetch *fe, CURLcode rc)
+fetch_classify(const struct fetch *fe, CURLcode rc, long code)
 {
 	if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && fe->truncated))
 		return FETCH_OK;
 	if (fe->private_refused)
 		return FETCH_PRIVATE_ADDR;
+	if (code >= 300 && code < 400 &&
+	    (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL))
+		return FETCH_REDIRECTS;
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
 		return FETCH_TIMEOUT;
@@ -628,8 +656,8 @@ fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
 	char *url = NULL, *scheme = NULL;
 
 	memset(r, 0, sizeof(*r));
-	r->error = fetch_classify(fe, rc);
 	curl_easy_getinfo(fe->easy, CURLINFO_RESPONSE_CODE, &code);
+	r->error = fetch_classify(fe, rc, code);
 	curl_easy_getinfo(fe->easy, CURLINFO_EFFECTIVE_URL, &url);
 	curl_easy_getinfo(fe->easy, CURLINFO_REDIRECT_COUNT, &redirs);
 	curl_easy_getinfo(fe->easy, CURLINFO_SCHEME, &scheme);

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,14 @@ robotsd_start(struct robotsd *rd)
 	char *cause = NULL;
 	int daemonize = !rd->conf->foreground && !sysd_detected();
 
+	/*
+	 * curl converts an IDN host in a redirect's Location through the
+	 * locale's charset: make it UTF-8. Nothing else here is
+	 * locale-dependent for bytes below 0x80.
+	 */
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		log_warnx(
+		    "no C.UTF-8 locale: redirects to IDN hosts will fail");
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		fatalx("curl_global_init failed");
 	if ((rd->base = event_base_new()) == NULL)

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from harness import DaemonTest, closed_port, origin, poll
 
@@ -208,6 +209,49 @@ class Fetch(DaemonTest):
                                   allowed=False, reason="unreachable",
                                   http_status=None, source="fetched")
         self.assertEqual(self.stats()["fetch_errors"], 2)
+
+    def test_fetch_timeout_bounds_a_whole_redirect_chain(self):
+        # contract: --fetch-timeout is a whole-fetch timeout. One second to
+        # the redirect, then a host that never answers: the fetch must end
+        # at 2 s, not 1 + 2 s (curl's own timeout restarts per hop).
+        self.origin.set("slow1.test", status=302, delay=1.0,
+                        headers={"Location": "http://slow2.test/robots.txt"})
+        self.origin.robots("slow2.test", RULES, hold=True)
+        c = self.start("--fetch-timeout", "2")
+        t0 = time.monotonic()
+        self.assertAnswer(c.check("http://slow1.test/"), ok=True,
+                          allowed=False, reason="unreachable",
+                          http_status=None, source="fetched")
+        self.assertLess(time.monotonic() - t0, 2.8)
+        self.assertEqual(len(self.origin.hits("slow2.test")), 1)
+
+    def test_unfollowable_redirect_is_like_too_many_redirects(self):
+        # A 3xx whose Location cannot be followed ends the chain as more
+        # than 5 redirects do: allow all (unavailable), with its status.
+        self.origin.set("badloc.test", status=302,
+                        headers={"Location": "http://bad host/robots.txt"})
+        c = self.start()
+        self.assertAnswer(c.check("http://badloc.test/x"), ok=True,
+                          allowed=True, reason="unavailable",
+                          http_status=302)
+
+    def test_redirect_to_an_idn_host_is_followed(self):
+        # Location with a UTF-8 host, raw and percent-encoded: followed to
+        # the punycode host (contract: IDN hosts in punycode). Header
+        # values go out as latin-1, so the raw one is spelled as the
+        # latin-1 characters of its UTF-8 bytes.
+        self.origin.robots("xn--mnchen-3ya.test", "User-agent: *\n"
+                           "Disallow: /idn\n")
+        self.origin.set("idn1.test", status=301, headers={
+            "Location": "http://m\u00c3\u00bcnchen.test/robots.txt"})
+        self.origin.set("idn2.test", status=301, headers={
+            "Location": "http://m%C3%BCnchen.test/robots.txt"})
+        c = self.start()
+        for host in ("idn1.test", "idn2.test"):
+            with self.subTest(host=host):
+                self.assertAnswer(c.check("http://%s/idn/x" % host),
+                                  ok=True, allowed=False, reason="rule")
+        self.assertEqual(len(self.origin.hits("xn--mnchen-3ya.test")), 2)
 
     def test_max_fetches_1_queues_the_others(self):
         hosts = ["q1.test", "q2.test", "q3.test"]
