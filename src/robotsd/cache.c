@@ -631,7 +631,13 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin,
 {
 	int joined = e != NULL && e->fetch != NULL;
 
-	if (wait && c->stats.waiting >= c->max_waiting) {
+	/*
+	 * Past --max-waiting waiting checks, or as many fetches queued for a
+	 * free slot (wait:false warming included), a miss is refused: neither
+	 * can grow without bound.
+	 */
+	if ((wait && c->stats.waiting >= c->max_waiting) ||
+	    (!joined && fetcher_queued(c->fetcher) >= c->max_waiting)) {
 		c->stats.overloaded++;
 		return CACHE_OVERLOADED;
 	}

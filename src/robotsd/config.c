@@ -649,6 +649,51 @@ config_apply_argv(
 	return 0;
 }
 
+/* Split "HOST:PORT" or "[V6]:PORT"; see config.h. */
+int
+config_split_addr(const char *addr, char **host, unsigned short *port)
+{
+	const char *colon = strrchr(addr, ':'), *h = addr, *errstr;
+	size_t hlen;
+	long long p;
+
+	if (colon == NULL || colon == addr)
+		return -1;
+	p = parse_num(colon + 1, 1, 65535, &errstr);
+	if (errstr != NULL)
+		return -1;
+	hlen = (size_t)(colon - addr);
+	if (addr[0] == '[') {
+		if (hlen < 3 || addr[hlen - 1] != ']')
+			return -1;
+		h++;
+		hlen -= 2;
+	} else if (memchr(addr, ':', hlen) != NULL)
+		return -1; /* an IPv6 address needs its brackets */
+	if (host != NULL)
+		*host = xstrndup(h, hlen);
+	if (port != NULL)
+		*port = (unsigned short)p;
+	return 0;
+}
+
+/* Values that parse but cannot work: say so now, not at the first use. */
+static int
+config_check_values(const struct config *cf, char **cause)
+{
+	if (cf->metrics != NULL &&
+	    config_split_addr(cf->metrics, NULL, NULL) == -1) {
+		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", cf->metrics);
+		return -1;
+	}
+	if (cf->ca_file != NULL && access(cf->ca_file, R_OK) == -1) {
+		xasprintf(
+		    cause, "ca-file: %s: %s", cf->ca_file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Check that each lower bound is at most its upper bound. */
 static int
 config_cross_check(const struct config *cf, char **cause)
@@ -735,7 +780,8 @@ config_build(
 	if (config_scan_argv(argc, cf->argv, opts, &n, exit_now, cause) == -1 ||
 	    config_load_file(cf, keep, opts, n, cause) == -1 ||
 	    config_apply_argv(cf, opts, n, cause) == -1 ||
-	    config_cross_check(cf, cause) == -1) {
+	    config_cross_check(cf, cause) == -1 ||
+	    config_check_values(cf, cause) == -1) {
 		config_free(cf);
 		cf = NULL;
 	}

@@ -118,31 +118,6 @@ metrics_404_cb(struct evhttp_request *req, void *arg)
 	evhttp_send_error(req, 404, NULL);
 }
 
-/* Split "HOST:PORT" or "[V6]:PORT"; -1 when it is not that shape. */
-static int
-metrics_split(const char *addr, char **host, unsigned short *port)
-{
-	const char *colon = strrchr(addr, ':'), *h = addr, *errstr;
-	size_t hlen;
-	long long p;
-
-	if (colon == NULL || colon == addr)
-		return -1;
-	p = parse_num(colon + 1, 1, 65535, &errstr);
-	if (errstr != NULL)
-		return -1;
-	hlen = (size_t)(colon - addr);
-	if (addr[0] == '[') {
-		if (hlen < 3 || addr[hlen - 1] != ']')
-			return -1;
-		h++;
-		hlen -= 2;
-	}
-	*host = xstrndup(h, hlen);
-	*port = (unsigned short)p;
-	return 0;
-}
-
 /* Listen for GET /metrics; see metrics.h. */
 struct metrics *
 metrics_new(struct robotsd *rd, const char *addr, char **cause)
@@ -151,7 +126,7 @@ metrics_new(struct robotsd *rd, const char *addr, char **cause)
 	unsigned short port;
 	char *host;
 
-	if (metrics_split(addr, &host, &port) == -1) {
+	if (config_split_addr(addr, &host, &port) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", addr);
 		return NULL;
 	}
@@ -166,6 +141,10 @@ metrics_new(struct robotsd *rd, const char *addr, char **cause)
 	}
 	free(host);
 	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+	/* A scraper sends a short GET; anything else is cut off early. */
+	evhttp_set_max_headers_size(m->http, 8192);
+	evhttp_set_max_body_size(m->http, 0);
+	evhttp_set_timeout(m->http, 10);
 	evhttp_set_cb(m->http, "/metrics", metrics_cb, m);
 	evhttp_set_gencb(m->http, metrics_404_cb, m);
 	return m;

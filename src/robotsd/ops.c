@@ -29,23 +29,6 @@ ops_seconds(double s)
 	return s < 0 ? json_null() : json_integer((json_int_t)llround(s));
 }
 
-/* The protocol error of an origin that url_origin() refused. */
-static enum proto_err
-ops_url_err(enum url_err e)
-{
-	switch (e) {
-	case URL_OK:
-		return PE_NONE;
-	case URL_BAD:
-		return PE_BAD_URL;
-	case URL_UNSUPPORTED_SCHEME:
-		return PE_UNSUPPORTED_SCHEME;
-	case URL_NOMEM:
-		break;
-	}
-	return PE_INTERNAL;
-}
-
 /* The user-agent groups of a ruleset, for inspect. */
 static json_t *
 ops_groups(const struct robots *r)
@@ -102,7 +85,9 @@ ops_retry(const struct cache_entry *e)
 	    "next_retry",
 	    e->fail_streak > 0 ? ops_time(e->next_retry) : json_null(),
 	    "last_error",
-	    e->last_error != NULL ? json_string(e->last_error) : json_null());
+	    e->last_error != NULL
+	        ? proto_string(e->last_error, strlen(e->last_error))
+	        : json_null());
 }
 
 /* Normalize the origin a request names; an error answer on failure. */
@@ -113,8 +98,8 @@ ops_origin(struct conn *c, struct request *req)
 	char *origin;
 
 	if ((origin = url_origin(req->origin, req->origin_len, &ue)) == NULL)
-		conn_reply(c,
-		    proto_error(req->id, ops_url_err(ue), url_err_message(ue)));
+		conn_reply(c, proto_error(req->id, proto_url_err(ue),
+		                  url_err_message(ue)));
 	return origin;
 }
 
@@ -158,7 +143,9 @@ ops_inspect(struct robotsd *rd, struct conn *c, struct request *req)
 	json_object_set_new(o, "sitemaps", ops_sitemaps(e->robots));
 	json_object_set_new(o, "retry", ops_retry(e));
 	json_object_set_new(o, "fetching", json_boolean(e->fetching));
-	json_object_set_new(o, "stale", json_boolean(e->stale));
+	/* Checks are answered from the old copy while a refresh runs too. */
+	json_object_set_new(o, "stale",
+	    json_boolean(e->stale || (e->fetching && e->policy != CACHE_NONE)));
 	conn_reply(c, o);
 	free(origin);
 }

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "robots.h"
 #include "proto.h"
 
 static const struct {
@@ -37,6 +38,23 @@ static const char *const proto_codes[] = {
 	[PE_NOT_CACHED] = "not_cached",
 	[PE_INTERNAL] = "internal",
 };
+
+/* The protocol error for a URL or origin that librobots refused. */
+enum proto_err
+proto_url_err(enum url_err e)
+{
+	switch (e) {
+	case URL_OK:
+		return PE_NONE;
+	case URL_BAD:
+		return PE_BAD_URL;
+	case URL_UNSUPPORTED_SCHEME:
+		return PE_UNSUPPORTED_SCHEME;
+	case URL_NOMEM:
+		break;
+	}
+	return PE_INTERNAL;
+}
 
 /* The contract's name of an error code. */
 const char *
@@ -96,6 +114,8 @@ proto_decode_check(json_t *o, struct request *req)
 		for (i = 0; i < json_array_size(urls); i++)
 			if (!json_is_string(json_array_get(urls, i)))
 				return "'urls' must be an array of strings";
+		if (json_array_size(urls) > PROTO_MAX_URLS)
+			return "'urls' holds at most 1000 URLs";
 		req->urls = urls;
 	}
 	if (has_url == (urls != NULL))
@@ -163,7 +183,8 @@ proto_decode(const char *line, size_t len, int test_clock, struct request *req,
 	req->wait = 1;
 	*err = PE_BAD_JSON;
 	*msg = "the request is not valid JSON";
-	if ((req->root = json_loadb(line, len, JSON_DECODE_ANY, &jerr)) == NULL)
+	if ((req->root = json_loadb(
+	         line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr)) == NULL)
 		return -1;
 	*err = PE_BAD_REQUEST;
 	*msg = "a request is a JSON object";
@@ -177,7 +198,9 @@ proto_decode(const char *line, size_t len, int test_clock, struct request *req,
 	*err = PE_UNKNOWN_OP;
 	*msg = "unknown op";
 	for (i = 0; i < sizeof(proto_ops) / sizeof(proto_ops[0]); i++)
-		if (strcmp(op, proto_ops[i].name) == 0)
+		if (strcmp(op, proto_ops[i].name) == 0 &&
+		    json_string_length(json_object_get(req->root, "op")) ==
+		        strlen(op))
 			break;
 	if (i == sizeof(proto_ops) / sizeof(proto_ops[0]) ||
 	    (proto_ops[i].op == OP_CLOCK && !test_clock))

@@ -10,6 +10,11 @@
 
 #include <jansson.h>
 
+#include "robots.h"
+
+/* URLs in one batch check, at most. */
+#define PROTO_MAX_URLS 1000
+
 enum proto_op {
 	OP_CHECK,
 	OP_INSPECT,
@@ -64,6 +69,8 @@ int proto_decode(const char *line, size_t len, int test_clock,
 void proto_request_clear(struct request *);
 
 const char *proto_err_code(enum proto_err);
+/* bad_url, unsupported_scheme or internal for a librobots URL error. */
+enum proto_err proto_url_err(enum url_err);
 
 /* A new answer object {"id":id,"ok":true}; id may be NULL (null). */
 json_t *proto_ok(json_t *id);

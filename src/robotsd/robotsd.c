@@ -6,6 +6,8 @@
  */
 #include <config.h>
 
+#include <sys/resource.h>
+
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,9 +33,13 @@
 struct signals {
 	struct event *term, *intr, *hup, *drain;
 	double drain_deadline;
+	int expired; /* waiting checks were answered "timeout" */
 };
 
-/* Drain: exit once every client is answered, or at the deadline. */
+/*
+ * Drain: exit once every client is answered. At the deadline, checks still
+ * waiting are answered "timeout" and get one more second to be written.
+ */
 static void
 robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -42,8 +48,15 @@ robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!server_busy(rd->server) || clock_wall() >= sig->drain_deadline)
+	if (!server_busy(rd->server))
 		event_base_loopexit(rd->base, NULL);
+	else if (clock_wall() >= sig->drain_deadline) {
+		if (sig->expired)
+			event_base_loopexit(rd->base, NULL);
+		server_expire_waiting(rd->server);
+		sig->expired = 1;
+		sig->drain_deadline = clock_wall() + 1;
+	}
 }
 
 /* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
@@ -153,6 +166,33 @@ robotsd_save_state(struct robotsd *rd)
 		    "state: %ld origins saved to %s", n, rd->conf->state_file);
 }
 
+/*
+ * Raise the descriptor limit to its hard limit: every client connection
+ * and every fetch needs one, and running out would turn fetches into
+ * network errors. Warn when the configured maxima cannot all fit.
+ */
+static void
+robotsd_raise_nofile(const struct config *cf)
+{
+	struct rlimit rl;
+	rlim_t need =
+	    (rlim_t)cf->max_connections + (rlim_t)cf->max_fetches + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("setrlimit");
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < need)
+		log_warnx("only %llu file descriptors for max-connections %ld "
+		          "and max-fetches %ld; raise the limit or lower them",
+		    (unsigned long long)rl.rlim_cur, cf->max_connections,
+		    cf->max_fetches);
+}
+
 /* Create the loop and the modules, and listen. */
 static void
 robotsd_start(struct robotsd *rd)
@@ -168,6 +208,7 @@ robotsd_start(struct robotsd *rd)
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
 		log_warnx(
 		    "no C.UTF-8 locale: redirects to IDN hosts will fail");
+	robotsd_raise_nofile(rd->conf);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		fatalx("curl_global_init failed");
 	if ((rd->base = event_base_new()) == NULL)

@@ -62,6 +62,9 @@ struct server {
 	uint64_t total;
 };
 
+/* A client with answers queued that reads none for this long is dropped. */
+#define CONN_WRITE_TIMEOUT 60
+
 static void conn_process(struct conn *);
 
 /* Unhook c: cancel its waiting checks and free it at the end of the event. */
@@ -205,12 +208,15 @@ conn_too_long(struct conn *c)
 	conn_reply(c, proto_error(NULL, PE_LINE_TOO_LONG, msg));
 }
 
-/* Handle every complete line in c's input, unless paused or closing. */
+/*
+ * Handle every complete line in c's input, unless paused or closing. A
+ * line may hold max_line bytes, plus a '\r' before its '\n'.
+ */
 static void
 conn_process(struct conn *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
-	size_t max = c->srv->rd->conf->max_line, n, eol_len;
+	size_t max = c->srv->rd->conf->max_line, n, len, eol_len;
 	struct evbuffer_ptr p;
 	char *line;
 
@@ -220,7 +226,7 @@ conn_process(struct conn *c)
 		if (p.pos == -1 && c->eof && n > 0 && !c->discarding)
 			p.pos = (ev_ssize_t)n; /* a last line without '\n' */
 		else if (p.pos == -1) {
-			if (n > max) {
+			if (n > max + 1) {
 				if (!c->discarding)
 					conn_too_long(c);
 				c->discarding = 1;
@@ -228,14 +234,19 @@ conn_process(struct conn *c)
 			}
 			return;
 		}
+		len = (size_t)p.pos;
 		if (c->discarding)
 			c->discarding = 0;
-		else if ((size_t)p.pos > max)
+		else if (len > max + 1)
 			conn_too_long(c);
-		else if ((line = (char *)evbuffer_pullup(in,
-		              (size_t)p.pos < n ? p.pos + 1 : p.pos)) != NULL)
-			conn_line(c, line, (size_t)p.pos);
-		evbuffer_drain(in, (size_t)p.pos + 1);
+		else if ((line = (char *)evbuffer_pullup(
+		              in, len < n ? len + 1 : len)) != NULL) {
+			if (len == max + 1 && line[max] != '\r')
+				conn_too_long(c);
+			else
+				conn_line(c, line, len);
+		}
+		evbuffer_drain(in, len + 1);
 	}
 }
 
@@ -275,6 +286,13 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		    c, evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		return;
 	}
+	if (what & BEV_EVENT_TIMEOUT) {
+		log_warnx("connection %llu: answers unread for %d s, "
+		          "disconnecting",
+		    (unsigned long long)c->id, CONN_WRITE_TIMEOUT);
+		conn_close(c, "write timeout");
+		return;
+	}
 	if (what & BEV_EVENT_EOF) {
 		c->eof = 1;
 		conn_process(c);
@@ -290,6 +308,7 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	static const char busy[] = "{\"id\":null,\"ok\":false,\"error\":{"
 	                           "\"code\":\"overloaded\",\"message\":"
 	                           "\"too many connections\"}}\n";
+	struct timeval write_timeout = { CONN_WRITE_TIMEOUT, 0 };
 	struct server *srv = arg;
 	size_t max = srv->rd->conf->max_output;
 	struct conn *c;
@@ -314,6 +333,7 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	bufferevent_setcb(
 	    c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, max / 4, 0);
+	bufferevent_set_timeouts(c->bev, NULL, &write_timeout);
 	bufferevent_enable(c->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&srv->conns, c, link);
 	srv->nconns++;
@@ -461,6 +481,18 @@ server_free(struct server *srv)
 	event_free(srv->resume);
 	free(srv->path);
 	free(srv);
+}
+
+/* Answer every waiting check now with "timeout" (the drain's deadline). */
+void
+server_expire_waiting(struct server *srv)
+{
+	struct conn *c, *next;
+
+	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link); /* an answer may close c */
+		verdict_expire_all(&c->pending);
+	}
 }
 
 /* Some connection still waits on a check or has answers queued. */

@@ -25,6 +25,8 @@ struct server *server_new(struct robotsd *, int fd, char **cause);
 void server_free(struct server *); /* closes every connection; NULL ok */
 /* Stop accepting and remove the socket file (SIGTERM). */
 void server_stop_accepting(struct server *);
+/* Answer every check still waiting with "timeout" (the drain's deadline). */
+void server_expire_waiting(struct server *);
 /* 1 while some connection waits on a check or has output queued. */
 int server_busy(const struct server *);
 size_t server_connections(const struct server *);

@@ -129,12 +129,13 @@ state_save(const struct cache *c, const char *path, char **cause)
 	struct state_out o = { .sum = 0xcbf29ce484222325ULL };
 	struct state_head h = state_head();
 	uint8_t end = 0;
+	int fd, bad, saved = 0;
 	char *tmp;
-	int fd;
 
 	xasprintf(&tmp, "%s.tmp", path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) ==
-	        -1 ||
+	if ((fd = open(tmp,
+	         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	         0600)) == -1 ||
 	    (o.f = fdopen(fd, "wb")) == NULL) {
 		xasprintf(cause, "%s: %s", tmp, strerror(errno));
 		if (fd != -1)
@@ -147,9 +148,20 @@ state_save(const struct cache *c, const char *path, char **cause)
 	cache_foreach(c, state_put_entry, &o);
 	state_put(&o, &end, 1);
 	fwrite(&o.sum, sizeof(o.sum), 1, o.f);
-	if (ferror(o.f) || fflush(o.f) == EOF || fsync(fileno(o.f)) == -1 ||
-	    fclose(o.f) == EOF || rename(tmp, path) == -1) {
-		xasprintf(cause, "%s: %s", tmp, strerror(errno));
+	errno = EIO; /* what ferror() means when nothing else says */
+	bad = ferror(o.f) || fflush(o.f) == EOF || fsync(fileno(o.f)) == -1;
+	if (bad)
+		saved = errno;
+	if (fclose(o.f) == EOF && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	if (!bad && rename(tmp, path) == -1) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		xasprintf(cause, "%s: %s", tmp, strerror(saved));
 		unlink(tmp);
 		free(tmp);
 		return -1;

@@ -27,6 +27,8 @@
 #include "server.h"
 #include "xmalloc.h"
 
+/* Checks one connection may have waiting on fetches at once. */
+#define VERDICT_CONN_MAX_WAITING 1024
 /* A waiting check gives up after this many fetch timeouts (plus slack). */
 #define VERDICT_WAIT_TIMEOUTS 2
 #define VERDICT_WAIT_SLACK 5
@@ -162,23 +164,6 @@ verdict_pending_answer(struct verdict_item *it)
 	verdict_settle(it, 1);
 }
 
-/* The protocol error of a URL that url_parse() refused. */
-static enum proto_err
-verdict_url_err(enum url_err e)
-{
-	switch (e) {
-	case URL_OK:
-		return PE_NONE;
-	case URL_BAD:
-		return PE_BAD_URL;
-	case URL_UNSUPPORTED_SCHEME:
-		return PE_UNSUPPORTED_SCHEME;
-	case URL_NOMEM:
-		break;
-	}
-	return PE_INTERNAL;
-}
-
 /* {"ok":B,FRAG} into b, led by the batch row's url or the reply's id. */
 static void
 verdict_object(struct pbuf *b, const char *key, const json_t *v,
@@ -287,6 +272,22 @@ verdict_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	verdict_finish(p);
 }
 
+/* Items of a connection's parked checks still waiting on fetches. */
+static size_t
+verdict_waiting(const struct verdict_list *list)
+{
+	const struct verdict_pending *p;
+	size_t n = 0;
+
+	TAILQ_FOREACH(p, list, link)
+	{
+		n += p->left;
+		if (n >= VERDICT_CONN_MAX_WAITING)
+			break;
+	}
+	return n;
+}
+
 /* Look one item up; settles it unless it must wait on a fetch. */
 static void
 verdict_item(
@@ -299,7 +300,7 @@ verdict_item(
 
 	it->p = p;
 	if ((ue = url_parse(url, len, &it->u)) != URL_OK) {
-		verdict_error(it, verdict_url_err(ue), url_err_message(ue));
+		verdict_error(it, proto_url_err(ue), url_err_message(ue));
 		return;
 	}
 	it->parsed = 1;
@@ -323,7 +324,14 @@ verdict_item(
 		verdict_settle(it, 1);
 		break;
 	case CACHE_WAIT:
-		p->left++;
+		if (verdict_waiting(conn_pending(p->conn)) + p->left >=
+		    VERDICT_CONN_MAX_WAITING) {
+			cache_waiter_cancel(&it->w);
+			verdict_error(it, PE_OVERLOADED,
+			    "too many checks of this connection are waiting "
+			    "on fetches");
+		} else
+			p->left++;
 		break;
 	case CACHE_PENDING:
 		verdict_pending_answer(it);
@@ -384,6 +392,16 @@ verdict_op(struct robotsd *rd, struct conn *c, struct request *req)
 		verdict_finish(p);
 	else
 		verdict_park(p);
+}
+
+/* Answer a connection's waiting checks now with "timeout". */
+void
+verdict_expire_all(struct verdict_list *list)
+{
+	struct verdict_pending *p;
+
+	while ((p = TAILQ_FIRST(list)) != NULL)
+		verdict_timeout_cb(-1, 0, p); /* unlinks and frees p */
 }
 
 /* Drop a closing connection's waiting checks; none is answered. */

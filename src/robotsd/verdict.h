@@ -20,6 +20,8 @@ TAILQ_HEAD(verdict_list, verdict_pending);
 
 /* Answer a check request on c, now or when its fetches end. */
 void verdict_op(struct robotsd *, struct conn *, struct request *);
+/* Answer the waiting checks of a list now with "timeout" (shutdown). */
+void verdict_expire_all(struct verdict_list *);
 /* c is closing: drop its waiting checks without answering them. */
 void verdict_cancel_all(struct verdict_list *);
 

@@ -669,6 +669,28 @@ START_TEST(test_max_waiting_overloads_new_waiters_only)
 }
 END_TEST
 
+START_TEST(test_queued_fetches_capped_by_max_waiting_even_without_wait)
+{
+	const struct cache_entry *e;
+
+	cf.max_waiting = 2;
+	cf.max_fetches = 1;
+	cache_configure(cache, &cf);
+	fetcher_configure(fetcher, &cf);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_PENDING);
+	ck_assert_int_eq(check_now("https://b.test", &e), CACHE_PENDING);
+	ck_assert_int_eq(check_now("https://c.test", &e), CACHE_PENDING);
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 1);
+	ck_assert_uint_eq(fetcher_queued(fetcher), 2);
+	/* A fourth origin would queue a third fetch: refused, no entry. */
+	ck_assert_int_eq(check_now("https://d.test", &e), CACHE_OVERLOADED);
+	ck_assert_ptr_null(cache_find(cache, "https://d.test"));
+	/* An origin already being fetched is still joined. */
+	ck_assert_int_eq(check_now("https://c.test", &e), CACHE_PENDING);
+	ck_assert_uint_eq(cache_stats(cache)->overloaded, 1);
+}
+END_TEST
+
 START_TEST(test_coalescing_many_waiters_one_fetch)
 {
 	struct probe p[5];
@@ -1416,6 +1438,8 @@ cache_suite(void)
 	tcase_add_test(tc, test_good_copy_kept_through_5xx);
 	tcase_add_test(tc, test_unreachable_30_days_keeps_good_copy);
 	tcase_add_test(tc, test_max_waiting_overloads_new_waiters_only);
+	tcase_add_test(
+	    tc, test_queued_fetches_capped_by_max_waiting_even_without_wait);
 	tcase_add_test(tc, test_coalescing_many_waiters_one_fetch);
 	tcase_add_test(
 	    tc, test_cancelled_waiter_is_not_called_and_fetch_fills_cache);
