@@ -74,6 +74,7 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 	}
 	log_info("signal %d: stopping", (int)signo);
 	rd->stopping = 1;
+	sysd_status("stopping: answering the checks in flight");
 	sysd_stopping();
 	server_stop_accepting(rd->server);
 	sig->drain_deadline = clock_wall() + rd->conf->fetch_timeout + 1;
@@ -278,6 +279,7 @@ main(int argc, char **argv)
 	robotsd_signals(&rd, &sig);
 	log_info("robotsd %s listening on %s", PACKAGE_VERSION,
 	    rd.conf->socket_path);
+	sysd_status("serving %s", rd.conf->socket_path);
 	sysd_ready();
 	event_base_dispatch(rd.base);
 	log_info("stopped");
