@@ -141,7 +141,7 @@ cmd_purge(const struct ctl *ctl, int argc, char **argv)
 	json_t *ans, *req;
 
 	(void)argc;
-	if (strcmp(argv[0], "--all") == 0)
+	if (ctl->purge_all)
 		req = json_pack("{s:s, s:b}", "op", "purge", "all", 1);
 	else
 		req = json_pack("{s:s, s:s}", "op", "purge", "origin", argv[0]);
@@ -193,7 +193,7 @@ static void
 usage_error(void)
 {
 	fputs("usage: robotsctl [-s PATH] [--json] [-t SECONDS] COMMAND "
-	      "[ARG...]\n"
+	      "[--] [ARG...]\n"
 	      "run 'robotsctl --help' for the commands\n",
 	    stderr);
 }
@@ -204,7 +204,7 @@ usage(void)
 {
 	fputs(
 	    "usage: robotsctl [-s PATH] [--json] [-t SECONDS] COMMAND "
-	    "[ARG...]\n"
+	    "[--] [ARG...]\n"
 	    "commands:\n"
 	    "  check URL AGENT          may AGENT fetch URL? (exit 0 yes, "
 	    "1 no)\n"
@@ -215,7 +215,8 @@ usage(void)
 	    "  ping                     the daemon's version\n"
 	    "  test FILE AGENT URL...   check URLs against a local "
 	    "robots.txt (FILE - is stdin), offline\n"
-	    "options:\n"
+	    "options (before or after COMMAND; after '--' every word is an "
+	    "ARG):\n"
 	    "  -s, --socket PATH        daemon socket (default "
 	    "$ROBOTSD_SOCKET or " CTL_DEFAULT_SOCKET ")\n"
 	    "  --json                   print JSON answers, one per line\n"
@@ -226,9 +227,9 @@ usage(void)
 	    stdout);
 }
 
-/* Parse the options before COMMAND into ctl; -1 on a usage error. */
+/* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
 static int
-parse_options(int argc, char **argv, struct ctl *ctl)
+parse_option(int argc, char **argv, struct ctl *ctl)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -240,41 +241,69 @@ parse_options(int argc, char **argv, struct ctl *ctl)
 	};
 	const char *errstr;
 	long long n;
-	int ch;
 
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:s:t:hV", longopts, NULL)) != -1)
-		switch (ch) {
-		case 's':
-			ctl->socket = optarg;
-			break;
-		case 'j':
-			ctl->json = 1;
-			break;
-		case 't':
-			if (parse_num(optarg, 0, CTL_MAX_TIMEOUT, &n,
-			        &errstr) == -1) {
-				ctl_warnx("timeout %s: %s", optarg, errstr);
-				return -1;
-			}
-			ctl->timeout = (int)n;
-			break;
-		case 'h':
-			usage();
-			exit(CTL_EXIT_OK);
-		case 'V':
-			printf("robotsctl %s\n", PACKAGE_VERSION);
-			exit(CTL_EXIT_OK);
-		case ':':
-			ctl_warnx("%s: missing argument", argv[optind - 1]);
-			usage_error();
-			return -1;
-		default:
-			ctl_warnx("unknown option '%s'", argv[optind - 1]);
-			usage_error();
+	switch (getopt_long(argc, argv, "+:s:t:hV", longopts, NULL)) {
+	case 's':
+		ctl->socket = optarg;
+		return 0;
+	case 'j':
+		ctl->json = 1;
+		return 0;
+	case 't':
+		if (parse_num(optarg, 0, CTL_MAX_TIMEOUT, &n, &errstr) == -1) {
+			ctl_warnx("timeout %s: %s", optarg, errstr);
 			return -1;
 		}
-	return 0;
+		ctl->timeout = (int)n;
+		return 0;
+	case 'h':
+		usage();
+		exit(CTL_EXIT_OK);
+	case 'V':
+		printf("robotsctl %s\n", PACKAGE_VERSION);
+		exit(CTL_EXIT_OK);
+	case ':':
+		ctl_warnx("%s: missing argument", argv[optind - 1]);
+		break;
+	default:
+		ctl_warnx("unknown option '%s'", argv[optind - 1]);
+		break;
+	}
+	usage_error();
+	return -1;
+}
+
+/*
+ * Parse the options, which may come before or after COMMAND, into ctl, and
+ * move the operands (COMMAND and its arguments) to argv[1..]; their number,
+ * or -1 on a usage error. "--" ends the options; "-" is an operand (stdin).
+ * "purge --all" is the purge command's own option, not an operand.
+ */
+static int
+parse_args(int argc, char **argv, struct ctl *ctl)
+{
+	int n = 1;
+
+	opterr = 0;
+	optind = 1;
+	while (optind < argc) {
+		const char *arg = argv[optind];
+
+		if (strcmp(arg, "--") == 0) {
+			while (++optind < argc)
+				argv[n++] = argv[optind];
+			break;
+		}
+		if (n == 2 && strcmp(argv[1], "purge") == 0 &&
+		    strcmp(arg, "--all") == 0) {
+			ctl->purge_all = 1;
+			optind++;
+		} else if (arg[0] != '-' || arg[1] == '\0')
+			argv[n++] = argv[optind++];
+		else if (parse_option(argc, argv, ctl) == -1)
+			return -1;
+	}
+	return n - 1;
 }
 
 /* Run COMMAND with its arguments. */
@@ -284,31 +313,33 @@ main(int argc, char **argv)
 	struct ctl ctl = { .timeout = CTL_DEFAULT_TIMEOUT };
 	const struct ctl_cmd *cmd;
 	size_t i;
-	int nargs;
+	int nargs, nops;
 
 	if ((ctl.socket = getenv("ROBOTSD_SOCKET")) == NULL ||
 	    *ctl.socket == '\0')
 		ctl.socket = CTL_DEFAULT_SOCKET;
-	if (parse_options(argc, argv, &ctl) == -1)
+	if ((nops = parse_args(argc, argv, &ctl)) == -1)
 		return CTL_EXIT_ERROR;
-	if (optind >= argc) {
+	if (nops == 0) {
 		usage_error();
 		return CTL_EXIT_ERROR;
 	}
-	nargs = argc - optind - 1;
+	nargs = nops - 1;
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		cmd = &cmds[i];
-		if (strcmp(argv[optind], cmd->name) != 0)
+		if (strcmp(argv[1], cmd->name) != 0)
 			continue;
-		if (nargs < cmd->min_args ||
-		    (cmd->max_args != -1 && nargs > cmd->max_args)) {
+		/* --all stands in for purge's ORIGIN. */
+		if (nargs + ctl.purge_all < cmd->min_args ||
+		    (cmd->max_args != -1 &&
+		        nargs + ctl.purge_all > cmd->max_args)) {
 			ctl_warnx("%s: wrong number of arguments", cmd->name);
 			usage_error();
 			return CTL_EXIT_ERROR;
 		}
-		return cmd->run(&ctl, nargs, argv + optind + 1);
+		return cmd->run(&ctl, nargs, argv + 2);
 	}
-	ctl_warnx("unknown command '%s'", argv[optind]);
+	ctl_warnx("unknown command '%s'", argv[1]);
 	usage_error();
 	return CTL_EXIT_ERROR;
 }

@@ -16,8 +16,9 @@ enum ctl_exit {
 
 struct ctl {
 	const char *socket;
-	int json;    /* print JSON lines instead of text */
-	int timeout; /* seconds for the whole exchange; 0 = none */
+	int json;      /* print JSON lines instead of text */
+	int timeout;   /* seconds for the whole exchange; 0 = none */
+	int purge_all; /* purge --all */
 };
 
 /* Print "robotsctl: MESSAGE" on stderr. */

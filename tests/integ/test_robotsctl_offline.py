@@ -242,6 +242,50 @@ class RobotsctlTest(unittest.TestCase):
             self.assertIsInstance(line["error"]["message"], str)
             self.assertNotEqual(line["error"]["message"], "")
 
+    # --- options anywhere, "--" -------------------------------------------
+
+    def test_json_after_the_command_or_its_arguments(self):
+        path = self.write(BASIC)
+        url = "https://example.com/private/x"
+        want = [{"url": url, "ok": True, "allowed": False, "reason": "rule",
+                 "rule": {"directive": "disallow", "pattern": "/private/",
+                          "line": 2}, "crawl_delay": 5}]
+        for args in (["test", "--json", path, "AnyBot", url],
+                     ["test", path, "AnyBot", url, "--json"]):
+            with self.subTest(args=args):
+                rc, out, err = self.run_ctl(*args)
+                self.assertEqual(rc, 1, err)
+                self.assertEqual(self.json_lines(out), want)
+
+    def test_double_dash_lets_an_agent_start_with_a_dash(self):
+        # The "-weird-agent" matches no group but "*" (RFC 9309 2.2.1).
+        body = "User-agent: *\nDisallow: /x\n"
+        rc, out, err = self.run_ctl("test", "--", self.write(body),
+                                    "-weird-agent", "https://example.com/x")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(out, "disallowed https://example.com/x "
+                         "(line 2: disallow /x)\n")
+
+    def test_word_after_double_dash_is_not_an_option(self):
+        rc, out, err = self.run_ctl("test", self.write(BASIC), "--",
+                                    "--json", "https://example.com/")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "allowed https://example.com/ (no_rule)\n")
+
+    def test_dash_word_without_double_dash_is_an_unknown_option(self):
+        rc, out, err = self.run_ctl("test", self.write(BASIC),
+                                    "-weird-agent", "https://example.com/")
+        self.assertEqual((rc, out), (2, ""))
+        self.assertTrue(err.startswith("robotsctl: unknown option "), err)
+
+    def test_help_and_version_after_the_command(self):
+        rc, out, _ = self.run_ctl("check", "--help")
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith("usage: robotsctl "), out)
+        rc, out, _ = self.run_ctl("ping", "-V")
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith("robotsctl "), out)
+
 
 class FakeDaemon:
     """A Unix socket peer for one connection: reads one request line,
@@ -291,12 +335,15 @@ class RobotsctlClientTest(unittest.TestCase):
         self.addCleanup(self.dir.cleanup)
         self.path = os.path.join(self.dir.name, "robotsd.sock")
 
-    def run_ctl(self, reply, *args, env=None):
+    def run_ctl(self, reply, *args, env=None, socket_first=True):
+        """Run robotsctl against a FakeDaemon; "-s PATH" goes first unless
+        socket_first is False (then args name the socket themselves)."""
         if os.path.exists(self.path):
             os.unlink(self.path)  # the socket file of an earlier FakeDaemon
         fake = FakeDaemon(self.path, reply)
         self.addCleanup(fake.sock.close)
-        r = subprocess.run([ROBOTSCTL, "-s", self.path] + list(args),
+        pre = ["-s", self.path] if socket_first else []
+        r = subprocess.run([ROBOTSCTL] + pre + list(args),
                            capture_output=True, timeout=TIMEOUT, env=env)
         fake.close()
         self.fake = fake
@@ -444,6 +491,68 @@ class RobotsctlClientTest(unittest.TestCase):
         rc, out, _ = self.run_ctl(
             lambda req: answer(req, ok=True, version="1"), "ping", env=env)
         self.assertEqual((rc, out), (0, "robotsd 1\n"))
+
+    # --- options anywhere, "--" -------------------------------------------
+
+    def test_socket_option_after_the_command(self):
+        for args in (["ping", "-s", self.path],
+                     ["ping", "--socket", self.path],
+                     ["ping", "--socket=" + self.path]):
+            with self.subTest(args=args):
+                rc, out, err = self.run_ctl(
+                    lambda req: answer(req, ok=True, version="1.2.3"),
+                    *args, socket_first=False)
+                self.assertEqual((rc, out), (0, "robotsd 1.2.3\n"), err)
+
+    def test_json_after_the_check_arguments_prints_the_answer_line(self):
+        line = []
+
+        def reply(req):
+            line.append(answer(req, ok=True, allowed=False, reason="rule",
+                               source="cache", http_status=200,
+                               rule={"directive": "disallow",
+                                     "pattern": "/", "line": 2}))
+            return line[0]
+        rc, out, err = self.run_ctl(reply, "check", "https://e.com/x", "A",
+                                    "--json")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(out.encode(), line[0])
+        self.assertEqual(self.fake.request["agent"], "A")
+
+    def test_double_dash_sends_a_dash_agent_unchanged(self):
+        def reply(req):
+            return answer(req, ok=True, allowed=True, reason="no_rule",
+                          source="cache", rule=None, http_status=200)
+        rc, out, err = self.run_ctl(reply, "check", "-s", self.path, "--",
+                                    "https://e.com/", "-weird-agent",
+                                    socket_first=False)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.request["url"], "https://e.com/")
+        self.assertEqual(self.fake.request["agent"], "-weird-agent")
+        self.assertEqual(out, "allowed https://e.com/ (no_rule)\n")
+
+    def test_purge_all_with_options_around_it(self):
+        rc, out, err = self.run_ctl(
+            lambda req: answer(req, ok=True, purged=2),
+            "purge", "-s", self.path, "--all", "--json", socket_first=False)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["purged"], 2)
+        self.assertEqual(self.fake.request["all"], True)
+
+    def test_all_after_double_dash_is_an_origin(self):
+        rc, _, _ = self.run_ctl(
+            lambda req: answer(req, ok=True, purged=0), "purge", "--",
+            "--all")
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.fake.request["origin"], "--all")
+        self.assertNotIn("all", self.fake.request)
+
+    def test_purge_with_both_origin_and_all_is_a_usage_error(self):
+        r = subprocess.run([ROBOTSCTL, "-s", self.path, "purge", "--all",
+                            "https://e.com"], capture_output=True,
+                           timeout=TIMEOUT)
+        self.assertEqual((r.returncode, r.stdout), (2, b""))
+        self.assertTrue(r.stderr.startswith(b"robotsctl: purge: "), r.stderr)
 
 
 if __name__ == "__main__":
