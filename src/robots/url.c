@@ -20,7 +20,9 @@
  * - CURLU_PUNYCODE converts through the process locale and fails (as "out
  *   of memory") in the C locale, so libidn2 is called directly;
  * - an IPv6 zone ("[fe80::1%25eth0]") is split off and would be lost from
- *   the origin: such URLs are rejected.
+ *   the origin: such URLs are rejected;
+ * - it takes "a.test\@evil.test" as userinfo and host evil.test, where
+ *   WHATWG parsers read host a.test: see url_check_authority().
  */
 #include <config.h>
 
@@ -100,8 +102,30 @@ url_scheme_find(const char *s, size_t len)
 }
 
 /*
+ * Reject an authority (s up to the first '/', '?' or '#') that parsers read
+ * differently. curl takes "a.test\@evil.test" as userinfo "a.test\" and host
+ * evil.test, while WHATWG parsers (browsers, many crawlers) end the host of
+ * an http(s) or ftp URL at '\' and read a.test: any backslash is bad. With
+ * two '@', curl splits at the first (and then rejects the host) while
+ * WHATWG and Python's urllib split at the last: bad too. Tabs and newlines,
+ * which WHATWG strips, and "%5C" or "%40" in the host, which curl decodes,
+ * are rejected later (curl's control check, url_host_check()).
+ */
+static enum url_err
+url_check_authority(const char *s, size_t len)
+{
+	size_t i;
+	int at = 0;
+
+	for (i = 0; i < len && s[i] != '/' && s[i] != '?' && s[i] != '#'; i++)
+		if (s[i] == '\\' || (s[i] == '@' && at++ > 0))
+			return URL_BAD;
+	return URL_OK;
+}
+
+/*
  * Check what curl is too lenient about: a supported scheme, then "//" and a
- * non-empty authority.
+ * non-empty authority that all parsers read alike.
  */
 static enum url_err
 url_check_prefix(const char *s, size_t len, const struct url_scheme **sch)
@@ -116,7 +140,7 @@ url_check_prefix(const char *s, size_t len, const struct url_scheme **sch)
 		return URL_BAD;
 	if (strchr("/?#", s[n + 3]) != NULL)
 		return URL_BAD;
-	return URL_OK;
+	return url_check_authority(s + n + 3, len - n - 3);
 }
 
 /* Map a curl URL API error to ours. */
