@@ -1,9 +1,14 @@
 /*
- * log.c: robotsd's logging. Owns the current level and the output style:
- * in the foreground, "2026-11-23T07:50:00Z robotsd[pid]: level: msg" on
- * stderr; otherwise the same without the timestamp; when stderr is the
- * systemd journal (JOURNAL_STREAM), a "<N>" priority prefix instead, as
- * sd-daemon(3) describes, since the journal records time and pid itself.
+ * log.c: robotsd's logging. Owns the current level and the sink (see
+ * log_sink_pick()): when stderr is the systemd journal (JOURNAL_STREAM),
+ * "<N>level: msg" lines with the priority prefix of sd-daemon(3), since the
+ * journal records time and pid itself; else in the foreground,
+ * "2026-11-23T07:50:00Z robotsd[pid]: level: msg" on stderr; else (a
+ * daemon, whose stderr daemon() points at /dev/null) syslog, facility
+ * daemon, "level: msg" at the message's priority. The syslog socket is
+ * opened by log_init() (LOG_NDELAY), before daemon(), and kept across it.
+ * While stderr is still a terminal (errors before daemon()), syslog lines
+ * are also written there as "robotsd[pid]: level: msg".
  * Also escapes untrusted bytes for log lines.
  */
 #include <config.h>
@@ -21,8 +26,7 @@
 
 #define LOG_LINE_MAX 4096
 
-static int log_foreground = 1;
-static int log_journal;
+static enum log_sink log_sink = LOG_SINK_STDERR;
 static int log_level = LOG_INFO;
 
 static void log_vwrite(int, int, const char *, va_list)
@@ -45,12 +49,26 @@ log_stderr_is_journal(void)
 	       (unsigned long long)sb.st_ino == ino;
 }
 
-/* Choose the output style and the level. */
+/* The sink: the journal when stderr is it, stderr in the foreground, syslog. */
+enum log_sink
+log_sink_pick(int foreground, int journal)
+{
+	if (journal)
+		return LOG_SINK_JOURNAL;
+	return foreground ? LOG_SINK_STDERR : LOG_SINK_SYSLOG;
+}
+
+/* Choose the sink (opening or closing syslog) and the level. */
 void
 log_init(int foreground, int level)
 {
-	log_foreground = foreground;
-	log_journal = log_stderr_is_journal();
+	enum log_sink sink = log_sink_pick(foreground, log_stderr_is_journal());
+
+	if (sink == LOG_SINK_SYSLOG && log_sink != LOG_SINK_SYSLOG)
+		openlog("robotsd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	else if (sink != LOG_SINK_SYSLOG && log_sink == LOG_SINK_SYSLOG)
+		closelog();
+	log_sink = sink;
 	log_set_level(level);
 }
 
@@ -101,14 +119,20 @@ log_vwrite(int level, int errnum, const char *fmt, va_list ap)
 	time_t now;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (log_journal) {
+	if (log_sink == LOG_SINK_JOURNAL) {
 		fprintf(stderr, "<%d>%s: %s%s%s\n", level,
 		    log_level_name(level), msg, errnum ? ": " : "",
 		    errnum ? strerror(errnum) : "");
 		return;
 	}
+	if (log_sink == LOG_SINK_SYSLOG) {
+		syslog(level, "%s: %s%s%s", log_level_name(level), msg,
+		    errnum ? ": " : "", errnum ? strerror(errnum) : "");
+		if (!isatty(STDERR_FILENO))
+			return;
+	}
 	ts[0] = '\0';
-	if (log_foreground) {
+	if (log_sink == LOG_SINK_STDERR) {
 		now = time(NULL);
 		if (gmtime_r(&now, &tm) != NULL)
 			strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ ", &tm);

@@ -1,6 +1,7 @@
 /*
- * log.h: logging to stderr (foreground, with timestamps) or to the journal
- * via stderr without timestamps under systemd. Levels as <syslog.h>.
+ * log.h: logging to stderr (foreground, with timestamps), to the journal
+ * via stderr without timestamps under systemd, or else to syslog (a
+ * daemon). Levels as <syslog.h>.
  * Untrusted text (URLs, agents, bodies) must go through log_escape() first.
  */
 #ifndef ROBOTSD_LOG_H
@@ -9,7 +10,21 @@
 #include <stddef.h>
 #include <syslog.h>
 
+enum log_sink {
+	LOG_SINK_STDERR,  /* timestamped lines on stderr */
+	LOG_SINK_JOURNAL, /* "<N>" lines on stderr, which is the journal */
+	LOG_SINK_SYSLOG,  /* syslog(3), facility daemon */
+};
+
+/*
+ * Pick the sink from whether robotsd stays in the foreground and whether
+ * stderr is the journal ($JOURNAL_STREAM), open syslog if that is it (before
+ * daemon(): the connection is kept across it), and set the level.
+ */
 void log_init(int foreground, int level);
+/* The sink log_init() picks: journal, else stderr if foreground, else syslog.
+ */
+enum log_sink log_sink_pick(int foreground, int journal);
 void log_set_level(int level);
 int log_enabled(int level);
 void log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -4,6 +4,7 @@
  */
 #include <config.h>
 
+#include <sys/stat.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -747,20 +748,64 @@ START_TEST(test_log_foreground_line_format_and_errno)
 }
 END_TEST
 
-START_TEST(test_log_background_line_has_no_timestamp)
+START_TEST(test_log_sink_is_syslog_only_in_background_without_journal)
 {
-	char want[64], *out;
+	ck_assert_int_eq(log_sink_pick(0, 0), LOG_SINK_SYSLOG);
+	ck_assert_int_eq(log_sink_pick(1, 0), LOG_SINK_STDERR);
+	ck_assert_int_eq(log_sink_pick(0, 1), LOG_SINK_JOURNAL);
+	ck_assert_int_eq(log_sink_pick(1, 1), LOG_SINK_JOURNAL);
+}
+END_TEST
+
+/* Make $JOURNAL_STREAM name fd ("dev:ino"), as systemd does for stderr. */
+static void
+set_journal_stream(int fd)
+{
+	struct stat sb;
+	char v[64];
+
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	snprintf(v, sizeof(v), "%llu:%llu", (unsigned long long)sb.st_dev,
+	    (unsigned long long)sb.st_ino);
+	ck_assert_int_eq(setenv("JOURNAL_STREAM", v, 1), 0);
+}
+
+START_TEST(test_log_journal_line_has_priority_prefix_only)
+{
+	char want[96], *out;
 	int saved, tmp;
 
-	log_init(0, LOG_WARNING);
 	tmp = capture_begin(STDERR_FILENO, &saved);
+	set_journal_stream(STDERR_FILENO);
+	log_init(0, LOG_WARNING);
 	log_info("filtered");
-	log_warnx("plain");
+	errno = ENOENT;
+	log_warn("journal %d", 1);
+	log_init(1, LOG_INFO); /* -f with stderr the journal: still "<N>" */
+	log_info("fg");
+	unsetenv("JOURNAL_STREAM");
 	out = capture_end(STDERR_FILENO, saved, tmp);
 	log_init(1, LOG_ERR);
-	snprintf(
-	    want, sizeof(want), "robotsd[%ld]: warn: plain\n", (long)getpid());
+	/* sd-daemon(3): "<4>" is LOG_WARNING, "<6>" LOG_INFO. */
+	snprintf(want, sizeof(want), "<4>warn: journal 1: %s\n<6>info: fg\n",
+	    strerror(ENOENT));
 	ck_assert_str_eq(out, want);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_log_background_without_journal_is_not_on_stderr)
+{
+	char *out;
+	int saved, tmp;
+
+	/* stderr a plain file, as /dev/null after daemon(): syslog only. */
+	tmp = capture_begin(STDERR_FILENO, &saved);
+	log_init(0, LOG_WARNING);
+	log_warnx("check_config: unit test line, to syslog");
+	out = capture_end(STDERR_FILENO, saved, tmp);
+	log_init(1, LOG_ERR);
+	ck_assert_str_eq(out, "");
 	free(out);
 }
 END_TEST
@@ -806,7 +851,11 @@ config_suite(void)
 	tcase_add_test(tl, test_log_escape_cuts_with_ellipsis);
 	tcase_add_test(tl, test_log_level_parse);
 	tcase_add_test(tl, test_log_foreground_line_format_and_errno);
-	tcase_add_test(tl, test_log_background_line_has_no_timestamp);
+	tcase_add_test(
+	    tl, test_log_sink_is_syslog_only_in_background_without_journal);
+	tcase_add_test(tl, test_log_journal_line_has_priority_prefix_only);
+	tcase_add_test(
+	    tl, test_log_background_without_journal_is_not_on_stderr);
 	suite_add_tcase(s, tl);
 	return s;
 }
