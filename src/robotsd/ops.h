@@ -1,6 +1,6 @@
 /*
  * ops.h: the protocol's operations. Turns a decoded request plus the cache
- * into an answer: check (in check.c), inspect, purge, stats, ping, and the
+ * into an answer: check (in verdict.c), inspect, purge, stats, ping, and the
  * tests' clock.
  */
 #ifndef ROBOTSD_OPS_H
