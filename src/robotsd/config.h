@@ -38,12 +38,13 @@ struct config {
 	int deny_private_addresses;
 	char *redis;
 	char *metrics;
-	int log_level;     /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
-	size_t max_line;   /* request line limit, bytes (64 KiB) */
-	size_t max_output; /* per-connection queued output limit, bytes */
-	int test_clock;    /* hidden: accept the "clock" op (tests only) */
-	int check_only;    /* -n: check the configuration and exit */
-	int argc;          /* private copy of argv, re-applied on reload */
+	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
+	size_t max_line;    /* request line limit, bytes (64 KiB) */
+	size_t max_output;  /* per-connection queued output limit, bytes */
+	long write_timeout; /* seconds a client may leave answers unread */
+	int test_clock;     /* hidden: accept the "clock" op (tests only) */
+	int check_only;     /* -n: check the configuration and exit */
+	int argc;           /* private copy of argv, re-applied on reload */
 	char **argv;
 };
 

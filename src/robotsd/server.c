@@ -62,9 +62,6 @@ struct server {
 	uint64_t total;
 };
 
-/* A client with answers queued that reads none for this long is dropped. */
-#define CONN_WRITE_TIMEOUT 60
-
 static void conn_process(struct conn *);
 
 /* Unhook c: cancel its waiting checks and free it at the end of the event. */
@@ -287,9 +284,9 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (what & BEV_EVENT_TIMEOUT) {
-		log_warnx("connection %llu: answers unread for %d s, "
+		log_warnx("connection %llu: answers unread for %ld s, "
 		          "disconnecting",
-		    (unsigned long long)c->id, CONN_WRITE_TIMEOUT);
+		    (unsigned long long)c->id, c->srv->rd->conf->write_timeout);
 		conn_close(c, "write timeout");
 		return;
 	}
@@ -308,8 +305,8 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	static const char busy[] = "{\"id\":null,\"ok\":false,\"error\":{"
 	                           "\"code\":\"overloaded\",\"message\":"
 	                           "\"too many connections\"}}\n";
-	struct timeval write_timeout = { CONN_WRITE_TIMEOUT, 0 };
 	struct server *srv = arg;
+	struct timeval write_timeout = { srv->rd->conf->write_timeout, 0 };
 	size_t max = srv->rd->conf->max_output;
 	struct conn *c;
 

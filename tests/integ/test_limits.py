@@ -3,7 +3,7 @@ strings, the batch size cap, the per-connection cap on waiting checks, the
 shutdown drain answering what still waits, inspect during a refresh."""
 import json
 import signal
-import time
+import threading
 
 from harness import DaemonTest, poll
 
@@ -97,3 +97,23 @@ class Limits(DaemonTest):
         self.assertIs(i["fetching"], True)
         self.assertIs(i["stale"], True)
         self.origin.release("r.test")
+
+    def test_client_leaving_answers_unread_is_disconnected(self):
+        # --write-timeout: answers that stay unread that long close the
+        # connection; the daemon says so in its log, others are served.
+        c = self.start("--write-timeout", "1", "--max-output", "65536")
+        slow = self.d.client()
+        pad = "p" * 1000
+        data = b"".join(json.dumps({"op": "ping", "id": [i, pad]}).encode()
+                        + b"\n" for i in range(3000))
+
+        def send():
+            try:
+                slow.sock.sendall(data)
+            except OSError:
+                pass  # the daemon hangs up on it: what this test wants
+        threading.Thread(target=send, daemon=True).start()
+        self.assertTrue(poll(lambda: "answers unread" in self.d.log(50),
+                             timeout=15), "no write-timeout disconnect")
+        self.assertTrue(slow.expect_eof(timeout=10))
+        self.assertAnswer(c.call({"op": "ping"}), ok=True)

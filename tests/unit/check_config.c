@@ -665,6 +665,7 @@ START_TEST(test_shipped_config_shows_the_defaults)
 	ck_assert_int_eq(
 	    cf->deny_private_addresses, def->deny_private_addresses);
 	ck_assert_int_eq(cf->log_level, def->log_level);
+	ck_assert_int_eq(cf->write_timeout, def->write_timeout);
 	ck_assert_uint_eq(cf->max_line, def->max_line);
 	ck_assert_uint_eq(cf->max_output, def->max_output);
 	config_free(def);
