@@ -56,6 +56,9 @@ class Limits(DaemonTest):
         other = self.d.client()
         other.send({"op": "check", "url": "http://hold.test/o",
                     "agent": "A", "id": "other"})
+        probe = self.d.client()
+        self.assertTrue(poll(
+            lambda: self.stats(client=probe)["waiting"] == 1025))
         self.origin.release("hold.test")
         self.assertAnswer(other.recv(), ok=True, source="fetched")
         got = [c.recv() for _ in range(1024)]
