@@ -450,14 +450,22 @@ pbuf_real(struct pbuf *b, double v)
 	pbuf_add(b, buf, (size_t)n);
 }
 
-/* Any JSON value, through jansson. */
+/* Any JSON value: ids and URLs directly, anything else through jansson. */
 void
 pbuf_json(struct pbuf *b, const json_t *v)
 {
 	char *s;
 
-	if (v == NULL) {
+	if (v == NULL || json_is_null(v)) {
 		pbuf_lit(b, "null");
+		return;
+	}
+	if (json_is_integer(v)) {
+		pbuf_int(b, json_integer_value(v));
+		return;
+	}
+	if (json_is_string(v)) {
+		pbuf_str(b, json_string_value(v), json_string_length(v));
 		return;
 	}
 	if ((s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY |

@@ -98,7 +98,7 @@ void pbuf_str(struct pbuf *, const char *s, size_t len);
 void pbuf_int(struct pbuf *, long long);
 /* A JSON number as proto_real() would encode it. */
 void pbuf_real(struct pbuf *, double);
-/* Any JSON value through jansson (NULL is null). */
+/* Any JSON value (NULL is null), as jansson writes it. */
 void pbuf_json(struct pbuf *, const json_t *);
 void pbuf_clear(struct pbuf *);
 

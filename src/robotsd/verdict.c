@@ -48,8 +48,9 @@ struct verdict_pending {
 	struct robotsd *rd;
 	struct conn *conn;
 	json_t *id;
+	json_t *root; /* the request: agent and urls point into it */
 	json_t *urls; /* a batch's URLs, for echoing; NULL for one URL */
-	char *agent;
+	const char *agent;
 	size_t agent_len;
 	size_t n, left;
 	struct event *timer;
@@ -172,10 +173,7 @@ verdict_object(struct pbuf *b, const char *key, const json_t *v,
 	pbuf_lit(b, "{\"");
 	pbuf_add(b, key, strlen(key));
 	pbuf_lit(b, "\":");
-	if (json_is_string(v))
-		pbuf_str(b, json_string_value(v), json_string_length(v));
-	else
-		pbuf_json(b, v);
+	pbuf_json(b, v);
 	if (it->ok)
 		pbuf_lit(b, ",\"ok\":true,");
 	else
@@ -199,8 +197,7 @@ verdict_free(struct verdict_pending *p)
 	if (p->timer != NULL)
 		event_free(p->timer);
 	json_decref(p->id);
-	json_decref(p->urls);
-	free(p->agent);
+	json_decref(p->root);
 	free(p);
 }
 
@@ -375,9 +372,10 @@ verdict_op(struct robotsd *rd, struct conn *c, struct request *req)
 	p->rd = rd;
 	p->conn = c;
 	p->id = req->id != NULL ? json_incref(req->id) : NULL;
-	p->urls = req->urls != NULL ? json_incref(req->urls) : NULL;
-	p->agent = xstrndup(req->agent, req->agent_len);
-	p->agent_len = strlen(p->agent);
+	p->root = json_incref(req->root); /* keeps agent and urls alive */
+	p->urls = req->urls;
+	p->agent = req->agent;
+	p->agent_len = req->agent_len;
 	p->n = n;
 	for (i = 0; i < n; i++) {
 		if (req->urls == NULL) {

@@ -290,6 +290,32 @@ START_TEST(test_pbuf_numbers_are_what_jansson_writes)
 }
 END_TEST
 
+START_TEST(test_pbuf_json_values_are_what_jansson_writes)
+{
+	static const char *const values[] = { "7", "-9223372036854775808",
+		"\"id-\u00e9\\n\\\"\"", "null", "true", "false", "3.25",
+		"[1,\"x\",{\"k\":null}]", "{\"a\":[true]}", "\"\"" };
+	struct pbuf b = { 0 };
+	json_error_t jerr;
+	size_t i;
+	json_t *v;
+	char *want;
+
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		v = json_loads(values[i], JSON_DECODE_ANY, &jerr);
+		ck_assert_msg(v != NULL, "%s: %s", values[i], jerr.text);
+		b.len = 0;
+		pbuf_json(&b, v);
+		want = jansson_text(v);
+		ck_assert_msg(
+		    b.len == strlen(want) && memcmp(b.p, want, b.len) == 0,
+		    "pbuf_json wrote %.*s, jansson %s", (int)b.len, b.p, want);
+		free(want);
+	}
+	pbuf_clear(&b);
+}
+END_TEST
+
 /* The codec suite. */
 static Suite *
 proto_suite(void)
@@ -310,6 +336,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_invalid_utf8_is_percent_encoded);
 	tcase_add_test(tc, test_pbuf_strings_are_what_jansson_writes);
 	tcase_add_test(tc, test_pbuf_numbers_are_what_jansson_writes);
+	tcase_add_test(tc, test_pbuf_json_values_are_what_jansson_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }
