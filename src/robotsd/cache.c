@@ -257,14 +257,19 @@ entry_touch(struct cache *c, struct entry *e)
 	TAILQ_INSERT_TAIL(&c->lru, e, lru);
 }
 
-/* Start a fetch of an entry; -1 when memory runs out. */
+/* Start a fetch of an entry's /robots.txt; -1 when memory runs out. */
 static int
-entry_fetch(struct cache *c, struct entry *e, const char *robots_url)
+entry_fetch(struct cache *c, struct entry *e)
 {
+	char *url;
+
 	if (e->fetch != NULL)
 		return 0;
-	if ((e->fetch = fetch_start(
-	         c->fetcher, robots_url, cache_fetch_done_cb, e)) == NULL)
+	if ((url = url_robots_txt(e->pub.origin)) == NULL)
+		return -1;
+	e->fetch = fetch_start(c->fetcher, url, cache_fetch_done_cb, e);
+	free(url);
+	if (e->fetch == NULL)
 		return -1;
 	e->pub.fetching = 1;
 	c->stats.fetches++;
@@ -626,8 +631,8 @@ cache_free(struct cache *c)
  * or answer PENDING.
  */
 static enum cache_status
-cache_check_miss(struct cache *c, struct entry *e, const char *origin,
-    const char *robots_url, int wait, struct cache_waiter *w)
+cache_check_miss(struct cache *c, struct entry *e, const char *origin, int wait,
+    struct cache_waiter *w)
 {
 	int joined = e != NULL && e->fetch != NULL;
 
@@ -644,7 +649,7 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin,
 	if (e == NULL && (e = entry_new(c, origin)) == NULL)
 		return CACHE_NOMEM;
 	entry_touch(c, e);
-	if (entry_fetch(c, e, robots_url) == -1) {
+	if (entry_fetch(c, e) == -1) {
 		if (TAILQ_EMPTY(&e->waiters) && !e->waking)
 			entry_remove(c, e);
 		return CACHE_NOMEM;
@@ -660,20 +665,20 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin,
 
 /* Check an origin; see cache.h and docs/internals/cache.md. */
 enum cache_status
-cache_check(struct cache *c, const char *origin, const char *robots_url,
-    int wait, struct cache_waiter *w, const struct cache_entry **entry)
+cache_check(struct cache *c, const char *origin, int wait,
+    struct cache_waiter *w, const struct cache_entry **entry)
 {
 	struct entry *e = cache_lookup(c, origin);
 	double now = clock_now(c->clock);
 
 	*entry = NULL;
 	if (e == NULL || e->pub.policy == CACHE_NONE)
-		return cache_check_miss(c, e, origin, robots_url, wait, w);
+		return cache_check_miss(c, e, origin, wait, w);
 	entry_touch(c, e);
 	entry_fallback(c, e, now);
 	*entry = &e->pub;
 	if (now >= e->pub.expires_at)
-		(void)entry_fetch(c, e, robots_url); /* else retry next check */
+		(void)entry_fetch(c, e); /* else retry next check */
 	if (e->pub.fetching || e->pub.stale) {
 		c->stats.stale++;
 		return CACHE_STALE;

@@ -87,7 +87,8 @@ void cache_free(struct cache *); /* NULL is fine; cancels waiters silently */
 void cache_configure(struct cache *, const struct config *);
 
 /*
- * Look origin up for a check. robots_url is the URL to fetch if needed.
+ * Look origin up for a check; a fetch, when one is needed, gets the
+ * origin's /robots.txt (url_robots_txt()).
  * HIT/STALE: *entry is set (borrowed until control returns to the loop); an
  * expired entry starts one refresh (or retry) and answers STALE at once.
  * WAIT: w (required when wait != 0, cb and arg set) is queued; w->cb runs
@@ -95,9 +96,8 @@ void cache_configure(struct cache *, const struct config *);
  * fetch runs in the background. OVERLOADED: --max-waiting checks already
  * wait; nothing was queued or started. See docs/internals/cache.md.
  */
-enum cache_status cache_check(struct cache *, const char *origin,
-    const char *robots_url, int wait, struct cache_waiter *w,
-    const struct cache_entry **entry);
+enum cache_status cache_check(struct cache *, const char *origin, int wait,
+    struct cache_waiter *w, const struct cache_entry **entry);
 void cache_waiter_cancel(struct cache_waiter *); /* no callback after this */
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */

@@ -292,7 +292,6 @@ verdict_item(
 {
 	struct verdict_item *it = &p->items[i];
 	const struct cache_entry *e;
-	char buf[512], *robots_url = buf;
 	enum url_err ue;
 
 	it->p = p;
@@ -305,13 +304,9 @@ verdict_item(
 		verdict_robots_txt(it);
 		return;
 	}
-	if ((size_t)snprintf(buf, sizeof(buf), "%s/robots.txt", it->u.origin) >=
-	    sizeof(buf))
-		xasprintf(&robots_url, "%s/robots.txt", it->u.origin);
 	it->w.cb = verdict_wait_cb;
 	it->w.arg = it;
-	switch (cache_check(
-	    p->rd->cache, it->u.origin, robots_url, wait, &it->w, &e)) {
+	switch (cache_check(p->rd->cache, it->u.origin, wait, &it->w, &e)) {
 	case CACHE_HIT:
 		verdict_answer(p, it, e, "cache");
 		verdict_settle(it, 1);
@@ -341,8 +336,6 @@ verdict_item(
 		verdict_error(it, PE_INTERNAL, "out of memory");
 		break;
 	}
-	if (robots_url != buf)
-		free(robots_url);
 }
 
 /* Park p on its connection until its fetches end or its deadline. */

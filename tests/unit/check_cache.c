@@ -109,10 +109,8 @@ static void
 fill(const char *origin, const struct fetch_result *r)
 {
 	const struct cache_entry *e;
-	char url[256];
 
-	snprintf(url, sizeof(url), "%s/robots.txt", origin);
-	(void)cache_check(cache, origin, url, 0, NULL, &e);
+	(void)cache_check(cache, origin, 0, NULL, &e);
 	ck_assert_int_eq(cache_fetch_inject(cache, origin, r), 0);
 }
 
@@ -129,10 +127,7 @@ fill_status(const char *origin, enum fetch_error err, int status)
 static enum cache_status
 check_now(const char *origin, const struct cache_entry **e)
 {
-	char url[256];
-
-	snprintf(url, sizeof(url), "%s/robots.txt", origin);
-	return cache_check(cache, origin, url, 0, NULL, e);
+	return cache_check(cache, origin, 0, NULL, e);
 }
 
 static void probe_cb(struct cache_waiter *, const struct cache_entry *);
@@ -142,12 +137,10 @@ static enum cache_status
 check_wait(const char *origin, struct probe *p)
 {
 	const struct cache_entry *e;
-	char url[256];
 
-	snprintf(url, sizeof(url), "%s/robots.txt", origin);
 	p->w.cb = probe_cb;
 	p->w.arg = p;
-	return cache_check(cache, origin, url, 1, &p->w, &e);
+	return cache_check(cache, origin, 1, &p->w, &e);
 }
 
 /* The waiter callback: count, remember, and maybe purge. */
@@ -1021,7 +1014,7 @@ httpd_cb(struct evhttp_request *req, void *arg)
 	} else if (strcmp(uri, "/bomb") == 0)
 		reply(req, 200, "Content-Encoding", "gzip", bomb,
 		    gzip_bomb(bomb, 8000));
-	else if (strcmp(uri, "/503") == 0)
+	else if (strcmp(uri, "/503") == 0 || strcmp(uri, "/robots.txt") == 0)
 		reply(req, 503, "Retry-After", "120", "", 0);
 	else if (sscanf(uri, "/redir/%d", &n) == 1 && n > 0) {
 		snprintf(next, sizeof(next), "redir/%d", n - 1);
@@ -1268,9 +1261,8 @@ START_TEST(test_cache_fetch_through_the_loop_wakes_waiter)
 	memset(&p, 0, sizeof(p));
 	p.w.cb = probe_cb;
 	p.w.arg = &p;
-	ck_assert_int_eq(
-	    cache_check(cache, "http://origin.test", "http://origin.test/503",
-	        1, &p.w, &(const struct cache_entry *){ NULL }),
+	ck_assert_int_eq(cache_check(cache, "http://origin.test", 1, &p.w,
+	                     &(const struct cache_entry *){ NULL }),
 	    CACHE_WAIT);
 	run_until(&p.calls, 1);
 	ck_assert_int_eq(p.policy, CACHE_DISALLOW_ALL);
