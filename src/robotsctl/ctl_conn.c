@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "robotsctl.h"
 
 #define CTL_MAX_ANSWER (64 << 20) /* bytes of one answer line */
@@ -29,8 +30,7 @@
 struct ctl_conn {
 	int fd;
 	const char *path;
-	char *buf;
-	size_t len, cap;
+	struct buf in; /* capped at CTL_MAX_ANSWER */
 	struct timespec deadline;
 	int timeout;
 };
@@ -96,8 +96,7 @@ conn_close(struct ctl_conn *c)
 {
 	if (c->fd != -1)
 		close(c->fd);
-	free(c->buf);
-	c->buf = NULL;
+	buf_clear(&c->in);
 }
 
 /* Send all of buf; -1 (reported) on failure. */
@@ -124,24 +123,14 @@ conn_send(struct ctl_conn *c, const char *buf, size_t len)
 static int
 conn_grow(struct ctl_conn *c)
 {
-	size_t cap;
-	char *p;
-
-	if (c->len < c->cap)
+	if (buf_reserve(&c->in, 4096) > 0)
 		return 0;
-	if (c->cap >= CTL_MAX_ANSWER) {
+	if (c->in.state == BUF_FULL)
 		ctl_warnx(
 		    "%s: answer longer than %d bytes", c->path, CTL_MAX_ANSWER);
-		return -1;
-	}
-	cap = c->cap == 0 ? 4096 : c->cap * 2;
-	if ((p = realloc(c->buf, cap)) == NULL) {
+	else
 		ctl_warnx("out of memory");
-		return -1;
-	}
-	c->buf = p;
-	c->cap = cap;
-	return 0;
+	return -1;
 }
 
 /* Wait for input and append what arrives; -1 (reported) on EOF/timeout. */
@@ -166,9 +155,9 @@ conn_fill(struct ctl_conn *c)
 		}
 		if (r <= 0)
 			continue;
-		n = read(c->fd, c->buf + c->len, c->cap - c->len);
+		n = read(c->fd, c->in.p + c->in.len, c->in.cap - c->in.len);
 		if (n > 0) {
-			c->len += (size_t)n;
+			c->in.len += (size_t)n;
 			return 0;
 		}
 		if (n == -1 && (errno == EINTR || errno == EAGAIN))
@@ -189,24 +178,24 @@ conn_line(struct ctl_conn *c, size_t *len)
 	char *nl, *line;
 
 	for (;;) {
-		nl = c->len > scanned
-		         ? memchr(c->buf + scanned, '\n', c->len - scanned)
+		nl = c->in.len > scanned
+		         ? memchr(c->in.p + scanned, '\n', c->in.len - scanned)
 		         : NULL;
 		if (nl != NULL)
 			break;
-		scanned = c->len;
+		scanned = c->in.len;
 		if (conn_fill(c) == -1)
 			return NULL;
 	}
-	n = (size_t)(nl - c->buf);
+	n = (size_t)(nl - c->in.p);
 	if ((line = malloc(n + 1)) == NULL) {
 		ctl_warnx("out of memory");
 		return NULL;
 	}
-	memcpy(line, c->buf, n);
+	memcpy(line, c->in.p, n);
 	line[n] = '\0';
-	c->len -= n + 1;
-	memmove(c->buf, nl + 1, c->len);
+	c->in.len -= n + 1;
+	memmove(c->in.p, nl + 1, c->in.len);
 	*len = n;
 	return line;
 }
@@ -264,7 +253,7 @@ conn_answer(struct ctl_conn *c, char **raw)
 json_t *
 ctl_call(const struct ctl *ctl, json_t *req)
 {
-	struct ctl_conn c = { .fd = -1 };
+	struct ctl_conn c = { .fd = -1, .in = BUF_INIT(CTL_MAX_ANSWER) };
 	json_t *ans = NULL, *err;
 	char *line = NULL, *raw = NULL;
 

@@ -13,8 +13,10 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "robotsctl.h"
+#include "buf.h"
+#include "jsonw.h"
 #include "proto.h"
+#include "robotsctl.h"
 
 #define CTL_MAX_FILE (64 << 20) /* bytes of a robots.txt read */
 
@@ -22,32 +24,20 @@
 static char *
 read_file(FILE *f, size_t *len)
 {
-	size_t cap = 0, n;
-	char *buf = NULL, *p;
+	struct buf b = BUF_INIT(CTL_MAX_FILE);
+	char chunk[65536];
+	size_t n;
 
-	*len = 0;
-	for (;;) {
-		if (*len == cap) {
-			if (cap >= CTL_MAX_FILE)
-				break;
-			cap = cap == 0 ? 65536 : cap * 2;
-			if ((p = realloc(buf, cap)) == NULL) {
-				errno = ENOMEM;
-				goto fail;
-			}
-			buf = p;
-		}
-		n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-		if (n == 0 && ferror(f))
-			goto fail;
-		if (n == 0)
-			break;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (buf_add_some(&b, chunk, n) < n)
+			break; /* the rest is past the cap */
+	if (ferror(f) || b.state == BUF_NOMEM || buf_terminate(&b) == -1) {
+		if (b.state == BUF_NOMEM)
+			errno = ENOMEM;
+		buf_clear(&b);
+		return NULL;
 	}
-	return buf != NULL ? buf : strdup("");
-fail:
-	free(buf);
-	return NULL;
+	return buf_take(&b, len);
 }
 
 /* Parse FILE ("-": stdin) into a ruleset; NULL (reported) on failure. */
@@ -80,86 +70,109 @@ load_robots(const char *file)
 	return r;
 }
 
-/* The verdict's rule as {"directive","pattern","line"}, or null. */
-static json_t *
-verdict_rule(const struct robots_verdict *v)
+/* ,"rule":{"directive","pattern","line"} or null. */
+static void
+test_rule(struct buf *b, const struct robots_verdict *v)
 {
-	if (v->reason != ROBOTS_REASON_RULE)
-		return json_null();
-	return json_pack("{s:s, s:o, s:I}", "directive",
-	    robots_directive_name(v->rule.directive), "pattern",
-	    proto_string(v->rule.pattern, v->rule.pattern_len), "line",
-	    (json_int_t)v->rule.line);
+	const char *d = robots_directive_name(v->rule.directive);
+
+	if (v->reason != ROBOTS_REASON_RULE) {
+		buf_lit(b, ",\"rule\":null");
+		return;
+	}
+	buf_lit(b, ",\"rule\":{\"directive\":");
+	jw_str(b, d, strlen(d));
+	buf_lit(b, ",\"pattern\":");
+	jw_str(b, v->rule.pattern, v->rule.pattern_len);
+	buf_lit(b, ",\"line\":");
+	jw_int(b, v->rule.line);
+	buf_lit(b, "}");
 }
 
-/* A check-shaped result for one URL; *allowed is -1 on a bad URL. */
-static json_t *
-test_url(
-    const struct robots *r, const char *agent, const char *url, int *allowed)
+/*
+ * A check-shaped result line for one URL, as JSON text (the daemon's own
+ * writer); *allowed is -1 on a bad URL.
+ */
+static void
+test_url(struct buf *b, const struct robots *r, const char *agent,
+    const char *url, int *allowed)
 {
+	const char *reason;
 	struct robots_verdict v;
 	struct url u;
 	enum url_err e;
-	json_t *res;
 
 	*allowed = -1;
-	e = url_parse(url, strlen(url), &u);
-	if (e != URL_OK) {
+	buf_lit(b, "{\"url\":");
+	jw_str(b, url, strlen(url));
+	if ((e = url_parse(url, strlen(url), &u)) != URL_OK) {
 		ctl_warnx("%s: %s", url, url_err_message(e));
-		return json_pack("{s:o, s:b, s:{s:s, s:s}}", "url",
-		    proto_string(url, strlen(url)), "ok", 0, "error", "code",
-		    e == URL_UNSUPPORTED_SCHEME ? "unsupported_scheme"
-		                                : "bad_url",
-		    "message", url_err_message(e));
+		buf_lit(b, ",\"ok\":false,");
+		proto_error_member(b, proto_url_err(e), url_err_message(e));
+		buf_lit(b, "}");
+		return;
 	}
 	robots_check(r, agent, strlen(agent), u.path, u.path_len, &v);
 	url_clear(&u);
 	*allowed = v.allowed != 0;
-	res = json_pack("{s:o, s:b, s:b, s:s, s:o, s:o}", "url",
-	    proto_string(url, strlen(url)), "ok", 1, "allowed", *allowed,
-	    "reason", robots_reason_name(v.reason), "rule", verdict_rule(&v),
-	    "crawl_delay",
-	    v.crawl_delay < 0 ? json_null() : json_real(v.crawl_delay));
-	return res;
+	reason = robots_reason_name(v.reason);
+	buf_lit(b, ",\"ok\":true,\"allowed\":");
+	buf_add(b, *allowed ? "true" : "false", *allowed ? 4 : 5);
+	buf_lit(b, ",\"reason\":");
+	jw_str(b, reason, strlen(reason));
+	test_rule(b, &v);
+	buf_lit(b, ",\"crawl_delay\":");
+	if (v.crawl_delay < 0)
+		buf_lit(b, "null");
+	else
+		jw_real(b, v.crawl_delay);
+	buf_lit(b, "}");
 }
 
-/* Print one test result as a JSON line or as text. */
-static void
-test_print(const struct ctl *ctl, const char *url, const json_t *res)
+/* Print one test result as a JSON line or as text; -1 out of memory. */
+static int
+test_print(const struct ctl *ctl, const char *url, struct buf *b)
 {
-	char *s;
+	json_t *res;
 
+	if (b->state != BUF_OK)
+		return -1;
 	if (ctl->json) {
-		if ((s = json_dumps(res, JSON_COMPACT)) != NULL)
-			puts(s);
-		free(s);
-	} else if (json_is_true(json_object_get(res, "ok")))
+		printf("%.*s\n", (int)b->len, b->p);
+		return 0;
+	}
+	if ((res = json_loadb(b->p, b->len, 0, NULL)) == NULL)
+		return -1;
+	if (json_is_true(json_object_get(res, "ok")))
 		ctl_print_check(url, res);
+	json_decref(res);
+	return 0;
 }
 
 /* test FILE AGENT URL...: see robotsctl.h. */
 int
 ctl_cmd_test(const struct ctl *ctl, int argc, char **argv)
 {
+	struct buf b = BUF_INIT(0);
 	struct robots *r;
-	json_t *res;
 	int allowed, i, status = CTL_EXIT_OK;
 
 	if ((r = load_robots(argv[0])) == NULL)
 		return CTL_EXIT_ERROR;
 	for (i = 2; i < argc; i++) {
-		if ((res = test_url(r, argv[1], argv[i], &allowed)) == NULL) {
+		buf_reset(&b);
+		test_url(&b, r, argv[1], argv[i], &allowed);
+		if (test_print(ctl, argv[i], &b) == -1) {
 			ctl_warnx("out of memory");
 			status = CTL_EXIT_ERROR;
 			continue;
 		}
-		test_print(ctl, argv[i], res);
-		json_decref(res);
 		if (allowed == -1)
 			status = CTL_EXIT_ERROR;
 		else if (allowed == 0 && status == CTL_EXIT_OK)
 			status = CTL_EXIT_DISALLOWED;
 	}
+	buf_clear(&b);
 	robots_unref(r);
 	return status;
 }

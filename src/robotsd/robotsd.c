@@ -19,6 +19,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "dispatch.h"
 #include "fetch.h"
 #include "log.h"
 #include "metrics.h"
@@ -26,6 +27,7 @@
 #include "sd.h"
 #include "state.h"
 #include "server.h"
+#include "stats.h"
 
 /* How often a stopping daemon looks whether its clients are answered. */
 #define DRAIN_POLL_USEC 20000
@@ -53,7 +55,7 @@ robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 	else if (clock_wall() >= sig->drain_deadline) {
 		if (sig->expired)
 			event_base_loopexit(rd->base, NULL);
-		server_expire_waiting(rd->server);
+		dispatch_expire_waiting(rd->dispatch);
 		sig->expired = 1;
 		sig->drain_deadline = clock_wall() + 1;
 	}
@@ -81,6 +83,43 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 	evtimer_add(sig->drain, &tv);
 }
 
+/* The server's settings from the config. */
+static struct server_settings
+robotsd_server_settings(const struct config *cf)
+{
+	return (struct server_settings){
+		.path = cf->socket_path,
+		.mode = cf->socket_mode,
+		.max_line = cf->max_line,
+		.max_output = cf->max_output,
+		.write_timeout = cf->write_timeout,
+		.max_connections = (size_t)cf->max_connections,
+	};
+}
+
+/*
+ * Hand every module its settings from rd->conf (at start and after a
+ * reload): no module reads the config itself.
+ */
+static void
+robotsd_configure(struct robotsd *rd)
+{
+	const struct config *cf = rd->conf;
+	struct server_settings ss = robotsd_server_settings(cf);
+	/* A waiting check gives up after two fetch timeouts, plus slack. */
+	struct dispatch_settings ds = {
+		.test_clock = cf->test_clock,
+		.wait_timeout = 2.0 * (double)cf->fetch_timeout + 5,
+	};
+
+	log_set_level(cf->log_level);
+	fetcher_configure(rd->fetcher, cf);
+	cache_configure(rd->cache, cf);
+	dispatch_configure(rd->dispatch, &ds);
+	if (rd->server != NULL)
+		server_configure(rd->server, &ss);
+}
+
 /* SIGHUP: reload the config file; the command line keeps winning. */
 static void
 robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
@@ -99,11 +138,9 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 		sysd_ready();
 		return;
 	}
-	log_set_level(cf->log_level);
-	cache_configure(rd->cache, cf);
-	fetcher_configure(rd->fetcher, cf);
 	config_free(rd->conf);
 	rd->conf = cf;
+	robotsd_configure(rd);
 	log_info("configuration reloaded");
 	sysd_ready();
 }
@@ -198,6 +235,7 @@ robotsd_raise_nofile(const struct config *cf)
 static void
 robotsd_start(struct robotsd *rd)
 {
+	struct server_settings ss;
 	char *cause = NULL;
 	int daemonize = !rd->conf->foreground && !sysd_detected();
 
@@ -218,11 +256,17 @@ robotsd_start(struct robotsd *rd)
 	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL ||
 	    (rd->cache = cache_new(rd->conf, rd->fetcher, &rd->clock)) == NULL)
 		fatalx("out of memory");
+	rd->dispatch =
+	    dispatch_new(rd->base, rd->cache, &rd->clock, stats_collect, rd);
+	robotsd_configure(rd);
 	robotsd_load_state(rd);
-	if ((rd->server = server_new(rd, sysd_listen_fd(), &cause)) == NULL)
+	ss = robotsd_server_settings(rd->conf);
+	if ((rd->server = server_new(rd->base, rd->dispatch, &ss,
+	         sysd_listen_fd(), &cause)) == NULL)
 		fatalx("%s", cause);
 	if (rd->conf->metrics != NULL &&
-	    (rd->metrics = metrics_new(rd, rd->conf->metrics, &cause)) == NULL)
+	    (rd->metrics = metrics_new(rd->base, rd->conf->metrics,
+	         stats_collect, rd, &cause)) == NULL)
 		fatalx("%s", cause);
 	if (daemonize) {
 		/* Keep the directory: relative paths in the config stay valid.
@@ -240,6 +284,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 {
 	metrics_free(rd->metrics);
 	server_free(rd->server);
+	dispatch_free(rd->dispatch);
 	robotsd_save_state(rd);
 	cache_free(rd->cache);
 	fetcher_free(rd->fetcher);

@@ -18,17 +18,18 @@ struct cache;
 struct fetcher;
 struct signals;
 struct metrics;
+struct dispatch;
 
 struct robotsd {
 	struct event_base *base;
 	struct config *conf;
 	struct server *server;
+	struct dispatch *dispatch;
 	struct fetcher *fetcher;
 	struct cache *cache;
 	struct metrics *metrics; /* NULL without --metrics */
 	struct clock clock;
 	double started; /* clock seconds at start, for uptime */
-	uint64_t requests;
 	struct signals *signals;
 	int stopping; /* SIGTERM/SIGINT seen: draining */
 };

@@ -1,9 +1,10 @@
 /*
  * server.c: the listening Unix socket and the client connections on it.
- * Each connection is a bufferevent; complete lines go to proto.c and
- * ops.c, over-long lines are answered line_too_long and skipped, answers
- * are queued with a cap. Reading pauses while a client lets answers pile
- * up, and a client that keeps not reading is disconnected.
+ * Each connection is a bufferevent and a dispatcher session: complete lines
+ * go to the session, over-long lines are answered line_too_long and
+ * skipped, and answers come back through the struct reply this file
+ * implements, queued with a cap. Reading pauses while a client lets answers
+ * pile up, and a client that keeps not reading is disconnected.
  *
  * A connection is never freed inside a callback that code up the stack
  * still uses: conn_close() unhooks it and the reaper event frees it.
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <stddef.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,12 +30,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "verdict.h"
-#include "config.h"
+#include "dispatch.h"
 #include "log.h"
-#include "ops.h"
-#include "proto.h"
-#include "robotsd.h"
+#include "reply.h"
 #include "server.h"
 #include "xmalloc.h"
 
@@ -45,13 +45,16 @@ struct conn {
 	int discarding; /* inside an over-long line */
 	int paused;     /* reading stopped: too much output queued */
 	int eof;        /* the client shut its side: close when done */
-	struct verdict_list pending;
+	struct reply reply;
+	struct session *session;
 };
 
 TAILQ_HEAD(conn_list, conn);
 
 struct server {
-	struct robotsd *rd;
+	struct event_base *base;
+	struct dispatch *dispatch;
+	struct server_settings set;
 	struct evconnlistener *lev;
 	struct event *resume; /* re-enables accept after EMFILE */
 	struct event *reaper; /* frees closed connections */
@@ -75,7 +78,7 @@ conn_close(struct conn *c, const char *why)
 	log_debug(
 	    "connection %llu: closed: %s", (unsigned long long)c->id, why);
 	c->closing = 1;
-	verdict_cancel_all(&c->pending);
+	session_close(c->session);
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	TAILQ_REMOVE(&srv->conns, c, link);
 	srv->nconns--;
@@ -94,6 +97,7 @@ server_reap_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while ((c = TAILQ_FIRST(&srv->dead)) != NULL) {
 		TAILQ_REMOVE(&srv->dead, c, link);
+		session_free(c->session);
 		bufferevent_free(c->bev);
 		free(c);
 	}
@@ -103,7 +107,7 @@ server_reap_cb(evutil_socket_t fd, short what, void *arg)
 static void
 conn_maybe_finish(struct conn *c)
 {
-	if (c->eof && !c->closing && TAILQ_EMPTY(&c->pending) &&
+	if (c->eof && !c->closing && !session_waiting(c->session) &&
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
 		conn_close(c, "client done");
 }
@@ -112,7 +116,7 @@ conn_maybe_finish(struct conn *c)
 static void
 conn_check_output(struct conn *c)
 {
-	size_t max = c->srv->rd->conf->max_output;
+	size_t max = c->srv->set.max_output;
 	size_t queued = evbuffer_get_length(bufferevent_get_output(c->bev));
 
 	if (queued > max) {
@@ -126,84 +130,35 @@ conn_check_output(struct conn *c)
 	}
 }
 
-/* Queue an answer line; see server.h. */
-void
-conn_send(struct conn *c, const char *line, size_t len)
+/* The connection behind its struct reply. */
+static struct conn *
+conn_of(struct reply *r)
 {
+	return (
+	    struct conn *)(void *)((char *)r - offsetof(struct conn, reply));
+}
+
+/* reply.h: queue an answer line. */
+static void
+conn_send(struct reply *r, const char *line, size_t len)
+{
+	struct conn *c = conn_of(r);
+
 	if (c->closing)
 		return;
 	if (evbuffer_add(bufferevent_get_output(c->bev), line, len) == -1)
-		fatalx("%s: out of memory", __func__);
+		fatalx("out of memory queueing an answer");
 	conn_check_output(c);
 }
 
-/* Queue an answer object (reference stolen); see server.h. */
-void
-conn_reply(struct conn *c, json_t *o)
-{
-	size_t len;
-	char *line;
-
-	if (c->closing) {
-		json_decref(o);
-		return;
-	}
-	if ((line = proto_encode(o, &len)) == NULL)
-		fatalx("%s: out of memory", __func__);
-	conn_send(c, line, len);
-	free(line);
-}
-
-/* The list of c's waiting checks, for ops.c. */
-struct verdict_list *
-conn_pending(struct conn *c)
-{
-	return &c->pending;
-}
-
-/* A waiting check of c was answered. */
-void
-conn_pending_done(struct conn *c)
-{
-	conn_maybe_finish(c);
-}
-
-/* Decode and answer one request line (without its '\n'). */
+/* reply.h: a waiting check of c was answered. */
 static void
-conn_line(struct conn *c, const char *line, size_t len)
+conn_settled(struct reply *r)
 {
-	struct robotsd *rd = c->srv->rd;
-	struct request req;
-	enum proto_err err;
-	const char *msg;
-
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-		len--;
-	if (len == 0)
-		return; /* blank lines are ignored */
-	rd->requests++;
-	if (proto_decode(line, len, rd->conf->test_clock, &req, &err, &msg) ==
-	    -1) {
-		conn_reply(c, proto_error(req.id, err, msg));
-		proto_request_clear(&req);
-		return;
-	}
-	ops_dispatch(rd, c, &req);
+	conn_maybe_finish(conn_of(r));
 }
 
-/* Answer an over-long line once and skip the rest of it. */
-static void
-conn_too_long(struct conn *c)
-{
-	char msg[96];
-
-	c->srv->rd->requests++;
-	snprintf(msg, sizeof(msg), "request line longer than %zu bytes",
-	    c->srv->rd->conf->max_line);
-	conn_reply(c, proto_error(NULL, PE_LINE_TOO_LONG, msg));
-}
+static const struct reply_ops conn_reply_ops = { conn_send, conn_settled };
 
 /*
  * Handle every complete line in c's input, unless paused or closing. A
@@ -213,7 +168,7 @@ static void
 conn_process(struct conn *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
-	size_t max = c->srv->rd->conf->max_line, n, len, eol_len;
+	size_t max = c->srv->set.max_line, n, len, eol_len;
 	struct evbuffer_ptr p;
 	char *line;
 
@@ -225,7 +180,7 @@ conn_process(struct conn *c)
 		else if (p.pos == -1) {
 			if (n > max + 1) {
 				if (!c->discarding)
-					conn_too_long(c);
+					session_too_long(c->session, max);
 				c->discarding = 1;
 				evbuffer_drain(in, n);
 			}
@@ -235,13 +190,13 @@ conn_process(struct conn *c)
 		if (c->discarding)
 			c->discarding = 0;
 		else if (len > max + 1)
-			conn_too_long(c);
+			session_too_long(c->session, max);
 		else if ((line = (char *)evbuffer_pullup(
 		              in, len < n ? len + 1 : len)) != NULL) {
 			if (len == max + 1 && line[max] != '\r')
-				conn_too_long(c);
+				session_too_long(c->session, max);
 			else
-				conn_line(c, line, len);
+				session_line(c->session, line, len);
 		}
 		evbuffer_drain(in, len + 1);
 	}
@@ -286,7 +241,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_TIMEOUT) {
 		log_warnx("connection %llu: answers unread for %ld s, "
 		          "disconnecting",
-		    (unsigned long long)c->id, c->srv->rd->conf->write_timeout);
+		    (unsigned long long)c->id, c->srv->set.write_timeout);
 		conn_close(c, "write timeout");
 		return;
 	}
@@ -306,14 +261,14 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	                           "\"code\":\"overloaded\",\"message\":"
 	                           "\"too many connections\"}}\n";
 	struct server *srv = arg;
-	struct timeval write_timeout = { srv->rd->conf->write_timeout, 0 };
-	size_t max = srv->rd->conf->max_output;
+	struct timeval write_timeout = { srv->set.write_timeout, 0 };
+	size_t max = srv->set.max_output;
 	struct conn *c;
 
 	(void)lev;
 	(void)sa;
 	(void)socklen;
-	if (srv->nconns >= (size_t)srv->rd->conf->max_connections) {
+	if (srv->nconns >= srv->set.max_connections) {
 		log_warnx(
 		    "refusing a connection: %zu connections open", srv->nconns);
 		(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL);
@@ -323,10 +278,11 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	c = xcalloc(1, sizeof(*c));
 	c->srv = srv;
 	c->id = ++srv->total;
-	TAILQ_INIT(&c->pending);
+	c->reply.ops = &conn_reply_ops;
+	c->session = session_new(srv->dispatch, &c->reply);
 	if ((c->bev = bufferevent_socket_new(
-	         srv->rd->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL)
-		fatalx("%s: bufferevent_socket_new failed", __func__);
+	         srv->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("cannot set up a client connection");
 	bufferevent_setcb(
 	    c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, max / 4, 0);
@@ -426,30 +382,40 @@ server_listen(const char *path, unsigned mode, char **cause)
 
 /* Listen and accept; see server.h. */
 struct server *
-server_new(struct robotsd *rd, int fd, char **cause)
+server_new(struct event_base *base, struct dispatch *d,
+    const struct server_settings *set, int fd, char **cause)
 {
 	struct server *srv = xcalloc(1, sizeof(*srv));
 
-	srv->rd = rd;
+	srv->base = base;
+	srv->dispatch = d;
+	srv->set = *set;
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	if (fd == -1) {
-		fd = server_listen(
-		    rd->conf->socket_path, rd->conf->socket_mode, cause);
-		if (fd == -1) {
+		if ((fd = server_listen(set->path, set->mode, cause)) == -1) {
 			free(srv);
 			return NULL;
 		}
-		srv->path = xstrdup(rd->conf->socket_path);
+		srv->path = xstrdup(set->path);
 	}
-	srv->lev = evconnlistener_new(rd->base, server_accept_cb, srv,
+	srv->set.path = NULL; /* only the copy above outlives the caller's */
+	srv->lev = evconnlistener_new(base, server_accept_cb, srv,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
-	srv->resume = evtimer_new(rd->base, server_resume_cb, srv);
-	srv->reaper = event_new(rd->base, -1, 0, server_reap_cb, srv);
+	srv->resume = evtimer_new(base, server_resume_cb, srv);
+	srv->reaper = event_new(base, -1, 0, server_reap_cb, srv);
 	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL)
-		fatalx("%s: libevent could not set up the listener", __func__);
+		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
 	return srv;
+}
+
+/* New limits after a reload; the socket's path and mode stay. */
+void
+server_configure(struct server *srv, const struct server_settings *set)
+{
+	srv->set = *set;
+	srv->set.path = NULL;
 }
 
 /* Stop accepting and remove our socket file. */
@@ -480,18 +446,6 @@ server_free(struct server *srv)
 	free(srv);
 }
 
-/* Answer every waiting check now with "timeout" (the drain's deadline). */
-void
-server_expire_waiting(struct server *srv)
-{
-	struct conn *c, *next;
-
-	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = next) {
-		next = TAILQ_NEXT(c, link); /* an answer may close c */
-		verdict_expire_all(&c->pending);
-	}
-}
-
 /* Some connection still waits on a check or has answers queued. */
 int
 server_busy(const struct server *srv)
@@ -499,7 +453,7 @@ server_busy(const struct server *srv)
 	const struct conn *c;
 
 	TAILQ_FOREACH(c, &srv->conns, link)
-	if (!TAILQ_EMPTY(&c->pending) ||
+	if (session_waiting(c->session) ||
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
 		return 1;
 	return 0;

@@ -1,8 +1,9 @@
 /*
  * server.h: the Unix-socket listener and the client connections. Owns every
- * struct conn: reads request lines (with the line limit), hands each to
- * ops.c, queues answers (with the output cap) and frees a connection only
- * at the end of the event that closed it.
+ * connection: reads request lines (with the line limit) into the client's
+ * dispatcher session, implements the struct reply its answers come back
+ * through (with the output cap), and frees a connection only at the end of
+ * the event that closed it.
  */
 #ifndef ROBOTSD_SERVER_H
 #define ROBOTSD_SERVER_H
@@ -10,35 +11,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
-struct robotsd;
+struct event_base;
+struct dispatch;
 struct server;
-struct conn;
+
+struct server_settings {
+	const char *path;       /* socket to create (server_new only) */
+	unsigned mode;          /* its mode (server_new only) */
+	size_t max_line;        /* request line limit, bytes */
+	size_t max_output;      /* queued answers per client, bytes */
+	long write_timeout;     /* seconds answers may stay unread */
+	size_t max_connections; /* clients at once */
+};
 
 /*
- * Listen on rd->conf->socket_path, or on fd when it is not -1 (socket
- * activation). A stale socket file is replaced; one that a live daemon
- * serves is not. NULL with *cause (allocated) on error.
+ * Listen on set->path, or on fd when it is not -1 (socket activation). A
+ * stale socket file is replaced; one that a live daemon serves is not.
+ * NULL with *cause (allocated) on error.
  */
-struct server *server_new(struct robotsd *, int fd, char **cause);
+struct server *server_new(struct event_base *, struct dispatch *,
+    const struct server_settings *, int fd, char **cause);
+/* New limits (a reload); path and mode are ignored. */
+void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */
 /* Stop accepting and remove the socket file (SIGTERM). */
 void server_stop_accepting(struct server *);
-/* Answer every check still waiting with "timeout" (the drain's deadline). */
-void server_expire_waiting(struct server *);
 /* 1 while some connection waits on a check or has output queued. */
 int server_busy(const struct server *);
 size_t server_connections(const struct server *);
 uint64_t server_connections_total(const struct server *);
-
-/* Queue answer o (reference stolen) on c; may close c (output cap). */
-void conn_reply(struct conn *, json_t *o);
-/* Queue an answer line (len bytes, '\n' included; copied); may close c. */
-void conn_send(struct conn *, const char *line, size_t len);
-/* The list verdict.c keeps a connection's waiting checks on. */
-struct verdict_list *conn_pending(struct conn *);
-/* A waiting check of c ended; c may now finish a half-close. */
-void conn_pending_done(struct conn *);
 
 #endif /* ROBOTSD_SERVER_H */

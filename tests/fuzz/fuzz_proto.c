@@ -1,8 +1,8 @@
 /*
  * fuzz_proto.c: libFuzzer target for the wire codec. Every input is a
  * request line: decoding must never crash or leak, whatever it holds. The
- * same bytes then go through the hot path's JSON string writer, which must
- * write exactly what jansson writes for proto_string() of them.
+ * same bytes then go through the answer writer's JSON strings, which must
+ * be exactly what jansson writes for them.
  */
 #include <config.h>
 
@@ -12,49 +12,66 @@
 
 #include <jansson.h>
 
+#include "buf.h"
+#include "jsonw.h"
 #include "proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* pbuf_str and jansson must agree on s. */
+/*
+ * jw_str and jansson must agree on s: for bytes jansson takes as UTF-8 the
+ * text must be jansson's, and whatever the bytes, the text must be one
+ * JSON string that jansson reads back.
+ */
 static void
 check_string(const char *s, size_t len)
 {
-	struct pbuf b = { 0 };
-	json_t *j = proto_string(s, len);
-	char *want;
+	struct buf b = BUF_INIT(0);
+	json_t *j = json_stringn(s, len), *back;
+	char *want = NULL;
 
-	if (j == NULL)
-		return; /* out of memory */
-	want = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
-	json_decref(j);
-	pbuf_str(&b, s, len);
-	if (want != NULL && !b.nomem &&
+	jw_str(&b, s, len);
+	if (b.state != BUF_OK)
+		goto out; /* out of memory */
+	if (j != NULL &&
+	    (want = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY)) != NULL &&
 	    (b.len != strlen(want) || memcmp(b.p, want, b.len) != 0))
 		abort();
+	back = json_loadb(b.p, b.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+	if (back == NULL || !json_is_string(back))
+		abort();
+	json_decref(back);
+out:
 	free(want);
-	pbuf_clear(&b);
+	json_decref(j);
+	buf_clear(&b);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
+	struct buf b = BUF_INIT(0);
 	struct request req;
 	enum proto_err err;
 	const char *msg;
-	size_t len;
-	char *line;
+	json_t *ans;
 
 	if (proto_decode(s, size, 1, &req, &err, &msg) == -1) {
 		if (err == PE_NONE || msg == NULL)
 			abort();
-		line = proto_encode(proto_error(req.id, err, msg), &len);
-		if (line != NULL && (len == 0 || line[len - 1] != '\n'))
-			abort();
-		free(line);
+		proto_error(&b, req.id, err, msg);
+		if (b.state == BUF_OK) {
+			/* One line that is one JSON object. */
+			if (b.len == 0 || b.p[b.len - 1] != '\n' ||
+			    memchr(b.p, '\n', b.len - 1) != NULL ||
+			    (ans = json_loadb(b.p, b.len, 0, NULL)) == NULL)
+				abort();
+			json_decref(ans);
+		}
 	} else if (req.op == OP_CHECK && req.agent == NULL)
 		abort();
+	buf_clear(&b);
 	proto_request_clear(&req);
 	check_string(s, size);
 	return 0;

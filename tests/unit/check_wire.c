@@ -1,7 +1,9 @@
 /*
- * check_proto.c: the wire codec. Each request shape of docs/protocol.md
- * decodes to the fields ops.c relies on; each malformed one maps to the
- * contract's error code; answers encode as one compact line.
+ * check_wire.c: the wire layer (src/wire). Each request shape of
+ * docs/protocol.md decodes to the fields the dispatcher relies on; each
+ * malformed one maps to the contract's error code; answers are one compact
+ * line, written byte for byte as jansson would; the capped buffer keeps its
+ * cap.
  */
 #include <config.h>
 
@@ -11,7 +13,43 @@
 #include <check.h>
 #include <jansson.h>
 
+#include "buf.h"
+#include "jsonw.h"
 #include "proto.h"
+
+/*
+ * The reference for a JSON string of arbitrary bytes: jansson's own string
+ * when jansson takes the bytes as UTF-8, else the bytes with each one that
+ * is not part of a valid sequence (and NUL) written as %XX.
+ */
+static json_t *
+ref_string(const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *u = (const unsigned char *)s;
+	char *out = malloc(3 * len + 1);
+	size_t i, n, o = 0;
+	json_t *j;
+
+	if ((j = json_stringn(s, len)) != NULL) {
+		free(out);
+		return j;
+	}
+	for (i = 0; i < len; i += n) {
+		if (u[i] != 0 && (n = jw_utf8_len(u + i, len - i)) > 0) {
+			memcpy(out + o, s + i, n);
+			o += n;
+			continue;
+		}
+		out[o++] = '%';
+		out[o++] = hex[u[i] >> 4];
+		out[o++] = hex[u[i] & 0xf];
+		n = 1;
+	}
+	j = json_stringn(out, o);
+	free(out);
+	return j;
+}
 
 /* Decode s; returns the error code (PE_NONE on success). */
 static enum proto_err
@@ -35,17 +73,15 @@ decode_err(const char *s)
 	return err;
 }
 
-/* Encode o and compare with the expected line. */
+/* The buffer holds exactly the expected line; frees it. */
 static void
-assert_line(json_t *o, const char *want)
+assert_line(struct buf *b, const char *want)
 {
-	size_t len;
-	char *line = proto_encode(o, &len);
-
-	ck_assert_ptr_nonnull(line);
-	ck_assert_str_eq(line, want);
-	ck_assert_uint_eq(len, strlen(want));
-	free(line);
+	ck_assert_int_eq(b->state, BUF_OK);
+	ck_assert_uint_eq(b->len, strlen(want));
+	ck_assert_msg(memcmp(b->p, want, b->len) == 0, "wrote %.*s, want %s",
+	    (int)b->len, b->p, want);
+	buf_clear(b);
 }
 
 START_TEST(test_check_single_url_fields)
@@ -163,7 +199,10 @@ START_TEST(test_error_keeps_the_request_id)
 
 	ck_assert_int_eq(
 	    decode("{\"op\":\"nope\",\"id\":\"abc\"}", &req, 0), PE_UNKNOWN_OP);
-	assert_line(proto_error(req.id, PE_UNKNOWN_OP, "unknown op"),
+	struct buf b = BUF_INIT(0);
+
+	proto_error(&b, req.id, PE_UNKNOWN_OP, "unknown op");
+	assert_line(&b,
 	    "{\"id\":\"abc\",\"ok\":false,\"error\":{\"code\":\"unknown_op\","
 	    "\"message\":\"unknown op\"}}\n");
 	proto_request_clear(&req);
@@ -188,27 +227,110 @@ END_TEST
 
 START_TEST(test_answer_without_id_has_null_id)
 {
-	json_t *o = proto_ok(NULL);
+	struct buf b = BUF_INIT(0);
 
-	json_object_set_new(o, "version", json_string("0.1.0"));
-	assert_line(o, "{\"id\":null,\"ok\":true,\"version\":\"0.1.0\"}\n");
+	proto_begin(&b, NULL, 1);
+	buf_lit(&b, ",\"version\":\"0.1.0\"");
+	proto_end(&b);
+	assert_line(&b, "{\"id\":null,\"ok\":true,\"version\":\"0.1.0\"}\n");
 }
 END_TEST
 
+/* jw_str(s) is exactly want. */
+static void
+assert_jw_str(const char *s, size_t len, const char *want)
+{
+	struct buf b = BUF_INIT(0);
+
+	jw_str(&b, s, len);
+	assert_line(&b, want);
+}
+
 START_TEST(test_invalid_utf8_is_percent_encoded)
 {
-	json_t *s = proto_string("/a\xff\xc3(b\xc3\xa9", 8);
-
-	ck_assert_ptr_nonnull(s);
-	ck_assert_str_eq(json_string_value(s), "/a%FF%C3(b\xc3\xa9");
-	json_decref(s);
-	s = proto_string("/ok\xe2\x82\xac", 6);
-	ck_assert_str_eq(json_string_value(s), "/ok\xe2\x82\xac");
-	json_decref(s);
+	assert_jw_str("/a\xff\xc3(b\xc3\xa9", 8, "\"/a%FF%C3(b\xc3\xa9\"");
+	assert_jw_str("/ok\xe2\x82\xac", 6, "\"/ok\xe2\x82\xac\"");
 	/* An encoded surrogate (ED A0 80) is not valid UTF-8. */
-	s = proto_string("\xed\xa0\x80", 3);
-	ck_assert_str_eq(json_string_value(s), "%ED%A0%80");
-	json_decref(s);
+	assert_jw_str("\xed\xa0\x80", 3, "\"%ED%A0%80\"");
+	/* NUL in valid UTF-8 is escaped; in invalid bytes it is %00. */
+	assert_jw_str("a\0b", 3, "\"a\\u0000b\"");
+	assert_jw_str("a\0\xff", 3, "\"a%00%FF\"");
+}
+END_TEST
+
+/* One row of the capped buffer's table. */
+struct buf_case {
+	size_t max;           /* the cap (0: none) */
+	const char *adds[4];  /* appended in order with buf_add */
+	const char *want;     /* the contents after */
+	enum buf_state state; /* the state after */
+};
+
+START_TEST(test_buf_keeps_its_cap)
+{
+	static const struct buf_case cases[] = {
+		{ 0, { "abc", "def" }, "abcdef", BUF_OK },
+		{ 6, { "abc", "def" }, "abcdef", BUF_OK },
+		/* One byte over: nothing of that append is kept. */
+		{ 5, { "abc", "def" }, "abc", BUF_FULL },
+		/* After a failure every later append fails too. */
+		{ 5, { "abc", "def", "g" }, "abc", BUF_FULL },
+		{ 1, { "", "x" }, "x", BUF_OK },
+		{ 1, { "xy" }, "", BUF_FULL },
+	};
+	struct buf b;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b = BUF_INIT(cases[i].max);
+		for (j = 0; j < 4 && cases[i].adds[j] != NULL; j++)
+			buf_add(&b, cases[i].adds[j], strlen(cases[i].adds[j]));
+		ck_assert_msg(b.state == cases[i].state, "row %zu: state %d", i,
+		    (int)b.state);
+		ck_assert_uint_eq(b.len, strlen(cases[i].want));
+		ck_assert(b.len == 0 || memcmp(b.p, cases[i].want, b.len) == 0);
+		buf_clear(&b);
+	}
+}
+END_TEST
+
+START_TEST(test_buf_add_some_cuts_at_the_cap)
+{
+	struct buf b = BUF_INIT(5);
+	char *p;
+	size_t len;
+
+	ck_assert_uint_eq(buf_add_some(&b, "abc", 3), 3);
+	ck_assert_int_eq(b.state, BUF_OK);
+	ck_assert_uint_eq(buf_add_some(&b, "defg", 4), 2);
+	ck_assert_int_eq(b.state, BUF_FULL);
+	ck_assert_uint_eq(buf_add_some(&b, "h", 1), 0);
+	/* The terminating NUL may sit past the cap: it is not content. */
+	ck_assert_int_eq(buf_terminate(&b), 0);
+	p = buf_take(&b, &len);
+	ck_assert_uint_eq(len, 5);
+	ck_assert_str_eq(p, "abcde");
+	free(p);
+	ck_assert_ptr_null(b.p);
+}
+END_TEST
+
+START_TEST(test_buf_reserve_stops_at_the_cap)
+{
+	struct buf b = BUF_INIT(10000);
+
+	ck_assert_uint_ge(buf_reserve(&b, 4096), 4096);
+	b.len = 9000;
+	/* Near the cap only what is left is offered ... */
+	ck_assert_uint_ge(buf_reserve(&b, 4096), 1000);
+	b.len = 10000;
+	/* ... and at it, nothing: the buffer is full. */
+	ck_assert_uint_eq(buf_reserve(&b, 4096), 0);
+	ck_assert_int_eq(b.state, BUF_FULL);
+	buf_reset(&b);
+	ck_assert_int_eq(b.state, BUF_OK);
+	ck_assert_uint_eq(b.len, 0);
+	buf_clear(&b);
 }
 END_TEST
 
@@ -224,22 +346,22 @@ jansson_text(json_t *v)
 	return s;
 }
 
-/* pbuf_str(s) must equal jansson's text of proto_string(s). */
+/* jw_str(s) must equal jansson's text of the reference string. */
 static void
 assert_same_string(const char *s, size_t len)
 {
-	struct pbuf b = { 0 };
-	char *want = jansson_text(proto_string(s, len));
+	struct buf b = BUF_INIT(0);
+	char *want = jansson_text(ref_string(s, len));
 
-	pbuf_str(&b, s, len);
-	ck_assert_int_eq(b.nomem, 0);
+	jw_str(&b, s, len);
+	ck_assert_int_eq(b.state, BUF_OK);
 	ck_assert_msg(b.len == strlen(want) && memcmp(b.p, want, b.len) == 0,
-	    "pbuf_str wrote %.*s, jansson %s", (int)b.len, b.p, want);
+	    "jw_str wrote %.*s, jansson %s", (int)b.len, b.p, want);
 	free(want);
-	pbuf_clear(&b);
+	buf_clear(&b);
 }
 
-START_TEST(test_pbuf_strings_are_what_jansson_writes)
+START_TEST(test_jw_strings_are_what_jansson_writes)
 {
 	static const char *const cases[] = { "", "/a/b?c=d", "quote\"back\\",
 		"\b\f\n\r\t\x01\x1f\x7f",
@@ -263,39 +385,39 @@ START_TEST(test_pbuf_strings_are_what_jansson_writes)
 }
 END_TEST
 
-START_TEST(test_pbuf_numbers_are_what_jansson_writes)
+START_TEST(test_jw_numbers_are_what_jansson_writes)
 {
 	static const double reals[] = { 0, 1, 2, 0.5, 0.1, 10, 1e21, 1.5e-7,
 		86400, 123456789.125, -3 };
-	struct pbuf b = { 0 };
+	struct buf b = BUF_INIT(0);
 	char *want;
 	size_t i;
 
 	for (i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
 		b.len = 0;
-		pbuf_real(&b, reals[i]);
+		jw_real(&b, reals[i]);
 		want = jansson_text(json_real(reals[i]));
 		ck_assert_msg(
 		    b.len == strlen(want) && memcmp(b.p, want, b.len) == 0,
-		    "pbuf_real wrote %.*s, jansson %s", (int)b.len, b.p, want);
+		    "jw_real wrote %.*s, jansson %s", (int)b.len, b.p, want);
 		free(want);
 	}
 	b.len = 0;
-	pbuf_int(&b, -9007199254740993LL);
-	pbuf_lit(&b, ",");
-	pbuf_json(&b, NULL);
+	jw_int(&b, -9007199254740993LL);
+	buf_lit(&b, ",");
+	jw_json(&b, NULL);
 	ck_assert_int_eq(b.len, strlen("-9007199254740993,null"));
 	ck_assert_int_eq(memcmp(b.p, "-9007199254740993,null", b.len), 0);
-	pbuf_clear(&b);
+	buf_clear(&b);
 }
 END_TEST
 
-START_TEST(test_pbuf_json_values_are_what_jansson_writes)
+START_TEST(test_jw_json_values_are_what_jansson_writes)
 {
 	static const char *const values[] = { "7", "-9223372036854775808",
 		"\"id-\u00e9\\n\\\"\"", "null", "true", "false", "3.25",
 		"[1,\"x\",{\"k\":null}]", "{\"a\":[true]}", "\"\"" };
-	struct pbuf b = { 0 };
+	struct buf b = BUF_INIT(0);
 	json_error_t jerr;
 	size_t i;
 	json_t *v;
@@ -305,14 +427,14 @@ START_TEST(test_pbuf_json_values_are_what_jansson_writes)
 		v = json_loads(values[i], JSON_DECODE_ANY, &jerr);
 		ck_assert_msg(v != NULL, "%s: %s", values[i], jerr.text);
 		b.len = 0;
-		pbuf_json(&b, v);
+		jw_json(&b, v);
 		want = jansson_text(v);
 		ck_assert_msg(
 		    b.len == strlen(want) && memcmp(b.p, want, b.len) == 0,
-		    "pbuf_json wrote %.*s, jansson %s", (int)b.len, b.p, want);
+		    "jw_json wrote %.*s, jansson %s", (int)b.len, b.p, want);
 		free(want);
 	}
-	pbuf_clear(&b);
+	buf_clear(&b);
 }
 END_TEST
 
@@ -320,7 +442,7 @@ END_TEST
 static Suite *
 proto_suite(void)
 {
-	Suite *s = suite_create("proto");
+	Suite *s = suite_create("wire");
 	TCase *tc = tcase_create("codec");
 
 	tcase_add_test(tc, test_check_single_url_fields);
@@ -334,9 +456,12 @@ proto_suite(void)
 	tcase_add_test(tc, test_every_error_code_has_the_contract_name);
 	tcase_add_test(tc, test_answer_without_id_has_null_id);
 	tcase_add_test(tc, test_invalid_utf8_is_percent_encoded);
-	tcase_add_test(tc, test_pbuf_strings_are_what_jansson_writes);
-	tcase_add_test(tc, test_pbuf_numbers_are_what_jansson_writes);
-	tcase_add_test(tc, test_pbuf_json_values_are_what_jansson_writes);
+	tcase_add_test(tc, test_buf_keeps_its_cap);
+	tcase_add_test(tc, test_buf_add_some_cuts_at_the_cap);
+	tcase_add_test(tc, test_buf_reserve_stops_at_the_cap);
+	tcase_add_test(tc, test_jw_strings_are_what_jansson_writes);
+	tcase_add_test(tc, test_jw_numbers_are_what_jansson_writes);
+	tcase_add_test(tc, test_jw_json_values_are_what_jansson_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,395 @@
+/*
+ * checkop.c: the check op. One URL or a batch of them for one agent; each
+ * item is parsed, looked up and either answered at once or left waiting on
+ * its origin's fetch. An item's answer is kept as a JSON fragment (the
+ * fields after "ok"), and the whole answer line is assembled once every
+ * item is known.
+ */
+#include <config.h>
+
+#include <sys/queue.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "cache.h"
+#include "checkop.h"
+#include "jsonw.h"
+#include "log.h"
+#include "proto.h"
+#include "reply.h"
+#include "session.h"
+#include "xmalloc.h"
+
+/* URLs one client may have waiting on fetches at once. */
+#define CHECK_SESSION_MAX_WAITING 1024
+
+struct check_item {
+	struct check_waiting *p;
+	struct url u;
+	int parsed; /* u holds a URL */
+	int done;   /* frag and ok are the item's answer */
+	int ok;
+	struct buf frag;       /* the answer's fields after "ok" */
+	struct cache_waiter w; /* while waiting on a fetch */
+};
+
+struct check_waiting {
+	TAILQ_ENTRY(check_waiting) link;
+	const struct check_env *env;
+	struct session *s;
+	json_t *id;
+	json_t *root; /* the request: agent and urls point into it */
+	json_t *urls; /* a batch's URLs, for echoing; NULL for one URL */
+	const char *agent;
+	size_t agent_len;
+	size_t n, left;
+	struct event *timer;
+	struct check_item items[];
+};
+
+/* ,"name":"value" for a plain ASCII value. */
+static void
+check_field(struct buf *b, const char *name, const char *value)
+{
+	buf_lit(b, ",\"");
+	buf_add(b, name, strlen(name));
+	buf_lit(b, "\":\"");
+	buf_add(b, value, strlen(value));
+	buf_lit(b, "\"");
+}
+
+/* The verdict for u from entry e, as the fields after "ok". */
+static void
+check_answer(struct check_waiting *p, struct check_item *it,
+    const struct cache_entry *e, const char *source)
+{
+	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
+	struct buf *b = &it->frag;
+	const char *reason = "unavailable";
+	double expires = cache_expires_in(p->env->cache, e);
+
+	if (e->policy == CACHE_RULES) {
+		robots_check(e->robots, p->agent, p->agent_len, it->u.path,
+		    it->u.path_len, &v);
+		reason = robots_reason_name(v.reason);
+	} else if (e->policy == CACHE_DISALLOW_ALL) {
+		v.allowed = 0;
+		reason = "unreachable";
+	}
+	if (v.allowed)
+		buf_lit(b, "\"allowed\":true,\"origin\":");
+	else
+		buf_lit(b, "\"allowed\":false,\"origin\":");
+	jw_str(b, it->u.origin, strlen(it->u.origin));
+	check_field(b, "source", source);
+	check_field(b, "reason", reason);
+	buf_lit(b, ",\"http_status\":");
+	if (e->http_status > 0)
+		jw_int(b, e->http_status);
+	else
+		buf_lit(b, "null");
+	buf_lit(b, ",\"rule\":");
+	if (e->policy == CACHE_RULES && v.reason == ROBOTS_REASON_RULE) {
+		buf_lit(b, "{\"directive\":\"");
+		buf_add(b, robots_directive_name(v.rule.directive),
+		    strlen(robots_directive_name(v.rule.directive)));
+		buf_lit(b, "\",\"pattern\":");
+		jw_str(b, v.rule.pattern, v.rule.pattern_len);
+		buf_lit(b, ",\"line\":");
+		jw_int(b, v.rule.line);
+		buf_lit(b, "}");
+	} else
+		buf_lit(b, "null");
+	buf_lit(b, ",\"crawl_delay\":");
+	if (v.crawl_delay >= 0)
+		jw_real(b, v.crawl_delay);
+	else
+		buf_lit(b, "null");
+	buf_lit(b, ",\"expires_in\":");
+	jw_int(b, llround(expires));
+}
+
+/* Settle an item with the fields written into its frag. */
+static void
+check_settle(struct check_item *it, int ok)
+{
+	it->ok = ok;
+	it->done = 1;
+}
+
+/* Settle an item with an error. */
+static void
+check_error(struct check_item *it, enum proto_err err, const char *msg)
+{
+	struct buf *b = &it->frag;
+
+	buf_reset(b);
+	buf_lit(b, "\"error\":{\"code\":\"");
+	buf_add(b, proto_err_code(err), strlen(proto_err_code(err)));
+	buf_lit(b, "\",\"message\":");
+	jw_str(b, msg, strlen(msg));
+	buf_lit(b, "}");
+	check_settle(it, 0);
+}
+
+/* The URL /robots.txt itself: always allowed, nothing fetched. */
+static void
+check_robots_txt(struct check_item *it)
+{
+	struct buf *b = &it->frag;
+
+	buf_lit(b, "\"allowed\":true,\"origin\":");
+	jw_str(b, it->u.origin, strlen(it->u.origin));
+	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
+	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
+	           "\"expires_in\":null");
+	check_settle(it, 1);
+}
+
+/* A miss with "wait":false: the fetch runs in the background. */
+static void
+check_pending_answer(struct check_item *it)
+{
+	buf_lit(&it->frag, "\"pending\":true,\"origin\":");
+	jw_str(&it->frag, it->u.origin, strlen(it->u.origin));
+	check_settle(it, 1);
+}
+
+/* {"ok":B,FRAG} into b, led by the batch row's url or the reply's id. */
+static void
+check_object(struct buf *b, const char *key, const json_t *v,
+    const struct check_item *it)
+{
+	buf_lit(b, "{\"");
+	buf_add(b, key, strlen(key));
+	buf_lit(b, "\":");
+	jw_json(b, v);
+	if (it->ok)
+		buf_lit(b, ",\"ok\":true,");
+	else
+		buf_lit(b, ",\"ok\":false,");
+	buf_add(b, it->frag.p, it->frag.len);
+	buf_lit(b, "}");
+}
+
+/* Release a pending check and everything its items hold. */
+static void
+check_free(struct check_waiting *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		cache_waiter_cancel(&p->items[i].w);
+		if (p->items[i].parsed)
+			url_clear(&p->items[i].u);
+		buf_clear(&p->items[i].frag);
+	}
+	if (p->timer != NULL)
+		event_free(p->timer);
+	json_decref(p->id);
+	json_decref(p->root);
+	free(p);
+}
+
+/* Assemble and send the whole answer line; frees p. */
+static void
+check_finish(struct check_waiting *p)
+{
+	struct session *s = p->s;
+	struct buf b = BUF_INIT(0);
+	size_t i;
+
+	if (p->urls == NULL)
+		check_object(&b, "id", p->id, &p->items[0]);
+	else {
+		buf_lit(&b, "{\"id\":");
+		jw_json(&b, p->id);
+		buf_lit(&b, ",\"ok\":true,\"results\":[");
+		for (i = 0; i < p->n; i++) {
+			if (i > 0)
+				buf_lit(&b, ",");
+			check_object(&b, "url", json_array_get(p->urls, i),
+			    &p->items[i]);
+		}
+		buf_lit(&b, "]}");
+	}
+	buf_lit(&b, "\n");
+	if (p->timer != NULL)
+		TAILQ_REMOVE(&s->waiting, p, link);
+	if (b.state != BUF_OK) {
+		buf_reset(&b);
+		proto_error(&b, p->id, PE_INTERNAL, "out of memory");
+	}
+	if (b.state == BUF_OK)
+		s->out->ops->send(s->out, b.p, b.len);
+	if (p->timer != NULL)
+		s->out->ops->settled(s->out);
+	buf_clear(&b);
+	check_free(p);
+}
+
+/* A fetch an item waited on ended: answer it from the fresh entry. */
+static void
+check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
+{
+	struct check_item *it = w->arg;
+	struct check_waiting *p = it->p;
+
+	check_answer(p, it, e, "fetched");
+	check_settle(it, 1);
+	p->s->nwaiting--;
+	if (--p->left == 0)
+		check_finish(p);
+}
+
+/* A waiting check ran out of time: the items still waiting time out. */
+static void
+check_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct check_waiting *p = arg;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < p->n; i++) {
+		if (p->items[i].done)
+			continue;
+		cache_waiter_cancel(&p->items[i].w);
+		check_error(&p->items[i], PE_TIMEOUT,
+		    "the robots.txt fetch did not end in time");
+	}
+	p->s->nwaiting -= p->left;
+	p->left = 0;
+	check_finish(p);
+}
+
+/* Look one item up; settles it unless it must wait on a fetch. */
+static void
+check_item(
+    struct check_waiting *p, size_t i, const char *url, size_t len, int wait)
+{
+	struct check_item *it = &p->items[i];
+	const struct cache_entry *e;
+	enum url_err ue;
+
+	it->p = p;
+	if ((ue = url_parse(url, len, &it->u)) != URL_OK) {
+		check_error(it, proto_url_err(ue), url_err_message(ue));
+		return;
+	}
+	it->parsed = 1;
+	if (strcmp(it->u.path, "/robots.txt") == 0) {
+		check_robots_txt(it);
+		return;
+	}
+	it->w.cb = check_wait_cb;
+	it->w.arg = it;
+	switch (cache_check(p->env->cache, it->u.origin, wait, &it->w, &e)) {
+	case CACHE_HIT:
+		check_answer(p, it, e, "cache");
+		check_settle(it, 1);
+		break;
+	case CACHE_STALE:
+		check_answer(p, it, e, "stale");
+		check_settle(it, 1);
+		break;
+	case CACHE_WAIT:
+		if (p->s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
+			cache_waiter_cancel(&it->w);
+			check_error(it, PE_OVERLOADED,
+			    "too many checks of this connection are waiting "
+			    "on fetches");
+		} else
+			p->left++;
+		break;
+	case CACHE_PENDING:
+		check_pending_answer(it);
+		break;
+	case CACHE_OVERLOADED:
+		check_error(it, PE_OVERLOADED,
+		    "too many checks are waiting on fetches");
+		break;
+	case CACHE_NOMEM:
+		check_error(it, PE_INTERNAL, "out of memory");
+		break;
+	}
+}
+
+/* Park p on its session until its fetches end or its deadline. */
+static void
+check_park(struct check_waiting *p)
+{
+	double t = p->env->wait_timeout;
+	struct timeval tv = { .tv_sec = (time_t)t,
+		.tv_usec = (suseconds_t)((t - (double)(time_t)t) * 1e6) };
+
+	p->timer = evtimer_new(p->env->base, check_timeout_cb, p);
+	if (p->timer == NULL)
+		fatalx("%s: evtimer_new failed", __func__);
+	evtimer_add(p->timer, &tv);
+	TAILQ_INSERT_TAIL(&p->s->waiting, p, link);
+	p->s->nwaiting += p->left;
+}
+
+/* check: one URL or a batch for one agent. */
+void
+check_op(const struct check_env *env, struct session *s, struct request *req)
+{
+	size_t n = req->urls != NULL ? json_array_size(req->urls) : 1, i;
+	struct check_waiting *p;
+	json_t *u;
+
+	p = xcalloc(1, sizeof(*p) + n * sizeof(p->items[0]));
+	p->env = env;
+	p->s = s;
+	p->id = req->id != NULL ? json_incref(req->id) : NULL;
+	p->root = json_incref(req->root); /* keeps agent and urls alive */
+	p->urls = req->urls;
+	p->agent = req->agent;
+	p->agent_len = req->agent_len;
+	p->n = n;
+	for (i = 0; i < n; i++) {
+		if (req->urls == NULL) {
+			check_item(p, i, req->url, req->url_len, req->wait);
+			continue;
+		}
+		u = json_array_get(req->urls, i);
+		check_item(p, i, json_string_value(u), json_string_length(u),
+		    req->wait);
+	}
+	if (p->left == 0)
+		check_finish(p);
+	else
+		check_park(p);
+}
+
+/* Answer a session's waiting checks now with "timeout". */
+void
+check_expire_all(struct session *s)
+{
+	struct check_waiting *p;
+
+	while ((p = TAILQ_FIRST(&s->waiting)) != NULL)
+		check_timeout_cb(-1, 0, p); /* unlinks and frees p */
+}
+
+/* Drop a closing session's waiting checks; none is answered. */
+void
+check_cancel_all(struct session *s)
+{
+	struct check_waiting *p;
+
+	while ((p = TAILQ_FIRST(&s->waiting)) != NULL) {
+		TAILQ_REMOVE(&s->waiting, p, link);
+		s->nwaiting -= p->left;
+		check_free(p);
+	}
+}

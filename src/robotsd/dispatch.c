@@ -1,0 +1,461 @@
+/*
+ * dispatch.c: request line -> answer. Every line is decoded here; checks go
+ * to checkop.c, and the rare ops (inspect, purge, stats, ping, the tests'
+ * clock) are answered here. Every answer is JSON text written with
+ * wire/jsonw.h and leaves through the session's struct reply.
+ */
+#include <config.h>
+
+#include <sys/queue.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "cache.h"
+#include "checkop.h"
+#include "clock.h"
+#include "dispatch.h"
+#include "jsonw.h"
+#include "log.h"
+#include "proto.h"
+#include "reply.h"
+#include "session.h"
+#include "xmalloc.h"
+
+TAILQ_HEAD(session_list, session);
+
+struct dispatch {
+	struct cache *cache;
+	struct clock *clock;
+	stats_fn stats;
+	void *stats_arg;
+	struct check_env env;
+	int test_clock;
+	struct session_list sessions;
+	uint64_t requests;
+};
+
+/* Send what b holds on s, or an internal error when b failed. */
+static void
+dispatch_send(struct session *s, const json_t *id, struct buf *b)
+{
+	if (b->state != BUF_OK) {
+		buf_reset(b);
+		proto_error(b, id, PE_INTERNAL, "out of memory");
+	}
+	if (b->state == BUF_OK)
+		s->out->ops->send(s->out, b->p, b->len);
+	buf_clear(b);
+}
+
+/* Send an error answer. */
+static void
+dispatch_error(
+    struct session *s, const json_t *id, enum proto_err e, const char *msg)
+{
+	struct buf b = BUF_INIT(0);
+
+	proto_error(&b, id, e, msg);
+	dispatch_send(s, id, &b);
+}
+
+/* ,"key": */
+static void
+dispatch_key(struct buf *b, const char *key)
+{
+	buf_lit(b, ",\"");
+	buf_add(b, key, strlen(key));
+	buf_lit(b, "\":");
+}
+
+/* true or false. */
+static void
+dispatch_bool(struct buf *b, int v)
+{
+	if (v)
+		buf_lit(b, "true");
+	else
+		buf_lit(b, "false");
+}
+
+/* A number of seconds as an integer, or null when negative. */
+static void
+dispatch_seconds(struct buf *b, double s)
+{
+	if (s < 0)
+		buf_lit(b, "null");
+	else
+		jw_int(b, llround(s));
+}
+
+/* A time in clock seconds to the millisecond, or null when unset (0). */
+static void
+dispatch_time(struct buf *b, double t)
+{
+	if (t > 0)
+		jw_real(b, floor(t * 1000) / 1000);
+	else
+		buf_lit(b, "null");
+}
+
+/* A C string, or null. */
+static void
+dispatch_cstr(struct buf *b, const char *s)
+{
+	if (s != NULL)
+		jw_str(b, s, strlen(s));
+	else
+		buf_lit(b, "null");
+}
+
+/* The user-agent groups of a ruleset, for inspect. */
+static void
+dispatch_groups(struct buf *b, const struct robots *r)
+{
+	size_t i, j, len;
+	const char *a;
+	double cd;
+
+	buf_lit(b, "[");
+	for (i = 0; r != NULL && i < robots_group_count(r); i++) {
+		if (i > 0)
+			buf_lit(b, ",");
+		buf_lit(b, "{\"agents\":[");
+		for (j = 0; j < robots_group_agent_count(r, i); j++) {
+			if (j > 0)
+				buf_lit(b, ",");
+			a = robots_group_agent(r, i, j, &len);
+			jw_str(b, a, len);
+		}
+		buf_lit(b, "],\"rules\":");
+		jw_int(b, (long long)robots_group_rule_count(r, i));
+		buf_lit(b, ",\"crawl_delay\":");
+		if ((cd = robots_group_crawl_delay(r, i)) >= 0)
+			jw_real(b, cd);
+		else
+			buf_lit(b, "null");
+		buf_lit(b, "}");
+	}
+	buf_lit(b, "]");
+}
+
+/* The sitemaps of a ruleset, for inspect. */
+static void
+dispatch_sitemaps(struct buf *b, const struct robots *r)
+{
+	const char *s;
+	size_t i, len;
+
+	buf_lit(b, "[");
+	for (i = 0; r != NULL && i < robots_sitemap_count(r); i++) {
+		if (i > 0)
+			buf_lit(b, ",");
+		s = robots_sitemap(r, i, &len);
+		jw_str(b, s, len);
+	}
+	buf_lit(b, "]");
+}
+
+/* The failure state of an entry, for inspect. */
+static void
+dispatch_retry(struct buf *b, const struct cache_entry *e)
+{
+	buf_lit(b, "{\"fail_streak\":");
+	jw_int(b, e->fail_streak);
+	buf_lit(b, ",\"failing_since\":");
+	dispatch_time(b, e->fail_streak > 0 ? e->fail_since : 0);
+	buf_lit(b, ",\"next_retry\":");
+	dispatch_time(b, e->fail_streak > 0 ? e->next_retry : 0);
+	buf_lit(b, ",\"last_error\":");
+	dispatch_cstr(b, e->last_error);
+	buf_lit(b, "}");
+}
+
+/* Normalize the origin a request names; an error answer on failure. */
+static char *
+dispatch_origin(struct session *s, struct request *req)
+{
+	enum url_err ue;
+	char *origin;
+
+	if ((origin = url_origin(req->origin, req->origin_len, &ue)) == NULL)
+		dispatch_error(
+		    s, req->id, proto_url_err(ue), url_err_message(ue));
+	return origin;
+}
+
+/* The members of an inspect answer for entry e. */
+static void
+dispatch_entry(struct buf *b, const struct dispatch *d,
+    const struct cache_entry *e, const char *origin)
+{
+	dispatch_key(b, "origin");
+	jw_str(b, origin, strlen(origin));
+	dispatch_key(b, "state");
+	dispatch_cstr(b,
+	    e->policy == CACHE_NONE ? "pending" : cache_policy_name(e->policy));
+	dispatch_key(b, "http_status");
+	if (e->http_status > 0)
+		jw_int(b, e->http_status);
+	else
+		buf_lit(b, "null");
+	dispatch_key(b, "fetched_at");
+	dispatch_time(b, e->fetched_at);
+	dispatch_key(b, "expires_at");
+	dispatch_time(b, e->expires_at);
+	dispatch_key(b, "expires_in");
+	dispatch_seconds(
+	    b, e->policy == CACHE_NONE ? -1 : cache_expires_in(d->cache, e));
+	dispatch_key(b, "body_bytes");
+	jw_int(b, (long long)e->body_bytes);
+	dispatch_key(b, "truncated");
+	dispatch_bool(b, e->truncated);
+	dispatch_key(b, "final_url");
+	dispatch_cstr(b, e->final_url);
+	dispatch_key(b, "groups");
+	dispatch_groups(b, e->robots);
+	dispatch_key(b, "sitemaps");
+	dispatch_sitemaps(b, e->robots);
+	dispatch_key(b, "retry");
+	dispatch_retry(b, e);
+}
+
+/* inspect: everything the cache knows about one origin. */
+static void
+dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
+{
+	const struct cache_entry *e;
+	struct buf b = BUF_INIT(0);
+	char *origin;
+	int stale;
+
+	if ((origin = dispatch_origin(s, req)) == NULL)
+		return;
+	if ((e = cache_find(d->cache, origin)) == NULL) {
+		dispatch_error(s, req->id, PE_NOT_CACHED,
+		    "the origin is not in the cache");
+		free(origin);
+		return;
+	}
+	proto_begin(&b, req->id, 1);
+	dispatch_entry(&b, d, e, origin);
+	/* Checks are answered from the old copy while a refresh runs too. */
+	stale = e->stale || (e->fetching && e->policy != CACHE_NONE);
+	dispatch_key(&b, "fetching");
+	dispatch_bool(&b, e->fetching);
+	dispatch_key(&b, "stale");
+	dispatch_bool(&b, stale);
+	proto_end(&b);
+	dispatch_send(s, req->id, &b);
+	free(origin);
+}
+
+/* purge: one origin or all of them. */
+static void
+dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
+{
+	struct buf b = BUF_INIT(0);
+	size_t n;
+	char *origin;
+
+	if (req->all)
+		n = cache_purge_all(d->cache);
+	else {
+		if ((origin = dispatch_origin(s, req)) == NULL)
+			return;
+		n = cache_purge(d->cache, origin);
+		free(origin);
+	}
+	proto_begin(&b, req->id, 1);
+	buf_lit(&b, ",\"purged\":");
+	jw_int(&b, (long long)n);
+	proto_end(&b);
+	dispatch_send(s, req->id, &b);
+}
+
+/* stats: the counters table, by the stats names. */
+static void
+dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
+{
+	struct metric v[METRICS_MAX];
+	struct buf b = BUF_INIT(0);
+	size_t i, n = d->stats(d->stats_arg, v);
+
+	proto_begin(&b, req->id, 1);
+	buf_lit(&b, ",\"stats\":{");
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_lit(&b, ",");
+		jw_str(&b, v[i].name, strlen(v[i].name));
+		buf_lit(&b, ":");
+		jw_int(&b, (long long)v[i].value);
+	}
+	buf_lit(&b, "}");
+	proto_end(&b);
+	dispatch_send(s, req->id, &b);
+}
+
+/* ping and the tests' clock. */
+static void
+dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
+{
+	struct buf b = BUF_INIT(0);
+
+	proto_begin(&b, req->id, 1);
+	if (req->op == OP_PING)
+		buf_lit(&b, ",\"version\":\"" PACKAGE_VERSION "\"");
+	else {
+		clock_advance(d->clock, req->advance);
+		buf_lit(&b, ",\"now\":");
+		jw_real(&b, clock_now(d->clock));
+	}
+	proto_end(&b);
+	dispatch_send(s, req->id, &b);
+}
+
+/* Answer one decoded request; clears req. */
+static void
+dispatch_request(struct dispatch *d, struct session *s, struct request *req)
+{
+	switch (req->op) {
+	case OP_CHECK:
+		check_op(&d->env, s, req);
+		break;
+	case OP_INSPECT:
+		dispatch_inspect(d, s, req);
+		break;
+	case OP_PURGE:
+		dispatch_purge(d, s, req);
+		break;
+	case OP_STATS:
+		dispatch_stats(d, s, req);
+		break;
+	case OP_PING:
+	case OP_CLOCK:
+		dispatch_simple(d, s, req);
+		break;
+	}
+	proto_request_clear(req);
+}
+
+/* Decode and answer one request line; see dispatch.h. */
+void
+session_line(struct session *s, const char *line, size_t len)
+{
+	struct dispatch *d = s->d;
+	struct request req;
+	enum proto_err err;
+	const char *msg;
+
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return; /* blank lines are ignored */
+	d->requests++;
+	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
+		dispatch_error(s, req.id, err, msg);
+		proto_request_clear(&req);
+		return;
+	}
+	dispatch_request(d, s, &req);
+}
+
+/* An over-long line: answered once, its bytes were skipped. */
+void
+session_too_long(struct session *s, size_t limit)
+{
+	char msg[96];
+
+	s->d->requests++;
+	snprintf(msg, sizeof(msg), "request line longer than %zu bytes", limit);
+	dispatch_error(s, NULL, PE_LINE_TOO_LONG, msg);
+}
+
+struct session *
+session_new(struct dispatch *d, struct reply *out)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+
+	s->d = d;
+	s->out = out;
+	TAILQ_INIT(&s->waiting);
+	TAILQ_INSERT_TAIL(&d->sessions, s, link);
+	return s;
+}
+
+void
+session_close(struct session *s)
+{
+	check_cancel_all(s);
+}
+
+void
+session_free(struct session *s)
+{
+	if (s == NULL)
+		return;
+	check_cancel_all(s);
+	TAILQ_REMOVE(&s->d->sessions, s, link);
+	free(s);
+}
+
+int
+session_waiting(const struct session *s)
+{
+	return !TAILQ_EMPTY(&s->waiting);
+}
+
+struct dispatch *
+dispatch_new(struct event_base *base, struct cache *cache, struct clock *clk,
+    stats_fn stats, void *stats_arg)
+{
+	struct dispatch *d = xcalloc(1, sizeof(*d));
+
+	d->cache = cache;
+	d->clock = clk;
+	d->stats = stats;
+	d->stats_arg = stats_arg;
+	d->env.base = base;
+	d->env.cache = cache;
+	TAILQ_INIT(&d->sessions);
+	return d;
+}
+
+void
+dispatch_configure(struct dispatch *d, const struct dispatch_settings *set)
+{
+	d->test_clock = set->test_clock;
+	d->env.wait_timeout = set->wait_timeout;
+}
+
+void
+dispatch_free(struct dispatch *d)
+{
+	free(d);
+}
+
+/* Answer every waiting check with "timeout" (the drain's deadline). */
+void
+dispatch_expire_waiting(struct dispatch *d)
+{
+	struct session *s, *next;
+
+	for (s = TAILQ_FIRST(&d->sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, link); /* an answer may close its client */
+		check_expire_all(s);
+	}
+}
+
+uint64_t
+dispatch_requests(const struct dispatch *d)
+{
+	return d->requests;
+}

@@ -1,0 +1,28 @@
+/*
+ * reply.h: how the layers below the connection answer a client. The
+ * connection layer (server.c) implements it; the dispatcher and the check
+ * path call only through it, so nothing below the server calls back up
+ * into it.
+ */
+#ifndef ROBOTSD_REPLY_H
+#define ROBOTSD_REPLY_H
+
+#include <stddef.h>
+
+struct reply;
+
+struct reply_ops {
+	/*
+	 * Queue one answer line (len bytes, '\n' included; copied). May
+	 * decide to close the client (output cap): later lines are dropped.
+	 */
+	void (*send)(struct reply *, const char *line, size_t len);
+	/* A check that waited was answered: a half-closed client may end. */
+	void (*settled)(struct reply *);
+};
+
+struct reply {
+	const struct reply_ops *ops;
+};
+
+#endif /* ROBOTSD_REPLY_H */

@@ -1,0 +1,25 @@
+/*
+ * session.h: one client as the dispatcher sees it: where its answers go
+ * and the checks it has waiting on fetches. Shared by dispatch.c, which
+ * owns sessions, and checkop.c, which parks and answers checks on them.
+ */
+#ifndef ROBOTSD_SESSION_H
+#define ROBOTSD_SESSION_H
+
+#include <sys/queue.h>
+
+struct reply;
+struct dispatch;
+struct check_waiting;
+
+TAILQ_HEAD(check_list, check_waiting);
+
+struct session {
+	TAILQ_ENTRY(session) link; /* in the dispatcher's list */
+	struct dispatch *d;
+	struct reply *out;
+	struct check_list waiting; /* owned by checkop.c */
+	size_t nwaiting;           /* URLs of those still waiting */
+};
+
+#endif /* ROBOTSD_SESSION_H */

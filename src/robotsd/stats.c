@@ -1,0 +1,76 @@
+/*
+ * stats.c: the counters table (stats.h), filled from each module's own
+ * counters. It sits at the top with main(): the only place besides it that
+ * knows every module, so that no module has to know another's internals.
+ */
+#include <config.h>
+
+#include "cache.h"
+#include "clock.h"
+#include "dispatch.h"
+#include "fetch.h"
+#include "robotsd.h"
+#include "server.h"
+#include "stats.h"
+
+/* Append one metric to out. */
+static void
+metric_add(struct metric *out, size_t *n, const char *name, const char *prom,
+    enum metric_type type, uint64_t value, const char *help)
+{
+	out[*n] = (struct metric){ name, prom, help, type, value };
+	(*n)++;
+}
+
+/* The current values of every counter and gauge. */
+size_t
+stats_collect(void *arg, struct metric *out)
+{
+	const struct robotsd *rd = arg;
+	const struct cache_stats *s = cache_stats(rd->cache);
+	double up = clock_now(&rd->clock) - rd->started;
+	size_t n = 0;
+
+	metric_add(out, &n, "cache_entries", "robotsd_cache_entries",
+	    METRIC_GAUGE, s->entries, "Origins in the cache.");
+	metric_add(out, &n, "cache_bytes", "robotsd_cache_bytes", METRIC_GAUGE,
+	    s->bytes, "Bytes the cache holds.");
+	metric_add(out, &n, "hits", "robotsd_hits_total", METRIC_COUNTER,
+	    s->hits, "Checks answered from a fresh entry.");
+	metric_add(out, &n, "misses", "robotsd_misses_total", METRIC_COUNTER,
+	    s->misses, "Checks that found no usable entry.");
+	metric_add(out, &n, "fetches", "robotsd_fetches_total", METRIC_COUNTER,
+	    s->fetches, "robots.txt fetches started.");
+	metric_add(out, &n, "fetch_errors", "robotsd_fetch_errors_total",
+	    METRIC_COUNTER, s->fetch_errors,
+	    "Fetches that ended in 5xx, 429, a network error or a timeout.");
+	metric_add(out, &n, "coalesced", "robotsd_coalesced_total",
+	    METRIC_COUNTER, s->coalesced,
+	    "Checks that joined a fetch already in flight.");
+	metric_add(out, &n, "connections", "robotsd_connections", METRIC_GAUGE,
+	    server_connections(rd->server), "Client connections open.");
+	metric_add(out, &n, "requests", "robotsd_requests_total",
+	    METRIC_COUNTER, dispatch_requests(rd->dispatch),
+	    "Request lines received.");
+	metric_add(out, &n, "uptime_s", "robotsd_uptime_seconds", METRIC_GAUGE,
+	    up > 0 ? (uint64_t)up : 0, "Seconds since start.");
+	metric_add(out, &n, "stale", "robotsd_stale_total", METRIC_COUNTER,
+	    s->stale, "Checks answered from an old copy.");
+	metric_add(out, &n, "evictions", "robotsd_evictions_total",
+	    METRIC_COUNTER, s->evictions, "Entries evicted by the memory cap.");
+	metric_add(out, &n, "waiting", "robotsd_waiting", METRIC_GAUGE,
+	    s->waiting, "Checks waiting on fetches.");
+	metric_add(out, &n, "overloaded", "robotsd_overloaded_total",
+	    METRIC_COUNTER, s->overloaded,
+	    "Checks refused because too many were waiting.");
+	metric_add(out, &n, "fetches_in_flight", "robotsd_fetches_in_flight",
+	    METRIC_GAUGE, fetcher_in_flight(rd->fetcher),
+	    "Fetches running now.");
+	metric_add(out, &n, "fetches_queued", "robotsd_fetches_queued",
+	    METRIC_GAUGE, fetcher_queued(rd->fetcher),
+	    "Fetches waiting for a free slot.");
+	metric_add(out, &n, "connections_total", "robotsd_connections_total",
+	    METRIC_COUNTER, server_connections_total(rd->server),
+	    "Client connections accepted.");
+	return n;
+}

@@ -1,0 +1,57 @@
+/*
+ * buf.h: the one growing byte buffer, with a cap. Every buffer that grows
+ * with untrusted input (answers, fetched bodies and headers, lines read by
+ * the client) is a struct buf with its own limit: an append that would pass
+ * the limit, or that finds no memory, stores nothing and marks the buffer,
+ * so a writer can append freely and check once at the end.
+ */
+#ifndef ROBOTS_BUF_H
+#define ROBOTS_BUF_H
+
+#include <stddef.h>
+
+enum buf_state {
+	BUF_OK,
+	BUF_FULL,  /* an append would have passed max */
+	BUF_NOMEM, /* malloc failed */
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	size_t max; /* bytes it may hold; 0 means no limit */
+	enum buf_state state;
+};
+
+/* An empty buffer that may hold max bytes (0: no limit). */
+#define BUF_INIT(m) ((struct buf){ .max = (m) })
+
+/*
+ * Append len bytes; 0, or -1 when they would pass the cap or memory ran out
+ * (nothing is appended then, and every later append fails too).
+ */
+int buf_add(struct buf *, const void *, size_t);
+/* A literal, e.g. buf_lit(b, "\"ok\":true"). */
+#define buf_lit(b, s) buf_add((b), "" s, sizeof(s) - 1) /* literals only */
+/*
+ * Append as much of len bytes as fits under the cap; the count appended.
+ * Passing the cap marks the buffer BUF_FULL. For bodies cut at a limit.
+ */
+size_t buf_add_some(struct buf *, const void *, size_t);
+/*
+ * Room for at least want more bytes (within the cap: less near it) at
+ * b->p + b->len, for a read() straight into the buffer, which then adds
+ * what it read to b->len. The room's size, or 0 when the buffer is full or
+ * memory ran out (state set).
+ */
+size_t buf_reserve(struct buf *, size_t want);
+/* Make the buffer a NUL-terminated string (the NUL is not counted). */
+int buf_terminate(struct buf *);
+/* Forget the contents and the error, keep the memory and the cap. */
+void buf_reset(struct buf *);
+/* Free the memory; the cap stays. */
+void buf_clear(struct buf *);
+/* Hand the bytes over (caller frees), leaving the buffer empty. */
+char *buf_take(struct buf *, size_t *len);
+
+#endif /* ROBOTS_BUF_H */

@@ -1,0 +1,207 @@
+/*
+ * jsonw.c: JSON text written straight into a buffer, the one encoder of
+ * every answer robotsd and robotsctl write. Strings, integers and reals
+ * come out byte for byte as jansson's json_dumps(JSON_COMPACT,
+ * JSON_REAL_PRECISION(15)) writes them (tests/fuzz/fuzz_proto.c checks it
+ * on every input), so a client cannot tell the two apart.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "jsonw.h"
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+size_t
+jw_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t want, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		want = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		want = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		want = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (want > n)
+		return 0;
+	for (i = 1; i < want; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((want == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return want;
+}
+
+/* Append one byte escaped the way jansson escapes it in a string. */
+static void
+jw_escape(struct buf *b, unsigned char c)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+
+	switch (c) {
+	case '"':
+		buf_lit(b, "\\\"");
+		return;
+	case '\\':
+		buf_lit(b, "\\\\");
+		return;
+	case '\b':
+		buf_lit(b, "\\b");
+		return;
+	case '\f':
+		buf_lit(b, "\\f");
+		return;
+	case '\n':
+		buf_lit(b, "\\n");
+		return;
+	case '\r':
+		buf_lit(b, "\\r");
+		return;
+	case '\t':
+		buf_lit(b, "\\t");
+		return;
+	}
+	buf_add(b, e, sizeof(e));
+}
+
+/*
+ * The inside of a JSON string. strict: the bytes must be UTF-8 (-1 when
+ * they are not); NUL is then escaped as jansson escapes it. Not strict:
+ * each byte outside a valid sequence, NUL included, is written as %XX.
+ */
+static int
+jw_str_body(struct buf *b, const char *s, size_t len, int strict)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *u = (const unsigned char *)s;
+	char pct[3] = { '%' };
+	size_t i = 0, n, run = 0;
+
+	while (i < len) {
+		if (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' &&
+		    u[i] != '\\') {
+			run++, i++; /* the common case: plain ASCII */
+			continue;
+		}
+		n = u[i] < 0x80 ? 1 : jw_utf8_len(u + i, len - i);
+		if (n > 1) {
+			run += n, i += n;
+			continue;
+		}
+		if (n == 0 && strict)
+			return -1;
+		buf_add(b, s + i - run, run);
+		run = 0;
+		if (n == 1 && (u[i] != 0 || strict))
+			jw_escape(b, u[i]);
+		else {
+			pct[1] = hex[u[i] >> 4];
+			pct[2] = hex[u[i] & 0xf];
+			buf_add(b, pct, sizeof(pct));
+		}
+		i++;
+	}
+	buf_add(b, s + i - run, run);
+	return 0;
+}
+
+/*
+ * A JSON string of bytes: valid UTF-8 as
+ * is (controls, quote and backslash escaped), otherwise with each byte
+ * that is not part of a valid sequence as %XX.
+ */
+void
+jw_str(struct buf *b, const char *s, size_t len)
+{
+	size_t start = b->len;
+
+	buf_lit(b, "\"");
+	if (jw_str_body(b, s, len, 1) == -1) {
+		b->len = start + 1;
+		jw_str_body(b, s, len, 0);
+	}
+	buf_lit(b, "\"");
+}
+
+/* A decimal integer. */
+void
+jw_int(struct buf *b, long long v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u =
+	    v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	buf_add(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/*
+ * A real with 15 significant digits, written as jansson writes it: no '+'
+ * and no leading zeros in the exponent, ".0" when it looks integral.
+ */
+void
+jw_real(struct buf *b, double v)
+{
+	char buf[40], *e, *digits;
+	int n = snprintf(buf, sizeof(buf), "%.15g", v);
+
+	if ((e = strchr(buf, 'e')) != NULL) {
+		e++;
+		digits = e + (*e == '-');
+		e += *e == '-' || *e == '+' ? 1 : 0;
+		while (*e == '0' && e[1] != '\0')
+			e++;
+		memmove(digits, e, strlen(e) + 1);
+		n = (int)strlen(buf);
+	} else if (strchr(buf, '.') == NULL && n + 2 < (int)sizeof(buf)) {
+		buf[n++] = '.';
+		buf[n++] = '0';
+	}
+	buf_add(b, buf, (size_t)n);
+}
+
+/* Any JSON value: ids and URLs directly, anything else through jansson. */
+void
+jw_json(struct buf *b, const json_t *v)
+{
+	char *s;
+
+	if (v == NULL || json_is_null(v)) {
+		buf_lit(b, "null");
+		return;
+	}
+	if (json_is_integer(v)) {
+		jw_int(b, json_integer_value(v));
+		return;
+	}
+	if (json_is_string(v)) {
+		jw_str(b, json_string_value(v), json_string_length(v));
+		return;
+	}
+	if ((s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY |
+	                           JSON_REAL_PRECISION(15))) == NULL) {
+		b->state = BUF_NOMEM;
+		return;
+	}
+	buf_add(b, s, strlen(s));
+	free(s);
+}

@@ -1,0 +1,266 @@
+/*
+ * proto.c: newline-delimited JSON requests and answers (docs/protocol.md).
+ * Requests are decoded with jansson, and every field a request carries is
+ * validated so that the dispatcher only sees well-typed requests; answers
+ * are framed here and written as JSON text by jsonw.c.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "jsonw.h"
+#include "proto.h"
+
+static const struct {
+	const char *name;
+	enum proto_op op;
+} proto_ops[] = {
+	{ "check", OP_CHECK },
+	{ "inspect", OP_INSPECT },
+	{ "purge", OP_PURGE },
+	{ "stats", OP_STATS },
+	{ "ping", OP_PING },
+	{ "clock", OP_CLOCK },
+};
+
+static const char *const proto_codes[] = {
+	[PE_NONE] = "none",
+	[PE_BAD_JSON] = "bad_json",
+	[PE_BAD_REQUEST] = "bad_request",
+	[PE_UNKNOWN_OP] = "unknown_op",
+	[PE_BAD_URL] = "bad_url",
+	[PE_UNSUPPORTED_SCHEME] = "unsupported_scheme",
+	[PE_LINE_TOO_LONG] = "line_too_long",
+	[PE_OVERLOADED] = "overloaded",
+	[PE_TIMEOUT] = "timeout",
+	[PE_NOT_CACHED] = "not_cached",
+	[PE_INTERNAL] = "internal",
+};
+
+/* The protocol error for a URL or origin that librobots refused. */
+enum proto_err
+proto_url_err(enum url_err e)
+{
+	switch (e) {
+	case URL_OK:
+		return PE_NONE;
+	case URL_BAD:
+		return PE_BAD_URL;
+	case URL_UNSUPPORTED_SCHEME:
+		return PE_UNSUPPORTED_SCHEME;
+	case URL_NOMEM:
+		break;
+	}
+	return PE_INTERNAL;
+}
+
+/* The contract's name of an error code. */
+const char *
+proto_err_code(enum proto_err e)
+{
+	if ((size_t)e >= sizeof(proto_codes) / sizeof(proto_codes[0]))
+		return "internal";
+	return proto_codes[e];
+}
+
+/*
+ * Fetch an optional string field: 0 when absent, 1 when a string (*s, *len
+ * set), -1 when present with another type.
+ */
+static int
+proto_get_string(json_t *o, const char *key, const char **s, size_t *len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_string(v))
+		return -1;
+	*s = json_string_value(v);
+	*len = json_string_length(v);
+	return 1;
+}
+
+/* Optional boolean field into *b (left alone when absent); -1 if mistyped. */
+static int
+proto_get_bool(json_t *o, const char *key, int *b)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_boolean(v))
+		return -1;
+	*b = json_is_true(v);
+	return 1;
+}
+
+/* The fields of a check: url xor urls, agent, optional wait. */
+static const char *
+proto_decode_check(json_t *o, struct request *req)
+{
+	json_t *urls = json_object_get(o, "urls");
+	int has_url;
+	size_t i;
+
+	if ((has_url = proto_get_string(o, "url", &req->url, &req->url_len)) ==
+	    -1)
+		return "'url' must be a string";
+	if (urls != NULL) {
+		if (!json_is_array(urls))
+			return "'urls' must be an array of strings";
+		for (i = 0; i < json_array_size(urls); i++)
+			if (!json_is_string(json_array_get(urls, i)))
+				return "'urls' must be an array of strings";
+		if (json_array_size(urls) > PROTO_MAX_URLS)
+			return "'urls' holds at most 1000 URLs";
+		req->urls = urls;
+	}
+	if (has_url == (urls != NULL))
+		return "a check needs exactly one of 'url' and 'urls'";
+	if (proto_get_string(o, "agent", &req->agent, &req->agent_len) != 1)
+		return "a check needs 'agent', a string";
+	if (proto_get_bool(o, "wait", &req->wait) == -1)
+		return "'wait' must be true or false";
+	return NULL;
+}
+
+/* The origin of inspect and purge (purge may say "all":true instead). */
+static const char *
+proto_decode_origin(json_t *o, struct request *req)
+{
+	int has = proto_get_string(o, "origin", &req->origin, &req->origin_len);
+
+	if (has == -1)
+		return "'origin' must be a string";
+	if (req->op == OP_PURGE) {
+		if (proto_get_bool(o, "all", &req->all) == -1)
+			return "'all' must be true or false";
+		if (has == (req->all != 0))
+			return "purge needs 'origin' or \"all\":true";
+		return NULL;
+	}
+	return has ? NULL : "inspect needs 'origin', a string";
+}
+
+/* Validate the fields an op needs; a static message on error. */
+static const char *
+proto_decode_fields(json_t *o, struct request *req)
+{
+	json_t *v;
+
+	switch (req->op) {
+	case OP_CHECK:
+		return proto_decode_check(o, req);
+	case OP_INSPECT:
+	case OP_PURGE:
+		return proto_decode_origin(o, req);
+	case OP_CLOCK:
+		v = json_object_get(o, "advance");
+		if (!json_is_number(v))
+			return "clock needs 'advance', a number of seconds";
+		req->advance = json_number_value(v);
+		return NULL;
+	case OP_STATS:
+	case OP_PING:
+		break;
+	}
+	return NULL;
+}
+
+/* Decode a request line; see proto.h. */
+int
+proto_decode(const char *line, size_t len, int test_clock, struct request *req,
+    enum proto_err *err, const char **msg)
+{
+	json_error_t jerr;
+	const char *op;
+	size_t i;
+
+	memset(req, 0, sizeof(*req));
+	req->wait = 1;
+	*err = PE_BAD_JSON;
+	*msg = "the request is not valid JSON";
+	if ((req->root = json_loadb(
+	         line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr)) == NULL)
+		return -1;
+	*err = PE_BAD_REQUEST;
+	*msg = "a request is a JSON object";
+	if (!json_is_object(req->root))
+		return -1;
+	if ((req->id = json_object_get(req->root, "id")) != NULL)
+		json_incref(req->id);
+	*msg = "a request needs 'op', a string";
+	if ((op = json_string_value(json_object_get(req->root, "op"))) == NULL)
+		return -1;
+	*err = PE_UNKNOWN_OP;
+	*msg = "unknown op";
+	for (i = 0; i < sizeof(proto_ops) / sizeof(proto_ops[0]); i++)
+		if (strcmp(op, proto_ops[i].name) == 0 &&
+		    json_string_length(json_object_get(req->root, "op")) ==
+		        strlen(op))
+			break;
+	if (i == sizeof(proto_ops) / sizeof(proto_ops[0]) ||
+	    (proto_ops[i].op == OP_CLOCK && !test_clock))
+		return -1;
+	req->op = proto_ops[i].op;
+	*err = PE_BAD_REQUEST;
+	if ((*msg = proto_decode_fields(req->root, req)) != NULL)
+		return -1;
+	*err = PE_NONE;
+	return 0;
+}
+
+/* Release what a decoded request holds. */
+void
+proto_request_clear(struct request *req)
+{
+	json_decref(req->id);
+	json_decref(req->root);
+	memset(req, 0, sizeof(*req));
+}
+
+/* {"id":ID,"ok":true|false: the start of every answer line. */
+void
+proto_begin(struct buf *b, const json_t *id, int ok)
+{
+	buf_lit(b, "{\"id\":");
+	jw_json(b, id);
+	if (ok)
+		buf_lit(b, ",\"ok\":true");
+	else
+		buf_lit(b, ",\"ok\":false");
+}
+
+/* The end of an answer line. */
+void
+proto_end(struct buf *b)
+{
+	buf_lit(b, "}\n");
+}
+
+/* "error":{"code":..,"message":..}, the error member of an answer. */
+void
+proto_error_member(struct buf *b, enum proto_err e, const char *msg)
+{
+	buf_lit(b, "\"error\":{\"code\":\"");
+	buf_add(b, proto_err_code(e), strlen(proto_err_code(e)));
+	buf_lit(b, "\",\"message\":");
+	jw_str(b, msg, strlen(msg));
+	buf_lit(b, "}");
+}
+
+/* A whole error answer line. */
+void
+proto_error(struct buf *b, const json_t *id, enum proto_err e, const char *msg)
+{
+	proto_begin(b, id, 0);
+	buf_lit(b, ",");
+	proto_error_member(b, e, msg);
+	proto_end(b);
+}

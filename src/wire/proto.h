@@ -1,0 +1,91 @@
+/*
+ * proto.h: the wire codec, shared by robotsd and robotsctl. One JSON
+ * request line -> struct request, and the framing of answer lines. No
+ * sockets and no cache here: the dispatcher decides what an answer says,
+ * the connection layer moves the bytes.
+ */
+#ifndef ROBOTS_PROTO_H
+#define ROBOTS_PROTO_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "robots.h"
+
+/* URLs in one batch check, at most. */
+#define PROTO_MAX_URLS 1000
+
+enum proto_op {
+	OP_CHECK,
+	OP_INSPECT,
+	OP_PURGE,
+	OP_STATS,
+	OP_PING,
+	OP_CLOCK, /* tests only, under --test-clock */
+};
+
+/* The contract's error codes; proto_err_code() names each. */
+enum proto_err {
+	PE_NONE,
+	PE_BAD_JSON,
+	PE_BAD_REQUEST,
+	PE_UNKNOWN_OP,
+	PE_BAD_URL,
+	PE_UNSUPPORTED_SCHEME,
+	PE_LINE_TOO_LONG,
+	PE_OVERLOADED,
+	PE_TIMEOUT,
+	PE_NOT_CACHED,
+	PE_INTERNAL,
+};
+
+/*
+ * A decoded request. Strings and arrays are borrowed from root, which the
+ * request owns; id is a new reference (JSON null when absent).
+ */
+struct request {
+	json_t *root;
+	json_t *id;
+	enum proto_op op;
+	const char *url; /* check: one URL, or NULL */
+	size_t url_len;
+	json_t *urls;      /* check: array of strings, or NULL */
+	const char *agent; /* check */
+	size_t agent_len;
+	int wait;           /* check: default 1 */
+	const char *origin; /* inspect, purge */
+	size_t origin_len;
+	int all;        /* purge */
+	double advance; /* clock */
+};
+
+/*
+ * Decode one line (without its '\n'). On error returns -1 with *err and a
+ * static *msg set; req->id is still set when the line was a JSON object
+ * so the error answer can carry it. proto_request_clear() in both cases.
+ */
+int proto_decode(const char *line, size_t len, int test_clock,
+    struct request *req, enum proto_err *err, const char **msg);
+void proto_request_clear(struct request *);
+
+const char *proto_err_code(enum proto_err);
+/* bad_url, unsupported_scheme or internal for a librobots URL error. */
+enum proto_err proto_url_err(enum url_err);
+
+struct buf;
+/*
+ * Answers are written as JSON text (jsonw.h) into a struct buf:
+ * proto_begin() writes {"id":ID,"ok":true (or false), the op appends
+ * ,"name":value members, proto_end() closes the line with "}\n". id may be
+ * NULL (null).
+ */
+void proto_begin(struct buf *, const json_t *id, int ok);
+void proto_end(struct buf *);
+/* "error":{"code":..,"message":..} (without a leading comma). */
+void proto_error_member(struct buf *, enum proto_err, const char *msg);
+/* A whole error answer line. */
+void proto_error(
+    struct buf *, const json_t *id, enum proto_err, const char *msg);
+
+#endif /* ROBOTS_PROTO_H */
