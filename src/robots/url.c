@@ -587,21 +587,3 @@ url_origin(const char *s, size_t len, enum url_err *err)
 	url_clear(&u);
 	return origin;
 }
-
-/* origin + "/robots.txt". */
-char *
-url_robots_txt(const char *origin)
-{
-	static const char suffix[] = "/robots.txt";
-	size_t n;
-	char *o;
-
-	if (origin == NULL)
-		return NULL;
-	n = strlen(origin);
-	if ((o = malloc(n + sizeof(suffix))) == NULL)
-		return NULL;
-	memcpy(o, origin, n);
-	memcpy(o + n, suffix, sizeof(suffix));
-	return o;
-}

@@ -4,7 +4,9 @@
  * entry's bytes are accounted and idle entries are evicted from the LRU end
  * while the total is over the cap. Here too is the fetch policy: one fetch
  * per origin, waiters on it, stale answers while a refresh runs or after it
- * failed, the status -> policy table and the retry schedule.
+ * failed. The rules (the status table, lifetimes, the retry schedule) are
+ * lifetime.c's pure functions; fetches go through struct cache_fetch_ops
+ * and time through the clock, so tests drive both exactly.
  *
  * An entry that is being fetched, has waiters or is waking them is never
  * freed: purge and eviction skip it or defer the free (see
@@ -20,15 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-
-#include <curl/curl.h>
 
 #include "robots.h"
 #include "cache.h"
 #include "clock.h"
-#include "config.h"
-#include "fetch.h"
+#include "lifetime.h"
 #include "log.h"
 
 #define CACHE_MIN_BUCKETS 64
@@ -43,7 +41,7 @@ struct entry {
 	struct entry *hnext; /* hash chain */
 	TAILQ_ENTRY(entry) lru;
 	struct cache_waiters waiters;
-	struct fetch *fetch;
+	void *fetch;  /* the fetch in flight, or NULL */
 	size_t bytes; /* accounted in cache->stats.bytes */
 	int good;     /* holds a copy from a 2xx/4xx answer */
 	int waking;   /* waiters' callbacks are running */
@@ -56,15 +54,11 @@ struct cache {
 	struct entry **buckets;
 	size_t nbuckets;       /* power of two */
 	struct entry_list lru; /* head = least recently used */
-	struct fetcher *fetcher;
+	struct cache_fetch_ops fetch;
+	void *fetch_impl;
 	struct clock *clock;
 	struct cache_stats stats;
-	/* Copied from the config. */
-	size_t max_bytes;
-	size_t max_waiting;
-	double default_ttl, min_ttl, max_ttl;
-	double retry_min, retry_max, retry_503_min, retry_503_max;
-	double unreachable_allow_after;
+	struct cache_settings set;
 };
 
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
@@ -186,7 +180,7 @@ entry_remove(struct cache *c, struct entry *e)
 	c->stats.bytes -= e->bytes;
 	e->bytes = 0;
 	if (e->fetch != NULL) {
-		fetch_cancel(e->fetch);
+		c->fetch.cancel(e->fetch);
 		e->fetch = NULL;
 		e->pub.fetching = 0;
 	}
@@ -240,7 +234,7 @@ cache_enforce_cap(struct cache *c)
 	struct entry *e, *next;
 
 	for (e = TAILQ_FIRST(&c->lru);
-	     e != NULL && c->stats.bytes > c->max_bytes; e = next) {
+	     e != NULL && c->stats.bytes > c->set.max_bytes; e = next) {
 		next = TAILQ_NEXT(e, lru);
 		if (!entry_idle(e))
 			continue;
@@ -267,7 +261,7 @@ entry_fetch(struct cache *c, struct entry *e)
 		return 0;
 	if ((url = url_robots_txt(e->pub.origin)) == NULL)
 		return -1;
-	e->fetch = fetch_start(c->fetcher, url, cache_fetch_done_cb, e);
+	e->fetch = c->fetch.start(c->fetch_impl, url, cache_fetch_done_cb, e);
 	free(url);
 	if (e->fetch == NULL)
 		return -1;
@@ -285,149 +279,12 @@ entry_wait(struct cache *c, struct entry *e, struct cache_waiter *w)
 	c->stats.waiting++;
 }
 
-/* Parse leading decimal seconds of s; -1 if there are none. */
-static double
-cache_parse_secs(const char *s)
+/* The headers of a fetch result, for lifetime.c. */
+static struct http_meta
+result_meta(const struct fetch_result *r)
 {
-	double v = 0;
-	int any = 0;
-
-	while (*s == ' ' || *s == '\t' || *s == '"')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++, any = 1)
-		if (v < 1e12)
-			v = v * 10 + (*s - '0');
-	return any ? v : -1;
-}
-
-/*
- * Find directive name in a Cache-Control value: 1 if present, with *v set
- * to its seconds (or -1 without a number); 0 if absent.
- */
-static int
-cache_control_find(const char *cc, const char *name, double *v)
-{
-	size_t n = strlen(name);
-	const char *p = cc;
-
-	while (p != NULL && *p != '\0') {
-		while (*p == ' ' || *p == '\t' || *p == ',')
-			p++;
-		if (strncasecmp(p, name, n) == 0 &&
-		    (p[n] == '\0' || p[n] == ',' || p[n] == '=' ||
-		        p[n] == ' ' || p[n] == '\t')) {
-			*v = p[n] == '=' ? cache_parse_secs(p + n + 1) : -1;
-			return 1;
-		}
-		p = strchr(p, ',');
-	}
-	return 0;
-}
-
-/* Clamp v into [lo, hi] (hi below lo means lo). */
-static double
-cache_clamp(double v, double lo, double hi)
-{
-	if (v > hi)
-		v = hi;
-	return v < lo ? lo : v;
-}
-
-/*
- * Seconds from the response's Date to the HTTP date t, both in the origin
- * server's frame; without a Date header the real wall clock stands in for it
- * (never the test offset: see docs/internals/cache.md). -1 if t is invalid.
- */
-static int
-cache_http_delta(const char *t, const char *date_hdr, double *delta)
-{
-	time_t when = curl_getdate(t, NULL), date = -1;
-
-	if (when == -1)
-		return -1;
-	if (date_hdr != NULL)
-		date = curl_getdate(date_hdr, NULL);
-	*delta = (double)when - (date != -1 ? (double)date : clock_wall());
-	return 0;
-}
-
-/*
- * The lifetime of a 2xx/4xx answer (RFC 9111 section 4.2.1): no-store or
- * no-cache mean the minimum; else s-maxage (a shared cache's own), else
- * max-age, else Expires - Date; each minus Age and clamped to [min, max]. An
- * invalid value means already stale (the minimum). Else the default TTL.
- */
-static double
-cache_ttl(const struct cache *c, const struct fetch_result *r)
-{
-	double v, age = r->age != NULL ? cache_parse_secs(r->age) : 0;
-	const char *cc = r->cache_control;
-
-	if (age < 0)
-		age = 0;
-	if (cc != NULL) {
-		if (cache_control_find(cc, "no-store", &v) ||
-		    cache_control_find(cc, "no-cache", &v))
-			return c->min_ttl;
-		if (cache_control_find(cc, "s-maxage", &v) ||
-		    cache_control_find(cc, "max-age", &v))
-			return cache_clamp(v - age, c->min_ttl, c->max_ttl);
-	}
-	if (r->expires != NULL) {
-		if (cache_http_delta(r->expires, r->date, &v) == -1)
-			v = 0; /* an invalid Expires means already expired */
-		return cache_clamp(v - age, c->min_ttl, c->max_ttl);
-	}
-	return c->default_ttl;
-}
-
-/* Seconds a Retry-After asks for (delta seconds or HTTP date), or -1. */
-static double
-cache_retry_after(const struct fetch_result *r)
-{
-	double v;
-
-	if (r->retry_after == NULL)
-		return -1;
-	if ((v = cache_parse_secs(r->retry_after)) >= 0)
-		return v;
-	if (cache_http_delta(r->retry_after, r->date, &v) == -1)
-		return -1;
-	return v > 0 ? v : 0;
-}
-
-/* A fraction in [0, 0.1) fixed by origin and streak: spreads retries. */
-static double
-cache_jitter(uint64_t hash, unsigned streak)
-{
-	uint64_t x = hash ^ ((uint64_t)streak * 0x9e3779b97f4a7c15ULL);
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (double)(x % 1000) / 10000.0;
-}
-
-/*
- * Delay before retry number k = fail_streak (k >= 1) on the schedule
- * [lo, hi]: base = min(lo * 2^(k-1), hi), delay = min(base * (1 + j), hi)
- * with j = cache_jitter() in [0, 0.1). A Retry-After (503 and 429 only) is
- * clamped to [lo, hi] and gets no jitter.
- */
-static double
-cache_backoff(
-    const struct cache *c, const struct entry *e, int soon, double retry_after)
-{
-	double lo = soon ? c->retry_503_min : c->retry_min;
-	double hi = soon ? c->retry_503_max : c->retry_max;
-	unsigned k = e->pub.fail_streak > 0 ? e->pub.fail_streak - 1 : 0;
-	double base;
-
-	if (retry_after >= 0)
-		return cache_clamp(retry_after, lo, hi);
-	base = cache_clamp(ldexp(lo, k > 60 ? 60 : (int)k), lo, hi);
-	return cache_clamp(
-	    base * (1 + cache_jitter(e->hash, e->pub.fail_streak)), lo, hi);
+	return (struct http_meta){ r->cache_control, r->expires, r->age,
+		r->retry_after, r->date };
 }
 
 /* Replace an entry's string field with a copy of s (NULL allowed). */
@@ -443,10 +300,13 @@ static void
 entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
     struct robots *rb, double now)
 {
+	struct http_meta m = result_meta(r);
+
 	robots_unref(e->pub.robots);
 	e->pub.robots = rb;
 	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
-	e->pub.expires_at = now + cache_ttl(c, r);
+	e->pub.expires_at =
+	    now + lifetime_ttl(&c->set.life, &m, clock_wall(c->clock));
 	e->pub.body_bytes = rb != NULL ? r->body_len : 0;
 	e->pub.truncated = rb != NULL ? r->truncated : 0;
 	entry_set_str(&e->pub.final_url, r->final_url);
@@ -465,7 +325,7 @@ static void
 entry_fallback(const struct cache *c, struct entry *e, double now)
 {
 	if (!e->good && e->pub.fail_streak > 0 &&
-	    now - e->pub.fail_since >= c->unreachable_allow_after)
+	    lifetime_give_up(&c->set.life, e->pub.fail_since, now))
 		e->pub.policy = CACHE_ALLOW_ALL;
 }
 
@@ -474,14 +334,17 @@ static void
 entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
     const char *why, double now)
 {
-	int soon = r->error == FETCH_OK &&
-	           (r->http_status == 503 || r->http_status == 429);
+	int soon =
+	    lifetime_classify(r->error == FETCH_OK, r->error == FETCH_REDIRECTS,
+	        r->http_status) == LT_FAILED_SOON;
+	struct http_meta m = result_meta(r);
+	double ra = soon ? lifetime_retry_after(&m, clock_wall(c->clock)) : -1;
 
 	if (e->pub.fail_streak++ == 0)
 		e->pub.fail_since = now;
 	entry_set_str(&e->pub.last_error, why);
-	e->pub.next_retry =
-	    now + cache_backoff(c, e, soon, soon ? cache_retry_after(r) : -1);
+	e->pub.next_retry = now + lifetime_backoff(&c->set.life,
+	                              e->pub.fail_streak, soon, ra, e->hash);
 	e->pub.expires_at = e->pub.next_retry;
 	if (e->good) {
 		e->pub.stale = 1; /* keep serving the last good copy */
@@ -506,15 +369,19 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	e->pub.fetched_at = now;
 	e->pub.http_status =
 	    r->error == FETCH_OK || r->error == FETCH_REDIRECTS ? st : 0;
-	if (r->error == FETCH_OK && st >= 200 && st < 300) {
+	switch (lifetime_classify(
+	    r->error == FETCH_OK, r->error == FETCH_REDIRECTS, st)) {
+	case LT_RULES:
 		if ((rb = robots_parse(r->body, r->body_len)) != NULL)
 			entry_good(c, e, r, rb, now);
 		else
 			entry_failed(c, e, r, "out of memory", now);
-	} else if (r->error == FETCH_REDIRECTS ||
-	           (r->error == FETCH_OK && st >= 300 && st < 500 && st != 429))
+		break;
+	case LT_ALLOW_ALL:
 		entry_good(c, e, r, NULL, now);
-	else {
+		break;
+	case LT_FAILED:
+	case LT_FAILED_SOON:
 		c->stats.fetch_errors++;
 		if (r->error == FETCH_OK)
 			snprintf(why, sizeof(why), "HTTP status %d", st);
@@ -528,6 +395,36 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	log_debug("%s: %s: %s, status %d, expires in %.0fs", __func__,
 	    e->pub.origin, cache_policy_name(e->pub.policy), e->pub.http_status,
 	    e->pub.expires_at - now);
+}
+
+/* Install the fleet's state for an entry (from the shared tier). */
+static void
+entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
+{
+	struct robots *rb = NULL;
+
+	if (s->policy == CACHE_RULES &&
+	    (rb = robots_parse(s->body, s->body_len)) == NULL) {
+		struct fetch_result r = { .error = FETCH_NETWORK };
+
+		entry_failed(c, e, &r, "out of memory", clock_now(c->clock));
+		return;
+	}
+	robots_unref(e->pub.robots);
+	e->pub.robots = rb;
+	e->pub.policy = (enum cache_policy)s->policy;
+	e->pub.http_status = s->http_status;
+	e->pub.fetched_at = s->fetched_at;
+	e->pub.expires_at = s->expires_at;
+	e->pub.body_bytes = rb != NULL ? s->body_len : 0;
+	e->pub.truncated = rb != NULL ? s->truncated : 0;
+	entry_set_str(&e->pub.final_url, s->final_url);
+	entry_set_str(&e->pub.last_error, s->last_error);
+	e->pub.fail_streak = s->fail_streak;
+	e->pub.fail_since = s->fail_since;
+	e->pub.next_retry = s->next_retry;
+	e->pub.stale = s->stale;
+	e->good = s->good;
 }
 
 /* Answer every waiter of an entry; callbacks may cancel others or purge. */
@@ -555,47 +452,33 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct entry *e = arg;
 	struct cache *c = e->cache;
 
-	e->fetch = NULL;
 	e->pub.fetching = 0;
-	entry_apply(c, e, r);
+	e->pub.shared = r->shared != NULL;
+	if (r->shared != NULL)
+		entry_install(c, e, r->shared);
+	else {
+		entry_apply(c, e, r);
+		if (c->fetch.settled != NULL)
+			c->fetch.settled(e->fetch, &e->pub, e->good, r);
+	}
+	entry_account(c, e);
+	e->fetch = NULL;
 	entry_wake(c, e);
 	cache_enforce_cap(c);
 }
 
-/* Tests: end origin's fetch in flight with r, as if curl delivered it. */
-int
-cache_fetch_inject(
-    struct cache *c, const char *origin, const struct fetch_result *r)
-{
-	struct entry *e = cache_lookup(c, origin);
-
-	if (e == NULL || e->fetch == NULL)
-		return -1;
-	fetch_cancel(e->fetch);
-	cache_fetch_done_cb(r, e);
-	return 0;
-}
-
-/* Copy the config values the cache uses. */
+/* New settings (a reload); entries over the new cap are evicted. */
 void
-cache_configure(struct cache *c, const struct config *cf)
+cache_configure(struct cache *c, const struct cache_settings *set)
 {
-	c->max_bytes = (size_t)cf->cache_max_bytes;
-	c->max_waiting = cf->max_waiting > 0 ? (size_t)cf->max_waiting : 0;
-	c->default_ttl = (double)cf->default_ttl;
-	c->min_ttl = (double)cf->min_ttl;
-	c->max_ttl = (double)cf->max_ttl;
-	c->retry_min = (double)cf->retry_min;
-	c->retry_max = (double)cf->retry_max;
-	c->retry_503_min = (double)cf->retry_503_min;
-	c->retry_503_max = (double)cf->retry_503_max;
-	c->unreachable_allow_after = (double)cf->unreachable_allow_after;
+	c->set = *set;
 	cache_enforce_cap(c);
 }
 
 /* Create an empty cache; NULL when memory runs out. */
 struct cache *
-cache_new(const struct config *cf, struct fetcher *f, struct clock *clk)
+cache_new(const struct cache_settings *set, const struct cache_fetch_ops *ops,
+    void *fetch_impl, struct clock *clk)
 {
 	struct cache *c;
 
@@ -607,9 +490,10 @@ cache_new(const struct config *cf, struct fetcher *f, struct clock *clk)
 		return NULL;
 	}
 	TAILQ_INIT(&c->lru);
-	c->fetcher = f;
+	c->fetch = *ops;
+	c->fetch_impl = fetch_impl;
 	c->clock = clk;
-	cache_configure(c, cf);
+	c->set = *set;
 	return c;
 }
 
@@ -641,8 +525,8 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin, int wait,
 	 * free slot (wait:false warming included), a miss is refused: neither
 	 * can grow without bound.
 	 */
-	if ((wait && c->stats.waiting >= c->max_waiting) ||
-	    (!joined && fetcher_queued(c->fetcher) >= c->max_waiting)) {
+	if ((wait && c->stats.waiting >= c->set.max_waiting) ||
+	    (!joined && c->fetch.queued(c->fetch_impl) >= c->set.max_waiting)) {
 		c->stats.overloaded++;
 		return CACHE_OVERLOADED;
 	}
@@ -744,6 +628,8 @@ cache_purge(struct cache *c, const char *origin)
 {
 	struct entry *e = cache_lookup(c, origin);
 
+	if (c->fetch.purge != NULL)
+		c->fetch.purge(c->fetch_impl, origin);
 	if (e == NULL)
 		return 0;
 	entry_purge(c, e);

@@ -11,8 +11,9 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
-struct config;
-struct fetcher;
+#include "lifetime.h"
+#include "outcome.h"
+
 struct clock;
 struct robots;
 struct cache;
@@ -43,6 +44,7 @@ struct cache_entry {
 	double fail_since;    /* clock seconds of the first failure */
 	double next_retry;    /* clock seconds of the next retry */
 	int stale;            /* answers come from an older good copy */
+	int shared;           /* taken from the shared tier, not fetched here */
 };
 
 enum cache_status {
@@ -81,10 +83,38 @@ struct cache_stats {
 	uint64_t overloaded;
 };
 
-struct cache *cache_new(
-    const struct config *, struct fetcher *, struct clock *);
+struct cache_settings {
+	struct lifetime_settings life;
+	size_t max_bytes;   /* evict idle entries past this */
+	size_t max_waiting; /* waiting checks, and fetches queued */
+};
+
+/*
+ * How the cache gets an origin's robots.txt: the fetcher in the daemon, a
+ * scripted one in the tests. start() begins a GET of url and returns a
+ * handle, or NULL when memory runs out; done runs exactly once unless the
+ * handle is cancelled first. queued() counts fetches waiting for a slot.
+ */
+struct cache_fetch_ops {
+	void *(*start)(void *impl, const char *url, fetch_done_cb, void *arg);
+	void (*cancel)(void *fetch);
+	size_t (*queued)(const void *impl);
+	/*
+	 * Optional (a shared tier in front of the fetcher): called from
+	 * inside a fetch's done callback, after the cache applied a result
+	 * fetched here (r->shared NULL), with the entry it made and whether
+	 * that entry holds a good copy; r's body is still valid.
+	 */
+	void (*settled)(void *fetch, const struct cache_entry *, int good,
+	    const struct fetch_result *r);
+	/* Optional: an origin was purged here; forget it there too. */
+	void (*purge)(void *impl, const char *origin);
+};
+
+struct cache *cache_new(const struct cache_settings *,
+    const struct cache_fetch_ops *, void *fetch_impl, struct clock *);
 void cache_free(struct cache *); /* NULL is fine; cancels waiters silently */
-void cache_configure(struct cache *, const struct config *);
+void cache_configure(struct cache *, const struct cache_settings *);
 
 /*
  * Look origin up for a check; a fetch, when one is needed, gets the
@@ -124,13 +154,5 @@ const char *cache_policy_name(enum cache_policy);
 typedef void (*cache_each_cb)(const struct cache_entry *, int good, void *);
 void cache_foreach(const struct cache *, cache_each_cb, void *);
 int cache_restore(struct cache *, const struct cache_entry *saved, int good);
-
-struct fetch_result;
-/*
- * Tests only: end origin's fetch in flight with r as if the fetcher had
- * delivered it (the real fetch is cancelled). -1 if none is in flight.
- */
-int cache_fetch_inject(
-    struct cache *, const char *origin, const struct fetch_result *r);
 
 #endif /* ROBOTSD_CACHE_H */

@@ -1,24 +1,26 @@
 /*
  * clock.h: the daemon's notion of "now", in seconds. Everything that reads
  * the time for cache lifetimes and retry schedules goes through here, so
- * that tests can move time forward (the hidden "clock" op under --test-clock)
- * without sleeping.
+ * that tests can move time forward (the hidden "clock" op under
+ * --test-clock) without sleeping, and unit tests can freeze it.
  */
 #ifndef ROBOTSD_CLOCK_H
 #define ROBOTSD_CLOCK_H
 
 struct clock {
-	double offset; /* seconds added to the real wall clock */
+	double offset; /* seconds added to the wall clock */
+	double frozen; /* when > 0: the wall clock stands still here (tests) */
 };
 
 /* Wall-clock seconds since the epoch, with the test offset added. */
 double clock_now(const struct clock *);
 /*
- * Wall-clock seconds without the test offset: the frame origin servers live
- * in. Only for turning an HTTP date into a duration when the response has
- * no Date header (see docs/internals/cache.md); never for a deadline.
+ * Wall-clock seconds without the test offset (c may be NULL): the frame
+ * origin servers live in. Only for turning an HTTP date into a duration
+ * when the response has no Date header (see docs/internals/cache.md), and
+ * for deadlines that tests never move.
  */
-double clock_wall(void);
+double clock_wall(const struct clock *);
 void clock_advance(struct clock *, double seconds);
 
 #endif /* ROBOTSD_CLOCK_H */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats.h"
+#include "metric.h"
 
 struct event_base;
 struct cache;

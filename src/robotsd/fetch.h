@@ -10,38 +10,12 @@
 
 #include <stddef.h>
 
+#include "outcome.h"
+
 struct event_base;
 struct config;
 struct fetcher;
 struct fetch;
-
-enum fetch_error {
-	FETCH_OK,           /* an HTTP answer (any status) */
-	FETCH_NETWORK,      /* DNS, connect, TLS, protocol error */
-	FETCH_TIMEOUT,      /* --fetch-timeout ran out */
-	FETCH_REDIRECTS,    /* more than 5 redirects or a loop */
-	FETCH_PRIVATE_ADDR, /* refused by --deny-private-addresses */
-};
-
-struct fetch_result {
-	enum fetch_error error;
-	const char *error_message; /* human text when error != FETCH_OK */
-	int http_status;           /* 0 when no HTTP answer */
-	const char *body;          /* decoded, at most ROBOTS_MAX_BODY bytes */
-	size_t body_len;
-	int truncated;         /* the body was longer and was cut */
-	const char *final_url; /* after redirects */
-	unsigned redirects;
-	/* Response headers the policy needs; NULL when absent. */
-	const char *cache_control;
-	const char *expires;
-	const char *age;
-	const char *retry_after;
-	const char *date;
-};
-
-/* Called once per fetch; result and its strings are valid during the call. */
-typedef void (*fetch_done_cb)(const struct fetch_result *, void *arg);
 
 struct fetcher *fetcher_new(struct event_base *, const struct config *);
 void fetcher_free(struct fetcher *); /* cancels fetches without callbacks */

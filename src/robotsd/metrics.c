@@ -1,6 +1,6 @@
 /*
  * metrics.c: the optional Prometheus text endpoint on evhttp. Owns the
- * evhttp server; formats the counters table it is handed (stats.h) at
+ * evhttp server; formats the counters table it is handed (metric.h) at
  * request time.
  */
 #include <config.h>

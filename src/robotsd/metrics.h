@@ -6,7 +6,7 @@
 #ifndef ROBOTSD_METRICS_H
 #define ROBOTSD_METRICS_H
 
-#include "stats.h"
+#include "metric.h"
 
 struct event_base;
 struct metrics;

@@ -52,12 +52,12 @@ robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (!server_busy(rd->server))
 		event_base_loopexit(rd->base, NULL);
-	else if (clock_wall() >= sig->drain_deadline) {
+	else if (clock_wall(NULL) >= sig->drain_deadline) {
 		if (sig->expired)
 			event_base_loopexit(rd->base, NULL);
 		dispatch_expire_waiting(rd->dispatch);
 		sig->expired = 1;
-		sig->drain_deadline = clock_wall() + 1;
+		sig->drain_deadline = clock_wall(NULL) + 1;
 	}
 }
 
@@ -79,8 +79,54 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 	sysd_status("stopping: answering the checks in flight");
 	sysd_stopping();
 	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_wall() + rd->conf->fetch_timeout + 1;
+	sig->drain_deadline = clock_wall(NULL) + rd->conf->fetch_timeout + 1;
 	evtimer_add(sig->drain, &tv);
+}
+
+/* The cache fetches through the fetcher (cache.h's interface). */
+static void *
+robotsd_fetch_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
+{
+	return fetch_start(impl, url, cb, arg);
+}
+
+static void
+robotsd_fetch_cancel(void *f)
+{
+	fetch_cancel(f);
+}
+
+static size_t
+robotsd_fetch_queued(const void *impl)
+{
+	return fetcher_queued(impl);
+}
+
+static const struct cache_fetch_ops robotsd_fetch_ops = {
+	.start = robotsd_fetch_start,
+	.cancel = robotsd_fetch_cancel,
+	.queued = robotsd_fetch_queued,
+};
+
+/* The cache's settings from the config. */
+static struct cache_settings
+robotsd_cache_settings(const struct config *cf)
+{
+	return (struct cache_settings){
+		.life = {
+			.default_ttl = (double)cf->default_ttl,
+			.min_ttl = (double)cf->min_ttl,
+			.max_ttl = (double)cf->max_ttl,
+			.retry_min = (double)cf->retry_min,
+			.retry_max = (double)cf->retry_max,
+			.retry_503_min = (double)cf->retry_503_min,
+			.retry_503_max = (double)cf->retry_503_max,
+			.unreachable_allow_after =
+			    (double)cf->unreachable_allow_after,
+		},
+		.max_bytes = (size_t)cf->cache_max_bytes,
+		.max_waiting = cf->max_waiting > 0 ? (size_t)cf->max_waiting : 0,
+	};
 }
 
 /* The server's settings from the config. */
@@ -106,6 +152,7 @@ robotsd_configure(struct robotsd *rd)
 {
 	const struct config *cf = rd->conf;
 	struct server_settings ss = robotsd_server_settings(cf);
+	struct cache_settings cs = robotsd_cache_settings(cf);
 	/* A waiting check gives up after two fetch timeouts, plus slack. */
 	struct dispatch_settings ds = {
 		.test_clock = cf->test_clock,
@@ -114,7 +161,7 @@ robotsd_configure(struct robotsd *rd)
 
 	log_set_level(cf->log_level);
 	fetcher_configure(rd->fetcher, cf);
-	cache_configure(rd->cache, cf);
+	cache_configure(rd->cache, &cs);
 	dispatch_configure(rd->dispatch, &ds);
 	if (rd->server != NULL)
 		server_configure(rd->server, &ss);
@@ -236,6 +283,7 @@ static void
 robotsd_start(struct robotsd *rd)
 {
 	struct server_settings ss;
+	struct cache_settings cs;
 	char *cause = NULL;
 	int daemonize = !rd->conf->foreground && !sysd_detected();
 
@@ -253,20 +301,24 @@ robotsd_start(struct robotsd *rd)
 	if ((rd->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
 	rd->started = clock_now(&rd->clock);
+	cs = robotsd_cache_settings(rd->conf);
 	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL ||
-	    (rd->cache = cache_new(rd->conf, rd->fetcher, &rd->clock)) == NULL)
+	    (rd->cache = cache_new(
+	         &cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock)) == NULL)
 		fatalx("out of memory");
-	rd->dispatch =
-	    dispatch_new(rd->base, rd->cache, &rd->clock, stats_collect, rd);
+	rd->dispatch = dispatch_new(
+	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
 	robotsd_configure(rd);
 	robotsd_load_state(rd);
 	ss = robotsd_server_settings(rd->conf);
 	if ((rd->server = server_new(rd->base, rd->dispatch, &ss,
 	         sysd_listen_fd(), &cause)) == NULL)
 		fatalx("%s", cause);
+	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
+		rd->dispatch, rd->server, &rd->clock, rd->started };
 	if (rd->conf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, rd->conf->metrics,
-	         stats_collect, rd, &cause)) == NULL)
+	         stats_collect, &rd->stats, &cause)) == NULL)
 		fatalx("%s", cause);
 	if (daemonize) {
 		/* Keep the directory: relative paths in the config stay valid.

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "stats.h"
 
 struct event_base;
 struct event;
@@ -29,7 +30,8 @@ struct robotsd {
 	struct cache *cache;
 	struct metrics *metrics; /* NULL without --metrics */
 	struct clock clock;
-	double started; /* clock seconds at start, for uptime */
+	double started;             /* clock seconds at start, for uptime */
+	struct stats_sources stats; /* what the counters table reads */
 	struct signals *signals;
 	int stopping; /* SIGTERM/SIGINT seen: draining */
 };

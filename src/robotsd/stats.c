@@ -1,5 +1,5 @@
 /*
- * stats.c: the counters table (stats.h), filled from each module's own
+ * stats.c: the counters table (metric.h), filled from each module's own
  * counters. It sits at the top with main(): the only place besides it that
  * knows every module, so that no module has to know another's internals.
  */
@@ -9,7 +9,6 @@
 #include "clock.h"
 #include "dispatch.h"
 #include "fetch.h"
-#include "robotsd.h"
 #include "server.h"
 #include "stats.h"
 
@@ -26,9 +25,9 @@ metric_add(struct metric *out, size_t *n, const char *name, const char *prom,
 size_t
 stats_collect(void *arg, struct metric *out)
 {
-	const struct robotsd *rd = arg;
-	const struct cache_stats *s = cache_stats(rd->cache);
-	double up = clock_now(&rd->clock) - rd->started;
+	const struct stats_sources *src = arg;
+	const struct cache_stats *s = cache_stats(src->cache);
+	double up = clock_now(src->clock) - src->started;
 	size_t n = 0;
 
 	metric_add(out, &n, "cache_entries", "robotsd_cache_entries",
@@ -48,9 +47,9 @@ stats_collect(void *arg, struct metric *out)
 	    METRIC_COUNTER, s->coalesced,
 	    "Checks that joined a fetch already in flight.");
 	metric_add(out, &n, "connections", "robotsd_connections", METRIC_GAUGE,
-	    server_connections(rd->server), "Client connections open.");
+	    server_connections(src->server), "Client connections open.");
 	metric_add(out, &n, "requests", "robotsd_requests_total",
-	    METRIC_COUNTER, dispatch_requests(rd->dispatch),
+	    METRIC_COUNTER, dispatch_requests(src->dispatch),
 	    "Request lines received.");
 	metric_add(out, &n, "uptime_s", "robotsd_uptime_seconds", METRIC_GAUGE,
 	    up > 0 ? (uint64_t)up : 0, "Seconds since start.");
@@ -64,13 +63,13 @@ stats_collect(void *arg, struct metric *out)
 	    METRIC_COUNTER, s->overloaded,
 	    "Checks refused because too many were waiting.");
 	metric_add(out, &n, "fetches_in_flight", "robotsd_fetches_in_flight",
-	    METRIC_GAUGE, fetcher_in_flight(rd->fetcher),
+	    METRIC_GAUGE, fetcher_in_flight(src->fetcher),
 	    "Fetches running now.");
 	metric_add(out, &n, "fetches_queued", "robotsd_fetches_queued",
-	    METRIC_GAUGE, fetcher_queued(rd->fetcher),
+	    METRIC_GAUGE, fetcher_queued(src->fetcher),
 	    "Fetches waiting for a free slot.");
 	metric_add(out, &n, "connections_total", "robotsd_connections_total",
-	    METRIC_COUNTER, server_connections_total(rd->server),
+	    METRIC_COUNTER, server_connections_total(src->server),
 	    "Client connections accepted.");
 	return n;
 }

@@ -1,10 +1,9 @@
 /*
  * check_config.c: robotsd's options (config.c) against the contract's table
- * and robotsd.conf(5), and the logging helpers of log.c.
+ * and robotsd.conf(5). The logging helpers are check_log.c's.
  */
 #include <config.h>
 
-#include <sys/stat.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -17,6 +16,7 @@
 
 /* By path: "config.h" alone would find autoconf's <config.h> first. */
 #include "../../src/robotsd/config.h"
+#include "capture.h"
 #include "log.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
@@ -117,40 +117,6 @@ slurp(const char *path)
 	buf = calloc(1, (size_t)n + 1);
 	ck_assert_uint_eq(fread(buf, 1, (size_t)n, fp), (size_t)n);
 	fclose(fp);
-	return buf;
-}
-
-/* Redirect fd into a temporary file until capture_end. */
-static int
-capture_begin(int fd, int *saved)
-{
-	char path[] = "/tmp/check_config.out.XXXXXX";
-	int tmp;
-
-	fflush(stdout);
-	fflush(stderr);
-	ck_assert_int_ne(tmp = mkstemp(path), -1);
-	unlink(path);
-	*saved = dup(fd);
-	dup2(tmp, fd);
-	return tmp;
-}
-
-/* Restore fd and return what was written to it. */
-static char *
-capture_end(int fd, int saved, int tmp)
-{
-	char *buf;
-	off_t n;
-
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved, fd);
-	close(saved);
-	n = lseek(tmp, 0, SEEK_END);
-	buf = calloc(1, (size_t)n + 1);
-	ck_assert_int_eq(pread(tmp, buf, (size_t)n, 0), n);
-	close(tmp);
 	return buf;
 }
 
@@ -672,152 +638,12 @@ START_TEST(test_shipped_config_shows_the_defaults)
 }
 END_TEST
 
-/* log_escape() of a NUL-terminated string into a buffer of bufsz. */
-static const char *
-esc(const char *s, size_t max, size_t bufsz)
-{
-	static char buf[256];
-
-	return log_escape(s, strlen(s), max, buf, bufsz);
-}
-
-START_TEST(test_log_escape_c_style)
-{
-	ck_assert_str_eq(esc("plain /a?b=c", 100, 256), "plain /a?b=c");
-	ck_assert_str_eq(
-	    esc("a\nb\rc\td\\e\"f", 100, 256), "a\\nb\\rc\\td\\\\e\\\"f");
-	ck_assert_str_eq(
-	    esc("\x01\x7f\xff\xc3\xa9", 100, 256), "\\x01\\x7f\\xff\\xc3\\xa9");
-}
-END_TEST
-
-START_TEST(test_log_escape_cuts_with_ellipsis)
-{
-	char buf[16];
-
-	ck_assert_str_eq(esc("abcdef", 3, 256), "abc...");
-	ck_assert_str_eq(esc("abcdef", 6, 256), "abcdef");
-	ck_assert_str_eq(esc("abcdefghij", 100, 8), "abcd...");
-	ck_assert_str_eq(esc("abc", 100, 4), "abc");
-	ck_assert_str_eq(esc("\n\n\n", 100, 6), "\\n...");
-	ck_assert_str_eq(
-	    log_escape("a\0b", 3, 10, buf, sizeof(buf)), "a\\x00b");
-	ck_assert_str_eq(log_escape(NULL, 0, 10, buf, sizeof(buf)), "(null)");
-}
-END_TEST
-
-START_TEST(test_log_level_parse)
-{
-	ck_assert_int_eq(log_level_parse("error"), LOG_ERR);
-	ck_assert_int_eq(log_level_parse("warn"), LOG_WARNING);
-	ck_assert_int_eq(log_level_parse("info"), LOG_INFO);
-	ck_assert_int_eq(log_level_parse("debug"), LOG_DEBUG);
-	ck_assert_int_eq(log_level_parse("verbose"), -1);
-	ck_assert_int_eq(log_level_parse(""), -1);
-}
-END_TEST
-
-START_TEST(test_log_foreground_line_format_and_errno)
-{
-	char want[64], *out, *p;
-	int saved, tmp;
-
-	log_init(1, LOG_INFO);
-	tmp = capture_begin(STDERR_FILENO, &saved);
-	errno = EBADF;
-	log_warn("origin %s", "x");
-	ck_assert_int_eq(errno, EBADF);
-	log_debug("not shown at info");
-	log_info("shown");
-	out = capture_end(STDERR_FILENO, saved, tmp);
-	log_init(1, LOG_ERR);
-	/* "2026-11-23T07:50:00Z robotsd[pid]: warn: ..." */
-	ck_assert_uint_ge(strlen(out), 21);
-	ck_assert_msg(out[4] == '-' && out[7] == '-' && out[10] == 'T' &&
-	                  out[13] == ':' && out[16] == ':' && out[19] == 'Z' &&
-	                  out[20] == ' ',
-	    "no timestamp: %s", out);
-	snprintf(want, sizeof(want), "robotsd[%ld]: warn: origin x: %s\n",
-	    (long)getpid(), strerror(EBADF));
-	ck_assert_msg(
-	    strncmp(out + 21, want, strlen(want)) == 0, "got %s", out);
-	p = strchr(out, '\n') + 1;
-	snprintf(
-	    want, sizeof(want), "robotsd[%ld]: info: shown\n", (long)getpid());
-	ck_assert_str_eq(p + 21, want);
-	free(out);
-}
-END_TEST
-
-START_TEST(test_log_sink_is_syslog_only_in_background_without_journal)
-{
-	ck_assert_int_eq(log_sink_pick(0, 0), LOG_SINK_SYSLOG);
-	ck_assert_int_eq(log_sink_pick(1, 0), LOG_SINK_STDERR);
-	ck_assert_int_eq(log_sink_pick(0, 1), LOG_SINK_JOURNAL);
-	ck_assert_int_eq(log_sink_pick(1, 1), LOG_SINK_JOURNAL);
-}
-END_TEST
-
-/* Make $JOURNAL_STREAM name fd ("dev:ino"), as systemd does for stderr. */
-static void
-set_journal_stream(int fd)
-{
-	struct stat sb;
-	char v[64];
-
-	ck_assert_int_eq(fstat(fd, &sb), 0);
-	snprintf(v, sizeof(v), "%llu:%llu", (unsigned long long)sb.st_dev,
-	    (unsigned long long)sb.st_ino);
-	ck_assert_int_eq(setenv("JOURNAL_STREAM", v, 1), 0);
-}
-
-START_TEST(test_log_journal_line_has_priority_prefix_only)
-{
-	char want[96], *out;
-	int saved, tmp;
-
-	tmp = capture_begin(STDERR_FILENO, &saved);
-	set_journal_stream(STDERR_FILENO);
-	log_init(0, LOG_WARNING);
-	log_info("filtered");
-	errno = ENOENT;
-	log_warn("journal %d", 1);
-	log_init(1, LOG_INFO); /* -f with stderr the journal: still "<N>" */
-	log_info("fg");
-	unsetenv("JOURNAL_STREAM");
-	out = capture_end(STDERR_FILENO, saved, tmp);
-	log_init(1, LOG_ERR);
-	/* sd-daemon(3): "<4>" is LOG_WARNING, "<6>" LOG_INFO. */
-	snprintf(want, sizeof(want), "<4>warn: journal 1: %s\n<6>info: fg\n",
-	    strerror(ENOENT));
-	ck_assert_str_eq(out, want);
-	free(out);
-}
-END_TEST
-
-START_TEST(test_log_background_without_journal_is_not_on_stderr)
-{
-	char *out;
-	int saved, tmp;
-
-	/* stderr a plain file, as /dev/null after daemon(): syslog only. */
-	tmp = capture_begin(STDERR_FILENO, &saved);
-	log_init(0, LOG_WARNING);
-	log_warnx("check_config: unit test line, to syslog");
-	out = capture_end(STDERR_FILENO, saved, tmp);
-	log_init(1, LOG_ERR);
-	ck_assert_str_eq(out, "");
-	free(out);
-}
-END_TEST
-
-/* The config and log suite. */
+/* The config suite. */
 static Suite *
 config_suite(void)
 {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("config");
-	TCase *tl = tcase_create("log");
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_defaults_equal_the_contract);
@@ -848,16 +674,6 @@ config_suite(void)
 	tcase_add_test(tc, test_shipped_config_parses);
 	tcase_add_test(tc, test_shipped_config_shows_the_defaults);
 	suite_add_tcase(s, tc);
-	tcase_add_test(tl, test_log_escape_c_style);
-	tcase_add_test(tl, test_log_escape_cuts_with_ellipsis);
-	tcase_add_test(tl, test_log_level_parse);
-	tcase_add_test(tl, test_log_foreground_line_format_and_errno);
-	tcase_add_test(
-	    tl, test_log_sink_is_syslog_only_in_background_without_journal);
-	tcase_add_test(tl, test_log_journal_line_has_priority_prefix_only);
-	tcase_add_test(
-	    tl, test_log_background_without_journal_is_not_on_stderr);
-	suite_add_tcase(s, tl);
 	return s;
 }
 

@@ -1,0 +1,65 @@
+/*
+ * outcome.h: what one robots.txt fetch came back with. The fetcher fills
+ * it; the cache (and its tests) read it. Types only.
+ */
+#ifndef ROBOTSD_OUTCOME_H
+#define ROBOTSD_OUTCOME_H
+
+#include <stddef.h>
+
+enum fetch_error {
+	FETCH_OK,           /* an HTTP answer (any status) */
+	FETCH_NETWORK,      /* DNS, connect, TLS, protocol error */
+	FETCH_TIMEOUT,      /* --fetch-timeout ran out */
+	FETCH_REDIRECTS,    /* more than 5 redirects or a loop */
+	FETCH_PRIVATE_ADDR, /* refused by --deny-private-addresses */
+};
+
+struct fetch_result {
+	enum fetch_error error;
+	const char *error_message; /* human text when error != FETCH_OK */
+	int http_status;           /* 0 when no HTTP answer */
+	const char *body;          /* decoded, at most ROBOTS_MAX_BODY bytes */
+	size_t body_len;
+	int truncated;         /* the body was longer and was cut */
+	const char *final_url; /* after redirects */
+	unsigned redirects;
+	/* Response headers the policy needs; NULL when absent. */
+	const char *cache_control;
+	const char *expires;
+	const char *age;
+	const char *retry_after;
+	const char *date;
+	/*
+	 * Not NULL: no fetch happened here; the fleet's state for the origin
+	 * was found in the shared tier (every field above is unset).
+	 */
+	const struct shared_state *shared;
+};
+
+/*
+ * An origin's state as another robotsd instance left it in the shared
+ * tier: the cache installs it as it is instead of applying its policy to a
+ * fetch. policy is an enum cache_policy; body is the robots.txt body to
+ * compile again (policy CACHE_RULES), so a parser upgrade never trusts an
+ * older compiled form.
+ */
+struct shared_state {
+	int policy;
+	int http_status;
+	double fetched_at, expires_at;
+	int good;      /* a copy from a 2xx/4xx answer */
+	int stale;     /* serving that copy while failing */
+	int truncated; /* the body was cut at 500 KiB */
+	unsigned fail_streak;
+	double fail_since, next_retry;
+	const char *final_url;  /* or NULL */
+	const char *last_error; /* or NULL */
+	const char *body;
+	size_t body_len;
+};
+
+/* Called once per fetch; result and its strings are valid during the call. */
+typedef void (*fetch_done_cb)(const struct fetch_result *, void *arg);
+
+#endif /* ROBOTSD_OUTCOME_H */

@@ -1,0 +1,371 @@
+/*
+ * check_dispatch.c: the dispatcher and the check path (dispatch.c,
+ * checkop.c) between a session's request lines and its struct reply, over
+ * a real cache whose fetches are scripted and whose clock is frozen, so
+ * every answer line is compared byte for byte with docs/protocol.md.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <event2/event.h>
+
+#include "cache.h"
+#include "clock.h"
+#include "dispatch.h"
+#include "reply.h"
+#include "scripted_fetch.h"
+
+#define MAX_LINES 64
+
+/* What the client received. */
+struct fake_client {
+	struct reply reply;
+	char *lines[MAX_LINES];
+	size_t nlines, settled;
+};
+
+static struct event_base *base;
+static struct dispatch *d;
+static struct fake_client client;
+static struct session *s;
+
+static void
+client_send(struct reply *r, const char *line, size_t len)
+{
+	struct fake_client *c = (struct fake_client *)r;
+
+	ck_assert_uint_lt(c->nlines, MAX_LINES);
+	c->lines[c->nlines++] = strndup(line, len);
+}
+
+static void
+client_settled(struct reply *r)
+{
+	((struct fake_client *)r)->settled++;
+}
+
+static const struct reply_ops client_ops = { client_send, client_settled };
+
+/* The stats table the dispatcher is handed: two fixed rows. */
+static size_t
+fake_stats(void *arg, struct metric *out)
+{
+	(void)arg;
+	out[0] = (struct metric){ "hits", "robotsd_hits_total", "h",
+		METRIC_COUNTER, 7 };
+	out[1] = (struct metric){ "waiting", "robotsd_waiting", "w",
+		METRIC_GAUGE, 0 };
+	return 2;
+}
+
+static void
+setup(void)
+{
+	struct dispatch_settings ds = { .test_clock = 0, .wait_timeout = 65 };
+
+	memset(&client, 0, sizeof(client));
+	client.reply.ops = &client_ops;
+	cache_setup();
+	ck_assert_ptr_nonnull(base = event_base_new());
+	d = dispatch_new(base, cache, &clk, fake_stats, NULL);
+	dispatch_configure(d, &ds);
+	s = session_new(d, &client.reply);
+}
+
+static void
+teardown(void)
+{
+	size_t i;
+
+	session_free(s);
+	dispatch_free(d);
+	cache_teardown();
+	event_base_free(base);
+	for (i = 0; i < client.nlines; i++)
+		free(client.lines[i]);
+}
+
+/* Send one request line. */
+static void
+send_line(const char *line)
+{
+	session_line(s, line, strlen(line));
+}
+
+/* The client got exactly n lines so far, the last being want. */
+static void
+assert_last(size_t n, const char *want)
+{
+	ck_assert_uint_eq(client.nlines, n);
+	ck_assert_str_eq(client.lines[n - 1], want);
+}
+
+/* End the fetch of origin with an HTTP answer. */
+static void
+finish(const char *origin, int status, const char *body)
+{
+	struct fetch_result r = script_result(FETCH_OK, status);
+
+	r.body = body;
+	r.body_len = strlen(body);
+	script_fill(&sc, origin, &r);
+}
+
+static const char rules[] = "User-agent: *\nDisallow: /a\nAllow: /a/ok\n";
+
+#define CHECK_A                                                                \
+	"{\"op\":\"check\",\"url\":\"HTTPS://A.test/a/b\",\"agent\":"          \
+	"\"FooBot/2.1\",\"id\":7}"
+#define VERDICT_A(source)                                                      \
+	"{\"id\":7,\"ok\":true,\"allowed\":false,\"origin\":"                  \
+	"\"https://a.test\",\"source\":\"" source "\",\"reason\":\"rule\","    \
+	"\"http_status\":200,\"rule\":{\"directive\":\"disallow\","            \
+	"\"pattern\":\"/a\",\"line\":2},\"crawl_delay\":null,"                 \
+	"\"expires_in\":86400}\n"
+
+START_TEST(test_miss_waits_for_the_one_fetch_then_hits)
+{
+	send_line(CHECK_A);
+	ck_assert_uint_eq(client.nlines, 0);
+	ck_assert_uint_eq(sc.n, 1);
+	ck_assert_str_eq(sc.f[0].url, "https://a.test/robots.txt");
+	ck_assert_int_eq(session_waiting(s), 1);
+	finish("https://a.test", 200, rules);
+	assert_last(1, VERDICT_A("fetched"));
+	ck_assert_uint_eq(client.settled, 1);
+	ck_assert_int_eq(session_waiting(s), 0);
+	send_line(CHECK_A);
+	assert_last(2, VERDICT_A("cache"));
+	ck_assert_uint_eq(sc.n, 1);
+	ck_assert_uint_eq(client.settled, 1); /* answered at once */
+	ck_assert_uint_eq(dispatch_requests(d), 2);
+}
+END_TEST
+
+START_TEST(test_batch_answers_in_order_and_shares_fetches)
+{
+	send_line(
+	    "{\"op\":\"check\",\"agent\":\"B\",\"id\":\"x\",\"urls\":["
+	    "\"https://a.test/a/ok\",\"gopher://a.test/\",\"https://a.test/"
+	    "robots.txt\",\"https://a.test/z\"]}");
+	ck_assert_uint_eq(sc.n, 1);
+	finish("https://a.test", 404, "");
+	assert_last(1,
+	    "{\"id\":\"x\",\"ok\":true,\"results\":[{\"url\":\"https://a.test/"
+	    "a/ok\",\"ok\":true,\"allowed\":true,\"origin\":\"https://"
+	    "a.test\",\"source\":\"fetched\",\"reason\":\"unavailable\","
+	    "\"http_status\":404,\"rule\":null,\"crawl_delay\":null,"
+	    "\"expires_in\":86400},{\"url\":\"gopher://a.test/\",\"ok\":false,"
+	    "\"error\":{\"code\":\"unsupported_scheme\",\"message\":"
+	    "\"unsupported scheme: only http, https and "
+	    "ftp\"}},{\"url\":\"https://a.test/"
+	    "robots.txt\",\"ok\":true,\"allowed\":true,\"origin\":\"https://"
+	    "a.test\",\"source\":\"cache\",\"reason\":\"robots_txt\","
+	    "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
+	    "\"expires_in\":null},{\"url\":\"https://a.test/z\",\"ok\":true,"
+	    "\"allowed\":true,\"origin\":\"https://a.test\",\"source\":"
+	    "\"fetched\",\"reason\":\"unavailable\",\"http_status\":404,"
+	    "\"rule\":null,\"crawl_delay\":null,\"expires_in\":86400}]}\n");
+}
+END_TEST
+
+START_TEST(test_wait_false_answers_pending_and_fetches_in_background)
+{
+	send_line("{\"op\":\"check\",\"url\":\"http://b.test/\",\"agent\":"
+	          "\"B\",\"wait\":false}");
+	assert_last(1, "{\"id\":null,\"ok\":true,\"pending\":true,\"origin\":"
+	               "\"http://b.test\"}\n");
+	ck_assert_uint_eq(sc.n, 1);
+	ck_assert_int_eq(session_waiting(s), 0);
+	finish("http://b.test", 500, "");
+	ck_assert_uint_eq(client.nlines, 1);
+}
+END_TEST
+
+START_TEST(test_bad_lines_get_errors_and_blank_lines_nothing)
+{
+	static const struct {
+		const char *line, *want;
+	} rows[] = {
+		{ "{nope", "{\"id\":null,\"ok\":false,\"error\":{\"code\":"
+		           "\"bad_json\",\"message\":\"the request is not "
+		           "valid JSON\"}}\n" },
+		{ "{\"op\":\"fly\",\"id\":[1]}\r",
+		    "{\"id\":[1],\"ok\":false,\"error\":{\"code\":\"unknown_"
+		    "op\",\"message\":\"unknown op\"}}\n" },
+		{ "{\"op\":\"clock\",\"advance\":5}",
+		    "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"unknown_"
+		    "op\",\"message\":\"unknown op\"}}\n" },
+		{ "{\"op\":\"check\",\"url\":\"http://\",\"agent\":\"B\","
+		  "\"id\":1}",
+		    NULL }, /* bad_url: checked by code below */
+	};
+	size_t i;
+
+	send_line("");
+	send_line(" \t\r");
+	ck_assert_uint_eq(client.nlines, 0);
+	ck_assert_uint_eq(dispatch_requests(d), 0);
+	for (i = 0; i < 3; i++) {
+		send_line(rows[i].line);
+		assert_last(i + 1, rows[i].want);
+	}
+	send_line(rows[3].line);
+	ck_assert_ptr_nonnull(strstr(client.lines[3], "\"code\":\"bad_url\""));
+	session_too_long(s, 65536);
+	assert_last(5, "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"line_"
+	               "too_long\",\"message\":\"request line longer than "
+	               "65536 bytes\"}}\n");
+}
+END_TEST
+
+START_TEST(test_closed_session_drops_its_checks_but_not_the_fetch)
+{
+	const struct cache_entry *e;
+
+	send_line(CHECK_A);
+	session_close(s);
+	ck_assert_int_eq(session_waiting(s), 0);
+	ck_assert_int_eq(sc.f[0].cancelled, 0);
+	finish("https://a.test", 200, rules);
+	ck_assert_uint_eq(client.nlines, 0);
+	ck_assert_uint_eq(client.settled, 0);
+	ck_assert_ptr_nonnull(e = cache_find(cache, "https://a.test"));
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+}
+END_TEST
+
+START_TEST(test_expire_answers_waiting_checks_timeout)
+{
+	send_line(CHECK_A);
+	dispatch_expire_waiting(d);
+	assert_last(1, "{\"id\":7,\"ok\":false,\"error\":{\"code\":\"timeout\","
+	               "\"message\":\"the robots.txt fetch did not end in "
+	               "time\"}}\n");
+	ck_assert_uint_eq(client.settled, 1);
+	finish(
+	    "https://a.test", 200, rules); /* the fetch still fills the cache */
+	ck_assert_uint_eq(client.nlines, 1);
+}
+END_TEST
+
+START_TEST(test_parked_check_times_out_on_the_loop)
+{
+	struct dispatch_settings ds = { .wait_timeout = 0.01 };
+
+	dispatch_configure(d, &ds);
+	send_line(CHECK_A);
+	/* The loop runs until the check's timer has fired: nothing else. */
+	ck_assert_int_ne(event_base_dispatch(base), -1);
+	ck_assert_uint_eq(client.nlines, 1);
+	ck_assert_ptr_nonnull(strstr(client.lines[0], "\"code\":\"timeout\""));
+}
+END_TEST
+
+START_TEST(test_one_session_may_wait_on_1024_urls)
+{
+	char line[128];
+	size_t i;
+
+	for (i = 0; i < 1025; i++) {
+		snprintf(line, sizeof(line),
+		    "{\"op\":\"check\",\"url\":\"http://h%zu.test/\",\"agent\":"
+		    "\"B\",\"id\":%zu}",
+		    i, i);
+		send_line(line);
+	}
+	ck_assert_uint_eq(client.nlines, 1); /* only the 1025th answered */
+	ck_assert_ptr_nonnull(strstr(client.lines[0], "\"id\":1024,"));
+	ck_assert_ptr_nonnull(strstr(client.lines[0], "\"overloaded\""));
+	finish("http://h0.test", 404, "");
+	ck_assert_uint_eq(client.nlines, 2);
+	send_line("{\"op\":\"check\",\"url\":\"http://h0.test/x\",\"agent\":"
+	          "\"B\",\"id\":0}");
+	ck_assert_ptr_nonnull(strstr(client.lines[2], "\"source\":\"cache\""));
+}
+END_TEST
+
+START_TEST(test_stats_ping_purge_and_inspect_lines)
+{
+	send_line("{\"op\":\"stats\",\"id\":1}");
+	assert_last(1, "{\"id\":1,\"ok\":true,\"stats\":{\"hits\":7,"
+	               "\"waiting\":0}}\n");
+	send_line("{\"op\":\"ping\",\"id\":2}");
+	assert_last(
+	    2, "{\"id\":2,\"ok\":true,\"version\":\"" PACKAGE_VERSION "\"}\n");
+	send_line(
+	    "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":3}");
+	assert_last(3, "{\"id\":3,\"ok\":false,\"error\":{\"code\":\"not_"
+	               "cached\",\"message\":\"the origin is not in the "
+	               "cache\"}}\n");
+	send_line(CHECK_A);
+	finish("https://a.test", 200,
+	    "User-agent: x\nCrawl-delay: 2.5\nSitemap: /s.xml\n");
+	send_line(
+	    "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":4}");
+	assert_last(5,
+	    "{\"id\":4,\"ok\":true,\"origin\":\"https://a.test\",\"state\":"
+	    "\"rules\",\"http_status\":200,\"fetched_at\":1795420800.0,"
+	    "\"expires_at\":1795507200.0,\"expires_in\":86400,\"body_bytes\":"
+	    "47,\"truncated\":false,\"final_url\":null,\"groups\":[{\"agents\":"
+	    "[\"x\"],\"rules\":0,\"crawl_delay\":2.5}],\"sitemaps\":[\"/"
+	    "s.xml\"],"
+	    "\"retry\":{\"fail_streak\":0,\"failing_since\":null,\"next_"
+	    "retry\":"
+	    "null,\"last_error\":null},\"fetching\":false,\"stale\":false}\n");
+	send_line("{\"op\":\"purge\",\"origin\":\"https://a.test\",\"id\":5}");
+	assert_last(6, "{\"id\":5,\"ok\":true,\"purged\":1}\n");
+	send_line("{\"op\":\"purge\",\"all\":true,\"id\":6}");
+	assert_last(7, "{\"id\":6,\"ok\":true,\"purged\":0}\n");
+}
+END_TEST
+
+START_TEST(test_clock_op_under_test_clock_moves_the_cache_clock)
+{
+	struct dispatch_settings ds = { .test_clock = 1, .wait_timeout = 65 };
+
+	dispatch_configure(d, &ds);
+	send_line("{\"op\":\"clock\",\"advance\":90000,\"id\":1}");
+	assert_last(1, "{\"id\":1,\"ok\":true,\"now\":1795510800.0}\n");
+}
+END_TEST
+
+static Suite *
+dispatch_suite(void)
+{
+	Suite *su = suite_create("dispatch");
+	TCase *tc = tcase_create("dispatch");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
+	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
+	tcase_add_test(
+	    tc, test_wait_false_answers_pending_and_fetches_in_background);
+	tcase_add_test(tc, test_bad_lines_get_errors_and_blank_lines_nothing);
+	tcase_add_test(
+	    tc, test_closed_session_drops_its_checks_but_not_the_fetch);
+	tcase_add_test(tc, test_expire_answers_waiting_checks_timeout);
+	tcase_add_test(tc, test_parked_check_times_out_on_the_loop);
+	tcase_add_test(tc, test_one_session_may_wait_on_1024_urls);
+	tcase_add_test(tc, test_stats_ping_purge_and_inspect_lines);
+	tcase_add_test(
+	    tc, test_clock_op_under_test_clock_moves_the_cache_clock);
+	suite_add_tcase(su, tc);
+	return su;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(dispatch_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,207 @@
+/*
+ * check_state.c: the state file (state.h) saved from a cache and loaded
+ * into a new one. The cache is filled through a scripted fetcher
+ * (scripted_fetch.h) on a frozen clock, so what was saved is known exactly.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "robots.h"
+#include "cache.h"
+#include "clock.h"
+#include "log.h"
+#include "scripted_fetch.h"
+#include "state.h"
+
+#define DAY 86400.0
+
+static char dir[64];
+static char path[96];
+
+/* A cache on the contract's defaults and a state path in a new directory. */
+static void
+setup(void)
+{
+	cache_setup();
+	snprintf(dir, sizeof(dir), "/tmp/check_state.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+}
+
+/* Free the cache (its fetches end or are cancelled) and the files. */
+static void
+teardown(void)
+{
+	cache_teardown();
+	unlink(path);
+	rmdir(dir);
+}
+
+/* fetch_now() with a 200 disallowing /p, used for max_age seconds. */
+static void
+fetch_rules(const char *origin, const char *max_age)
+{
+	struct fetch_result r = script_result(FETCH_OK, 200);
+
+	r.body = "User-agent: *\nDisallow: /p\n";
+	r.body_len = strlen(r.body);
+	r.cache_control = max_age;
+	r.final_url = "https://final.test/robots.txt";
+	fetch_now(origin, &r);
+}
+
+/* Save the cache, free it and load the file into a new one. */
+static void
+save_and_reload(long want)
+{
+	char *cause = NULL;
+
+	ck_assert_int_eq(state_save(cache, path, &cause), want);
+	ck_assert_ptr_null(cause);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	ck_assert_int_eq(state_load(cache, path, &cause), want);
+	ck_assert_ptr_null(cause);
+	ck_assert_uint_eq(cache_stats(cache)->entries, want);
+}
+
+START_TEST(test_state_round_trip_keeps_rules_lifetime_and_retry_state)
+{
+	struct fetch_result down = script_result(FETCH_OK, 500);
+	const struct cache_entry *e;
+	struct robots_verdict v;
+	double retry_at;
+
+	fetch_rules("https://a.test", "max-age=5000");
+	fetch_now("https://down.test", &down);
+	retry_at = entry("https://down.test")->next_retry;
+	/* A first fetch still running has nothing to save. */
+	ck_assert_int_eq(check_now("https://new.test", &e), CACHE_PENDING);
+	save_and_reload(2);
+	ck_assert_ptr_null(cache_find(cache, "https://new.test"));
+	e = entry("https://a.test");
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->http_status, 200);
+	ck_assert_str_eq(e->final_url, "https://final.test/robots.txt");
+	ck_assert_double_eq(e->fetched_at, SCRIPT_T0);
+	ck_assert_double_eq(cache_expires_in(cache, e), 5000);
+	robots_check(e->robots, "bot", 3, "/p", 2, &v);
+	ck_assert_int_eq(v.allowed, 0);
+	ck_assert_uint_eq(v.rule.line, 2);
+	e = entry("https://down.test");
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_int_eq(e->http_status, 500);
+	ck_assert_str_eq(e->last_error, "HTTP status 500");
+	ck_assert_uint_eq(e->fail_streak, 1);
+	ck_assert_double_eq(e->fail_since, SCRIPT_T0);
+	ck_assert_double_eq(e->next_retry, retry_at);
+}
+END_TEST
+
+START_TEST(test_state_loaded_entries_are_refreshed_when_due)
+{
+	const struct cache_entry *e;
+
+	fetch_rules("https://a.test", "max-age=5000");
+	save_and_reload(1);
+	clock_advance(&clk, 4999);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
+	ck_assert_uint_eq(sc.n, 1);
+	clock_advance(&clk, 1);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
+	ck_assert_uint_eq(sc.n, 2);
+	ck_assert_uint_eq(script_count(&sc, "https://a.test"), 1);
+}
+END_TEST
+
+START_TEST(test_state_keeps_a_stale_good_copy_past_30_days)
+{
+	struct fetch_result down = script_result(FETCH_NETWORK, 0);
+	const struct cache_entry *e;
+
+	fetch_rules("https://a.test", NULL);
+	clock_advance(&clk, DAY);
+	fetch_now("https://a.test", &down);
+	ck_assert_int_eq(entry("https://a.test")->stale, 1);
+	save_and_reload(1);
+	clock_advance(&clk, 31 * DAY);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
+	/* Without its good copy it would now allow all. */
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->stale, 1);
+	ck_assert_ptr_nonnull(e->robots);
+}
+END_TEST
+
+START_TEST(test_state_damaged_file_loads_nothing)
+{
+	struct fetch_result r = script_result(FETCH_OK, 404);
+	char *cause = NULL;
+	FILE *f;
+
+	fetch_now("https://a.test", &r);
+	ck_assert_int_eq(state_save(cache, path, &cause), 1);
+	ck_assert_ptr_nonnull(f = fopen(path, "r+b"));
+	ck_assert_int_eq(fseek(f, 40, SEEK_SET), 0);
+	ck_assert_int_ne(fputc('X', f), EOF);
+	fclose(f);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	ck_assert_int_eq(state_load(cache, path, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, path));
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	free(cause);
+}
+END_TEST
+
+START_TEST(test_state_missing_file_is_an_empty_start)
+{
+	char *cause = NULL;
+
+	ck_assert_int_eq(state_load(cache, path, &cause), 0);
+	ck_assert_ptr_null(cause);
+	ck_assert_int_eq(
+	    state_load(cache, "/nonexistent/robotsd/state", &cause), 0);
+	ck_assert_ptr_null(cause);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+}
+END_TEST
+
+/* The state file suite. */
+static Suite *
+state_suite(void)
+{
+	Suite *s = suite_create("state");
+	TCase *tc = tcase_create("state");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(
+	    tc, test_state_round_trip_keeps_rules_lifetime_and_retry_state);
+	tcase_add_test(tc, test_state_loaded_entries_are_refreshed_when_due);
+	tcase_add_test(tc, test_state_keeps_a_stale_good_copy_past_30_days);
+	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
+	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* Run the suite; the exit status is the verdict. */
+int
+main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	log_init(1, LOG_WARNING);
+	sr = srunner_create(state_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
