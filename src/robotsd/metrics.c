@@ -15,6 +15,7 @@
 #include "config.h"
 #include "fetch.h"
 #include "metrics.h"
+#include "parse.h"
 #include "robotsd.h"
 #include "server.h"
 #include "xmalloc.h"
@@ -126,7 +127,7 @@ metrics_new(struct robotsd *rd, const char *addr, char **cause)
 	unsigned short port;
 	char *host;
 
-	if (config_split_addr(addr, &host, &port) == -1) {
+	if (parse_hostport(addr, &host, &port) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", addr);
 		return NULL;
 	}

@@ -28,6 +28,7 @@
 #include <event2/listener.h>
 
 #include "verdict.h"
+#include "bounds.h"
 #include "config.h"
 #include "log.h"
 #include "ops.h"
@@ -213,35 +214,37 @@ static void
 conn_process(struct conn *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
-	size_t max = c->srv->rd->conf->max_line, n, len, eol_len;
+	size_t max = c->srv->rd->conf->max_line, n, len = 0, eol_len;
 	struct evbuffer_ptr p;
 	char *line;
 
 	while (!c->closing && !c->paused) {
 		p = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
 		n = evbuffer_get_length(in);
-		if (p.pos == -1 && c->eof && n > 0 && !c->discarding)
-			p.pos = (ev_ssize_t)n; /* a last line without '\n' */
-		else if (p.pos == -1) {
-			if (n > max + 1) {
-				if (!c->discarding)
-					conn_too_long(c);
-				c->discarding = 1;
-				evbuffer_drain(in, n);
-			}
+		switch (bounds_request_line(
+		    n, (long)p.pos, c->eof, c->discarding, max, &len)) {
+		case BOUNDS_WAIT:
 			return;
-		}
-		len = (size_t)p.pos;
-		if (c->discarding)
-			c->discarding = 0;
-		else if (len > max + 1)
-			conn_too_long(c);
-		else if ((line = (char *)evbuffer_pullup(
-		              in, len < n ? len + 1 : len)) != NULL) {
-			if (len == max + 1 && line[max] != '\r')
+		case BOUNDS_OVERFLOW:
+			if (!c->discarding)
 				conn_too_long(c);
-			else
+			c->discarding = 1;
+			evbuffer_drain(in, n);
+			return;
+		case BOUNDS_SKIP:
+			c->discarding = 0;
+			break;
+		case BOUNDS_TOO_LONG:
+			conn_too_long(c);
+			break;
+		case BOUNDS_LINE:
+			line = (char *)evbuffer_pullup(
+			    in, len < n ? len + 1 : len);
+			if (line != NULL && bounds_line_fits(line, len, max))
 				conn_line(c, line, len);
+			else if (line != NULL)
+				conn_too_long(c);
+			break;
 		}
 		evbuffer_drain(in, len + 1);
 	}
