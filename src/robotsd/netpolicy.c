@@ -46,15 +46,15 @@ int
 netpolicy_private_v6(const unsigned char *b)
 {
 	static const unsigned char zero[12];
+	uint32_t v4 = netpolicy_v4_at(b + 12);
 
 	if (memcmp(b, zero, 10) == 0 && b[10] == 0xff && b[11] == 0xff)
-		return netpolicy_private_v4(
-		    netpolicy_v4_at(b + 12)); /* mapped */
+		return netpolicy_private_v4(v4); /* ::ffff:a.b.c.d */
 	if (memcmp(b, zero, 12) == 0)
 		return 1; /* ::, ::1, v4-compatible */
 	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b) {
 		if (memcmp(b + 4, zero, 8) == 0) /* 64:ff9b::/96 NAT64 */
-			return netpolicy_private_v4(netpolicy_v4_at(b + 12));
+			return netpolicy_private_v4(v4);
 		if (b[4] == 0x00 && b[5] == 0x01)
 			return 1; /* 64:ff9b:1::/48 local-use NAT64 */
 	}
