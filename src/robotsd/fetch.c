@@ -282,15 +282,6 @@ fetch_reset_response(struct fetch *fe)
 	fe->truncated = 0;
 }
 
-/* Store one header value, joining repeats with ", " (Cache-Control). */
-static void
-fetch_store_header(
-    struct fetch *fe, enum fetch_hdr h, const char *v, size_t len)
-{
-	if (bounds_header_join(&fe->hdr[h], v, len) == -1)
-		fe->nomem = 1;
-}
-
 /* CURLOPT_HEADERFUNCTION: keep the final response's policy headers. */
 static size_t
 fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
@@ -314,7 +305,10 @@ fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
 	for (i = 0; i < HDR_COUNT; i++) {
 		if (strlen(fetch_hdr_names[i]) == nlen &&
 		    strncasecmp(buf, fetch_hdr_names[i], nlen) == 0) {
-			fetch_store_header(fe, i, v, (size_t)(end - v));
+			/* repeats join with ", " (Cache-Control) */
+			if (bounds_header_join(
+			        &fe->hdr[i], v, (size_t)(end - v)) == -1)
+				fe->nomem = 1;
 			break;
 		}
 	}
