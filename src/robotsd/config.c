@@ -20,6 +20,8 @@
 
 #include "config.h"
 #include "log.h"
+#include "netpolicy.h"
+#include "parse.h"
 #include "xmalloc.h"
 
 #define CONFIG_DEFAULT_FILE SYSCONFDIR "/robotsd.conf"
@@ -156,120 +158,6 @@ opt_has_value(const struct option_def *d)
 	return d->type <= OT_CONFIG && d->type != OT_FLAG;
 }
 
-/* Strict integer in [min, max] in the given base; errstr NULL on success. */
-static long long
-parse_base(
-    const char *s, int base, long long min, long long max, const char **errstr)
-{
-	long long v;
-	char *end;
-
-	*errstr = "invalid";
-	if (s == NULL || !isdigit((unsigned char)*s))
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, base);
-	if (*end != '\0' || errno == ERANGE)
-		return 0;
-	*errstr = v < min ? "too small" : v > max ? "too large" : NULL;
-	return *errstr == NULL ? v : 0;
-}
-
-/* Strict decimal integer in [min, max]; errstr NULL on success. */
-long long
-parse_num(const char *s, long long min, long long max, const char **errstr)
-{
-	return parse_base(s, 10, min, max, errstr);
-}
-
-/* A byte count with an optional K, M or G (binary) suffix, in [min, max]. */
-static long long
-parse_size(const char *s, long long min, long long max, const char **errstr)
-{
-	char buf[32];
-	size_t len = strlen(s);
-	long long mult = 1, v;
-
-	*errstr = "invalid";
-	if (len == 0 || len >= sizeof(buf))
-		return 0;
-	memcpy(buf, s, len + 1);
-	switch (toupper((unsigned char)buf[len - 1])) {
-	case 'K':
-		mult = KIB;
-		break;
-	case 'M':
-		mult = MIB;
-		break;
-	case 'G':
-		mult = GIB;
-		break;
-	}
-	if (mult != 1)
-		buf[len - 1] = '\0';
-	v = parse_num(buf, 0, max / mult, errstr);
-	if (*errstr != NULL)
-		return 0;
-	if (v * mult < min) {
-		*errstr = "too small";
-		return 0;
-	}
-	return v * mult;
-}
-
-/* yes/no to 1/0; -1 otherwise. */
-static int
-parse_bool(const char *s)
-{
-	if (strcmp(s, "yes") == 0)
-		return 1;
-	if (strcmp(s, "no") == 0)
-		return 0;
-	return -1;
-}
-
-/* 1 when a port field of --connect-to is empty or 1..65535. */
-static int
-connect_to_port(const char *s, size_t len)
-{
-	char buf[8];
-	const char *errstr;
-
-	if (len == 0)
-		return 1;
-	if (len >= sizeof(buf))
-		return 0;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	parse_num(buf, 1, 65535, &errstr);
-	return errstr == NULL;
-}
-
-/* 1 when s has curl's HOST:PORT:HOST2:PORT2 shape (IPv6 in brackets). */
-static int
-connect_to_valid(const char *s)
-{
-	const char *end;
-	int field;
-
-	for (field = 0; field < 4; field++) {
-		if (field % 2 == 0 && *s == '[') {
-			if ((end = strchr(s, ']')) == NULL || end == s + 1)
-				return 0;
-			end++;
-		} else {
-			end = s + strcspn(s, ":[] \t/");
-			if (field % 2 == 1 &&
-			    !connect_to_port(s, (size_t)(end - s)))
-				return 0;
-		}
-		if (*end != (field < 3 ? ':' : '\0'))
-			return 0;
-		s = end + 1;
-	}
-	return 1;
-}
-
 /* Append to the NULL-terminated list at the option's place; first clears. */
 static void
 opt_list_add(struct config *cf, const char *value, int first)
@@ -305,7 +193,7 @@ opt_parse_number(
 	const char *errstr;
 
 	if (d->type == OT_MODE) {
-		*out = parse_base(value, 8, d->min, d->max, &errstr);
+		*out = parse_octal(value, d->min, d->max, &errstr);
 		if (errstr != NULL)
 			xasprintf(
 			    err, "'%s' is not an octal mode up to 0777", value);
@@ -357,7 +245,7 @@ opt_set(struct config *cf, const struct option_def *d, const char *value,
 		*(int *)p = b;
 		return 0;
 	case OT_LIST:
-		if (!connect_to_valid(value)) {
+		if (netpolicy_ct_parse(value, NULL) == -1) {
 			xasprintf(
 			    err, "'%s' is not HOST:PORT:HOST2:PORT2", value);
 			return -1;
@@ -652,40 +540,12 @@ config_apply_argv(
 	return 0;
 }
 
-/* Split "HOST:PORT" or "[V6]:PORT"; see config.h. */
-int
-config_split_addr(const char *addr, char **host, unsigned short *port)
-{
-	const char *colon = strrchr(addr, ':'), *h = addr, *errstr;
-	size_t hlen;
-	long long p;
-
-	if (colon == NULL || colon == addr)
-		return -1;
-	p = parse_num(colon + 1, 1, 65535, &errstr);
-	if (errstr != NULL)
-		return -1;
-	hlen = (size_t)(colon - addr);
-	if (addr[0] == '[') {
-		if (hlen < 3 || addr[hlen - 1] != ']')
-			return -1;
-		h++;
-		hlen -= 2;
-	} else if (memchr(addr, ':', hlen) != NULL)
-		return -1; /* an IPv6 address needs its brackets */
-	if (host != NULL)
-		*host = xstrndup(h, hlen);
-	if (port != NULL)
-		*port = (unsigned short)p;
-	return 0;
-}
-
 /* Values that parse but cannot work: say so now, not at the first use. */
 static int
 config_check_values(const struct config *cf, char **cause)
 {
 	if (cf->metrics != NULL &&
-	    config_split_addr(cf->metrics, NULL, NULL) == -1) {
+	    parse_hostport(cf->metrics, NULL, NULL) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", cf->metrics);
 		return -1;
 	}

@@ -58,13 +58,5 @@ struct config *config_load(int argc, char **argv, int *exit_now, char **cause);
  */
 struct config *config_reload(const struct config *, char **cause);
 void config_free(struct config *); /* NULL is fine */
-/*
- * Split "HOST:PORT" or "[V6]:PORT" (--metrics); host (allocated) and port
- * may be NULL to only validate. -1 when addr is not that shape.
- */
-int config_split_addr(const char *addr, char **host, unsigned short *port);
-/* A strict decimal integer in [min, max]; *errstr NULL on success. */
-long long parse_num(
-    const char *s, long long min, long long max, const char **errstr);
 
 #endif /* ROBOTSD_CONFIG_H */

@@ -29,9 +29,12 @@
 #include <event2/event_struct.h>
 
 #include "robots.h"
+#include "bounds.h"
 #include "config.h"
 #include "fetch.h"
 #include "log.h"
+#include "netpolicy.h"
+#include "parse.h"
 
 #define FETCH_MAX_REDIRS 5
 #define FETCH_PROTOCOLS "http,https,ftp"
@@ -279,28 +282,6 @@ fetch_reset_response(struct fetch *fe)
 	fe->truncated = 0;
 }
 
-/* Store one header value, joining repeats with ", " (Cache-Control). */
-static void
-fetch_store_header(
-    struct fetch *fe, enum fetch_hdr h, const char *v, size_t len)
-{
-	size_t old = fe->hdr[h] != NULL ? strlen(fe->hdr[h]) : 0;
-	size_t sep = old != 0 ? 2 : 0;
-	char *s;
-
-	if (len > 4096 || old > 4096)
-		return; /* nothing the policy needs is that long */
-	if ((s = realloc(fe->hdr[h], old + sep + len + 1)) == NULL) {
-		fe->nomem = 1;
-		return;
-	}
-	if (sep != 0)
-		memcpy(s + old, ", ", 2);
-	memcpy(s + old + sep, v, len);
-	s[old + sep + len] = '\0';
-	fe->hdr[h] = s;
-}
-
 /* CURLOPT_HEADERFUNCTION: keep the final response's policy headers. */
 static size_t
 fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
@@ -324,7 +305,10 @@ fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
 	for (i = 0; i < HDR_COUNT; i++) {
 		if (strlen(fetch_hdr_names[i]) == nlen &&
 		    strncasecmp(buf, fetch_hdr_names[i], nlen) == 0) {
-			fetch_store_header(fe, i, v, (size_t)(end - v));
+			/* repeats join with ", " (Cache-Control) */
+			if (bounds_header_join(
+			        &fe->hdr[i], v, (size_t)(end - v)) == -1)
+				fe->nomem = 1;
 			break;
 		}
 	}
@@ -362,106 +346,14 @@ fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* Is this IPv4 address (host order) loopback, private or otherwise local? */
-static int
-fetch_private_v4(uint32_t a)
-{
-	return (a >> 24) == 0 ||                 /* 0.0.0.0/8 "this network" */
-	       (a >> 24) == 10 ||                /* 10/8 */
-	       (a >> 24) == 127 ||               /* loopback */
-	       (a & 0xffc00000) == 0x64400000 || /* 100.64/10 CGNAT */
-	       (a & 0xffff0000) == 0xa9fe0000 || /* 169.254/16 link-local */
-	       (a & 0xfff00000) == 0xac100000 || /* 172.16/12 */
-	       (a & 0xffffff00) == 0xc0000000 || /* 192.0.0/24 IETF */
-	       (a & 0xffffff00) == 0xc0000200 || /* 192.0.2/24 TEST-NET-1 */
-	       (a & 0xffffff00) == 0xc0586300 || /* 192.88.99/24 6to4 relay */
-	       (a & 0xffff0000) == 0xc0a80000 || /* 192.168/16 */
-	       (a & 0xfffe0000) == 0xc6120000 || /* 198.18/15 benchmarking */
-	       (a & 0xffffff00) == 0xc6336400 || /* 198.51.100/24 TEST-NET-2 */
-	       (a & 0xffffff00) == 0xcb007100 || /* 203.0.113/24 TEST-NET-3 */
-	       (a >> 28) >= 0xe; /* multicast, reserved, bcast */
-}
-
-/* Is this IPv6 address local, private, multicast or a mapped private v4? */
-static int
-fetch_private_v6(const unsigned char *b)
-{
-	static const unsigned char zero[12];
-	uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 |
-	              (uint32_t)b[14] << 8 | b[15];
-
-	if (memcmp(b, zero, 10) == 0 && b[10] == 0xff && b[11] == 0xff)
-		return fetch_private_v4(v4); /* ::ffff:a.b.c.d */
-	if (memcmp(b, zero, 12) == 0)
-		return 1; /* ::, ::1, v4-compatible */
-	if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b &&
-	    memcmp(b + 4, zero, 8) == 0)
-		return fetch_private_v4(v4); /* 64:ff9b::/96 NAT64 */
-	if (b[0] == 0x20 && b[1] == 0x02)    /* 2002::/16 6to4 */
-		return fetch_private_v4((uint32_t)b[2] << 24 |
-		                        (uint32_t)b[3] << 16 |
-		                        (uint32_t)b[4] << 8 | b[5]);
-	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
-		return 1; /* 2001:db8::/32 documentation */
-	if (b[0] == 0x01 && b[1] == 0x00 && memcmp(b + 2, zero, 6) == 0)
-		return 1;                                 /* 100::/64 discard */
-	return (b[0] & 0xfe) == 0xfc ||                   /* fc00::/7 ULA */
-	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
-	       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) || /* fec0::/10 site */
-	       b[0] == 0xff;                              /* multicast */
-}
-
-/* Is the address curl is about to connect to a non-public one? */
-static int
-fetch_private_addr(const struct sockaddr *sa)
-{
-	const struct sockaddr_in *in4;
-	const struct sockaddr_in6 *in6;
-
-	switch (sa->sa_family) {
-	case AF_INET:
-		in4 = (const struct sockaddr_in *)(const void *)sa;
-		return fetch_private_v4(ntohl(in4->sin_addr.s_addr));
-	case AF_INET6:
-		in6 = (const struct sockaddr_in6 *)(const void *)sa;
-		return fetch_private_v6(in6->sin6_addr.s6_addr);
-	}
-	return 1; /* anything else is not the public Internet */
-}
-
-/* Does the connect-to spec "H:P:H2:P2" apply to host and port? */
-static int
-fetch_connect_to_matches(const char *spec, const char *host, long port)
-{
-	const char *p = spec, *hend;
-	long sport = 0;
-
-	if (*p == '[') {
-		if ((hend = strchr(p, ']')) == NULL)
-			return 0;
-		hend++;
-	} else if ((hend = strchr(p, ':')) == NULL)
-		return 0;
-	if (*hend != ':')
-		return 0;
-	if (hend != p && (strlen(host) != (size_t)(hend - p) ||
-	                     strncasecmp(host, p, (size_t)(hend - p)) != 0))
-		return 0;
-	for (p = hend + 1; *p >= '0' && *p <= '9' && sport < 65536; p++)
-		sport = sport * 10 + (*p - '0');
-	if (*p != ':')
-		return 0;
-	return p == hend + 1 || sport == port;
-}
-
 /* Is the URL curl is connecting for reached through a --connect-to entry? */
 static int
 fetch_connect_to_applies(const struct fetch *fe)
 {
 	char *url = NULL, *host = NULL, *port = NULL;
 	CURLU *u;
+	const char *errstr;
 	long pnum = 0;
-	size_t i;
 	int hit = 0;
 
 	if (fe->fetcher->connect_to[0] == NULL ||
@@ -473,11 +365,8 @@ fetch_connect_to_applies(const struct fetch *fe)
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
 	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
 	        CURLUE_OK) {
-		for (i = 0; port[i] >= '0' && port[i] <= '9' && i < 6; i++)
-			pnum = pnum * 10 + (port[i] - '0');
-		for (i = 0; !hit && fe->fetcher->connect_to[i] != NULL; i++)
-			hit = fetch_connect_to_matches(
-			    fe->fetcher->connect_to[i], host, pnum);
+		pnum = (long)parse_num(port, 1, 65535, &errstr);
+		hit = netpolicy_ct_any(fe->fetcher->connect_to, host, pnum);
 	}
 	curl_free(host);
 	curl_free(port);
@@ -492,7 +381,7 @@ fetch_opensocket_cb(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
 	struct fetch *fe = arg;
 
 	(void)purpose;
-	if (fe->fetcher->deny_private && fetch_private_addr(&addr->addr) &&
+	if (fe->fetcher->deny_private && netpolicy_private_sa(&addr->addr) &&
 	    !fetch_connect_to_applies(fe)) {
 		fe->private_refused = 1;
 		return CURL_SOCKET_BAD;

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "metrics.h"
+#include "parse.h"
 #include "xmalloc.h"
 
 struct metrics {
@@ -64,7 +65,7 @@ metrics_new(struct event_base *base, const char *addr, stats_fn stats,
 	unsigned short port;
 	char *host;
 
-	if (config_split_addr(addr, &host, &port) == -1) {
+	if (parse_hostport(addr, &host, &port) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", addr);
 		return NULL;
 	}

@@ -30,6 +30,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "bounds.h"
 #include "dispatch.h"
 #include "log.h"
 #include "reply.h"
@@ -168,35 +169,37 @@ static void
 conn_process(struct conn *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
-	size_t max = c->srv->set.max_line, n, len, eol_len;
+	size_t max = c->srv->set.max_line, n, len = 0, eol_len;
 	struct evbuffer_ptr p;
 	char *line;
 
 	while (!c->closing && !c->paused) {
 		p = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
 		n = evbuffer_get_length(in);
-		if (p.pos == -1 && c->eof && n > 0 && !c->discarding)
-			p.pos = (ev_ssize_t)n; /* a last line without '\n' */
-		else if (p.pos == -1) {
-			if (n > max + 1) {
-				if (!c->discarding)
-					session_too_long(c->session, max);
-				c->discarding = 1;
-				evbuffer_drain(in, n);
-			}
+		switch (bounds_request_line(
+		    n, (long)p.pos, c->eof, c->discarding, max, &len)) {
+		case BOUNDS_WAIT:
 			return;
-		}
-		len = (size_t)p.pos;
-		if (c->discarding)
-			c->discarding = 0;
-		else if (len > max + 1)
-			session_too_long(c->session, max);
-		else if ((line = (char *)evbuffer_pullup(
-		              in, len < n ? len + 1 : len)) != NULL) {
-			if (len == max + 1 && line[max] != '\r')
+		case BOUNDS_OVERFLOW:
+			if (!c->discarding)
 				session_too_long(c->session, max);
-			else
+			c->discarding = 1;
+			evbuffer_drain(in, n);
+			return;
+		case BOUNDS_SKIP:
+			c->discarding = 0;
+			break;
+		case BOUNDS_TOO_LONG:
+			session_too_long(c->session, max);
+			break;
+		case BOUNDS_LINE:
+			line = (char *)evbuffer_pullup(
+			    in, len < n ? len + 1 : len);
+			if (line != NULL && bounds_line_fits(line, len, max))
 				session_line(c->session, line, len);
+			else if (line != NULL)
+				session_too_long(c->session, max);
+			break;
 		}
 		evbuffer_drain(in, len + 1);
 	}

@@ -7,9 +7,16 @@ set up. Each (host, path) has a Scenario: status, headers, body, encoding
 (gzip, deflate, or a gzip bomb), a delay or a hold (the answer waits until
 the test releases it), an endless slow body. Every request is logged per
 host (time, path, headers). Unknown hosts and paths answer 404.
+
+Every Origin is closed at interpreter exit (atexit): its serving threads and
+every connection's thread, TLS handshakes included, have ended before
+OpenSSL's exit cleanup runs; a thread still inside OpenSSL then can abort
+the process ("double free or corruption") after every test passed.
 """
+import atexit
 import gzip
 import http.server
+import socket
 import ssl
 import threading
 import time
@@ -93,6 +100,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
+        if isinstance(self.request, ssl.SSLSocket):
+            try:
+                self.request.do_handshake()
+            except OSError:  # ssl.SSLError too: an untrusting client
+                return
         try:
             super().handle()
         except (ConnectionError, TimeoutError):
@@ -146,6 +158,31 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class _Server(http.server.ThreadingHTTPServer):
     request_queue_size = 512  # hundreds of fetches may connect at once
     daemon_threads = True
+    block_on_close = True  # server_close() joins every connection's thread
+
+    def __init__(self, *args):
+        self._conns = set()
+        self._conns_lock = threading.Lock()
+        super().__init__(*args)
+
+    def process_request(self, request, client_address):
+        with self._conns_lock:
+            self._conns.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with self._conns_lock:
+            self._conns.discard(request)
+        super().shutdown_request(request)
+
+    def hang_up(self):
+        """Wake every connection's thread: its reads (or handshake) end."""
+        with self._conns_lock:  # held: no fd is closed and reused meanwhile
+            for conn in self._conns:
+                try:  # the plain socket's shutdown, not SSLSocket's
+                    socket.socket.shutdown(conn, socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
 
 class _TLSServer(_Server):
@@ -153,7 +190,8 @@ class _TLSServer(_Server):
 
     def get_request(self):
         sock, addr = self.socket.accept()
-        return self.tls.wrap_socket(sock, server_side=True), addr
+        return self.tls.wrap_socket(sock, server_side=True,
+                                    do_handshake_on_connect=False), addr
 
 
 class Origin:
@@ -164,31 +202,46 @@ class Origin:
         self._scenarios = {}  # (host, path or None) -> Scenario
         self._hits = {}       # bare host -> [Hit]
         self._stop = threading.Event()
-        self._tls_servers = []
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.origin = self
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+        self._servers = []    # [(server, its serve_forever thread)]
+        self._closed = False
+        self.port = self._serve(_Server(("127.0.0.1", 0), _Handler))
+        atexit.register(self.close)
+
+    def _serve(self, srv):
+        srv.origin = self
+        thread = threading.Thread(
+            target=srv.serve_forever, kwargs={"poll_interval": 0.05},
             daemon=True)
-        self._thread.start()
+        thread.start()
+        self._servers.append((srv, thread))
+        return srv.server_address[1]
 
     def start_tls(self, certfile, keyfile):
         """Also serve HTTPS (same scenarios) on another port; returns it."""
         tls = _TLSServer(("127.0.0.1", 0), _Handler)
         tls.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         tls.tls.load_cert_chain(certfile, keyfile)
-        tls.origin = self
-        threading.Thread(target=tls.serve_forever,
-                         kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self._tls_servers.append(tls)
-        return tls.server_address[1]
+        return self._serve(tls)
 
     def close(self):
+        """Stop every server and join all their threads; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
         self._stop.set()
-        for srv in [self._server] + self._tls_servers:
-            srv.shutdown()
-            srv.server_close()
+        # serve_forever returns (no new connections) within its poll
+        # interval: stop every server at once, not one after another.
+        stoppers = [threading.Thread(target=srv.shutdown)
+                    for srv, _ in self._servers]
+        for t in stoppers:
+            t.start()
+        for t in stoppers:
+            t.join()
+        for _, thread in self._servers:
+            thread.join()
+        for srv, _ in self._servers:
+            srv.hang_up()
+            srv.server_close()  # joins each connection's thread
 
     def reset(self):
         """Forget every scenario and hit (between tests); release holds."""
