@@ -18,6 +18,9 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,14 @@
 #define FETCH_MAX_REDIRS 5
 #define FETCH_PROTOCOLS "http,https,ftp"
 #define FETCH_DEFAULT_UA PACKAGE_NAME "/" PACKAGE_VERSION
+/*
+ * Idle keep-alive connections curl may keep (CURLMOPT_MAXCONNECTS). Each
+ * origin is fetched about once a TTL, so few are ever reused; without a
+ * cap curl keeps up to 4 per transfer added. Counted in the fd budget.
+ */
+#define FETCH_IDLE_CONNS FETCHER_IDLE_CONNS
+/* After a backlog this large drains, give the freed memory back. */
+#define FETCH_TRIM_BACKLOG 1024
 
 enum fetch_hdr {
 	HDR_CACHE_CONTROL,
@@ -79,7 +90,7 @@ struct fetch {
 	int nomem;
 	int private_refused;
 	char *hdr[HDR_COUNT];
-	char errbuf[CURL_ERROR_SIZE];
+	char *errbuf; /* CURL_ERROR_SIZE, with the easy handle */
 };
 
 TAILQ_HEAD(fetch_list, fetch);
@@ -93,6 +104,7 @@ struct fetcher {
 	struct fetch_list queued;
 	size_t nrunning;
 	size_t nqueued;
+	size_t backlog; /* most fetches queued since the last trim */
 	LIST_HEAD(, fetch_sock) socks;
 	/* Copied from the config. */
 	char *user_agent;
@@ -526,6 +538,7 @@ fetch_setup_easy(struct fetch *fe)
 	CURL *e;
 
 	if ((e = fe->easy = curl_easy_init()) == NULL ||
+	    (fe->errbuf = calloc(1, CURL_ERROR_SIZE)) == NULL ||
 	    fetch_build_connect_to(fe) == -1)
 		return -1;
 	curl_easy_setopt(e, CURLOPT_URL, fe->url);
@@ -555,6 +568,19 @@ fetch_setup_easy(struct fetch *fe)
 	return 0;
 }
 
+/* Free the easy handle and what goes with it (not in the multi). */
+static void
+fetch_release_easy(struct fetch *fe)
+{
+	if (fe->easy != NULL)
+		curl_easy_cleanup(fe->easy);
+	fe->easy = NULL;
+	curl_slist_free_all(fe->connect_to);
+	fe->connect_to = NULL;
+	free(fe->errbuf);
+	fe->errbuf = NULL;
+}
+
 /* Release a fetch that is in no list and not in the multi. */
 static void
 fetch_free(struct fetch *fe)
@@ -563,9 +589,7 @@ fetch_free(struct fetch *fe)
 
 	if (event_initialized(&fe->deadline))
 		evtimer_del(&fe->deadline);
-	if (fe->easy != NULL)
-		curl_easy_cleanup(fe->easy);
-	curl_slist_free_all(fe->connect_to);
+	fetch_release_easy(fe);
 	for (i = 0; i < HDR_COUNT; i++)
 		free(fe->hdr[i]);
 	free(fe->body);
@@ -587,15 +611,21 @@ fetch_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	fetch_finish(fe->fetcher, fe, CURLE_OPERATION_TIMEDOUT);
 }
 
-/* Hand a fetch to the multi; -1 if curl refuses it. */
+/*
+ * Make the easy handle (a queued fetch has none: a few hundred bytes
+ * instead of several KB) and hand it to the multi; -1 if curl refuses it.
+ */
 static int
 fetch_begin(struct fetch *fe)
 {
 	struct fetcher *f = fe->fetcher;
 	struct timeval tv = { .tv_sec = f->timeout };
 
-	if (curl_multi_add_handle(f->multi, fe->easy) != CURLM_OK)
+	if (fetch_setup_easy(fe) == -1 ||
+	    curl_multi_add_handle(f->multi, fe->easy) != CURLM_OK) {
+		fetch_release_easy(fe);
 		return -1;
+	}
 	evtimer_assign(&fe->deadline, f->base, fetch_deadline_cb, fe);
 	evtimer_add(&fe->deadline, &tv);
 	fe->running = 1;
@@ -723,6 +753,23 @@ fetch_log_done(struct fetch *fe, const struct fetch_result *r)
 	              ebuf, sizeof(ebuf)));
 }
 
+/*
+ * Once a large backlog has drained, hand the freed heap back to the system:
+ * glibc keeps freed small blocks in its arenas, so the RSS of a burst of
+ * thousands of queued fetches would otherwise stay.
+ */
+static void
+fetch_maybe_trim(struct fetcher *f)
+{
+	if (f->nqueued != 0 || f->nrunning != 0 ||
+	    f->backlog < FETCH_TRIM_BACKLOG)
+		return;
+	f->backlog = 0;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /* A transfer ended: take it out of curl, start the next, call back. */
 static void
 fetch_finish(struct fetcher *f, struct fetch *fe, CURLcode rc)
@@ -738,6 +785,7 @@ fetch_finish(struct fetcher *f, struct fetch *fe, CURLcode rc)
 	fetch_log_done(fe, &r);
 	fe->cb(&r, fe->arg);
 	fetch_free(fe);
+	fetch_maybe_trim(f);
 }
 
 /* Turn every finished transfer into its callback. */
@@ -782,6 +830,8 @@ fetcher_new(struct event_base *base, const struct config *cf)
 	curl_multi_setopt(
 	    f->multi, CURLMOPT_TIMERFUNCTION, fetch_multi_timer_cb);
 	curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+	curl_multi_setopt(
+	    f->multi, CURLMOPT_MAXCONNECTS, (long)FETCH_IDLE_CONNS);
 	if ((curl_version_info(CURLVERSION_NOW)->features &
 	        CURL_VERSION_ASYNCHDNS) == 0)
 		log_warnx("libcurl resolves names synchronously: a slow DNS "
@@ -855,14 +905,15 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 	fe->fetcher = f;
 	fe->cb = cb;
 	fe->arg = arg;
-	if ((fe->url = strdup(url)) == NULL || fetch_setup_easy(fe) == -1)
+	if ((fe->url = strdup(url)) == NULL)
 		goto fail;
 	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued)) {
 		if (fetch_begin(fe) == -1)
 			goto fail;
 	} else {
 		TAILQ_INSERT_TAIL(&f->queued, fe, link);
-		f->nqueued++;
+		if (++f->nqueued > f->backlog)
+			f->backlog = f->nqueued;
 	}
 	return fe;
 fail:
@@ -889,6 +940,7 @@ fetch_cancel(struct fetch *fe)
 	}
 	fetch_free(fe);
 	fetch_start_queued(f);
+	fetch_maybe_trim(f);
 }
 
 /* Transfers in the multi now. */
