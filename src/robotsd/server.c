@@ -56,6 +56,8 @@ struct server {
 	struct event *resume; /* re-enables accept after EMFILE */
 	struct event *reaper; /* frees closed connections */
 	char *path;           /* our socket file, removed at stop */
+	dev_t dev;            /* ... only if it is still this inode */
+	ino_t ino;
 	struct conn_list conns;
 	struct conn_list dead;
 	size_t nconns;
@@ -412,16 +414,64 @@ server_listen(const char *path, unsigned mode, char **cause)
 		xasprintf(cause, "socket: %s", strerror(errno));
 		return -1;
 	}
+	/*
+	 * The umask gives the socket its mode as bind() creates it: no
+	 * window where it is more open, and no chmod(path), which would
+	 * follow a symbolic link put there meanwhile.
+	 */
 	old = umask(~mode & 0777);
 	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
-	if (rc == -1 || chmod(path, mode) == -1 ||
-	    listen(fd, SOMAXCONN) == -1) {
+	if (rc == -1 || listen(fd, SOMAXCONN) == -1) {
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Remember the device and inode of the socket file just bound, so that at
+ * exit robotsd removes only its own socket, never one that replaced it.
+ */
+static void
+server_note_socket(struct server *srv, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		log_warnx("%s: the socket file vanished after bind; it will "
+		          "not be removed at exit",
+		    path);
+		return;
+	}
+	srv->path = xstrdup(path);
+	srv->dev = st.st_dev;
+	srv->ino = st.st_ino;
+}
+
+/* Remove our socket file if the path still names it; see above. */
+static void
+server_unlink_own(struct server *srv)
+{
+	struct stat st;
+
+	if (srv->path == NULL)
+		return;
+	if (lstat(srv->path, &st) == -1) {
+		if (errno != ENOENT)
+			log_warn("%s", srv->path);
+		return;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_dev != srv->dev ||
+	    st.st_ino != srv->ino) {
+		log_warnx("%s: no longer robotsd's socket (replaced since "
+		          "start), left in place",
+		    srv->path);
+		return;
+	}
+	if (unlink(srv->path) == -1)
+		log_warn("%s", srv->path);
 }
 
 /* Listen and accept; see server.h. */
@@ -440,7 +490,7 @@ server_new(struct robotsd *rd, int fd, char **cause)
 			free(srv);
 			return NULL;
 		}
-		srv->path = xstrdup(rd->conf->socket_path);
+		server_note_socket(srv, rd->conf->socket_path);
 	}
 	srv->lev = evconnlistener_new(rd->base, server_accept_cb, srv,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
@@ -460,8 +510,7 @@ server_stop_accepting(struct server *srv)
 		return;
 	evconnlistener_free(srv->lev);
 	srv->lev = NULL;
-	if (srv->path != NULL && unlink(srv->path) == -1)
-		log_warn("%s", srv->path);
+	server_unlink_own(srv);
 }
 
 /* Close every connection and free the server. */
