@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <netinet/in.h>
 
@@ -1306,10 +1307,11 @@ START_TEST(test_state_round_trip_keeps_rules_lifetime_and_retry_state)
 	fill("https://a.test", &r);
 	fill_status("https://down.test", FETCH_OK, 500);
 	retry_at = cache_find(cache, "https://down.test")->next_retry;
-	ck_assert_int_eq(state_save(cache, path, &cause), 2);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 2);
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&cf, fetcher, &clk));
-	ck_assert_int_eq(state_load(cache, path, &cause), 2);
+	ck_assert_int_eq(
+	    state_load(cache, path, cf.cache_max_bytes, &cause), 2);
 	ck_assert_ptr_nonnull(e = cache_find(cache, "https://a.test"));
 	ck_assert_int_eq(e->policy, CACHE_RULES);
 	ck_assert_int_eq(e->http_status, 200);
@@ -1333,16 +1335,104 @@ START_TEST(test_state_damaged_file_loads_nothing)
 	FILE *f;
 
 	fill_status("https://a.test", FETCH_OK, 404);
-	ck_assert_int_eq(state_save(cache, path, &cause), 1);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 1);
 	ck_assert_ptr_nonnull(f = fopen(path, "r+b"));
 	ck_assert_int_eq(fseek(f, 40, SEEK_SET), 0);
 	ck_assert_int_ne(fputc('X', f), EOF);
 	fclose(f);
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&cf, fetcher, &clk));
-	ck_assert_int_eq(state_load(cache, path, &cause), -1);
+	ck_assert_int_eq(
+	    state_load(cache, path, cf.cache_max_bytes, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, path));
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	free(cause);
+	state_cleanup(dir, path);
+}
+END_TEST
+
+/* FNV-1a 64, as the state file's checksum. */
+static uint64_t
+fnv64(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len-- > 0)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Read a whole small file; *len its size. */
+static unsigned char *
+slurp_file(const char *path, size_t *len)
+{
+	unsigned char *buf = malloc(1 << 20);
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(f);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_state_bad_second_record_loads_nothing)
+{
+	char dir[] = "/tmp/check_state.XXXXXX", *path = state_path(dir);
+	size_t len, pos = 14 + 16, rec;
+	uint32_t lens[3];
+	uint64_t ilen, sum;
+	int32_t bad = 99;
+	unsigned char *buf;
+	char *cause = NULL;
+	FILE *f;
+
+	fill_status("https://a.test", FETCH_OK, 404);
+	fill_status("https://b.test", FETCH_OK, 404);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 2);
+	buf = slurp_file(path, &len);
+	/* Skip record 1: tag, fixed part (80 bytes), strings, image. */
+	memcpy(&ilen, buf + pos + 1 + 40, 8);
+	memcpy(lens, buf + pos + 1 + 60, sizeof(lens));
+	for (rec = pos + 1 + 80, pos = 0; pos < 3; pos++)
+		rec += lens[pos] != UINT32_MAX ? lens[pos] : 0;
+	pos = rec + ilen;
+	ck_assert_int_eq(buf[pos], 1);
+	memcpy(buf + pos + 1 + 48, &bad, 4); /* record 2's policy */
+	sum = fnv64(buf, len - 8);
+	memcpy(buf + len - 8, &sum, 8);
+	ck_assert_ptr_nonnull(f = fopen(path, "wb"));
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&cf, fetcher, &clk));
+	ck_assert_int_eq(
+	    state_load(cache, path, cf.cache_max_bytes, &cause), -1);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	ck_assert_ptr_nonnull(strstr(cause, ": record 2 (at byte "));
+	ck_assert_ptr_nonnull(strstr(cause, "): a policy out of range"));
+	free(cause);
+	free(buf);
+	state_cleanup(dir, path);
+}
+END_TEST
+
+START_TEST(test_state_fifo_and_oversize_are_refused)
+{
+	char dir[] = "/tmp/check_state.XXXXXX", *path = state_path(dir);
+	char *cause = NULL;
+
+	ck_assert_uint_eq(state_max_size(1000), 2000 + (1 << 20));
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(state_load(cache, path, 1 << 20, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, ": not a regular file"));
+	free(cause);
+	/* The save replaces the FIFO without opening it. */
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 0);
+	/* A regular file now; make it one byte too long (sparse). */
+	ck_assert_int_eq(truncate(path, (off_t)state_max_size(1000) + 1), 0);
+	ck_assert_int_eq(state_load(cache, path, 1000, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "bytes, more than the"));
 	free(cause);
 	state_cleanup(dir, path);
 }
@@ -1353,7 +1443,8 @@ START_TEST(test_state_missing_file_is_an_empty_start)
 	char *cause = NULL;
 
 	ck_assert_int_eq(
-	    state_load(cache, "/nonexistent/robotsd/state", &cause), 0);
+	    state_load(cache, "/nonexistent/robotsd/state", 1 << 20, &cause),
+	    0);
 	ck_assert_ptr_null(cause);
 }
 END_TEST
@@ -1415,6 +1506,8 @@ cache_suite(void)
 	    tc, test_state_round_trip_keeps_rules_lifetime_and_retry_state);
 	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
 	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);
+	tcase_add_test(tc, test_state_bad_second_record_loads_nothing);
+	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fetch");
