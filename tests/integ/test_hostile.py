@@ -11,7 +11,7 @@ import stat
 import struct
 import tempfile
 
-from harness import Daemon, DaemonTest, START_TIMEOUT, poll
+from harness import ROBOTSD, Daemon, DaemonTest, START_TIMEOUT, poll
 
 MAGIC = b"robotsd-state\n"
 HEAD = 16          # struct state_head: 4 x uint32
@@ -41,6 +41,13 @@ def records(data):
         out.append((pos, strs[0].decode()))
         pos = p + image_len
     return out
+
+
+def sanitized():
+    """Is robotsd built with AddressSanitizer? Its allocator adds redzones
+    and a quarantine, so RSS says nothing about robotsd's own memory."""
+    with open(ROBOTSD, "rb") as f:
+        return b"__asan_init" in f.read()
 
 
 def vm(pid, field):
@@ -268,7 +275,8 @@ class HostileLoad(DaemonTest):
         per = grown * 1024.0 / self.N
         print("\n  queued fetches: %d KiB for %d origins: %.0f B each"
               % (grown, self.N, per))
-        self.assertLess(per, 1024, "before: ~7.7 KB a queued fetch")
+        if not sanitized():
+            self.assertLess(per, 1024, "before: ~7.7 KB a queued fetch")
         self.origin.reset()  # release the hung ones; the rest answer 404
         poll(lambda: self.stats()["fetches_queued"] == 0 and
              self.stats()["fetches_in_flight"] == 0, timeout=300,
@@ -280,8 +288,9 @@ class HostileLoad(DaemonTest):
         kept = st["cache_bytes"] // 1024
         print("  after: %d KiB over the baseline, the cache accounts "
               "for %d KiB" % (after, kept))
-        self.assertLess(after, 2 * kept + 8 * 1024,
-                        "fetch memory not released")
+        if not sanitized():  # under ASan, its leak check at exit
+            self.assertLess(after, 2 * kept + 8 * 1024,
+                            "fetch memory not released")
 
 
 class IdleConnections(DaemonTest):
