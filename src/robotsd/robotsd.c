@@ -24,20 +24,26 @@
 #include "metrics.h"
 #include "robotsd.h"
 #include "sd.h"
+#include "saver.h"
 #include "state.h"
 #include "server.h"
 
 /* How often a stopping daemon looks whether its clients are answered. */
 #define DRAIN_POLL_USEC 20000
-/* The longest a state file save may take before it is abandoned. */
-#define STATE_SAVE_TIMEOUT 10.0
+/*
+ * The longest a state file save may take before it is abandoned: with the
+ * drain (--fetch-timeout + 2 s by default) well within systemd's 90 s.
+ */
+#define STATE_SAVE_TIMEOUT 30.0
 
 static void robotsd_schedule_save(struct robotsd *);
 static void robotsd_save_cb(evutil_socket_t, short, void *);
+static void robotsd_chld_cb(evutil_socket_t, short, void *);
 
 struct signals {
 	struct event *term, *intr, *hup, *drain;
 	struct event *save; /* --state-save-interval */
+	struct event *chld; /* a save's child process ended */
 	double drain_deadline;
 	int expired; /* waiting checks were answered "timeout" */
 };
@@ -126,8 +132,10 @@ robotsd_signals(struct robotsd *rd, struct signals *sig)
 	sig->hup = evsignal_new(rd->base, SIGHUP, robotsd_hup_cb, rd);
 	sig->drain = event_new(rd->base, -1, EV_PERSIST, robotsd_drain_cb, rd);
 	sig->save = event_new(rd->base, -1, EV_PERSIST, robotsd_save_cb, rd);
+	sig->chld = evsignal_new(rd->base, SIGCHLD, robotsd_chld_cb, rd);
 	if (sig->term == NULL || sig->intr == NULL || sig->hup == NULL ||
-	    sig->drain == NULL || sig->save == NULL ||
+	    sig->drain == NULL || sig->save == NULL || sig->chld == NULL ||
+	    evsignal_add(sig->chld, NULL) == -1 ||
 	    evsignal_add(sig->term, NULL) == -1 ||
 	    evsignal_add(sig->intr, NULL) == -1 ||
 	    evsignal_add(sig->hup, NULL) == -1)
@@ -162,22 +170,22 @@ robotsd_load_state(struct robotsd *rd)
 		    rd->conf->state_file);
 }
 
-/* Save the cache for the next run, if --state-file says where. */
+/*
+ * Save the cache for the next run, if --state-file says where: in a child
+ * process (saver.h). At exit, a periodic save still running is replaced by
+ * a fresh one, waited for until its deadline.
+ */
 static void
-robotsd_save_state(struct robotsd *rd)
+robotsd_save_state(struct robotsd *rd, int at_exit)
 {
-	char *cause = NULL;
-	long n;
-
 	if (rd->conf->state_file == NULL)
 		return;
-	if ((n = state_save(rd->cache, rd->conf->state_file, STATE_SAVE_TIMEOUT,
-	         &cause)) == -1) {
-		log_warnx("state: not saved: %s", cause);
-		free(cause);
-	} else
-		log_info(
-		    "state: %ld origins saved to %s", n, rd->conf->state_file);
+	if (at_exit)
+		saver_cancel(rd->saver, "superseded by the save at exit");
+	if (saver_start(rd->saver, rd->cache, rd->conf->state_file,
+	        STATE_SAVE_TIMEOUT) == 0 &&
+	    at_exit)
+		saver_wait(rd->saver);
 }
 
 /* --state-save-interval ran out: save, so a crash loses at most that. */
@@ -186,7 +194,18 @@ robotsd_save_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	robotsd_save_state(arg);
+	robotsd_save_state(arg, 0);
+}
+
+/* SIGCHLD: reap a save that ended. */
+static void
+robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct robotsd *rd = arg;
+
+	(void)fd;
+	(void)what;
+	saver_poll(rd->saver);
 }
 
 /* (Re)arm the periodic save after start or a reload. */
@@ -255,6 +274,7 @@ robotsd_start(struct robotsd *rd)
 	    (rd->cache = cache_new(rd->conf, rd->fetcher, &rd->clock)) == NULL)
 		fatalx("out of memory");
 	robotsd_load_state(rd);
+	rd->saver = saver_new();
 	if ((rd->server = server_new(rd, sysd_listen_fd(), &cause)) == NULL)
 		fatalx("%s", cause);
 	if (rd->conf->metrics != NULL &&
@@ -276,7 +296,8 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 {
 	metrics_free(rd->metrics);
 	server_free(rd->server);
-	robotsd_save_state(rd);
+	robotsd_save_state(rd, 1);
+	saver_free(rd->saver);
 	cache_free(rd->cache);
 	fetcher_free(rd->fetcher);
 	event_free(sig->term);
@@ -284,6 +305,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	event_free(sig->hup);
 	event_free(sig->drain);
 	event_free(sig->save);
+	event_free(sig->chld);
 	event_base_free(rd->base);
 	libevent_global_shutdown();
 	curl_global_cleanup();

@@ -18,6 +18,7 @@ struct cache;
 struct fetcher;
 struct signals;
 struct metrics;
+struct saver;
 
 struct robotsd {
 	struct event_base *base;
@@ -26,6 +27,7 @@ struct robotsd {
 	struct fetcher *fetcher;
 	struct cache *cache;
 	struct metrics *metrics; /* NULL without --metrics */
+	struct saver *saver;     /* state file saves */
 	struct clock clock;
 	double started; /* clock seconds at start, for uptime */
 	uint64_t requests;

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "robots.h"
 #include "cache.h"
+#include "clock.h"
 #include "log.h"
 #include "state.h"
 #include "xmalloc.h"
@@ -58,19 +58,9 @@ struct state_out {
 	FILE *f;
 	uint64_t sum;
 	long count;
-	double deadline; /* state_clock() */
+	double deadline; /* clock_monotonic() */
 	int late;        /* past the deadline: stop writing */
 };
-
-/* Monotonic seconds, for the save deadline. */
-static double
-state_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* FNV-1a 64 over len more bytes. */
 static uint64_t
@@ -117,7 +107,8 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 	uint8_t tag = 1;
 	size_t ilen = 0;
 
-	if (o->late || (o->count % 64 == 0 && state_clock() > o->deadline)) {
+	if (o->late ||
+	    (o->count % 64 == 0 && clock_monotonic() > o->deadline)) {
 		o->late = 1;
 		return;
 	}
@@ -178,29 +169,36 @@ state_sync_dir(const char *path)
 	return rc;
 }
 
-/* Save the cache; see state.h. */
-long
-state_save(
-    const struct cache *c, const char *path, double timeout, char **cause)
+/* Create the temporary file of a save; see state.h. */
+int
+state_tmp_open(const char *path, char **tmp, char **cause)
+{
+	int fd;
+
+	xasprintf(tmp, "%s.tmp-XXXXXX", path);
+	/* mkostemp: O_CREAT|O_EXCL, mode 0600: nothing in the way is used. */
+	if ((fd = mkostemp(*tmp, O_CLOEXEC)) == -1) {
+		xasprintf(cause, "%s: %s", *tmp, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+/* Write, fsync and close fd; an errno value, or 0. */
+static int
+state_write_fd(const struct cache *c, int fd, double timeout)
 {
 	struct state_out o = { .sum = STATE_FNV_INIT };
 	struct state_head h = state_head();
 	uint8_t end = 0;
-	int fd, saved = 0;
-	char *tmp;
+	int saved = 0;
 
-	o.deadline = state_clock() + timeout;
-	xasprintf(&tmp, "%s.tmp-XXXXXX", path);
-	/* mkostemp: O_CREAT|O_EXCL, mode 0600: nothing in the way is used. */
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1 ||
-	    (o.f = fdopen(fd, "wb")) == NULL) {
-		xasprintf(cause, "%s: %s", tmp, strerror(errno));
-		if (fd != -1) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return -1;
+	o.deadline = clock_monotonic() + timeout;
+	if ((o.f = fdopen(fd, "wb")) == NULL) {
+		saved = errno;
+		close(fd);
+		return saved;
 	}
 	state_put(&o, STATE_MAGIC, strlen(STATE_MAGIC));
 	state_put(&o, &h, sizeof(h));
@@ -214,21 +212,44 @@ state_save(
 		saved = errno;
 	if (fclose(o.f) == EOF && saved == 0)
 		saved = errno;
-	if (saved == 0 && rename(tmp, path) == -1)
-		saved = errno;
-	if (saved != 0) {
+	return saved != 0 ? saved : -(int)o.count - 1;
+}
+
+/* Fill the temporary file and rename it over path; see state.h. */
+long
+state_write(const struct cache *c, int fd, const char *tmp, const char *path,
+    double timeout, char **cause)
+{
+	int rc = state_write_fd(c, fd, timeout);
+
+	if (rc < 0 && rename(tmp, path) == -1)
+		rc = errno;
+	if (rc >= 0) {
 		xasprintf(cause, "%s: %s", tmp,
-		    saved == ETIMEDOUT
-		        ? "took longer than the deadline, abandoned"
-		        : strerror(saved));
+		    rc == ETIMEDOUT ? "took longer than the deadline, abandoned"
+		                    : strerror(rc));
 		unlink(tmp);
-		free(tmp);
 		return -1;
 	}
-	free(tmp);
 	if (state_sync_dir(path) == -1)
 		log_warn("state: fsync of the directory of %s", path);
-	return o.count;
+	return -(long)rc - 1;
+}
+
+/* Save the cache; see state.h. */
+long
+state_save(
+    const struct cache *c, const char *path, double timeout, char **cause)
+{
+	char *tmp;
+	long n;
+	int fd;
+
+	if ((fd = state_tmp_open(path, &tmp, cause)) == -1)
+		return -1;
+	n = state_write(c, fd, tmp, path, timeout, cause);
+	free(tmp);
+	return n;
 }
 
 /* A file being read as a stream, with its running checksum. */

@@ -20,6 +20,15 @@ struct cache;
 long state_save(
     const struct cache *, const char *path, double timeout, char **cause);
 /*
+ * state_save in two steps, for a save in a child process: create the
+ * temporary file beside path (*tmp allocated; fd, or -1 with *cause), then
+ * fill it, fsync it and rename it over path (the count, or -1 with *cause
+ * and the temporary file removed). fd is closed either way.
+ */
+int state_tmp_open(const char *path, char **tmp, char **cause);
+long state_write(const struct cache *, int fd, const char *tmp,
+    const char *path, double timeout, char **cause);
+/*
  * Load a saved cache into c; the count of entries restored (0 when the file
  * does not exist), or -1 with *cause when the file is unusable: not a
  * regular file (a symbolic link, a FIFO...), larger than

@@ -203,6 +203,39 @@ class HostileFiles(DaemonTest):
                          "no periodic save while running:\n" + self.d.log())
         self.assertIsNone(self.d.proc.poll())
 
+    def test_a_hung_save_blocks_neither_the_loop_nor_shutdown(self):
+        d = self.private_dir()
+        state = os.path.join(d, "state")
+        c = self.saved_daemon(state, ["a.test"], "--state-save-interval", "1")
+        pid = self.d.proc.pid
+
+        def stop_a_save():
+            """SIGSTOP a save's child process; its pid once stopped."""
+            try:
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                    kids = [int(k) for k in f.read().split()]
+                for k in kids:
+                    os.kill(k, signal.SIGSTOP)
+                    with open("/proc/%d/stat" % k) as f:
+                        if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                            return k
+            except (OSError, ValueError):
+                pass
+            return None
+        kid = poll(stop_a_save, 20, 0.001)
+        self.assertTrue(kid, "no save child process seen:\n" + self.d.log())
+        self.assertTrue(poll(lambda: "the last save still runs; this one is "
+                             "skipped" in self.d.log(), 10), self.d.log())
+        self.assertAnswer(c.call({"op": "ping"}), ok=True)
+        self.d.stop()  # kills the hung save, saves afresh and exits
+        self.d.proc = None
+        self.assertFalse(os.path.exists("/proc/%d" % kid), "not reaped")
+        with open(state, "rb") as f:
+            self.assertEqual([o for _, o in records(f.read())],
+                             ["http://a.test"])
+        self.assertEqual(sorted(os.listdir(d)), ["state"],
+                         "a temporary file was left behind")
+
 
 class HostileSocket(DaemonTest):
 
