@@ -18,9 +18,6 @@
 #include <netinet/in.h>
 
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +42,6 @@
  * cap curl keeps up to 4 per transfer added. Counted in the fd budget.
  */
 #define FETCH_IDLE_CONNS FETCHER_IDLE_CONNS
-/* After a backlog this large drains, give the freed memory back. */
-#define FETCH_TRIM_BACKLOG 1024
 
 enum fetch_hdr {
 	HDR_CACHE_CONTROL,
@@ -104,7 +99,6 @@ struct fetcher {
 	struct fetch_list queued;
 	size_t nrunning;
 	size_t nqueued;
-	size_t backlog; /* most fetches queued since the last trim */
 	LIST_HEAD(, fetch_sock) socks;
 	/* Copied from the config. */
 	char *user_agent;
@@ -753,23 +747,6 @@ fetch_log_done(struct fetch *fe, const struct fetch_result *r)
 	              ebuf, sizeof(ebuf)));
 }
 
-/*
- * Once a large backlog has drained, hand the freed heap back to the system:
- * glibc keeps freed small blocks in its arenas, so the RSS of a burst of
- * thousands of queued fetches would otherwise stay.
- */
-static void
-fetch_maybe_trim(struct fetcher *f)
-{
-	if (f->nqueued != 0 || f->nrunning != 0 ||
-	    f->backlog < FETCH_TRIM_BACKLOG)
-		return;
-	f->backlog = 0;
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-}
-
 /* A transfer ended: take it out of curl, start the next, call back. */
 static void
 fetch_finish(struct fetcher *f, struct fetch *fe, CURLcode rc)
@@ -785,7 +762,6 @@ fetch_finish(struct fetcher *f, struct fetch *fe, CURLcode rc)
 	fetch_log_done(fe, &r);
 	fe->cb(&r, fe->arg);
 	fetch_free(fe);
-	fetch_maybe_trim(f);
 }
 
 /* Turn every finished transfer into its callback. */
@@ -912,8 +888,7 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 			goto fail;
 	} else {
 		TAILQ_INSERT_TAIL(&f->queued, fe, link);
-		if (++f->nqueued > f->backlog)
-			f->backlog = f->nqueued;
+		f->nqueued++;
 	}
 	return fe;
 fail:
@@ -940,7 +915,6 @@ fetch_cancel(struct fetch *fe)
 	}
 	fetch_free(fe);
 	fetch_start_queued(f);
-	fetch_maybe_trim(f);
 }
 
 /* Transfers in the multi now. */
