@@ -388,6 +388,16 @@ server_path_live(const char *path, const struct sockaddr_un *sun)
 	return live;
 }
 
+/* Remove a stale socket file of a dead daemon; never anything else. */
+static void
+server_unlink_stale(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		(void)unlink(path);
+}
+
 /* Bind and listen on path with mode; -1 with *cause on error. */
 static int
 server_listen(const char *path, unsigned mode, char **cause)
@@ -408,7 +418,7 @@ server_listen(const char *path, unsigned mode, char **cause)
 		    path);
 		return -1;
 	}
-	(void)unlink(path); /* a stale socket file of a dead daemon */
+	server_unlink_stale(path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	         0)) == -1) {
 		xasprintf(cause, "socket: %s", strerror(errno));

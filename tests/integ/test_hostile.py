@@ -328,6 +328,17 @@ class HostileLoad(DaemonTest):
 
 class IdleConnections(DaemonTest):
 
+    def test_descriptor_budget_counts_resolvers_and_idle_connections(self):
+        # 100 + 300 + 64 fit in 1000 descriptors, but not 3 a fetch in
+        # flight (connection, resolver socketpair) and 32 idle connections
+        d = Daemon(["--max-connections", "100", "--max-fetches", "300"])
+        d.args[:0] = ["prlimit", "--nofile=1000:1000"]
+        self.daemons.append(d)
+        d.start()
+        self.addCleanup(d.stop)
+        self.assertIn("only 1000 file descriptors for max-connections 100 "
+                      "and max-fetches 300", d.log())
+
     def test_idle_keepalive_connections_are_capped(self):
         hosts = ["k%d.test" % i for i in range(300)]
         for h in hosts:
