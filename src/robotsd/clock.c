@@ -34,3 +34,13 @@ clock_advance(struct clock *c, double seconds)
 {
 	c->offset += seconds;
 }
+
+/* Monotonic seconds, for deadlines that must not move with the clock. */
+double
+clock_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

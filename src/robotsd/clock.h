@@ -22,5 +22,7 @@ double clock_now(const struct clock *);
  */
 double clock_wall(const struct clock *);
 void clock_advance(struct clock *, double seconds);
+/* Monotonic seconds (no test offset): for deadlines such as a save's. */
+double clock_monotonic(void);
 
 #endif /* ROBOTSD_CLOCK_H */

@@ -28,6 +28,7 @@ struct config {
 	long max_fetches;
 	unsigned long long cache_max_bytes;
 	char *state_file;
+	long state_save_interval; /* seconds; 0: save only at exit */
 	long retry_min;
 	long retry_max;
 	long retry_503_min;

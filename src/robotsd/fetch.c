@@ -39,6 +39,12 @@
 #define FETCH_MAX_REDIRS 5
 #define FETCH_PROTOCOLS "http,https,ftp"
 #define FETCH_DEFAULT_UA PACKAGE_NAME "/" PACKAGE_VERSION
+/*
+ * Idle keep-alive connections curl may keep (CURLMOPT_MAXCONNECTS). Each
+ * origin is fetched about once a TTL, so few are ever reused; without a
+ * cap curl keeps up to 4 per transfer added. Counted in the fd budget.
+ */
+#define FETCH_IDLE_CONNS FETCHER_IDLE_CONNS
 
 enum fetch_hdr {
 	HDR_CACHE_CONTROL,
@@ -82,7 +88,7 @@ struct fetch {
 	int nomem;
 	int private_refused;
 	char *hdr[HDR_COUNT];
-	char errbuf[CURL_ERROR_SIZE];
+	char *errbuf; /* CURL_ERROR_SIZE, with the easy handle */
 };
 
 TAILQ_HEAD(fetch_list, fetch);
@@ -415,6 +421,7 @@ fetch_setup_easy(struct fetch *fe)
 	CURL *e;
 
 	if ((e = fe->easy = curl_easy_init()) == NULL ||
+	    (fe->errbuf = calloc(1, CURL_ERROR_SIZE)) == NULL ||
 	    fetch_build_connect_to(fe) == -1)
 		return -1;
 	curl_easy_setopt(e, CURLOPT_URL, fe->url);
@@ -444,6 +451,19 @@ fetch_setup_easy(struct fetch *fe)
 	return 0;
 }
 
+/* Free the easy handle and what goes with it (not in the multi). */
+static void
+fetch_release_easy(struct fetch *fe)
+{
+	if (fe->easy != NULL)
+		curl_easy_cleanup(fe->easy);
+	fe->easy = NULL;
+	curl_slist_free_all(fe->connect_to);
+	fe->connect_to = NULL;
+	free(fe->errbuf);
+	fe->errbuf = NULL;
+}
+
 /* Release a fetch that is in no list and not in the multi. */
 static void
 fetch_free(struct fetch *fe)
@@ -452,9 +472,7 @@ fetch_free(struct fetch *fe)
 
 	if (event_initialized(&fe->deadline))
 		evtimer_del(&fe->deadline);
-	if (fe->easy != NULL)
-		curl_easy_cleanup(fe->easy);
-	curl_slist_free_all(fe->connect_to);
+	fetch_release_easy(fe);
 	for (i = 0; i < HDR_COUNT; i++)
 		free(fe->hdr[i]);
 	free(fe->body);
@@ -476,15 +494,21 @@ fetch_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	fetch_finish(fe->fetcher, fe, CURLE_OPERATION_TIMEDOUT);
 }
 
-/* Hand a fetch to the multi; -1 if curl refuses it. */
+/*
+ * Make the easy handle (a queued fetch has none: a few hundred bytes
+ * instead of several KB) and hand it to the multi; -1 if curl refuses it.
+ */
 static int
 fetch_begin(struct fetch *fe)
 {
 	struct fetcher *f = fe->fetcher;
 	struct timeval tv = { .tv_sec = f->timeout };
 
-	if (curl_multi_add_handle(f->multi, fe->easy) != CURLM_OK)
+	if (fetch_setup_easy(fe) == -1 ||
+	    curl_multi_add_handle(f->multi, fe->easy) != CURLM_OK) {
+		fetch_release_easy(fe);
 		return -1;
+	}
 	evtimer_assign(&fe->deadline, f->base, fetch_deadline_cb, fe);
 	evtimer_add(&fe->deadline, &tv);
 	fe->running = 1;
@@ -671,6 +695,8 @@ fetcher_new(struct event_base *base, const struct config *cf)
 	curl_multi_setopt(
 	    f->multi, CURLMOPT_TIMERFUNCTION, fetch_multi_timer_cb);
 	curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+	curl_multi_setopt(
+	    f->multi, CURLMOPT_MAXCONNECTS, (long)FETCH_IDLE_CONNS);
 	if ((curl_version_info(CURLVERSION_NOW)->features &
 	        CURL_VERSION_ASYNCHDNS) == 0)
 		log_warnx("libcurl resolves names synchronously: a slow DNS "
@@ -744,7 +770,7 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 	fe->fetcher = f;
 	fe->cb = cb;
 	fe->arg = arg;
-	if ((fe->url = strdup(url)) == NULL || fetch_setup_easy(fe) == -1)
+	if ((fe->url = strdup(url)) == NULL)
 		goto fail;
 	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued)) {
 		if (fetch_begin(fe) == -1)

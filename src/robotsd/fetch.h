@@ -12,6 +12,14 @@
 
 #include "outcome.h"
 
+/*
+ * Idle keep-alive connections kept at most, and descriptors one fetch in
+ * flight may hold (its connection and the threaded resolver's socketpair):
+ * for the descriptor budget at start.
+ */
+#define FETCHER_IDLE_CONNS 32
+#define FETCHER_FDS_PER_FETCH 3
+
 struct event_base;
 struct config;
 struct fetcher;

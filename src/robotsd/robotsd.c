@@ -25,15 +25,27 @@
 #include "metrics.h"
 #include "robotsd.h"
 #include "sd.h"
+#include "saver.h"
 #include "state.h"
 #include "server.h"
 #include "stats.h"
 
 /* How often a stopping daemon looks whether its clients are answered. */
 #define DRAIN_POLL_USEC 20000
+/*
+ * The longest a state file save may take before it is abandoned: with the
+ * drain (--fetch-timeout + 2 s by default) well within systemd's 90 s.
+ */
+#define STATE_SAVE_TIMEOUT 30.0
+
+static void robotsd_schedule_save(struct robotsd *);
+static void robotsd_save_cb(evutil_socket_t, short, void *);
+static void robotsd_chld_cb(evutil_socket_t, short, void *);
 
 struct signals {
 	struct event *term, *intr, *hup, *drain;
+	struct event *save; /* --state-save-interval */
+	struct event *chld; /* a save's child process ended */
 	double drain_deadline;
 	int expired; /* waiting checks were answered "timeout" */
 };
@@ -188,6 +200,7 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 	config_free(rd->conf);
 	rd->conf = cf;
 	robotsd_configure(rd);
+	robotsd_schedule_save(rd);
 	log_info("configuration reloaded");
 	sysd_ready();
 }
@@ -202,8 +215,12 @@ robotsd_signals(struct robotsd *rd, struct signals *sig)
 	sig->intr = evsignal_new(rd->base, SIGINT, robotsd_term_cb, rd);
 	sig->hup = evsignal_new(rd->base, SIGHUP, robotsd_hup_cb, rd);
 	sig->drain = event_new(rd->base, -1, EV_PERSIST, robotsd_drain_cb, rd);
+	sig->save = event_new(rd->base, -1, EV_PERSIST, robotsd_save_cb, rd);
+	sig->chld = evsignal_new(rd->base, SIGCHLD, robotsd_chld_cb, rd);
 	if (sig->term == NULL || sig->intr == NULL || sig->hup == NULL ||
-	    sig->drain == NULL || evsignal_add(sig->term, NULL) == -1 ||
+	    sig->drain == NULL || sig->save == NULL || sig->chld == NULL ||
+	    evsignal_add(sig->chld, NULL) == -1 ||
+	    evsignal_add(sig->term, NULL) == -1 ||
 	    evsignal_add(sig->intr, NULL) == -1 ||
 	    evsignal_add(sig->hup, NULL) == -1)
 		fatalx("cannot install signal handlers");
@@ -226,42 +243,80 @@ robotsd_load_state(struct robotsd *rd)
 
 	if (rd->conf->state_file == NULL)
 		return;
-	if ((n = state_load(rd->cache, rd->conf->state_file, &cause)) == -1) {
-		log_warnx("state: %s; starting with an empty cache", cause);
+	if ((n = state_load(rd->cache, rd->conf->state_file,
+	         rd->conf->cache_max_bytes, &cause)) == -1) {
+		log_warnx("state: %s; nothing loaded, starting with an empty "
+		          "cache",
+		    cause);
 		free(cause);
 	} else
 		log_info("state: %ld origins loaded from %s", n,
 		    rd->conf->state_file);
 }
 
-/* Save the cache for the next run, if --state-file says where. */
+/*
+ * Save the cache for the next run, if --state-file says where: in a child
+ * process (saver.h). At exit, a periodic save still running is replaced by
+ * a fresh one, waited for until its deadline.
+ */
 static void
-robotsd_save_state(struct robotsd *rd)
+robotsd_save_state(struct robotsd *rd, int at_exit)
 {
-	char *cause = NULL;
-	long n;
-
 	if (rd->conf->state_file == NULL)
 		return;
-	if ((n = state_save(rd->cache, rd->conf->state_file, &cause)) == -1) {
-		log_warnx("state: not saved: %s", cause);
-		free(cause);
-	} else
-		log_info(
-		    "state: %ld origins saved to %s", n, rd->conf->state_file);
+	if (at_exit)
+		saver_cancel(rd->saver, "superseded by the save at exit");
+	if (saver_start(rd->saver, rd->cache, rd->conf->state_file,
+	        STATE_SAVE_TIMEOUT) == 0 &&
+	    at_exit)
+		saver_wait(rd->saver);
+}
+
+/* --state-save-interval ran out: save, so a crash loses at most that. */
+static void
+robotsd_save_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	robotsd_save_state(arg, 0);
+}
+
+/* SIGCHLD: reap a save that ended. */
+static void
+robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct robotsd *rd = arg;
+
+	(void)fd;
+	(void)what;
+	saver_poll(rd->saver);
+}
+
+/* (Re)arm the periodic save after start or a reload. */
+static void
+robotsd_schedule_save(struct robotsd *rd)
+{
+	struct signals *sig = rd->signals;
+	struct timeval tv = { rd->conf->state_save_interval, 0 };
+
+	evtimer_del(sig->save);
+	if (rd->conf->state_file != NULL && tv.tv_sec > 0)
+		event_add(sig->save, &tv);
 }
 
 /*
  * Raise the descriptor limit to its hard limit: every client connection
- * and every fetch needs one, and running out would turn fetches into
- * network errors. Warn when the configured maxima cannot all fit.
+ * needs one, every fetch up to FETCHER_FDS_PER_FETCH, curl keeps up to
+ * FETCHER_IDLE_CONNS idle connections, and running out would turn fetches
+ * into network errors. Warn when the configured maxima cannot all fit.
  */
 static void
 robotsd_raise_nofile(const struct config *cf)
 {
 	struct rlimit rl;
-	rlim_t need =
-	    (rlim_t)cf->max_connections + (rlim_t)cf->max_fetches + 64;
+	rlim_t need = (rlim_t)cf->max_connections +
+	              (rlim_t)cf->max_fetches * FETCHER_FDS_PER_FETCH +
+	              FETCHER_IDLE_CONNS + 64;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return;
@@ -310,6 +365,7 @@ robotsd_start(struct robotsd *rd)
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
 	robotsd_configure(rd);
 	robotsd_load_state(rd);
+	rd->saver = saver_new();
 	ss = robotsd_server_settings(rd->conf);
 	if ((rd->server = server_new(rd->base, rd->dispatch, &ss,
 	         sysd_listen_fd(), &cause)) == NULL)
@@ -337,13 +393,16 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	metrics_free(rd->metrics);
 	server_free(rd->server);
 	dispatch_free(rd->dispatch);
-	robotsd_save_state(rd);
+	robotsd_save_state(rd, 1);
+	saver_free(rd->saver);
 	cache_free(rd->cache);
 	fetcher_free(rd->fetcher);
 	event_free(sig->term);
 	event_free(sig->intr);
 	event_free(sig->hup);
 	event_free(sig->drain);
+	event_free(sig->save);
+	event_free(sig->chld);
 	event_base_free(rd->base);
 	libevent_global_shutdown();
 	curl_global_cleanup();
@@ -374,6 +433,7 @@ main(int argc, char **argv)
 	robotsd_warn_unsupported(rd.conf);
 	robotsd_start(&rd);
 	robotsd_signals(&rd, &sig);
+	robotsd_schedule_save(&rd);
 	log_info("robotsd %s listening on %s", PACKAGE_VERSION,
 	    rd.conf->socket_path);
 	sysd_status("serving %s", rd.conf->socket_path);

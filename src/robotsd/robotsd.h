@@ -20,6 +20,7 @@ struct fetcher;
 struct signals;
 struct metrics;
 struct dispatch;
+struct saver;
 
 struct robotsd {
 	struct event_base *base;
@@ -29,6 +30,7 @@ struct robotsd {
 	struct fetcher *fetcher;
 	struct cache *cache;
 	struct metrics *metrics; /* NULL without --metrics */
+	struct saver *saver;     /* state file saves */
 	struct clock clock;
 	double started;             /* clock seconds at start, for uptime */
 	struct stats_sources stats; /* what the counters table reads */

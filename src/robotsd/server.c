@@ -60,6 +60,8 @@ struct server {
 	struct event *resume; /* re-enables accept after EMFILE */
 	struct event *reaper; /* frees closed connections */
 	char *path;           /* our socket file, removed at stop */
+	dev_t dev;            /* ... only if it is still this inode */
+	ino_t ino;
 	struct conn_list conns;
 	struct conn_list dead;
 	size_t nconns;
@@ -345,6 +347,16 @@ server_path_live(const char *path, const struct sockaddr_un *sun)
 	return live;
 }
 
+/* Remove a stale socket file of a dead daemon; never anything else. */
+static void
+server_unlink_stale(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		(void)unlink(path);
+}
+
 /* Bind and listen on path with mode; -1 with *cause on error. */
 static int
 server_listen(const char *path, unsigned mode, char **cause)
@@ -365,22 +377,70 @@ server_listen(const char *path, unsigned mode, char **cause)
 		    path);
 		return -1;
 	}
-	(void)unlink(path); /* a stale socket file of a dead daemon */
+	server_unlink_stale(path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	         0)) == -1) {
 		xasprintf(cause, "socket: %s", strerror(errno));
 		return -1;
 	}
+	/*
+	 * The umask gives the socket its mode as bind() creates it: no
+	 * window where it is more open, and no chmod(path), which would
+	 * follow a symbolic link put there meanwhile.
+	 */
 	old = umask(~mode & 0777);
 	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
-	if (rc == -1 || chmod(path, mode) == -1 ||
-	    listen(fd, SOMAXCONN) == -1) {
+	if (rc == -1 || listen(fd, SOMAXCONN) == -1) {
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Remember the device and inode of the socket file just bound, so that at
+ * exit robotsd removes only its own socket, never one that replaced it.
+ */
+static void
+server_note_socket(struct server *srv, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		log_warnx("%s: the socket file vanished after bind; it will "
+		          "not be removed at exit",
+		    path);
+		return;
+	}
+	srv->path = xstrdup(path);
+	srv->dev = st.st_dev;
+	srv->ino = st.st_ino;
+}
+
+/* Remove our socket file if the path still names it; see above. */
+static void
+server_unlink_own(struct server *srv)
+{
+	struct stat st;
+
+	if (srv->path == NULL)
+		return;
+	if (lstat(srv->path, &st) == -1) {
+		if (errno != ENOENT)
+			log_warn("%s", srv->path);
+		return;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_dev != srv->dev ||
+	    st.st_ino != srv->ino) {
+		log_warnx("%s: no longer robotsd's socket (replaced since "
+		          "start), left in place",
+		    srv->path);
+		return;
+	}
+	if (unlink(srv->path) == -1)
+		log_warn("%s", srv->path);
 }
 
 /* Listen and accept; see server.h. */
@@ -400,7 +460,7 @@ server_new(struct event_base *base, struct dispatch *d,
 			free(srv);
 			return NULL;
 		}
-		srv->path = xstrdup(set->path);
+		server_note_socket(srv, set->path);
 	}
 	srv->set.path = NULL; /* only the copy above outlives the caller's */
 	srv->lev = evconnlistener_new(base, server_accept_cb, srv,
@@ -429,8 +489,7 @@ server_stop_accepting(struct server *srv)
 		return;
 	evconnlistener_free(srv->lev);
 	srv->lev = NULL;
-	if (srv->path != NULL && unlink(srv->path) == -1)
-		log_warn("%s", srv->path);
+	server_unlink_own(srv);
 }
 
 /* Close every connection and free the server. */

@@ -1,8 +1,9 @@
 /*
- * state.h: the cache saved to --state-file when the daemon stops and
- * loaded when it starts, so a restart does not refetch every origin. The
- * file holds each settled entry with its compiled ruleset image, and a
- * checksum; it is written to FILE.tmp and renamed into place.
+ * state.h: the cache saved to --state-file (every --state-save-interval
+ * seconds and when the daemon stops) and loaded when it starts, so a
+ * restart does not refetch every origin. The file holds each settled entry
+ * with its compiled ruleset image, and a checksum; a save writes a new file
+ * beside it (mkostemp) and renames it into place.
  */
 #ifndef ROBOTSD_STATE_H
 #define ROBOTSD_STATE_H
@@ -11,14 +12,32 @@
 
 struct cache;
 
-/* Save every settled entry; the count, or -1 with *cause (allocated). */
-long state_save(const struct cache *, const char *path, char **cause);
+/*
+ * Save every settled entry, giving up after timeout seconds; the count, or
+ * -1 with *cause (allocated). Nothing at path or beside it is opened: the
+ * new file replaces path by rename().
+ */
+long state_save(
+    const struct cache *, const char *path, double timeout, char **cause);
+/*
+ * state_save in two steps, for a save in a child process: create the
+ * temporary file beside path (*tmp allocated; fd, or -1 with *cause), then
+ * fill it, fsync it and rename it over path (the count, or -1 with *cause
+ * and the temporary file removed). fd is closed either way.
+ */
+int state_tmp_open(const char *path, char **tmp, char **cause);
+long state_write(const struct cache *, int fd, const char *tmp,
+    const char *path, double timeout, char **cause);
 /*
  * Load a saved cache into c; the count of entries restored (0 when the file
- * does not exist), or -1 with *cause when the file is unusable: a file of
- * another build or with a bad checksum loads nothing; entries before a
- * malformed record stay loaded.
+ * does not exist), or -1 with *cause when the file is unusable: not a
+ * regular file (a symbolic link, a FIFO...), larger than
+ * state_max_size(cache_max_bytes), of another build, or with any bad record
+ * or a bad checksum. Then nothing is loaded: all or nothing.
  */
-long state_load(struct cache *, const char *path, char **cause);
+long state_load(struct cache *, const char *path,
+    unsigned long long cache_max_bytes, char **cause);
+/* The largest state file accepted with --cache-max-bytes cache_max_bytes. */
+unsigned long long state_max_size(unsigned long long cache_max_bytes);
 
 #endif /* ROBOTSD_STATE_H */

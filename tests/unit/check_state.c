@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <check.h>
 
 #include "robots.h"
@@ -62,11 +64,11 @@ save_and_reload(long want)
 {
 	char *cause = NULL;
 
-	ck_assert_int_eq(state_save(cache, path, &cause), want);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), want);
 	ck_assert_ptr_null(cause);
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
-	ck_assert_int_eq(state_load(cache, path, &cause), want);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), want);
 	ck_assert_ptr_null(cause);
 	ck_assert_uint_eq(cache_stats(cache)->entries, want);
 }
@@ -146,14 +148,14 @@ START_TEST(test_state_damaged_file_loads_nothing)
 	FILE *f;
 
 	fetch_now("https://a.test", &r);
-	ck_assert_int_eq(state_save(cache, path, &cause), 1);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 1);
 	ck_assert_ptr_nonnull(f = fopen(path, "r+b"));
 	ck_assert_int_eq(fseek(f, 40, SEEK_SET), 0);
 	ck_assert_int_ne(fputc('X', f), EOF);
 	fclose(f);
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
-	ck_assert_int_eq(state_load(cache, path, &cause), -1);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, path));
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 	free(cause);
@@ -164,16 +166,108 @@ START_TEST(test_state_missing_file_is_an_empty_start)
 {
 	char *cause = NULL;
 
-	ck_assert_int_eq(state_load(cache, path, &cause), 0);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), 0);
 	ck_assert_ptr_null(cause);
-	ck_assert_int_eq(
-	    state_load(cache, "/nonexistent/robotsd/state", &cause), 0);
+	ck_assert_int_eq(state_load(cache, "/nonexistent/robotsd/state",
+	                     set.max_bytes, &cause),
+	    0);
 	ck_assert_ptr_null(cause);
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 }
 END_TEST
 
 /* The state file suite. */
+/* FNV-1a 64, the state file's checksum. */
+static uint64_t
+fnv64(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len-- > 0)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Read the whole (small) state file; *len its size. */
+static unsigned char *
+slurp(size_t *len)
+{
+	unsigned char *buf = malloc(1 << 20);
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(f);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+/* Write buf over the state file. */
+static void
+spit(const unsigned char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+START_TEST(test_state_bad_second_record_loads_nothing)
+{
+	struct fetch_result r = script_result(FETCH_OK, 404);
+	size_t len, pos = 14 + 16, rec;
+	uint32_t lens[3];
+	uint64_t ilen, sum;
+	int32_t bad = 99;
+	unsigned char *buf;
+	char *cause = NULL;
+
+	fetch_now("https://a.test", &r);
+	fetch_now("https://b.test", &r);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 2);
+	buf = slurp(&len);
+	/* Skip record 1: tag, fixed part (80 bytes), strings, image. */
+	memcpy(&ilen, buf + pos + 1 + 40, 8);
+	memcpy(lens, buf + pos + 1 + 60, sizeof(lens));
+	for (rec = pos + 1 + 80, pos = 0; pos < 3; pos++)
+		rec += lens[pos] != UINT32_MAX ? lens[pos] : 0;
+	pos = rec + ilen;
+	ck_assert_int_eq(buf[pos], 1);
+	memcpy(buf + pos + 1 + 48, &bad, 4); /* record 2's policy */
+	sum = fnv64(buf, len - 8);
+	memcpy(buf + len - 8, &sum, 8); /* a valid checksum over it */
+	spit(buf, len);
+	free(buf);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	ck_assert_ptr_nonnull(strstr(cause, ": record 2 (at byte "));
+	ck_assert_ptr_nonnull(strstr(cause, "): a policy out of range"));
+	free(cause);
+}
+END_TEST
+
+START_TEST(test_state_fifo_and_oversize_are_refused)
+{
+	char *cause = NULL;
+
+	ck_assert_uint_eq(state_max_size(1000), 2000 + (1 << 20));
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(state_load(cache, path, 1 << 20, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, ": not a regular file"));
+	free(cause);
+	/* The save replaces the FIFO without opening it. */
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 0);
+	/* A regular file now; make it one byte too long (sparse). */
+	ck_assert_int_eq(truncate(path, (off_t)state_max_size(1000) + 1), 0);
+	ck_assert_int_eq(state_load(cache, path, 1000, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "bytes, more than the"));
+	free(cause);
+}
+END_TEST
+
 static Suite *
 state_suite(void)
 {
@@ -187,6 +281,8 @@ state_suite(void)
 	tcase_add_test(tc, test_state_keeps_a_stale_good_copy_past_30_days);
 	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
 	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);
+	tcase_add_test(tc, test_state_bad_second_record_loads_nothing);
+	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,365 @@
+"""Hostile files and hostile load (issue 13): a state file that cannot be
+turned against robotsd (FIFOs, links, huge and damaged files), a socket path
+removed only while it is still robotsd's own socket, the socket mode from
+the start, periodic saves, the memory of queued fetches and the idle
+keep-alive connections curl keeps."""
+import os
+import shutil
+import signal
+import socket
+import stat
+import struct
+import tempfile
+
+from harness import ROBOTSD, Daemon, DaemonTest, START_TIMEOUT, poll
+
+MAGIC = b"robotsd-state\n"
+HEAD = 16          # struct state_head: 4 x uint32
+REC = 80           # struct state_rec (76 bytes, aligned to 8)
+NOSTR = 0xFFFFFFFF
+
+
+def fnv64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def records(data):
+    """(offset of the tag, origin) of each record of a state file."""
+    out, pos = [], len(MAGIC) + HEAD
+    while data[pos] == 1:
+        rec = data[pos + 1:pos + 1 + REC]
+        image_len, = struct.unpack_from("=Q", rec, 40)
+        lens = struct.unpack_from("=4I", rec, 56)[1:]
+        strs, p = [], pos + 1 + REC
+        for n in lens:
+            if n != NOSTR:
+                strs.append(data[p:p + n])
+                p += n
+        out.append((pos, strs[0].decode()))
+        pos = p + image_len
+    return out
+
+
+def sanitized():
+    """Is robotsd built with AddressSanitizer? Its allocator adds redzones
+    and a quarantine, so RSS says nothing about robotsd's own memory."""
+    with open(ROBOTSD, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
+def vm(pid, field):
+    """A field of /proc/PID/status in KiB (VmRSS, VmHWM)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError("no %s for pid %d" % (field, pid))
+
+
+class HostileFiles(DaemonTest):
+
+    def private_dir(self):
+        d = tempfile.mkdtemp(prefix="robotsd-hostile-")
+        self.addCleanup(shutil.rmtree, d, True)
+        return d
+
+    def stop_keeping_socket(self, d):
+        """SIGTERM d and wait; its socket path may legitimately remain."""
+        for c in d.clients:
+            c.close()
+        d.proc.send_signal(signal.SIGTERM)
+        rc = d.wait_exit()
+        self.assertEqual(rc, 0, "robotsd did not exit 0 within %ss of "
+                         "SIGTERM:\n%s" % (START_TIMEOUT, d.log()))
+        d.logf.close()
+        d.proc = None
+
+    def saved_daemon(self, state, hosts, *args):
+        """Run a daemon that caches hosts and saves them to state."""
+        for h in hosts:
+            self.origin.robots(h, "User-agent: *\nDisallow: /p\n")
+        c = self.start("--state-file", state, *args)
+        for h in hosts:
+            self.assertAnswer(c.check("http://%s/p" % h), source="fetched")
+        return c
+
+    def test_fifo_as_state_file_does_not_block_start(self):
+        state = os.path.join(self.private_dir(), "state")
+        os.mkfifo(state)
+        c = self.start("--state-file", state)  # before: hung in open()
+        self.assertAnswer(c.call({"op": "ping"}), ok=True)
+        self.assertIn("state: %s: not a regular file; nothing loaded, "
+                      "starting with an empty cache" % state, self.d.log())
+        self.d.stop()
+        self.d.proc = None
+        self.assertTrue(stat.S_ISREG(os.lstat(state).st_mode),
+                        "the save replaces the FIFO by a regular file")
+
+    def test_fifo_at_old_temp_path_does_not_block_shutdown(self):
+        state = os.path.join(self.private_dir(), "state")
+        self.saved_daemon(state, ["a.test"])
+        os.mkfifo(state + ".tmp")
+        self.d.stop()  # before: hung opening the FIFO; SIGKILL, state lost
+        self.d.proc = None
+        self.assertTrue(stat.S_ISFIFO(os.lstat(state + ".tmp").st_mode))
+        with open(state, "rb") as f:
+            self.assertEqual([o for _, o in records(f.read())],
+                             ["http://a.test"])
+
+    def test_links_at_old_temp_path_are_not_written_through(self):
+        for kind in ("hard", "symbolic"):
+            with self.subTest(link=kind):
+                d = self.private_dir()
+                state, other = os.path.join(d, "state"), \
+                    os.path.join(d, "precious")
+                with open(other, "wb") as f:
+                    f.write(b"not robotsd's\n")
+                self.saved_daemon(state, ["a.test"])
+                (os.link if kind == "hard" else os.symlink)(
+                    other, state + ".tmp")
+                self.d.stop()  # before (hard): the other file overwritten
+                self.d.proc = None
+                with open(other, "rb") as f:
+                    self.assertEqual(f.read(), b"not robotsd's\n")
+                with open(state, "rb") as f:
+                    self.assertEqual(len(records(f.read())), 1)
+                self.assertIn("state: 1 origins saved", self.d.log())
+
+    def test_symlink_as_state_file_is_not_followed(self):
+        d = self.private_dir()
+        state, target = os.path.join(d, "state"), os.path.join(d, "target")
+        self.saved_daemon(state, ["a.test"])
+        self.d.stop()
+        self.d.proc = None
+        os.rename(state, target)
+        os.symlink(target, state)
+        self.start("--state-file", state)
+        self.assertEqual(self.stats()["cache_entries"], 0)
+        self.assertIn("state: %s: a symbolic link, not a regular file; "
+                      "nothing loaded" % state, self.d.log())
+        self.d.stop()
+        self.d.proc = None
+        self.assertTrue(stat.S_ISREG(os.lstat(state).st_mode),
+                        "the save replaces the link, not its target")
+        with open(target, "rb") as f:
+            self.assertEqual(len(records(f.read())), 1)
+
+    def test_huge_sparse_state_file_is_refused_without_reading_it(self):
+        for size, cap, why in (
+                (20 << 30, "1G", "bytes, more than the 2148532224 bytes "
+                 "that --cache-max-bytes allows a state file"),
+                (1 << 30, "1G", "not a robotsd state file")):
+            with self.subTest(size=size):
+                state = os.path.join(self.private_dir(), "state")
+                with open(state, "wb") as f:
+                    f.truncate(size)  # sparse: no disk used
+                self.start("--state-file", state, "--cache-max-bytes", cap)
+                self.assertIn("state: %s: " % state, self.d.log())
+                self.assertIn(why, self.d.log())
+                self.assertIn("nothing loaded, starting with an empty cache",
+                              self.d.log())
+                # before: the whole file was read into memory first
+                self.assertLess(vm(self.d.proc.pid, "VmHWM"), 200 * 1024)
+                os.unlink(state)
+                self.d.stop()
+                self.d.proc = None
+
+    def test_one_bad_record_loads_nothing(self):
+        state = os.path.join(self.private_dir(), "state")
+        self.saved_daemon(state, ["a.test", "b.test", "c.test"])
+        self.d.stop()
+        self.d.proc = None
+        with open(state, "rb") as f:
+            data = bytearray(f.read())
+        recs = records(bytes(data))
+        self.assertEqual(len(recs), 3)
+        pos = recs[1][0]
+        struct.pack_into("=i", data, pos + 1 + 48, 99)  # policy
+        body = bytes(data[:-8])
+        data[-8:] = struct.pack("=Q", fnv64(body))  # a valid checksum
+        with open(state, "wb") as f:
+            f.write(data)
+        self.start("--state-file", state)
+        self.assertEqual(self.stats()["cache_entries"], 0,
+                         "the record before the bad one was kept")
+        self.assertIn("state: %s: record 2 (at byte %d): a policy out of "
+                      "range; nothing loaded, starting with an empty cache"
+                      % (state, pos + 1 + REC), self.d.log())
+
+    def test_state_is_saved_periodically(self):
+        state = os.path.join(self.private_dir(), "state")
+        self.saved_daemon(state, ["a.test"], "--state-save-interval", "1")
+
+        def saved():
+            try:
+                with open(state, "rb") as f:
+                    return [o for _, o in records(f.read())]
+            except (OSError, IndexError):
+                return None
+        self.assertEqual(poll(saved, 10), ["http://a.test"],
+                         "no periodic save while running:\n" + self.d.log())
+        self.assertIsNone(self.d.proc.poll())
+
+    def test_a_hung_save_blocks_neither_the_loop_nor_shutdown(self):
+        d = self.private_dir()
+        state = os.path.join(d, "state")
+        c = self.saved_daemon(state, ["a.test"], "--state-save-interval", "1")
+        pid = self.d.proc.pid
+
+        def stop_a_save():
+            """SIGSTOP a save's child process; its pid once stopped."""
+            try:
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                    kids = [int(k) for k in f.read().split()]
+                for k in kids:
+                    os.kill(k, signal.SIGSTOP)
+                    with open("/proc/%d/stat" % k) as f:
+                        if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                            return k
+            except (OSError, ValueError):
+                pass
+            return None
+        kid = poll(stop_a_save, 20, 0.001)
+        self.assertTrue(kid, "no save child process seen:\n" + self.d.log())
+        self.assertTrue(poll(lambda: "the last save still runs; this one is "
+                             "skipped" in self.d.log(), 10), self.d.log())
+        self.assertAnswer(c.call({"op": "ping"}), ok=True)
+        self.d.stop()  # kills the hung save, saves afresh and exits
+        self.d.proc = None
+        self.assertFalse(os.path.exists("/proc/%d" % kid), "not reaped")
+        with open(state, "rb") as f:
+            self.assertEqual([o for _, o in records(f.read())],
+                             ["http://a.test"])
+        self.assertEqual(sorted(os.listdir(d)), ["state"],
+                         "a temporary file was left behind")
+
+
+class HostileSocket(DaemonTest):
+
+    stop_keeping_socket = HostileFiles.stop_keeping_socket
+
+    def test_socket_taken_over_is_not_deleted_at_exit(self):
+        first = self.start()
+        path = self.d.socket
+        a = self.d
+        os.unlink(path)  # the path is free: a second robotsd takes it
+        b = Daemon(socket_path=path)
+        self.daemons.append(b)
+        b.start()
+        self.addCleanup(b.stop)
+        self.stop_keeping_socket(a)  # before: removed b's socket
+        self.assertTrue(stat.S_ISSOCK(os.lstat(path).st_mode))
+        self.assertAnswer(b.client().call({"op": "ping"}), ok=True)
+        self.assertIn("no longer robotsd's socket (replaced since start), "
+                      "left in place", a.log())
+        first.close()
+
+    def test_regular_file_at_socket_path_is_never_deleted(self):
+        self.start()
+        path = self.d.socket
+        os.unlink(path)
+        with open(path, "w") as f:
+            f.write("keep me\n")
+        self.stop_keeping_socket(self.d)  # before: deleted
+        with open(path) as f:
+            self.assertEqual(f.read(), "keep me\n")
+        d = Daemon(socket_path=path)  # and a start refuses the path
+        self.daemons.append(d)
+        d.start(wait=False)
+        self.assertNotIn(d.wait_exit(), (0, None))
+        self.assertIn("%s: exists and is not a socket" % path, d.log())
+        with open(path) as f:
+            self.assertEqual(f.read(), "keep me\n")
+
+    def test_socket_has_its_mode_under_umask_0(self):
+        old = os.umask(0)
+        try:
+            self.start("--socket-mode", "0600")
+        finally:
+            os.umask(old)
+        self.assertEqual(stat.S_IMODE(os.lstat(self.d.socket).st_mode),
+                         0o600)
+
+
+class HostileLoad(DaemonTest):
+
+    N = 20000
+
+    def test_queued_fetches_cost_little_and_are_released(self):
+        hosts = ["q%d.test" % i for i in range(self.N)]
+        for h in hosts[:4]:
+            self.origin.set(h, hold=True)  # the 4 running fetches hang
+        c = self.start("--max-fetches", "4", "--max-waiting", "100000")
+        pid = self.d.proc.pid
+        self.assertAnswer(c.check("http://warm.test/"), ok=True)
+        base = vm(pid, "VmRSS")
+        reqs = [{"op": "check", "url": "http://%s/" % h, "agent": "B",
+                 "wait": False, "id": i} for i, h in enumerate(hosts)]
+        for i in range(0, len(reqs), 1000):
+            for a in c.pipeline(reqs[i:i + 1000], timeout=60):
+                self.assertIs(a.get("pending"), True, a)
+        st = self.stats()
+        self.assertEqual(st["fetches_in_flight"] + st["fetches_queued"],
+                         self.N, st)
+        grown = vm(pid, "VmRSS") - base
+        per = grown * 1024.0 / self.N
+        print("\n  queued fetches: %d KiB for %d origins: %.0f B each"
+              % (grown, self.N, per))
+        if not sanitized():
+            self.assertLess(per, 1024, "before: ~7.7 KB a queued fetch")
+        self.origin.reset()  # release the hung ones; the rest answer 404
+        poll(lambda: self.stats()["fetches_queued"] == 0 and
+             self.stats()["fetches_in_flight"] == 0, timeout=300,
+             interval=0.2)
+        st = self.stats()
+        self.assertEqual(st["fetches_in_flight"] + st["fetches_queued"],
+                         0, st)
+        after = vm(pid, "VmRSS") - base
+        kept = st["cache_bytes"] // 1024
+        print("  after: %d KiB over the baseline, the cache accounts "
+              "for %d KiB" % (after, kept))
+        if not sanitized():  # under ASan, its leak check at exit
+            self.assertLess(after, 2 * kept + 8 * 1024,
+                            "fetch memory not released")
+
+
+class IdleConnections(DaemonTest):
+
+    def test_descriptor_budget_counts_resolvers_and_idle_connections(self):
+        # 100 + 300 + 64 fit in 1000 descriptors, but not 3 a fetch in
+        # flight (connection, resolver socketpair) and 32 idle connections
+        d = Daemon(["--max-connections", "100", "--max-fetches", "300"])
+        d.args[:0] = ["prlimit", "--nofile=1000:1000"]
+        self.daemons.append(d)
+        d.start()
+        self.addCleanup(d.stop)
+        self.assertIn("only 1000 file descriptors for max-connections 100 "
+                      "and max-fetches 300", d.log())
+
+    def test_idle_keepalive_connections_are_capped(self):
+        hosts = ["k%d.test" % i for i in range(300)]
+        for h in hosts:
+            self.origin.robots(h, "User-agent: *\nDisallow: /p\n")
+        c = self.start()
+        pid = self.d.proc.pid
+        fds0 = len(os.listdir("/proc/%d/fd" % pid))
+        answers = c.pipeline([{"op": "check", "url": "http://%s/p" % h,
+                               "agent": "B"} for h in hosts], timeout=120)
+        for a in answers:
+            self.assertAnswer(a, ok=True, allowed=False)
+        fds = len(os.listdir("/proc/%d/fd" % pid)) - fds0
+        socks = [n for n in os.listdir("/proc/%d/fd" % pid)
+                 if os.readlink("/proc/%d/fd/%s" % (pid, n))
+                 .startswith("socket:")]
+        print("\n  after 300 fetches: %d more fds (%d sockets)"
+              % (fds, len(socks)))
+        self.assertLessEqual(fds, 32 + 4, "before: one idle keep-alive "
+                             "connection kept per origin fetched")
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
