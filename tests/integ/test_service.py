@@ -133,6 +133,12 @@ class Service(DaemonTest):
         self.addCleanup(s.close)
         return s
 
+    def wait_listening(self, sock):
+        """Poll until robotsd logged that it serves sock (its signal
+        handlers are installed by then)."""
+        self.assertTrue(poll(lambda: ("listening on %s\n" % sock)
+                             in self.stderr(), START_TIMEOUT), self.stderr())
+
     # --- socket activation ----------------------------------------------
     @needs_activate
     def test_socket_activation_ready_status_watchdog_stopping(self):
@@ -229,8 +235,7 @@ class Service(DaemonTest):
         env.pop("LISTEN_FDS", None)
         p = self.run_proc([ROBOTSD, "-f", "-c", self.conf, "-s", sock,
                            "--log-level", "info"], env)
-        self.assertTrue(poll(lambda: os.path.exists(sock), START_TIMEOUT),
-                        self.stderr())
+        self.wait_listening(sock)
         if built_with_systemd():
             self.assertIn("STATUS=serving " + sock, notify.wait_for("READY=1"))
         p.send_signal(signal.SIGTERM)
@@ -244,8 +249,7 @@ class Service(DaemonTest):
         env = dict(os.environ, JOURNAL_STREAM=journal_stream(self.errlog))
         p = self.run_proc([ROBOTSD, "-f", "-c", self.conf, "-s", sock,
                            "--log-level", "info", "--test-clock"], env)
-        self.assertTrue(poll(lambda: os.path.exists(sock), START_TIMEOUT),
-                        self.stderr())
+        self.wait_listening(sock)
         p.send_signal(signal.SIGTERM)
         self.assertEqual(self.wait(p), 0, self.stderr())
         err = self.stderr()
