@@ -49,6 +49,7 @@ enum opt_type {
 
 #define OPT_RELOAD 0x1 /* SIGHUP applies a new value */
 #define OPT_HIDDEN 0x2 /* not in --help nor in the docs */
+#define OPT_ARGV 0x4   /* command line only, never from the file */
 
 struct option_def {
 	const char *name; /* long option and config file key */
@@ -130,8 +131,9 @@ static const struct option_def options[] = {
 	{ "write-timeout", 0, OT_LONG, 1, DAY, "60", OFF(write_timeout),
 	    OPT_RELOAD, "SECONDS",
 	    "close a client whose answers stay unread this long" },
-	{ "test-clock", 0, OT_FLAG, 0, 0, "no", OFF(test_clock), OPT_HIDDEN,
-	    NULL, "accept the \"clock\" op (tests only)" },
+	{ "test-clock", 0, OT_FLAG, 0, 0, "no", OFF(test_clock),
+	    OPT_HIDDEN | OPT_ARGV, NULL,
+	    "accept the \"clock\" op (tests only)" },
 	{ NULL, 'n', OT_CHECK, 0, 0, NULL, OFF(check_only), 0, NULL,
 	    "check the configuration and exit" },
 	{ "help", 'h', OT_HELP, 0, 0, NULL, 0, 0, NULL, "show this help" },
@@ -151,7 +153,7 @@ struct argv_opt {
 static int
 opt_argv_only(const struct option_def *d)
 {
-	return d->type >= OT_CONFIG;
+	return d->type >= OT_CONFIG || (d->flags & OPT_ARGV);
 }
 
 /* 1 when the option takes a value on the command line. */

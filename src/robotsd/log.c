@@ -142,6 +142,37 @@ log_vwrite(int level, int errnum, const char *fmt, va_list ap)
 	    errnum ? strerror(errnum) : "");
 }
 
+/* An error that robotsd survives (or exits after itself), no errno. */
+void
+log_errx(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(LOG_ERR, 0, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+/*
+ * An error before log_init() (a bad command line or config file): always
+ * on stderr as "robotsd: msg", with the "<3>" (LOG_ERR) prefix when stderr
+ * is the journal, so that "journalctl -p err" shows it.
+ */
+void
+log_startup_error(const char *fmt, ...)
+{
+	char msg[LOG_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%srobotsd: %s\n", log_stderr_is_journal() ? "<3>" : "",
+	    msg);
+}
+
 /* A warning followed by ": strerror(errno)"; errno is kept. */
 void
 log_warn(const char *fmt, ...)

@@ -27,6 +27,9 @@ void log_init(int foreground, int level);
 enum log_sink log_sink_pick(int foreground, int journal);
 void log_set_level(int level);
 int log_enabled(int level);
+void log_errx(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* Before log_init(): "robotsd: msg" on stderr ("<3>" first if the journal). */
+void log_startup_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -2,7 +2,9 @@
  * robotsd.c: main. Loads the configuration, wires the modules onto one
  * libevent loop (fetcher, cache, server), handles the signals (TERM/INT:
  * stop accepting, answer what is in flight, exit 0; HUP: reload) and tears
- * everything down again.
+ * everything down again. Exit status: 0 after a stop, EX_CONFIG (78) for a
+ * bad command line, config file or passed socket (restarting cannot help),
+ * 1 for any other failure.
  */
 #include <config.h>
 
@@ -12,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -44,8 +47,9 @@ static void robotsd_chld_cb(evutil_socket_t, short, void *);
 
 struct signals {
 	struct event *term, *intr, *hup, *drain;
-	struct event *save; /* --state-save-interval */
-	struct event *chld; /* a save's child process ended */
+	struct event *save;     /* --state-save-interval */
+	struct event *chld;     /* a save's child process ended */
+	struct event *watchdog; /* NULL unless WatchdogSec= */
 	double drain_deadline;
 	int expired; /* waiting checks were answered "timeout" */
 };
@@ -226,12 +230,16 @@ robotsd_signals(struct robotsd *rd, struct signals *sig)
 		fatalx("cannot install signal handlers");
 }
 
-/* Options that this build accepts but does not act on yet. */
+/* Options that this build does not act on yet, or that are for tests. */
 static void
 robotsd_warn_unsupported(const struct config *cf)
 {
 	if (cf->redis != NULL)
 		log_warnx("redis: not supported yet, ignored");
+	if (cf->test_clock)
+		log_warnx("TEST CLOCK ON (--test-clock): any client of the "
+		          "socket can move robotsd's clock; for tests only, "
+		          "never in production");
 }
 
 /* Load the cache saved by the last run, if --state-file says where. */
@@ -333,14 +341,37 @@ robotsd_raise_nofile(const struct config *cf)
 		    cf->max_fetches);
 }
 
-/* Create the loop and the modules, and listen. */
+/*
+ * The socket passed by socket activation (its path in where), else -1 and
+ * the configured path in where. A passed socket robotsd cannot serve is a
+ * configuration error of the service manager's unit: exit EX_CONFIG.
+ */
+static int
+robotsd_passed_socket(const struct config *cf, char *where, size_t wsz)
+{
+	char *cause = NULL;
+	int fd = sysd_listen_fd(where, wsz, &cause);
+
+	if (cause != NULL) {
+		log_errx("%s", cause);
+		exit(EX_CONFIG);
+	}
+	if (fd == -1)
+		snprintf(where, wsz, "%s", cf->socket_path);
+	else
+		log_info(
+		    "socket activation: serving the passed socket %s", where);
+	return fd;
+}
+
+/* Create the loop and the modules, and listen on where (set here). */
 static void
-robotsd_start(struct robotsd *rd)
+robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 {
 	struct server_settings ss;
 	struct cache_settings cs;
 	char *cause = NULL;
-	int daemonize = !rd->conf->foreground && !sysd_detected();
+	int fd, daemonize = !rd->conf->foreground && !sysd_detected();
 
 	/*
 	 * curl converts an IDN host in a redirect's Location through the
@@ -367,8 +398,9 @@ robotsd_start(struct robotsd *rd)
 	robotsd_load_state(rd);
 	rd->saver = saver_new();
 	ss = robotsd_server_settings(rd->conf);
-	if ((rd->server = server_new(rd->base, rd->dispatch, &ss,
-	         sysd_listen_fd(), &cause)) == NULL)
+	fd = robotsd_passed_socket(rd->conf, where, wsz);
+	if ((rd->server = server_new(
+	         rd->base, rd->dispatch, &ss, fd, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started };
@@ -403,6 +435,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	event_free(sig->drain);
 	event_free(sig->save);
 	event_free(sig->chld);
+	sysd_watchdog_stop(sig->watchdog);
 	event_base_free(rd->base);
 	libevent_global_shutdown();
 	curl_global_cleanup();
@@ -414,29 +447,32 @@ main(int argc, char **argv)
 {
 	struct robotsd rd = { 0 };
 	struct signals sig = { 0 };
-	char *cause = NULL;
+	char *cause = NULL, where[256];
+	unsigned long long wd_usec;
 	int exit_now = 0;
 
 	if ((rd.conf = config_load(argc, argv, &exit_now, &cause)) == NULL) {
 		if (exit_now)
 			return 0;
-		fprintf(stderr, "robotsd: %s\n", cause);
+		log_startup_error("%s", cause);
 		free(cause);
-		return 1;
+		return EX_CONFIG;
 	}
 	if (rd.conf->check_only) {
 		printf("configuration OK\n");
 		config_free(rd.conf);
 		return 0;
 	}
-	log_init(rd.conf->foreground && !sysd_detected(), rd.conf->log_level);
+	/* -f: stderr, even when a supervisor that is not the journal runs us */
+	log_init(rd.conf->foreground, rd.conf->log_level);
 	robotsd_warn_unsupported(rd.conf);
-	robotsd_start(&rd);
+	robotsd_start(&rd, where, sizeof(where));
 	robotsd_signals(&rd, &sig);
 	robotsd_schedule_save(&rd);
-	log_info("robotsd %s listening on %s", PACKAGE_VERSION,
-	    rd.conf->socket_path);
-	sysd_status("serving %s", rd.conf->socket_path);
+	if ((sig.watchdog = sysd_watchdog_start(rd.base, &wd_usec)) != NULL)
+		log_info("watchdog: WATCHDOG=1 every %llu ms", wd_usec / 1000);
+	log_info("robotsd %s listening on %s", PACKAGE_VERSION, where);
+	sysd_status("serving %s", where);
 	sysd_ready();
 	event_base_dispatch(rd.base);
 	log_info("stopped");

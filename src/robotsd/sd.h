@@ -8,11 +8,27 @@
 
 /* 1 when started by systemd (NOTIFY_SOCKET, LISTEN_FDS or JOURNAL_STREAM). */
 int sysd_detected(void);
+#include <stddef.h>
+
+struct event;
+struct event_base;
+
 /*
- * A listening Unix stream socket passed by socket activation, or -1 when
- * there is none. The fd is non-blocking and close-on-exec on return.
+ * The listening Unix stream socket passed by socket activation, with the
+ * path it is bound to in path; -1 with *cause NULL when none was passed.
+ * Anything but exactly one listening Unix stream socket (a TCP socket, two
+ * sockets) is refused: -1 and an allocated *cause. The fd is non-blocking
+ * and close-on-exec on return.
  */
-int sysd_listen_fd(void);
+int sysd_listen_fd(char *path, size_t pathsz, char **cause);
+/*
+ * When the service manager asks for keep-alive pings (WatchdogSec=, i.e.
+ * $WATCHDOG_USEC), a timer on base that sends WATCHDOG=1 every half
+ * interval (*usec), so that a loop that stops turning is caught; else NULL.
+ */
+struct event *sysd_watchdog_start(
+    struct event_base *base, unsigned long long *usec);
+void sysd_watchdog_stop(struct event *); /* NULL is fine */
 void sysd_ready(void);
 void sysd_reloading(void);
 void sysd_stopping(void);

@@ -538,7 +538,7 @@ free_names(char **names, size_t n)
 
 START_TEST(test_every_option_is_documented)
 {
-	char *conf5 = slurp(TOPSRCDIR "/docs/robotsd.conf.5");
+	char *conf5 = slurp(TOPSRCDIR "/docs/robotsd.conf.5.in");
 	char *etc = slurp(TOPSRCDIR "/etc/robotsd.conf");
 	char **names, want[128];
 	size_t i, n;
@@ -548,7 +548,7 @@ START_TEST(test_every_option_is_documented)
 	for (i = 0; i < n; i++) {
 		snprintf(want, sizeof(want), "\n.It Ic %s ", names[i]);
 		ck_assert_msg(strstr(conf5, want) != NULL,
-		    "%s not in robotsd.conf.5", names[i]);
+		    "%s not in robotsd.conf.5.in", names[i]);
 		snprintf(want, sizeof(want), "\n#%s ", names[i]);
 		ck_assert_msg(strstr(etc, want) != NULL,
 		    "%s not in etc/robotsd.conf", names[i]);

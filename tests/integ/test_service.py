@@ -1,0 +1,309 @@
+"""Running under a service manager (issue 11): socket activation through
+systemd-socket-activate with the sd_notify(3) messages on a NOTIFY_SOCKET
+datagram socket of the test's own (READY=1, STATUS= naming the passed
+socket, WATCHDOG=1 at half of WATCHDOG_USEC, STOPPING=1), -f logging to
+stderr under LISTEN_FDS/NOTIFY_SOCKET, "<N>" priorities when stderr is the
+journal, passed sockets robotsd cannot serve, --test-clock only on the
+command line, and exit status 78 (EX_CONFIG) for configuration errors."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import unittest
+
+from harness import (ROBOTSD, VERSION, START_TIMEOUT, Daemon, DaemonTest,
+                     closed_port, poll)
+
+EX_CONFIG = 78
+ACTIVATE = shutil.which("systemd-socket-activate")
+
+
+def built_with_systemd():
+    """robotsd links libsystemd (else there is no socket activation)."""
+    with open(ROBOTSD, "rb") as f:
+        return b"sd_listen_fds" in f.read()
+
+
+needs_activate = unittest.skipUnless(
+    ACTIVATE and built_with_systemd(),
+    "needs systemd-socket-activate and a robotsd built with libsystemd")
+
+
+class Notify:
+    """A NOTIFY_SOCKET: a datagram socket collecting sd_notify messages."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.setblocking(False)
+        self.msgs = []
+
+    def drain(self):
+        while True:
+            try:
+                self.msgs.append(self.sock.recv(4096).decode())
+            except BlockingIOError:
+                return self.msgs
+
+    def wait_for(self, msg, count=1, timeout=START_TIMEOUT):
+        """Poll until msg was received count times; the messages so far."""
+        return poll(lambda: self.drain().count(msg) >= count and self.msgs,
+                    timeout, 0.01)
+
+    def close(self):
+        self.sock.close()
+
+
+def journal_stream(path):
+    """$JOURNAL_STREAM ("dev:ino") naming the file at path."""
+    st = os.stat(path)
+    return "%d:%d" % (st.st_dev, st.st_ino)
+
+
+class Service(DaemonTest):
+
+    def setUp(self):
+        super().setUp()
+        self.dir = tempfile.mkdtemp(prefix="robotsd-service-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.conf = self.path("empty.conf")
+        open(self.conf, "w").close()
+        self.errlog = self.path("stderr.log")
+        self.procs = []
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def run_proc(self, args, env=None):
+        """Start args with stderr in self.errlog; killed after the test."""
+        errf = open(self.errlog, "wb")
+        p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=errf,
+                             stderr=errf, env=env)
+        errf.close()
+        self.procs.append(p)
+        self.addCleanup(self.reap, p)
+        return p
+
+    def reap(self, p):
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+
+    def stderr(self):
+        with open(self.errlog, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def wait(self, p):
+        try:
+            return p.wait(START_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.fail("robotsd still running:\n%s" % self.stderr())
+
+    def activate(self, listen, env=(), args=()):
+        """robotsd -f under systemd-socket-activate, listening on listen
+        (a list of -l addresses), with -E env; its configured socket is
+        another path that must stay unused."""
+        cmd = [ACTIVATE]
+        for addr in listen:
+            cmd += ["-l", addr]
+        for e in env:
+            cmd += ["-E", e]
+        cmd += [ROBOTSD, "-f", "-c", self.conf, "-s",
+                self.path("configured.sock"), "--log-level", "info"]
+        return self.run_proc(cmd + list(args))
+
+    def connect(self, addr, family=socket.AF_UNIX):
+        """Connect to a socket systemd-socket-activate holds (which makes it
+        exec robotsd); retried until it listens."""
+        def attempt():
+            s = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                s.connect(addr)
+                s.settimeout(START_TIMEOUT)
+                return s
+            except OSError:
+                s.close()
+                return None
+        s = poll(attempt, START_TIMEOUT, 0.02)
+        self.assertTrue(s, "nothing listens on %s:\n%s" % (addr,
+                                                           self.stderr()))
+        self.addCleanup(s.close)
+        return s
+
+    def wait_listening(self, sock):
+        """Poll until robotsd logged that it serves sock (its signal
+        handlers are installed by then)."""
+        self.assertTrue(poll(lambda: ("listening on %s\n" % sock)
+                             in self.stderr(), START_TIMEOUT), self.stderr())
+
+    # --- socket activation ----------------------------------------------
+    @needs_activate
+    def test_socket_activation_ready_status_watchdog_stopping(self):
+        sock = self.path("passed.sock")
+        notify = Notify(self.path("notify"))
+        self.addCleanup(notify.close)
+        p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path,
+                                   "WATCHDOG_USEC=200000"])
+        s = self.connect(sock)
+        s.sendall(b'{"op":"ping","id":1}\n')
+        self.assertEqual(s.makefile("rb").readline(),
+                         ('{"id":1,"ok":true,"version":"%s"}\n'
+                          % VERSION).encode())
+        msgs = notify.wait_for("READY=1")
+        self.assertIn("READY=1", msgs, self.stderr())
+        self.assertIn("STATUS=serving " + sock, msgs)
+        # WATCHDOG=1 keeps coming from the loop after READY=1, every 0.1 s.
+        ready = msgs.index("READY=1")
+        msgs = poll(lambda: notify.drain()[ready:].count("WATCHDOG=1") >= 3
+                    and notify.msgs, START_TIMEOUT, 0.02)
+        self.assertTrue(msgs, "fewer than 3 WATCHDOG=1 after READY=1: %r"
+                        % notify.msgs)
+        self.assertFalse(os.path.exists(self.path("configured.sock")),
+                         "robotsd bound the configured socket too")
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+        self.assertIn("STOPPING=1", notify.drain())
+        self.assertLess(notify.msgs.index("READY=1"),
+                        notify.msgs.index("STOPPING=1"))
+        # -f under LISTEN_FDS and NOTIFY_SOCKET: stderr, not syslog.
+        err = self.stderr()
+        self.assertRegex(err, r"Z robotsd\[%d\]: info: socket activation: "
+                         r"serving the passed socket %s\n" % (p.pid, sock))
+        self.assertIn("info: robotsd %s listening on %s\n" % (VERSION, sock),
+                      err)
+        self.assertIn("info: watchdog: WATCHDOG=1 every 100 ms\n", err)
+        self.assertIn("info: stopped\n", err)
+
+    @needs_activate
+    def test_no_watchdog_without_watchdog_usec(self):
+        sock = self.path("passed.sock")
+        notify = Notify(self.path("notify"))
+        self.addCleanup(notify.close)
+        p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path])
+        self.connect(sock)
+        self.assertIn("READY=1", notify.wait_for("READY=1"), self.stderr())
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+        self.assertIn("STOPPING=1", notify.drain())
+        self.assertNotIn("WATCHDOG=1", notify.msgs)
+        self.assertNotIn("watchdog", self.stderr())
+
+    @needs_activate
+    def test_passed_tcp_socket_is_refused(self):
+        port = closed_port()
+        p = self.activate(["127.0.0.1:%d" % port])
+        self.connect(("127.0.0.1", port), socket.AF_INET)
+        self.assertEqual(self.wait(p), EX_CONFIG, self.stderr())
+        self.assertIn(
+            "error: socket activation: the passed socket is a TCP/IP "
+            "socket; robotsd serves only a listening Unix stream socket "
+            "(ListenStream=/path)\n", self.stderr())
+        self.assertFalse(os.path.exists(self.path("configured.sock")))
+
+    @needs_activate
+    def test_two_passed_sockets_are_refused(self):
+        a, b = self.path("a.sock"), self.path("b.sock")
+        p = self.activate([a, b])
+        self.connect(a)
+        self.assertEqual(self.wait(p), EX_CONFIG, self.stderr())
+        self.assertIn("error: socket activation: 2 sockets passed; robotsd "
+                      "serves exactly one Unix stream socket\n",
+                      self.stderr())
+
+    @needs_activate
+    def test_refused_socket_is_logged_at_error_priority_in_the_journal(self):
+        port = closed_port()
+        open(self.errlog, "wb").close()
+        js = journal_stream(self.errlog)
+        # stderr (opened again by run_proc) is the same file: same dev:ino.
+        p = self.activate(["127.0.0.1:%d" % port], ["JOURNAL_STREAM=" + js])
+        self.connect(("127.0.0.1", port), socket.AF_INET)
+        self.assertEqual(self.wait(p), EX_CONFIG, self.stderr())
+        self.assertIn("\n<3>error: socket activation: the passed socket is "
+                      "a TCP/IP socket;", "\n" + self.stderr())
+
+    # --- -f logging without socket activation ---------------------------
+    def test_f_logs_to_stderr_with_notify_socket_set(self):
+        notify = Notify(self.path("notify"))
+        self.addCleanup(notify.close)
+        sock = self.path("robotsd.sock")
+        env = dict(os.environ, NOTIFY_SOCKET=notify.path)
+        env.pop("JOURNAL_STREAM", None)
+        env.pop("LISTEN_FDS", None)
+        p = self.run_proc([ROBOTSD, "-f", "-c", self.conf, "-s", sock,
+                           "--log-level", "info"], env)
+        self.wait_listening(sock)
+        if built_with_systemd():
+            self.assertIn("STATUS=serving " + sock, notify.wait_for("READY=1"))
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+        self.assertRegex(self.stderr(), r"Z robotsd\[%d\]: info: robotsd "
+                         r"%s listening on %s\n" % (p.pid, VERSION, sock))
+
+    def test_f_with_journal_stderr_uses_priority_prefixes(self):
+        sock = self.path("robotsd.sock")
+        open(self.errlog, "wb").close()
+        env = dict(os.environ, JOURNAL_STREAM=journal_stream(self.errlog))
+        p = self.run_proc([ROBOTSD, "-f", "-c", self.conf, "-s", sock,
+                           "--log-level", "info", "--test-clock"], env)
+        self.wait_listening(sock)
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+        err = self.stderr()
+        self.assertIn("<4>warn: TEST CLOCK ON (--test-clock): any client of "
+                      "the socket can move robotsd's clock; for tests only, "
+                      "never in production\n", err)
+        self.assertIn("<6>info: robotsd %s listening on %s\n"
+                      % (VERSION, sock), err)
+
+    # --- configuration errors --------------------------------------------
+    def test_test_clock_in_config_file_is_refused(self):
+        with open(self.conf, "w") as f:
+            f.write("# tests only\ntest-clock yes\n")
+        for extra in ([], ["-n"]):
+            with self.subTest(extra=extra):
+                p = self.run_proc([ROBOTSD, "-f", "-c", self.conf, "-s",
+                                   self.path("robotsd.sock")] + extra)
+                self.assertEqual(self.wait(p), EX_CONFIG)
+                self.assertEqual(self.stderr(), "robotsd: %s:2: test-clock: "
+                                 "only valid on the command line\n"
+                                 % self.conf)
+                self.assertFalse(os.path.exists(self.path("robotsd.sock")))
+
+    def test_test_clock_on_command_line_is_logged_as_warning(self):
+        self.start()  # the harness passes --test-clock
+        self.assertRegex(self.d.log(), r"robotsd\[\d+\]: warn: TEST CLOCK ON "
+                         r"\(--test-clock\)")
+
+    def test_bad_config_exits_78_at_error_priority_in_the_journal(self):
+        with open(self.conf, "w") as f:
+            f.write("max-fetches many\n")
+        open(self.errlog, "wb").close()
+        env = dict(os.environ, JOURNAL_STREAM=journal_stream(self.errlog))
+        for extra in (["-f"], ["-n"], []):
+            with self.subTest(extra=extra):
+                p = self.run_proc([ROBOTSD, "-c", self.conf] + extra, env)
+                self.assertEqual(self.wait(p), EX_CONFIG)
+                self.assertEqual(
+                    self.stderr(), "<3>robotsd: %s:1: max-fetches: 'many' is "
+                    "not a number between 1 and 1000000\n" % self.conf)
+
+    def test_bad_command_line_exits_78(self):
+        d = Daemon(["--no-such-option"])
+        self.daemons.append(d)
+        d.start(wait=False)
+        self.assertEqual(d.wait_exit(), EX_CONFIG)
+        self.assertEqual(d.log(), "robotsd: unknown option '--no-such-option'")
+
+    def test_check_only_good_config_exits_0(self):
+        r = subprocess.run([ROBOTSD, "-n", "-c", self.conf],
+                           capture_output=True, timeout=START_TIMEOUT)
+        self.assertEqual((r.returncode, r.stdout, r.stderr),
+                         (0, b"configuration OK\n", b""))
+
+
+if __name__ == "__main__":
+    unittest.main()
