@@ -36,7 +36,8 @@ class _Connection:
     async def send(self, rid: int, data: bytes,
                    raw: bool) -> "asyncio.Future[Dict[str, Any]]":
         if not self.alive:
-            raise ConnectionLostError("connection to robotsd closed")
+            raise self.closed_by or ConnectionLostError(
+                "connection to robotsd closed")
         fut: "asyncio.Future[Dict[str, Any]]" = \
             asyncio.get_running_loop().create_future()
         self.pending.add(rid, fut, len(data), raw)
@@ -151,13 +152,15 @@ class AsyncClient:
                          wait: bool = True,
                          timeout: Optional[float] = None) \
             -> List[CheckResult]:
-        """Check many URLs in batches of 1000, pipelined; one result per
-        URL in order, a URL's own error in .error."""
+        """Check many URLs in batches of 1000, one batch after another
+        (see robotsd.Client.check_many); one result per URL in order, a
+        URL's own error in .error."""
         urls = list(urls)
-        reqs = batch_requests(urls, agent, wait)
-        answers = await asyncio.gather(*(self.call(r, timeout) for r in reqs))
+        deadline = time.monotonic() + (self.timeout if timeout is None
+                                       else timeout)
         out: List[CheckResult] = []
-        for i, a in enumerate(answers):
+        for i, req in enumerate(batch_requests(urls, agent, wait)):
+            a = await self.call(req, max(0.0, deadline - time.monotonic()))
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
                                  a)
         return out

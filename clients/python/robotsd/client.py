@@ -52,7 +52,9 @@ class _Connection:
             concurrent.futures.Future()
         with self.lock:
             if not self.alive:
-                raise ConnectionLostError("connection to robotsd closed")
+                # closed_by: robotsd refused the connection (overloaded)
+                raise self.closed_by or ConnectionLostError(
+                    "connection to robotsd closed")
             self.pending.add(rid, fut, len(data), raw)
         self.out.put(data)
         return fut
@@ -183,16 +185,18 @@ class Client:
     def check_many(self, urls: List[str], agent: str, wait: bool = True,
                    timeout: Optional[float] = None) -> List[CheckResult]:
         """Check many URLs for one agent, in batches of robotsd's limit
-        (1000), all pipelined. One result per URL, in order; a URL that
-        fails alone has its error in .error instead of raising."""
+        (1000). One result per URL, in order; a URL that fails alone has
+        its error in .error instead of raising. The batches go one after
+        another: a batch waiting on fetches may hold up to 1000 of the
+        1024 waiting checks robotsd allows one connection, and once it is
+        answered its origins are cached for the next."""
         urls = list(urls)
         deadline = self._deadline(timeout)
-        futs = [self._submit_retrying(req, deadline)
-                for req in batch_requests(urls, agent, wait)]
         out: List[CheckResult] = []
-        for i, fut in enumerate(futs):
-            part = urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT]
-            out += batch_results(part, self._await(fut, deadline))
+        for i, req in enumerate(batch_requests(urls, agent, wait)):
+            a = self._await(self._submit_retrying(req, deadline), deadline)
+            out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
+                                 a)
         return out
 
     def inspect(self, origin: str,
