@@ -30,10 +30,15 @@ class ClientTest(DaemonTest):
         kw.setdefault("test_clock", False)
         return super().start(*args, **kw)
 
-    def restart(self):
-        """Stop the daemon (SIGTERM) and start a new one on its socket."""
+    def restart(self, kill=False):
+        """Stop the daemon (SIGTERM, or SIGKILL if kill) and start a new
+        one on its socket."""
         old = self.d
-        old.stop()
+        if kill:
+            old.kill()
+            old.proc = None  # its cleanup has nothing left to check
+        else:
+            old.stop()
         d = Daemon(old.args[old.args.index("--log-level") + 2:],
                    socket_path=old.socket, test_clock=False)
         self.daemons.append(d)

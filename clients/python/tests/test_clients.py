@@ -293,6 +293,19 @@ class Cases:
         self.assertEqual(ping.result(20), "0.1.0")
         self.assertEqual(cl.stats()["connections_total"], 2)  # probe + us
 
+    def test_call_in_flight_when_robotsd_dies_is_sent_again(self):
+        self.origin.robots("h.test", RULES, hold=True)
+        self.start()
+        cl = self.client(timeout=20)
+        r = cl.later("check", "http://h.test/private/x", "A")
+        self.assertTrue(poll(lambda: self.origin.hits("h.test")))
+        self.restart(kill=True)
+        self.assertTrue(poll(lambda: len(self.origin.hits("h.test")) == 2),
+                        "the check was not sent to the new robotsd")
+        self.origin.release("h.test")
+        r = r.result(20)
+        self.assertEqual((r.allowed, r.source), (False, "fetched"))
+
     def test_no_daemon_is_connection_lost_after_the_timeout(self):
         self.start()
         self.d.stop()
