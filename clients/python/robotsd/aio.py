@@ -220,8 +220,8 @@ class AsyncClient:
         data = raw if raw is not None else \
             encode(dict(req or {}, id=rid), self.max_line)
         try:
-            conn = await asyncio.wait_for(self._connection(),
-                                          max(0.0, deadline - time.monotonic()))
+            left = max(0.0, deadline - time.monotonic())
+            conn = await asyncio.wait_for(self._connection(), left)
             fut = await conn.send(rid, data, raw is not None)
             a = await asyncio.wait_for(asyncio.shield(fut),
                                        max(0.0, deadline - time.monotonic()))

@@ -15,11 +15,11 @@ import threading
 import time
 from typing import Any, Dict, List, Optional
 
-from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, CallTimeoutError,
-                        CheckResult, ConnectionLostError, OverloadedError,
-                        RobotsdError, batch_requests, batch_results,
-                        check_request, encode, error_from, result,
-                        socket_path, Pending)
+from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
+                        CallTimeoutError, CheckResult, ConnectionLostError,
+                        OverloadedError, Pending, RobotsdError,
+                        batch_requests, batch_results, check_request, encode,
+                        error_from, result, socket_path)
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
 _RETRY_PAUSE_MAX = 1.0

@@ -176,9 +176,9 @@ class RobotsdMiddleware:
         slot = _slot(downloader, request, spider)
         if slot is not None and delay > slot.delay:
             slot.delay = delay
-            logger.debug("Crawl-delay %(delay)s for download slot of "
-                         "%(host)s", {"delay": delay,
-                                      "host": urlparse_cached(request).hostname},
+            host = urlparse_cached(request).hostname
+            logger.debug("Crawl-delay %(delay)s for the download slot of "
+                         "%(host)s", {"delay": delay, "host": host},
                          extra={"spider": spider})
 
 
