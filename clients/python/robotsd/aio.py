@@ -18,6 +18,7 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
 
 _RETRY_PAUSE = 0.05
 _RETRY_PAUSE_MAX = 1.0
+_MAX_SENDS = 3  # times one request is sent at most (see client.py)
 
 
 class _Connection:
@@ -196,11 +197,13 @@ class AsyncClient:
         deadline = time.monotonic() + (self.timeout if timeout is None
                                        else timeout)
         pause = _RETRY_PAUSE
+        sends: List[int] = []  # one entry per time the request was sent
         while True:
             try:
-                return await self._attempt(req, None, deadline)
+                return await self._attempt(req, None, deadline, sends)
             except ConnectionLostError:
-                if self._closed or time.monotonic() + pause >= deadline:
+                if self._closed or len(sends) >= _MAX_SENDS or \
+                        time.monotonic() + pause >= deadline:
                     raise
             await asyncio.sleep(pause)
             pause = min(pause * 2, _RETRY_PAUSE_MAX)
@@ -211,11 +214,11 @@ class AsyncClient:
         robotsd.Client.call_raw. For tests and debugging."""
         deadline = time.monotonic() + (self.timeout if timeout is None
                                        else timeout)
-        return await self._attempt(None, line + b"\n", deadline)
+        return await self._attempt(None, line + b"\n", deadline, [])
 
     async def _attempt(self, req: Optional[Dict[str, Any]],
-                       raw: Optional[bytes], deadline: float) \
-            -> Dict[str, Any]:
+                       raw: Optional[bytes], deadline: float,
+                       sends: List[int]) -> Dict[str, Any]:
         rid = next(self._ids)
         data = raw if raw is not None else \
             encode(dict(req or {}, id=rid), self.max_line)
@@ -223,6 +226,7 @@ class AsyncClient:
             left = max(0.0, deadline - time.monotonic())
             conn = await asyncio.wait_for(self._connection(), left)
             fut = await conn.send(rid, data, raw is not None)
+            sends.append(rid)
             a = await asyncio.wait_for(asyncio.shield(fut),
                                        max(0.0, deadline - time.monotonic()))
         except asyncio.TimeoutError:

@@ -23,6 +23,9 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
 _RETRY_PAUSE_MAX = 1.0
+# Times one request is sent at most: a request that robotsd never answers
+# because its connection keeps breaking is not resent forever.
+_MAX_SENDS = 3
 
 
 class _Connection:
@@ -290,13 +293,15 @@ class Client:
     def _submit_retrying(self, req: Dict[str, Any], deadline: float) \
             -> "concurrent.futures.Future[Dict[str, Any]]":
         """Submit, resending on a new connection whenever the connection
-        breaks before the answer, until deadline."""
+        breaks before the answer, until deadline (at most _MAX_SENDS
+        times)."""
         outer: "concurrent.futures.Future[Dict[str, Any]]" = \
             concurrent.futures.Future()
         pause = _RETRY_PAUSE
+        sends = 0
 
         def attempt() -> None:
-            nonlocal pause
+            nonlocal pause, sends
             while True:
                 try:
                     inner = self._submit(req, deadline, None)
@@ -310,6 +315,7 @@ class Client:
                 except RobotsdError as e:  # refused before sending
                     outer.set_exception(e)
                     return
+            sends += 1
             outer.robotsd_id = inner.robotsd_id  # type: ignore
             outer.robotsd_conn = inner.robotsd_conn  # type: ignore
             inner.add_done_callback(done)
@@ -317,7 +323,7 @@ class Client:
         def done(inner: "concurrent.futures.Future[Dict[str, Any]]") -> None:
             exc = inner.exception()
             if isinstance(exc, ConnectionLostError) and not self._closed \
-                    and time.monotonic() < deadline and not outer.done():
+                    and time.monotonic() < deadline and sends < _MAX_SENDS:
                 threading.Thread(target=attempt, daemon=True).start()
             elif exc is not None:
                 outer.set_exception(exc)
