@@ -24,7 +24,7 @@ PAGES = {
     "/": ["/a", "/b", "/private/1", "/private/open"],
     "/a": ["/c", "/private/2"],
     "/b": ["/c", "/private/3/x"],
-    "/c": [],
+    "/c": ["s3://bucket/key"],  # a scheme robotsd does not judge
     "/private/open": ["/a"],
 }
 FORBIDDEN = {"/private/1", "/private/2", "/private/3/x"}
@@ -97,6 +97,12 @@ class ScrapyCrawl(ClientTest):
         gaps = [b - a for a, b in zip(times, times[1:])]
         self.assertGreaterEqual(min(gaps), 0.35, gaps)
         self.assertNotIn("robotstxt/request_count", res["stats"])
+        # s3: passed the middleware unjudged; Scrapy could not download it.
+        self.assertEqual(res["stats"].get(
+            "downloader/exception_type_count/"
+            "scrapy.exceptions.NotSupported"), 1, log)
+        self.assertFalse([k for k in res["stats"]
+                          if k.startswith("robotsd/error_count/")])
 
     def test_default_reactor(self):
         self.start()
@@ -124,7 +130,7 @@ class ScrapyCrawl(ClientTest):
         self.assertEqual(self.origin.hits(HOST, "/robots.txt"), [])
         self.assertEqual(
             res["stats"].get("robotsd/error_count/ConnectionLostError"),
-            len(PAGES) + len(FORBIDDEN))
+            len(PAGES) + len(FORBIDDEN) + 1)  # + s3://
 
 
 if __name__ == "__main__":
