@@ -19,6 +19,7 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
 _RETRY_PAUSE = 0.05
 _RETRY_PAUSE_MAX = 1.0
 _MAX_SENDS = 3  # times one request is sent at most (see client.py)
+_HIGH_WATER = 1 << 20  # bytes queued for robotsd before writers wait
 
 
 class _Connection:
@@ -32,6 +33,7 @@ class _Connection:
         self.alive = True
         self.closed_by: Optional[RobotsdError] = None
         self.drain_lock = asyncio.Lock()  # Python < 3.10: one drain at once
+        self.out: List[bytes] = []  # lines to write at the next flush
         self.task = asyncio.ensure_future(self._read_loop())
 
     async def send(self, rid: int, data: bytes,
@@ -42,13 +44,32 @@ class _Connection:
         fut: "asyncio.Future[Dict[str, Any]]" = \
             asyncio.get_running_loop().create_future()
         self.pending.add(rid, fut, len(data), raw)
+        if not self.out:  # one write per loop iteration, not per request
+            asyncio.get_running_loop().call_soon(self._flush)
+        self.out.append(data)
         try:
-            self.writer.write(data)
-            async with self.drain_lock:
-                await self.writer.drain()
+            # Wait only while robotsd reads slower than we write.
+            if self.writer.transport.get_write_buffer_size() > _HIGH_WATER:
+                async with self.drain_lock:
+                    await self.writer.drain()
         except (OSError, RuntimeError) as e:
             self._fail(ConnectionLostError("send to robotsd: %s" % e))
         return fut
+
+    def _flush(self) -> None:
+        data, self.out = b"".join(self.out), []
+        if self.alive:
+            try:
+                self.writer.write(data)
+            except (OSError, RuntimeError) as e:
+                self._fail(ConnectionLostError("send to robotsd: %s" % e))
+
+    def expire(self, rid: int) -> None:
+        """The call rid ran out of time: fail it with CallTimeoutError."""
+        fut = self.pending.pop(rid)
+        if fut is not None and not fut.done():
+            fut.set_exception(CallTimeoutError("no answer from robotsd in "
+                                               "time"))
 
     def forget(self, rid: int) -> None:
         self.pending.pop(rid)
@@ -223,16 +244,23 @@ class AsyncClient:
         data = raw if raw is not None else \
             encode(dict(req or {}, id=rid), self.max_line)
         try:
-            left = max(0.0, deadline - time.monotonic())
-            conn = await asyncio.wait_for(self._connection(), left)
-            fut = await conn.send(rid, data, raw is not None)
-            sends.append(rid)
-            a = await asyncio.wait_for(asyncio.shield(fut),
-                                       max(0.0, deadline - time.monotonic()))
+            conn = self._conn
+            if conn is None or not conn.alive:
+                conn = await asyncio.wait_for(
+                    self._connection(), max(0.0, deadline - time.monotonic()))
         except asyncio.TimeoutError:
-            if self._conn is not None:
-                self._conn.forget(rid)
-            raise CallTimeoutError("no answer from robotsd in time") from None
+            raise CallTimeoutError("could not connect to robotsd in "
+                                   "time") from None
+        fut = await conn.send(rid, data, raw is not None)
+        sends.append(rid)
+        timer = asyncio.get_running_loop().call_later(
+            max(0.0, deadline - time.monotonic()), conn.expire, rid)
+        try:
+            a = await fut
+        finally:
+            timer.cancel()
+            if not fut.done():  # the caller was cancelled
+                conn.forget(rid)
         return result(a)
 
     async def _connection(self) -> _Connection:

@@ -74,8 +74,17 @@ class _Connection:
             data = self.out.get()
             if data is None:
                 return
+            parts = [data]  # send what queued meanwhile in one go
+            while len(parts) < 4096:
+                try:
+                    more = self.out.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    return
+                parts.append(more)
             try:
-                self.sock.sendall(data)
+                self.sock.sendall(b"".join(parts))
             except OSError as e:
                 self._fail(ConnectionLostError("send to robotsd: %s" % e))
                 return
