@@ -1,0 +1,28 @@
+"""robotsd: clients for the robotsd robots.txt policy daemon.
+
+Client is the blocking client (thread-safe), AsyncClient the asyncio one;
+both keep one pipelined connection to robotsd's Unix socket, reconnect when
+robotsd restarts, and raise a RobotsdError subclass per protocol error code.
+robotsd.scrapy.RobotsdMiddleware puts robotsd in a Scrapy crawl.
+"""
+from ._protocol import (BATCH_LIMIT, DEFAULT_SOCKET, DEFAULT_TIMEOUT, ERRORS,
+                        BadJsonError, BadRequestError, BadUrlError,
+                        CallTimeoutError, CheckResult, ConnectionLostError,
+                        DaemonTimeoutError, InternalError, LineTooLongError,
+                        NotCachedError, OverloadedError, RobotsdError, Rule,
+                        UnknownCodeError, UnknownOpError,
+                        UnsupportedSchemeError, socket_path)
+from .aio import AsyncClient
+from .client import Client
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncClient", "BATCH_LIMIT", "BadJsonError", "BadRequestError",
+    "BadUrlError", "CallTimeoutError", "CheckResult", "Client",
+    "ConnectionLostError", "DEFAULT_SOCKET", "DEFAULT_TIMEOUT",
+    "DaemonTimeoutError", "ERRORS", "InternalError", "LineTooLongError",
+    "NotCachedError", "OverloadedError", "RobotsdError", "Rule",
+    "UnknownCodeError", "UnknownOpError", "UnsupportedSchemeError",
+    "socket_path",
+]

@@ -1,0 +1,263 @@
+"""What the blocking and the asyncio client share: the socket path, request
+encoding, the typed errors of the protocol's error codes, and the typed
+results. No I/O here."""
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+DEFAULT_SOCKET = "/run/robotsd/robotsd.sock"
+# A check may wait on a robots.txt fetch for up to twice --fetch-timeout
+# plus 5 s (65 s by default); calls allow a little more.
+DEFAULT_TIMEOUT = 70.0
+# robotsd's limit on the URLs of one batch check.
+BATCH_LIMIT = 1000
+# robotsd's default request line limit (--max-line); longer lines are
+# refused here, before they are sent.
+DEFAULT_MAX_LINE = 65536
+
+
+def socket_path(path: Optional[str] = None) -> str:
+    """The socket to use: path if given, else $ROBOTSD_SOCKET, else the
+    default /run/robotsd/robotsd.sock."""
+    return path or os.environ.get("ROBOTSD_SOCKET") or DEFAULT_SOCKET
+
+
+class RobotsdError(Exception):
+    """Base of every error of this package. `code` is the protocol's error
+    code (None for errors found by the client itself), `message` robotsd's
+    text."""
+
+    code: Optional[str] = None
+
+    def __init__(self, message: str = "", code: Optional[str] = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        if self.code:
+            return "%s: %s" % (self.code, self.message)
+        return self.message
+
+
+class BadJsonError(RobotsdError):
+    """The request line was not valid JSON (or not UTF-8)."""
+    code = "bad_json"
+
+
+class BadRequestError(RobotsdError):
+    """A field is missing or of the wrong type, or a batch is too big."""
+    code = "bad_request"
+
+
+class UnknownOpError(RobotsdError):
+    """The op names no operation."""
+    code = "unknown_op"
+
+
+class BadUrlError(RobotsdError):
+    """A URL or origin cannot be parsed or has no host."""
+    code = "bad_url"
+
+
+class UnsupportedSchemeError(RobotsdError):
+    """A URL's scheme is not http, https or ftp."""
+    code = "unsupported_scheme"
+
+
+class LineTooLongError(RobotsdError):
+    """The request line is over robotsd's limit (64 KiB by default)."""
+    code = "line_too_long"
+
+
+class OverloadedError(RobotsdError):
+    """Too many connections, or too many checks waiting on fetches."""
+    code = "overloaded"
+
+
+class DaemonTimeoutError(RobotsdError, TimeoutError):
+    """robotsd gave up on a check that waited too long for its fetch."""
+    code = "timeout"
+
+
+class NotCachedError(RobotsdError):
+    """inspect of an origin that is not in the cache."""
+    code = "not_cached"
+
+
+class InternalError(RobotsdError):
+    """robotsd ran out of memory or hit a bug; the request may be retried."""
+    code = "internal"
+
+
+class UnknownCodeError(RobotsdError):
+    """An error code this client does not know (a newer robotsd)."""
+
+
+class CallTimeoutError(RobotsdError, TimeoutError):
+    """No answer within the call's timeout (raised by the client)."""
+
+
+class ConnectionLostError(RobotsdError, ConnectionError):
+    """robotsd cannot be reached, or the connection broke and the call
+    could not be completed on a new one before its timeout."""
+
+
+ERRORS = {cls.code: cls for cls in (
+    BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
+    UnsupportedSchemeError, LineTooLongError, OverloadedError,
+    DaemonTimeoutError, NotCachedError, InternalError)}
+
+
+def error_from(err: Any) -> RobotsdError:
+    """The typed exception for an answer's "error" object."""
+    if not isinstance(err, dict):
+        return UnknownCodeError("malformed error: %r" % (err,))
+    code = err.get("code")
+    msg = str(err.get("message", ""))
+    cls = ERRORS.get(code)
+    if cls is None:
+        return UnknownCodeError(msg, code=str(code))
+    return cls(msg)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The robots.txt rule that decided: directive ("allow"/"disallow"),
+    the pattern as written and its 1-based line in the file."""
+    directive: str
+    pattern: str
+    line: int
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The answer for one URL.
+
+    allowed is True/False, or None when pending (wait=False and the origin
+    was not cached yet) or when error is set (a URL of a batch that failed
+    on its own; single checks raise instead)."""
+    url: str
+    allowed: Optional[bool]
+    origin: Optional[str] = None
+    source: Optional[str] = None      # cache, fetched, stale
+    reason: Optional[str] = None      # rule, no_rule, robots_txt, ...
+    rule: Optional[Rule] = None
+    crawl_delay: Optional[float] = None
+    expires_in: Optional[int] = None
+    http_status: Optional[int] = None
+    pending: bool = False
+    error: Optional[RobotsdError] = None
+
+    @classmethod
+    def from_answer(cls, url: str, a: Dict[str, Any]) -> "CheckResult":
+        """Build from one check answer (or one entry of a batch)."""
+        if a.get("ok") is not True:
+            return cls(url=url, allowed=None, error=error_from(a.get("error")))
+        r = a.get("rule")
+        rule = Rule(r["directive"], r["pattern"], r["line"]) \
+            if isinstance(r, dict) else None
+        cd = a.get("crawl_delay")
+        return cls(url=url, allowed=a.get("allowed"), origin=a.get("origin"),
+                   source=a.get("source"), reason=a.get("reason"), rule=rule,
+                   crawl_delay=float(cd) if cd is not None else None,
+                   expires_in=a.get("expires_in"),
+                   http_status=a.get("http_status"),
+                   pending=a.get("pending") is True)
+
+
+def encode(req: Dict[str, Any], max_line: int) -> bytes:
+    """One request as a compact UTF-8 JSON line. Raises ValueError for a
+    string that is not valid Unicode (a lone surrogate) and
+    LineTooLongError, without sending, for a line over max_line."""
+    line = json.dumps(req, separators=(",", ":"), ensure_ascii=False)
+    try:
+        data = line.encode("utf-8") + b"\n"
+    except UnicodeEncodeError as e:
+        raise ValueError("request is not valid Unicode: %s" % e) from None
+    if max_line and len(data) - 1 > max_line:
+        raise LineTooLongError("request line of %d bytes is over %d; not "
+                               "sent" % (len(data) - 1, max_line))
+    return data
+
+
+def check_request(url: str, agent: str, wait: bool) -> Dict[str, Any]:
+    req: Dict[str, Any] = {"op": "check", "url": url, "agent": agent}
+    if not wait:
+        req["wait"] = False
+    return req
+
+
+def batch_requests(urls: List[str], agent: str,
+                   wait: bool) -> List[Dict[str, Any]]:
+    """check requests for urls, BATCH_LIMIT URLs each."""
+    out = []
+    for i in range(0, len(urls), BATCH_LIMIT):
+        req: Dict[str, Any] = {"op": "check", "agent": agent,
+                               "urls": urls[i:i + BATCH_LIMIT]}
+        if not wait:
+            req["wait"] = False
+        out.append(req)
+    return out
+
+
+def batch_results(urls: List[str], answer: Dict[str, Any]) \
+        -> List[CheckResult]:
+    """The CheckResults of one batch answer (already known to be ok)."""
+    res = answer.get("results")
+    if not isinstance(res, list) or len(res) != len(urls):
+        raise UnknownCodeError("malformed batch answer")
+    return [CheckResult.from_answer(u, r) for u, r in zip(urls, res)]
+
+
+def result(answer: Dict[str, Any]) -> Dict[str, Any]:
+    """answer itself if ok, else raise its typed error."""
+    if answer.get("ok") is True:
+        return answer
+    raise error_from(answer.get("error"))
+
+
+class Pending:
+    """Requests in flight on one connection, by id, plus the bookkeeping
+    that attributes an answer whose id is null (line_too_long, bad_json,
+    some bad_request, overloaded) to the request it belongs to."""
+
+    def __init__(self) -> None:
+        self.calls: Dict[int, Any] = {}   # id -> caller's slot
+        self.lines: Dict[int, int] = {}   # id -> request line length
+        self.raw: List[int] = []          # ids sent as raw lines, oldest first
+
+    def add(self, rid: int, slot: Any, length: int, raw: bool) -> None:
+        self.calls[rid] = slot
+        self.lines[rid] = length
+        if raw:
+            self.raw.append(rid)
+
+    def pop(self, rid: Any) -> Any:
+        """The slot of id rid, removed; None if unknown."""
+        if not isinstance(rid, int) or isinstance(rid, bool):
+            return None
+        self.lines.pop(rid, None)
+        if rid in self.raw:
+            self.raw.remove(rid)
+        return self.calls.pop(rid, None)
+
+    def owner_of_null(self) -> Optional[int]:
+        """The id an answer with id null belongs to: the oldest raw line in
+        flight, else the longest line in flight (a line_too_long answer is
+        for a line longer than every line robotsd accepted), else None."""
+        if self.raw:
+            return self.raw[0]
+        if not self.lines:
+            return None
+        return max(self.lines, key=lambda k: (self.lines[k], -k))
+
+    def drain(self) -> List[Any]:
+        """Every slot, removed (the connection is gone)."""
+        slots = list(self.calls.values())
+        self.calls.clear()
+        self.lines.clear()
+        self.raw.clear()
+        return slots

@@ -1,0 +1,280 @@
+"""The asyncio client: one pipelined connection shared by any number of
+tasks of one event loop.
+
+A reader task hands each answer to the task waiting for its id. When the
+connection breaks (robotsd restarted), a call in flight is sent again on a
+new connection while its timeout allows."""
+import asyncio
+import itertools
+import json
+import time
+from typing import Any, Dict, List, Optional
+
+from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
+                        CallTimeoutError, CheckResult, ConnectionLostError,
+                        OverloadedError, RobotsdError, batch_requests,
+                        batch_results, check_request, encode, error_from,
+                        result, socket_path, Pending)
+
+_RETRY_PAUSE = 0.05
+_RETRY_PAUSE_MAX = 1.0
+_MAX_SENDS = 3  # times one request is sent at most (see client.py)
+_HIGH_WATER = 1 << 20  # bytes queued for robotsd before writers wait
+
+
+class _Connection:
+    """One stream with its reader task."""
+
+    def __init__(self, reader: asyncio.StreamReader,
+                 writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.pending = Pending()
+        self.alive = True
+        self.closed_by: Optional[RobotsdError] = None
+        self.drain_lock = asyncio.Lock()  # Python < 3.10: one drain at once
+        self.out: List[bytes] = []  # lines to write at the next flush
+        self.task = asyncio.ensure_future(self._read_loop())
+
+    async def send(self, rid: int, data: bytes,
+                   raw: bool) -> "asyncio.Future[Dict[str, Any]]":
+        if not self.alive:
+            raise self.closed_by or ConnectionLostError(
+                "connection to robotsd closed")
+        fut: "asyncio.Future[Dict[str, Any]]" = \
+            asyncio.get_running_loop().create_future()
+        self.pending.add(rid, fut, len(data), raw)
+        if not self.out:  # one write per loop iteration, not per request
+            asyncio.get_running_loop().call_soon(self._flush)
+        self.out.append(data)
+        try:
+            # Wait only while robotsd reads slower than we write.
+            if self.writer.transport.get_write_buffer_size() > _HIGH_WATER:
+                async with self.drain_lock:
+                    await self.writer.drain()
+        except (OSError, RuntimeError) as e:
+            self._fail(ConnectionLostError("send to robotsd: %s" % e))
+        return fut
+
+    def _flush(self) -> None:
+        data, self.out = b"".join(self.out), []
+        if self.alive:
+            try:
+                self.writer.write(data)
+            except (OSError, RuntimeError) as e:
+                self._fail(ConnectionLostError("send to robotsd: %s" % e))
+
+    def expire(self, rid: int) -> None:
+        """The call rid ran out of time: fail it with CallTimeoutError."""
+        fut = self.pending.pop(rid)
+        if fut is not None and not fut.done():
+            fut.set_exception(CallTimeoutError("no answer from robotsd in "
+                                               "time"))
+
+    def forget(self, rid: int) -> None:
+        self.pending.pop(rid)
+
+    async def _read_loop(self) -> None:
+        buf = b""
+        try:
+            while True:
+                chunk = await self.reader.read(1 << 16)
+                if not chunk:
+                    break
+                buf += chunk
+                if b"\n" not in chunk:
+                    continue
+                *lines, buf = buf.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self._dispatch(line)
+        except OSError as e:
+            self._fail(ConnectionLostError("read from robotsd: %s" % e))
+            return
+        self._fail(self.closed_by or ConnectionLostError(
+            "robotsd closed the connection"))
+
+    def _dispatch(self, line: bytes) -> None:
+        try:
+            a = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(a, dict):
+            return
+        rid = a.get("id")
+        if rid is None:
+            err = a.get("error") or {}
+            if err.get("code") == OverloadedError.code \
+                    and not self.pending.raw:
+                self.closed_by = error_from(err)  # robotsd closes it
+                return
+            rid = self.pending.owner_of_null()
+        fut = self.pending.pop(rid)
+        if fut is not None and not fut.done():
+            fut.set_result(a)
+
+    def _fail(self, exc: RobotsdError) -> None:
+        if not self.alive:
+            return
+        self.alive = False
+        self.writer.close()
+        for fut in self.pending.drain():
+            if not fut.done():
+                fut.set_exception(exc)
+
+
+class AsyncClient:
+    """An asyncio robotsd client, for concurrent use by many tasks of one
+    event loop.
+
+    >>> async with AsyncClient() as c:
+    ...     r = await c.check("https://example.com/a", "FooBot/2.1")
+
+    The arguments are those of robotsd.Client: path (else $ROBOTSD_SOCKET,
+    else /run/robotsd/robotsd.sock), timeout (seconds per call, reconnecting
+    included) and max_line.
+    """
+
+    def __init__(self, path: Optional[str] = None,
+                 timeout: float = DEFAULT_TIMEOUT,
+                 max_line: int = DEFAULT_MAX_LINE):
+        self.path = socket_path(path)
+        self.timeout = timeout
+        self.max_line = max_line
+        self._ids = itertools.count(1)
+        self._conn: Optional[_Connection] = None
+        self._connecting: Optional[asyncio.Lock] = None
+        self._closed = False
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the connection; calls in flight fail."""
+        self._closed = True
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn._fail(ConnectionLostError("client closed"))
+            try:
+                await conn.task
+            except asyncio.CancelledError:
+                pass
+
+    # --- operations ------------------------------------------------------
+    async def check(self, url: str, agent: str, wait: bool = True,
+                    timeout: Optional[float] = None) -> CheckResult:
+        """May agent fetch url? See robotsd.Client.check."""
+        a = await self.call(check_request(url, agent, wait), timeout)
+        return CheckResult.from_answer(url, a)
+
+    async def check_many(self, urls: List[str], agent: str,
+                         wait: bool = True,
+                         timeout: Optional[float] = None) \
+            -> List[CheckResult]:
+        """Check many URLs in batches of 1000, one batch after another
+        (see robotsd.Client.check_many); one result per URL in order, a
+        URL's own error in .error."""
+        urls = list(urls)
+        deadline = time.monotonic() + (self.timeout if timeout is None
+                                       else timeout)
+        out: List[CheckResult] = []
+        for i, req in enumerate(batch_requests(urls, agent, wait)):
+            a = await self.call(req, max(0.0, deadline - time.monotonic()))
+            out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
+                                 a)
+        return out
+
+    async def inspect(self, origin: str,
+                      timeout: Optional[float] = None) -> Dict[str, Any]:
+        """What the cache holds for origin; NotCachedError if nothing."""
+        return await self.call({"op": "inspect", "origin": origin}, timeout)
+
+    async def purge(self, origin: Optional[str] = None,
+                    timeout: Optional[float] = None) -> int:
+        """Drop origin (every origin if None); returns the count dropped."""
+        req: Dict[str, Any] = {"op": "purge"}
+        if origin is None:
+            req["all"] = True
+        else:
+            req["origin"] = origin
+        return int((await self.call(req, timeout))["purged"])
+
+    async def stats(self, timeout: Optional[float] = None) -> Dict[str, int]:
+        """robotsd's counters."""
+        return dict((await self.call({"op": "stats"}, timeout))["stats"])
+
+    async def ping(self, timeout: Optional[float] = None) -> str:
+        """robotsd's version."""
+        return str((await self.call({"op": "ping"}, timeout))["version"])
+
+    # --- lower level -----------------------------------------------------
+    async def call(self, req: Dict[str, Any],
+                   timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Send one request (its id is set here); the ok answer as a dict,
+        or its typed error raised."""
+        deadline = time.monotonic() + (self.timeout if timeout is None
+                                       else timeout)
+        pause = _RETRY_PAUSE
+        sends: List[int] = []  # one entry per time the request was sent
+        while True:
+            try:
+                return await self._attempt(req, None, deadline, sends)
+            except ConnectionLostError:
+                if self._closed or len(sends) >= _MAX_SENDS or \
+                        time.monotonic() + pause >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _RETRY_PAUSE_MAX)
+
+    async def call_raw(self, line: bytes,
+                       timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Send one raw line that robotsd answers with id null; see
+        robotsd.Client.call_raw. For tests and debugging."""
+        deadline = time.monotonic() + (self.timeout if timeout is None
+                                       else timeout)
+        return await self._attempt(None, line + b"\n", deadline, [])
+
+    async def _attempt(self, req: Optional[Dict[str, Any]],
+                       raw: Optional[bytes], deadline: float,
+                       sends: List[int]) -> Dict[str, Any]:
+        rid = next(self._ids)
+        data = raw if raw is not None else \
+            encode(dict(req or {}, id=rid), self.max_line)
+        try:
+            conn = self._conn
+            if conn is None or not conn.alive:
+                conn = await asyncio.wait_for(
+                    self._connection(), max(0.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            raise CallTimeoutError("could not connect to robotsd in "
+                                   "time") from None
+        fut = await conn.send(rid, data, raw is not None)
+        sends.append(rid)
+        timer = asyncio.get_running_loop().call_later(
+            max(0.0, deadline - time.monotonic()), conn.expire, rid)
+        try:
+            a = await fut
+        finally:
+            timer.cancel()
+            if not fut.done():  # the caller was cancelled
+                conn.forget(rid)
+        return result(a)
+
+    async def _connection(self) -> _Connection:
+        if self._closed:
+            raise ConnectionLostError("client closed")
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            conn = self._conn
+            if conn is None or not conn.alive:
+                try:
+                    r, w = await asyncio.open_unix_connection(self.path)
+                except OSError as e:
+                    raise ConnectionLostError("cannot connect to %s: %s"
+                                              % (self.path, e)) from None
+                conn = self._conn = _Connection(r, w)
+            return conn

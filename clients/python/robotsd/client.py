@@ -1,0 +1,352 @@
+"""The blocking client: one pipelined connection shared by any number of
+threads.
+
+A reader thread reads answers and hands each to the call waiting for its
+id; a writer thread sends the queued request lines, so a caller never
+blocks longer than its timeout, even when robotsd is slow to read. When the
+connection breaks (robotsd restarted), the calls in flight are sent again
+on a new connection while their timeouts allow."""
+import concurrent.futures
+import itertools
+import json
+import queue
+import socket
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
+                        CallTimeoutError, CheckResult, ConnectionLostError,
+                        OverloadedError, Pending, RobotsdError,
+                        batch_requests, batch_results, check_request, encode,
+                        error_from, result, socket_path)
+
+_RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
+_RETRY_PAUSE_MAX = 1.0
+# Times one request is sent at most: a request that robotsd never answers
+# because its connection keeps breaking is not resent forever.
+_MAX_SENDS = 3
+
+
+class _Connection:
+    """One socket with its reader and writer threads."""
+
+    def __init__(self, path: str, connect_timeout: float):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.sock.settimeout(max(connect_timeout, 0.001))
+            self.sock.connect(path)
+            self.sock.settimeout(None)
+        except OSError:
+            self.sock.close()
+            raise
+        self.lock = threading.Lock()
+        self.pending = Pending()
+        self.alive = True
+        self.closed_by: Optional[RobotsdError] = None
+        self.out: "queue.Queue[Optional[bytes]]" = queue.Queue()
+        for target in (self._read_loop, self._write_loop):
+            threading.Thread(target=target, daemon=True,
+                             name="robotsd-" + target.__name__).start()
+
+    def submit(self, rid: int, data: bytes, raw: bool) -> \
+            "concurrent.futures.Future[Dict[str, Any]]":
+        fut: "concurrent.futures.Future[Dict[str, Any]]" = \
+            concurrent.futures.Future()
+        with self.lock:
+            if not self.alive:
+                # closed_by: robotsd refused the connection (overloaded)
+                raise self.closed_by or ConnectionLostError(
+                    "connection to robotsd closed")
+            self.pending.add(rid, fut, len(data), raw)
+        self.out.put(data)
+        return fut
+
+    def forget(self, rid: int) -> None:
+        with self.lock:
+            self.pending.pop(rid)
+
+    def close(self) -> None:
+        self._fail(ConnectionLostError("client closed"))
+
+    def _write_loop(self) -> None:
+        while True:
+            data = self.out.get()
+            if data is None:
+                return
+            parts = [data]  # send what queued meanwhile in one go
+            while len(parts) < 4096:
+                try:
+                    more = self.out.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    return
+                parts.append(more)
+            try:
+                self.sock.sendall(b"".join(parts))
+            except OSError as e:
+                self._fail(ConnectionLostError("send to robotsd: %s" % e))
+                return
+
+    def _read_loop(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except OSError as e:
+                self._fail(ConnectionLostError("read from robotsd: %s" % e))
+                return
+            if not chunk:
+                self._fail(self.closed_by or ConnectionLostError(
+                    "robotsd closed the connection"))
+                return
+            buf += chunk
+            if b"\n" not in chunk:
+                continue
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                if line.strip():
+                    self._dispatch(line)
+
+    def _dispatch(self, line: bytes) -> None:
+        try:
+            a = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(a, dict):
+            return
+        with self.lock:
+            rid = a.get("id")
+            if rid is None:
+                err = a.get("error") or {}
+                if err.get("code") == OverloadedError.code \
+                        and not self.pending.raw:
+                    # Too many connections: robotsd closes this one.
+                    self.closed_by = error_from(err)
+                    return
+                rid = self.pending.owner_of_null()
+            fut = self.pending.pop(rid)
+        if fut is not None and not fut.done():
+            fut.set_result(a)
+
+    def _fail(self, exc: RobotsdError) -> None:
+        with self.lock:
+            if not self.alive:
+                return
+            self.alive = False
+            slots = self.pending.drain()
+        self.out.put(None)
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        for fut in slots:
+            if not fut.done():
+                fut.set_exception(exc)
+
+
+class Client:
+    """A blocking robotsd client, safe for concurrent use by many threads.
+
+    >>> c = Client()                      # $ROBOTSD_SOCKET or the default
+    >>> r = c.check("https://example.com/a", "FooBot/2.1")
+    >>> r.allowed, r.rule
+
+    path: the socket (else $ROBOTSD_SOCKET, else /run/robotsd/robotsd.sock).
+    timeout: seconds every call may take unless it says otherwise
+    (reconnecting included). max_line: request lines longer than this are
+    refused with LineTooLongError before being sent (robotsd's --max-line).
+    The connection is opened on first use and reused; close() ends it.
+    """
+
+    def __init__(self, path: Optional[str] = None,
+                 timeout: float = DEFAULT_TIMEOUT,
+                 max_line: int = DEFAULT_MAX_LINE):
+        self.path = socket_path(path)
+        self.timeout = timeout
+        self.max_line = max_line
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._conn: Optional[_Connection] = None
+        self._closed = False
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection; calls in flight fail."""
+        with self._lock:
+            conn, self._conn, self._closed = self._conn, None, True
+        if conn is not None:
+            conn.close()
+
+    # --- operations ------------------------------------------------------
+    def check(self, url: str, agent: str, wait: bool = True,
+              timeout: Optional[float] = None) -> CheckResult:
+        """May agent fetch url? With wait=False an origin not cached yet
+        answers at once with pending=True (allowed None) and robotsd fetches
+        its robots.txt in the background. Raises a RobotsdError subclass."""
+        a = self.call(check_request(url, agent, wait), timeout)
+        return CheckResult.from_answer(url, a)
+
+    def check_many(self, urls: List[str], agent: str, wait: bool = True,
+                   timeout: Optional[float] = None) -> List[CheckResult]:
+        """Check many URLs for one agent, in batches of robotsd's limit
+        (1000). One result per URL, in order; a URL that fails alone has
+        its error in .error instead of raising. The batches go one after
+        another: a batch waiting on fetches may hold up to 1000 of the
+        1024 waiting checks robotsd allows one connection, and once it is
+        answered its origins are cached for the next."""
+        urls = list(urls)
+        deadline = self._deadline(timeout)
+        out: List[CheckResult] = []
+        for i, req in enumerate(batch_requests(urls, agent, wait)):
+            a = self._await(self._submit_retrying(req, deadline), deadline)
+            out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
+                                 a)
+        return out
+
+    def inspect(self, origin: str,
+                timeout: Optional[float] = None) -> Dict[str, Any]:
+        """What the cache holds for origin (the answer's fields as a dict);
+        NotCachedError if nothing."""
+        return self.call({"op": "inspect", "origin": origin}, timeout)
+
+    def purge(self, origin: Optional[str] = None,
+              timeout: Optional[float] = None) -> int:
+        """Drop origin from the cache (every origin if None); returns how
+        many entries were dropped."""
+        req: Dict[str, Any] = {"op": "purge"}
+        if origin is None:
+            req["all"] = True
+        else:
+            req["origin"] = origin
+        return int(self.call(req, timeout)["purged"])
+
+    def stats(self, timeout: Optional[float] = None) -> Dict[str, int]:
+        """robotsd's counters."""
+        return dict(self.call({"op": "stats"}, timeout)["stats"])
+
+    def ping(self, timeout: Optional[float] = None) -> str:
+        """robotsd's version."""
+        return str(self.call({"op": "ping"}, timeout)["version"])
+
+    # --- lower level -----------------------------------------------------
+    def call(self, req: Dict[str, Any],
+             timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Send one request (a dict with "op"; its id is set here) and
+        return the ok answer as a dict, or raise its typed error."""
+        deadline = self._deadline(timeout)
+        return self._await(self._submit_retrying(req, deadline), deadline)
+
+    def call_raw(self, line: bytes,
+                 timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Send one raw line (no newline) that robotsd answers with id null
+        (not JSON, not an object, too long) and return that answer or raise
+        its typed error. For tests and debugging."""
+        deadline = self._deadline(timeout)
+        fut = self._submit(b"", deadline, raw=line + b"\n")
+        return self._await(fut, deadline)
+
+    def submit(self, req: Dict[str, Any], timeout: Optional[float] = None) \
+            -> "concurrent.futures.Future[Dict[str, Any]]":
+        """Send req without waiting: a Future of its raw answer dict. It
+        connects (one attempt, no waiting) if needed and does not resend
+        after a lost connection; the Future fails with
+        ConnectionLostError then. Used by the Scrapy middleware."""
+        return self._submit(req, self._deadline(timeout), raw=None)
+
+    def forget(self, fut: "concurrent.futures.Future[Any]") -> None:
+        """Stop waiting for a submitted request (its answer is dropped)."""
+        rid = getattr(fut, "robotsd_id", None)
+        conn = getattr(fut, "robotsd_conn", None)
+        if rid is not None and conn is not None:
+            conn.forget(rid)
+
+    # --- internals -------------------------------------------------------
+    def _deadline(self, timeout: Optional[float]) -> float:
+        return time.monotonic() + (self.timeout if timeout is None
+                                   else timeout)
+
+    def _connection(self, deadline: float) -> _Connection:
+        with self._lock:
+            if self._closed:
+                raise ConnectionLostError("client closed")
+            conn = self._conn
+            if conn is None or not conn.alive:
+                try:
+                    conn = _Connection(self.path,
+                                       deadline - time.monotonic())
+                except OSError as e:
+                    raise ConnectionLostError("cannot connect to %s: %s"
+                                              % (self.path, e)) from None
+                self._conn = conn
+            return conn
+
+    def _submit(self, req: Any, deadline: float, raw: Optional[bytes]) \
+            -> "concurrent.futures.Future[Dict[str, Any]]":
+        rid = next(self._ids)
+        data = raw if raw is not None else \
+            encode(dict(req, id=rid), self.max_line)
+        conn = self._connection(deadline)
+        fut = conn.submit(rid, data, raw is not None)
+        fut.robotsd_id = rid  # type: ignore[attr-defined]
+        fut.robotsd_conn = conn  # type: ignore[attr-defined]
+        return fut
+
+    def _submit_retrying(self, req: Dict[str, Any], deadline: float) \
+            -> "concurrent.futures.Future[Dict[str, Any]]":
+        """Submit, resending on a new connection whenever the connection
+        breaks before the answer, until deadline (at most _MAX_SENDS
+        times)."""
+        outer: "concurrent.futures.Future[Dict[str, Any]]" = \
+            concurrent.futures.Future()
+        pause = _RETRY_PAUSE
+        sends = 0
+
+        def attempt() -> None:
+            nonlocal pause, sends
+            while True:
+                try:
+                    inner = self._submit(req, deadline, None)
+                    break
+                except ConnectionLostError as e:
+                    if self._closed or time.monotonic() + pause > deadline:
+                        outer.set_exception(e)
+                        return
+                    time.sleep(pause)
+                    pause = min(pause * 2, _RETRY_PAUSE_MAX)
+                except RobotsdError as e:  # refused before sending
+                    outer.set_exception(e)
+                    return
+            sends += 1
+            outer.robotsd_id = inner.robotsd_id  # type: ignore
+            outer.robotsd_conn = inner.robotsd_conn  # type: ignore
+            inner.add_done_callback(done)
+
+        def done(inner: "concurrent.futures.Future[Dict[str, Any]]") -> None:
+            exc = inner.exception()
+            if isinstance(exc, ConnectionLostError) and not self._closed \
+                    and time.monotonic() < deadline and sends < _MAX_SENDS:
+                threading.Thread(target=attempt, daemon=True).start()
+            elif exc is not None:
+                outer.set_exception(exc)
+            elif not outer.done():
+                outer.set_result(inner.result())
+
+        attempt()
+        return outer
+
+    def _await(self, fut: "concurrent.futures.Future[Dict[str, Any]]",
+               deadline: float) -> Dict[str, Any]:
+        try:
+            a = fut.result(max(0.0, deadline - time.monotonic()))
+        except concurrent.futures.TimeoutError:
+            self.forget(fut)
+            raise CallTimeoutError("no answer from robotsd in time") from None
+        return result(a)

@@ -1,0 +1,200 @@
+"""RobotsdMiddleware: Scrapy's robots.txt middleware, with robotsd deciding.
+
+A drop-in replacement for scrapy.downloadermiddlewares.robotstxt.
+RobotsTxtMiddleware. Enable it in place of that one and let robotsd, not
+Scrapy, fetch robots.txt::
+
+    ROBOTSTXT_OBEY = False
+    DOWNLOADER_MIDDLEWARES = {
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "robotsd.scrapy.RobotsdMiddleware": 100,
+    }
+
+Settings:
+
+- ROBOTSD_ENABLED (default True): False disables the middleware.
+- ROBOTSD_SOCKET: robotsd's socket (else $ROBOTSD_SOCKET, else
+  /run/robotsd/robotsd.sock).
+- ROBOTSD_TIMEOUT (default 70): seconds a check may take.
+- ROBOTSD_FAIL_OPEN (default False): what to do when robotsd cannot answer
+  (not running, overloaded, timeout, internal error). False drops the
+  request (IgnoreRequest, stats robotsd/error_count/CODE): a crawler that
+  cannot ask must not fetch, as RFC 9309 treats an unreachable robots.txt
+  as "disallow all" and robotsd does the same for unreachable origins.
+  True lets the request through, as Scrapy's own middleware does when
+  robots.txt cannot be downloaded.
+- The agent: ROBOTSTXT_USER_AGENT, else the request's User-Agent header,
+  else USER_AGENT (as Scrapy's middleware picks it).
+
+Like Scrapy's middleware it leaves alone requests with meta
+dont_obey_robotstxt and data: and file: URLs. A URL robotsd cannot judge
+(a scheme other than http, https and ftp, or a URL with no host) passes
+through too: no robots.txt applies to it, and Scrapy reports its own error
+if it cannot download it. /robots.txt itself is always allowed by robotsd.
+
+A disallowed request raises IgnoreRequest and counts robotstxt/forbidden.
+The Crawl-delay robotsd reports for the agent raises the download slot's
+delay (slot.delay = max(slot.delay, crawl_delay)); it never lowers a delay
+set by DOWNLOAD_DELAY or AutoThrottle.
+
+Nothing blocks the reactor, whichever reactor runs (the default one or
+the asyncio one): checks are sent over one pipelined connection of the
+blocking robotsd.Client, whose reader thread hands each answer back to the
+reactor (reactor.callFromThread). No thread-pool thread is held while a
+check waits on a robots.txt fetch.
+"""
+import logging
+from typing import Any, Optional
+
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet import defer
+
+from ._protocol import (DEFAULT_TIMEOUT, BadUrlError, CallTimeoutError,
+                        CheckResult,
+                        ConnectionLostError, RobotsdError,
+                        UnsupportedSchemeError, check_request, result)
+from .client import Client
+
+logger = logging.getLogger(__name__)
+
+_NOT_JUDGED = (BadUrlError, UnsupportedSchemeError)
+
+
+class RobotsdMiddleware:
+    """Downloader middleware asking robotsd about every request."""
+
+    def __init__(self, crawler: Any):
+        settings = crawler.settings
+        if not settings.getbool("ROBOTSD_ENABLED", True):
+            raise NotConfigured
+        self.crawler = crawler
+        self.fail_open = settings.getbool("ROBOTSD_FAIL_OPEN", False)
+        self.timeout = settings.getfloat("ROBOTSD_TIMEOUT", DEFAULT_TIMEOUT)
+        self._default_useragent = settings.get("USER_AGENT", "Scrapy")
+        self._robotstxt_useragent = settings.get("ROBOTSTXT_USER_AGENT")
+        self.client = Client(settings.get("ROBOTSD_SOCKET"),
+                             timeout=self.timeout)
+        from scrapy import signals
+        crawler.signals.connect(self.client.close, signals.engine_stopped)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RobotsdMiddleware":
+        return cls(crawler)
+
+    def process_request(self, request: Any, spider: Any) -> Any:
+        if request.meta.get("dont_obey_robotstxt"):
+            return None
+        if request.url.startswith("data:") or request.url.startswith("file:"):
+            return None
+        d = self._check(request.url, self._agent(request))
+        d.addCallbacks(self._verdict, self._error,
+                       callbackArgs=(request, spider),
+                       errbackArgs=(request, spider))
+        return d
+
+    def _agent(self, request: Any) -> str:
+        ua = self._robotstxt_useragent
+        if not ua:
+            ua = request.headers.get(b"User-Agent", self._default_useragent)
+        if isinstance(ua, bytes):
+            ua = ua.decode("utf-8", "replace")
+        return str(ua)
+
+    def _check(self, url: str, agent: str,
+               resend: bool = True) -> "defer.Deferred[CheckResult]":
+        """A Deferred of the CheckResult, fired on the reactor thread; sent
+        once more on a new connection if the connection breaks."""
+        from twisted.internet import reactor
+        d: "defer.Deferred[CheckResult]" = defer.Deferred()
+        try:
+            fut = self.client.submit(check_request(url, agent, True))
+        except RobotsdError as e:
+            d.errback(e)
+            return d
+
+        def done(f: Any) -> None:
+            exc = f.exception()
+            if exc is not None:
+                reactor.callFromThread(d.errback, exc)
+                return
+            try:
+                res = CheckResult.from_answer(url, result(f.result()))
+            except RobotsdError as e:
+                reactor.callFromThread(d.errback, e)
+                return
+            reactor.callFromThread(d.callback, res)
+
+        fut.add_done_callback(done)
+        d.addTimeout(self.timeout, reactor,
+                     onTimeoutCancel=lambda r, t: self._timed_out(fut))
+        if resend:
+            d.addErrback(self._resend, url, agent)
+        return d
+
+    def _timed_out(self, fut: Any) -> None:
+        self.client.forget(fut)
+        raise CallTimeoutError("no answer from robotsd within %ss"
+                               % self.timeout)
+
+    def _resend(self, failure: Any, url: str, agent: str) -> Any:
+        if failure.check(ConnectionLostError):
+            return self._check(url, agent, resend=False)
+        return failure
+
+    def _verdict(self, res: CheckResult, request: Any, spider: Any) -> None:
+        if res.crawl_delay is not None:
+            self._apply_delay(request, spider, res.crawl_delay)
+        if res.allowed:
+            return None
+        logger.debug("Forbidden by robots.txt: %(request)s (%(rule)s)",
+                     {"request": request, "rule": res.rule or res.reason},
+                     extra={"spider": spider})
+        self.crawler.stats.inc_value("robotstxt/forbidden")
+        raise IgnoreRequest("Forbidden by robots.txt")
+
+    def _error(self, failure: Any, request: Any, spider: Any) -> None:
+        exc = failure.value
+        if isinstance(exc, _NOT_JUDGED):
+            return None
+        code = getattr(exc, "code", None) or type(exc).__name__
+        self.crawler.stats.inc_value("robotsd/error_count/%s" % code)
+        if self.fail_open:
+            logger.warning("robotsd could not check %(request)s (%(err)s); "
+                           "fetching anyway (ROBOTSD_FAIL_OPEN)",
+                           {"request": request, "err": exc},
+                           extra={"spider": spider})
+            return None
+        logger.warning("robotsd could not check %(request)s (%(err)s); "
+                       "dropped (set ROBOTSD_FAIL_OPEN to fetch anyway)",
+                       {"request": request, "err": exc},
+                       extra={"spider": spider})
+        raise IgnoreRequest("robotsd could not check the request: %s" % exc)
+
+    def _apply_delay(self, request: Any, spider: Any, delay: float) -> None:
+        downloader = self.crawler.engine.downloader
+        slot = _slot(downloader, request, spider)
+        if slot is not None and delay > slot.delay:
+            slot.delay = delay
+            host = urlparse_cached(request).hostname
+            logger.debug("Crawl-delay %(delay)s for the download slot of "
+                         "%(host)s", {"delay": delay, "host": host},
+                         extra={"spider": spider})
+
+
+def _slot(downloader: Any, request: Any, spider: Any) -> Optional[Any]:
+    """The download slot request will use, created if it does not exist
+    yet (the downloader makes it only after the middlewares ran)."""
+    get = getattr(downloader, "_get_slot", None)
+    if get is not None:
+        try:
+            return get(request, spider)[1]
+        except TypeError:
+            pass
+    key_of = getattr(downloader, "get_slot_key", None) or \
+        getattr(downloader, "_get_slot_key")
+    try:
+        key = key_of(request, spider)
+    except TypeError:
+        key = key_of(request)
+    return downloader.slots.get(key)

@@ -1,0 +1,61 @@
+"""crawl.py CONFIG.json OUT.json: one real Scrapy crawl (run by
+test_scrapy.py with a python3 that has Scrapy) with RobotsdMiddleware in
+place of Scrapy's RobotsTxtMiddleware. It follows every link from
+CONFIG["start"] and writes what it saw to OUT.json: the URLs it got, the
+crawl's stats, and the delay of each download slot as the responses came
+in."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+
+import scrapy  # noqa: E402
+from scrapy.crawler import CrawlerProcess  # noqa: E402
+
+cfg = json.load(open(sys.argv[1]))
+seen = {"urls": [], "slot_delays": {}, "stats": {}}
+
+
+class SiteSpider(scrapy.Spider):
+    name = "site"
+    start_urls = [cfg["start"]]
+
+    def parse(self, response):
+        seen["urls"].append(response.url)
+        key = response.meta.get("download_slot")
+        slot = self.crawler.engine.downloader.slots.get(key)
+        if slot is not None:
+            seen["slot_delays"][key] = slot.delay
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href, self.parse)
+
+    def closed(self, reason):
+        seen["stats"] = {k: v for k, v in self.crawler.stats.get_stats()
+                         .items() if isinstance(v, (int, float, str))}
+        seen["reason"] = reason
+
+
+settings = {
+    "ROBOTSTXT_OBEY": False,
+    "DOWNLOADER_MIDDLEWARES": {
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "robotsd.scrapy.RobotsdMiddleware": 100,
+    },
+    "ROBOTSD_SOCKET": cfg["socket"],
+    "ROBOTSD_FAIL_OPEN": cfg.get("fail_open", False),
+    "USER_AGENT": cfg["user_agent"],
+    "RANDOMIZE_DOWNLOAD_DELAY": False,
+    "CONCURRENT_REQUESTS": 8,
+    "TELNETCONSOLE_ENABLED": False,
+    "LOG_LEVEL": "DEBUG",
+    "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+}
+if cfg.get("reactor"):
+    settings["TWISTED_REACTOR"] = cfg["reactor"]
+process = CrawlerProcess(settings)
+process.crawl(SiteSpider)
+process.start()
+with open(sys.argv[2], "w") as f:
+    json.dump(seen, f)
