@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/dns.h>
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
@@ -633,6 +634,9 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 		tier_free(t);
 		return NULL;
 	}
+	/* Host names are resolved without blocking the loop. */
+	t->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+	                                  EVDNS_BASE_DISABLE_WHEN_INACTIVE);
 	names = xcalloc(t->nservers, sizeof(*names));
 	for (i = 0; i < t->nservers; i++)
 		names[i] = t->servers[i].url.name;
@@ -675,6 +679,17 @@ tier_free(struct tier *t)
 			    c, link);
 		call_free_if_idle(c);
 	}
+	if (t->lookups == 0) /* else the last cancelled lookup ends it */
+		tier_destroy(t);
+}
+
+void
+tier_destroy(struct tier *t)
+{
+	size_t i;
+
+	if (t->dns != NULL)
+		evdns_base_free(t->dns, 0);
 	for (i = 0; i < t->nservers; i++)
 		tier_url_clear(&t->servers[i].url);
 	free(t->servers);

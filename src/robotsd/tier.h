@@ -106,7 +106,11 @@ struct tier_server_stats {
  */
 struct tier *tier_new(
     struct event_base *, const struct tier_config *, char **cause);
-/* Close everything; pending callbacks never run. NULL is fine. */
+/*
+ * Close everything; pending callbacks never run. NULL is fine. A host name
+ * lookup under way is cancelled and its end, from the loop, frees the last
+ * of the tier: run the loop once (EVLOOP_NONBLOCK) before event_base_free.
+ */
 void tier_free(struct tier *);
 
 void tier_get(struct tier *, const char *origin, tier_cb, void *arg);

@@ -1,16 +1,24 @@
 /*
- * tier_conn.c: the tier's connections to one Redis server: connect,
- * handshake (AUTH, SELECT, then PING or SUBSCRIBE) under a deadline, and
- * after any failure a reconnection with doubling backoff. The subscriber
- * connection hands every notice to tier_notified().
+ * tier_conn.c: the tier's connections to one Redis server: resolve the
+ * host name without blocking (evdns), connect, handshake (AUTH, SELECT, then
+ * PING or SUBSCRIBE) under a deadline, and after any failure a reconnection
+ * with doubling backoff. The subscriber connection hands every notice to
+ * tier_notified().
  */
 #include <config.h>
+
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <event2/dns.h>
 #include <event2/event.h>
+#include <event2/util.h>
 #include <hiredis/adapters/libevent.h>
 #include <hiredis/hiredis.h>
 
@@ -197,15 +205,16 @@ conn_hello(struct tier_conn *c)
 	return redisAsyncCommand(ac, on_hello, c, "PING");
 }
 
-void
-tier_conn_start(struct tier_conn *c)
+/* Connect to ip (a numeric address; NULL: the URL's socket or host). */
+static void
+conn_connect(struct tier_conn *c, const char *ip)
 {
 	const struct tier_url *u = &c->srv->url;
 	redisAsyncContext *ac;
 	struct timeval tv;
 
 	ac = u->is_unix ? redisAsyncConnectUnix(u->path)
-	                : redisAsyncConnect(u->host, u->port);
+	                : redisAsyncConnect(ip != NULL ? ip : u->host, u->port);
 	if (ac == NULL || ac->err) {
 		c->ac = NULL;
 		conn_lost(c, ac != NULL ? ac->errstr : "out of memory");
@@ -227,6 +236,82 @@ tier_conn_start(struct tier_conn *c)
 	}
 	ms_to_tv(c->srv->t->cf.timeout_ms, &tv);
 	evtimer_add(&c->handshake, &tv);
+}
+
+static void
+on_last_lookup(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what;
+	tier_destroy(arg);
+}
+
+static void
+on_resolved(int err, struct evutil_addrinfo *res, void *arg)
+{
+	struct tier_conn *c = arg;
+	struct tier *t = c->srv->t;
+	struct timeval now = { 0, 0 };
+	char ip[INET6_ADDRSTRLEN] = "";
+	struct evutil_addrinfo *ai;
+	const void *a;
+
+	if (c->dns !=
+	    NULL) /* else answered before evdns_getaddrinfo returned */
+		t->lookups--;
+	c->dns = NULL;
+	c->resolving = 0;
+	if (t->freeing) { /* cancelled by tier_free: the tier is ours to end */
+		if (res != NULL)
+			evutil_freeaddrinfo(res);
+		if (t->lookups == 0)
+			event_base_once(t->base, -1, EV_TIMEOUT, on_last_lookup,
+			    t, &now); /* not from inside evdns */
+		return;
+	}
+	if (err != 0 || res == NULL) {
+		conn_lost(
+		    c, err != 0 ? evutil_gai_strerror(err) : "no address");
+		return;
+	}
+	for (ai = res; ai->ai_next != NULL && ai->ai_family != AF_INET;)
+		ai = ai->ai_next; /* IPv4 first, as Redis binds it by default */
+	if (ai->ai_family != AF_INET)
+		ai = res;
+	a = ai->ai_family == AF_INET6
+	        ? (const void *)&((struct sockaddr_in6 *)(void *)ai->ai_addr)
+	              ->sin6_addr
+	        : (const void *)&((struct sockaddr_in *)(void *)ai->ai_addr)
+	              ->sin_addr;
+	inet_ntop(ai->ai_family, a, ip, sizeof(ip));
+	evutil_freeaddrinfo(res);
+	conn_connect(c, ip);
+}
+
+/* Start a connection; a host name is resolved first, off the loop. */
+void
+tier_conn_start(struct tier_conn *c)
+{
+	const struct tier_url *u = &c->srv->url;
+	struct evdns_getaddrinfo_request *req;
+	struct evutil_addrinfo hints;
+
+	if (u->is_unix || c->srv->t->dns == NULL) {
+		conn_connect(c, NULL);
+		return;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	c->state = TIER_SERVER_CONNECTING;
+	if (!c->is_sub)
+		c->srv->st.state = TIER_SERVER_CONNECTING;
+	c->resolving = 1;
+	req = evdns_getaddrinfo(
+	    c->srv->t->dns, u->host, NULL, &hints, on_resolved, c);
+	if (c->resolving) { /* under way: on_resolved comes later */
+		c->dns = req;
+		c->srv->t->lookups++;
+	}
 }
 
 static void
@@ -252,6 +337,8 @@ tier_conn_init(struct tier_server *srv, struct tier_conn *c, int is_sub)
 void
 tier_conn_stop(struct tier_conn *c)
 {
+	if (c->dns != NULL) /* on_resolved runs later, from the loop */
+		evdns_getaddrinfo_cancel(c->dns);
 	evtimer_del(&c->retry);
 	tier_conn_drop(c, TIER_ERROR, "shutting down");
 	evtimer_del(&c->handshake);

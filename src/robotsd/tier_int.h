@@ -15,6 +15,8 @@
 #include "tier_url.h"
 
 struct tier_server;
+struct evdns_base;
+struct evdns_getaddrinfo_request;
 
 /* One hiredis connection: commands, or the subscriber. */
 struct tier_conn {
@@ -25,6 +27,8 @@ struct tier_conn {
 	long backoff_ms;        /* before the next attempt after a failure */
 	struct event retry;     /* next connection attempt */
 	struct event handshake; /* deadline of connect + AUTH/SELECT/PING */
+	struct evdns_getaddrinfo_request *dns; /* a lookup under way */
+	int resolving;                         /* set until on_resolved runs */
 	/* While tier_conn_drop frees ac: what its pending calls end with. */
 	enum tier_result drop_result;
 	const char *drop_why; /* NULL: not dropping */
@@ -51,6 +55,8 @@ struct tier {
 	struct tier_server *servers;
 	size_t nservers;
 	struct tier_ring *ring;
+	struct evdns_base *dns; /* NULL: hiredis resolves (blocking) */
+	int lookups;            /* host name lookups under way */
 	struct tier_stats stats;
 	struct tier_calls waits[TIER_WAIT_BUCKETS]; /* tier_wait calls */
 	struct tier_calls calls;                    /* all live calls */
@@ -67,6 +73,8 @@ void tier_conn_drop(
     struct tier_conn *, enum tier_result result, const char *why);
 void tier_server_warn(struct tier_server *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* tier.c: free what tier_free left for the last lookup to end. */
+void tier_destroy(struct tier *);
 /* tier.c: a publish of origin was announced on srv's channel. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
 
