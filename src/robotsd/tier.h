@@ -9,8 +9,9 @@
  * tier_value, lock "robotsd:v1:l:{ORIGIN}" a random token, and every
  * publish announces ORIGIN on channel "robotsd:v1:n" of its server.
  *
- * Every call takes a callback that runs exactly once, always from the event
- * loop (never before the call returns), unless tier_free comes first:
+ * Every call takes a callback (NULL: none wanted) that runs exactly once,
+ * always from the event loop (never before the call returns), unless
+ * tier_free comes first:
  *   - a server that is down fails its calls at once (TIER_DOWN);
  *   - a call unanswered after timeout_ms (--redis-timeout) ends TIER_TIMEOUT
  *     and its late reply is ignored; the connection is then dropped (its
@@ -66,6 +67,7 @@ struct tier_reply {
 };
 typedef void (*tier_cb)(struct tier_reply *, void *arg);
 
+/* A field left 0 takes its default: 250, 40000, 1000, 100, 5000 ms. */
 struct tier_config {
 	const char *const *urls; /* --redis URLs (tier_url.h), nurls >= 1 */
 	size_t nurls;
