@@ -23,8 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "robots.h"
+
 #define TIER_VALUE_VERSION 1
-#define TIER_VALUE_MAX_BODY 512000 /* ROBOTS_MAX_BODY */
+#define TIER_VALUE_MAX_BODY ROBOTS_MAX_BODY /* the fetch cap */
 #define TIER_VALUE_MAX_ORIGIN 2048
 #define TIER_VALUE_MAX_URL 16384
 #define TIER_VALUE_MAX_ERROR 1024
