@@ -22,6 +22,7 @@
 #include "log.h"
 #include "netpolicy.h"
 #include "parse.h"
+#include "tier_url.h"
 #include "xmalloc.h"
 
 #define CONFIG_DEFAULT_FILE SYSCONFDIR "/robotsd.conf"
@@ -118,8 +119,12 @@ static const struct option_def options[] = {
 	{ "deny-private-addresses", 0, OT_BOOL, 0, 0, "yes",
 	    OFF(deny_private_addresses), OPT_RELOAD, "yes|no",
 	    "refuse to fetch from non-public addresses" },
-	{ "redis", 0, OT_STR, 0, 0, NULL, OFF(redis), 0, "URL",
-	    "shared cache tier" },
+	{ "redis", 0, OT_LIST, 0, 0, NULL, OFF(redis), 0, "URL",
+	    "shared cache tier in Redis; may repeat" },
+	{ "redis-timeout", 0, OT_LONG, 1, 60000, "250", OFF(redis_timeout), 0,
+	    "MS", "deadline of every Redis call, milliseconds" },
+	{ "redis-lock-time", 0, OT_LONG, 1, DAY, "40", OFF(redis_lock_time), 0,
+	    "SECONDS", "lifetime of a fetch lock in Redis" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
 	    "serve Prometheus metrics at /metrics" },
 	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,
@@ -165,19 +170,44 @@ opt_has_value(const struct option_def *d)
 
 /* Append to the NULL-terminated list at the option's place; first clears. */
 static void
-opt_list_add(struct config *cf, const char *value, int first)
+opt_list_add(
+    struct config *cf, const struct option_def *d, const char *value, int first)
 {
+	char ***list = (char ***)(void *)((char *)cf + d->off);
+	size_t *n = d->off == OFF(redis) ? &cf->nredis : &cf->nconnect_to;
 	size_t i;
 
 	if (first) {
-		for (i = 0; i < cf->nconnect_to; i++)
-			free(cf->connect_to[i]);
-		cf->nconnect_to = 0;
+		for (i = 0; i < *n; i++)
+			free((*list)[i]);
+		*n = 0;
 	}
-	cf->connect_to = xreallocarray(
-	    cf->connect_to, cf->nconnect_to + 2, sizeof(*cf->connect_to));
-	cf->connect_to[cf->nconnect_to++] = xstrdup(value);
-	cf->connect_to[cf->nconnect_to] = NULL;
+	*list = xreallocarray(*list, *n + 2, sizeof(**list));
+	(*list)[(*n)++] = xstrdup(value);
+	(*list)[*n] = NULL;
+}
+
+/* 0 if value is a valid item of list option d; else -1 and *err. */
+static int
+opt_list_check(const struct option_def *d, const char *value, char **err)
+{
+	struct tier_url u;
+	const char *why;
+
+	if (d->off == OFF(redis)) {
+		if (tier_url_parse(value, &u, &why) == -1) {
+			xasprintf(
+			    err, "'%s' is not a Redis URL: %s", value, why);
+			return -1;
+		}
+		tier_url_clear(&u);
+		return 0;
+	}
+	if (netpolicy_ct_parse(value, NULL) == -1) {
+		xasprintf(err, "'%s' is not HOST:PORT:HOST2:PORT2", value);
+		return -1;
+	}
+	return 0;
 }
 
 /* Message for a number out of range or malformed. */
@@ -250,12 +280,9 @@ opt_set(struct config *cf, const struct option_def *d, const char *value,
 		*(int *)p = b;
 		return 0;
 	case OT_LIST:
-		if (netpolicy_ct_parse(value, NULL) == -1) {
-			xasprintf(
-			    err, "'%s' is not HOST:PORT:HOST2:PORT2", value);
+		if (opt_list_check(d, value, err) == -1)
 			return -1;
-		}
-		opt_list_add(cf, value, first);
+		opt_list_add(cf, d, value, first);
 		return 0;
 	case OT_CHECK:
 		*(int *)p = 1;
@@ -545,6 +572,31 @@ config_apply_argv(
 	return 0;
 }
 
+/* The shared tier: only with hiredis, and a lock that outlives a fetch. */
+static int
+config_check_redis(const struct config *cf, char **cause)
+{
+	if (cf->nredis == 0)
+		return 0;
+#ifndef HAVE_REDIS
+	xasprintf(cause,
+	    "redis: this robotsd was built without hiredis, so it has no "
+	    "shared "
+	    "Redis tier; rebuild it with hiredis (libhiredis-dev) or drop "
+	    "--redis");
+	return -1;
+#else
+	if (cf->redis_lock_time <= cf->fetch_timeout) {
+		xasprintf(cause,
+		    "redis-lock-time (%ld) must be greater than fetch-timeout "
+		    "(%ld): a lock must outlive the fetch it guards",
+		    cf->redis_lock_time, cf->fetch_timeout);
+		return -1;
+	}
+	return 0;
+#endif
+}
+
 /* Values that parse but cannot work: say so now, not at the first use. */
 static int
 config_check_values(const struct config *cf, char **cause)
@@ -559,7 +611,7 @@ config_check_values(const struct config *cf, char **cause)
 		    cause, "ca-file: %s: %s", cf->ca_file, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return config_check_redis(cf, cause);
 }
 
 /* Check that each lower bound is at most its upper bound. */
@@ -756,6 +808,8 @@ config_free(struct config *cf)
 	free(cf->connect_to);
 	free(cf->ca_file);
 	free(cf->state_file);
+	for (i = 0; i < cf->nredis; i++)
+		free(cf->redis[i]);
 	free(cf->redis);
 	free(cf->metrics);
 	for (j = 0; j < cf->argc; j++)

@@ -37,7 +37,10 @@ struct config {
 	long max_connections;
 	long max_waiting;
 	int deny_private_addresses;
-	char *redis;
+	char **redis; /* NULL-terminated --redis URLs, or NULL: none */
+	size_t nredis;
+	long redis_timeout;   /* milliseconds */
+	long redis_lock_time; /* seconds */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */

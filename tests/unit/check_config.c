@@ -20,6 +20,11 @@
 #include "log.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
+#ifdef HAVE_REDIS
+#define HAVE_REDIS_BUILD 1
+#else
+#define HAVE_REDIS_BUILD 0 /* --redis is refused: see test_redis_options */
+#endif
 #define MAXARGS 32
 
 static struct config *cf;
@@ -559,6 +564,50 @@ START_TEST(test_every_option_is_documented)
 }
 END_TEST
 
+/*
+ * --redis repeats (a file's list is replaced by the command line's), each
+ * URL checked at load; a build without hiredis refuses it with the reason.
+ */
+START_TEST(test_redis_options)
+{
+	cf = load_args(NULL, "-c", "/dev/null", NULL);
+	ck_assert_ptr_null(cf->redis);
+	ck_assert_int_eq(cf->redis_timeout, 250);
+	ck_assert_int_eq(cf->redis_lock_time, 40);
+	config_free(cf);
+	cf = load_args(NULL, "-c", "/dev/null", "--redis",
+	    "redis://[::1]:7000/2", "--redis=redis://:x@bad:0", NULL);
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause, "--redis: 'redis://:x@bad:0' is not a Redis "
+	                        "URL: bad port (1-65535)");
+	LOAD("redis redis://file-only\n", "--redis",
+	    "unix:///run/redis.sock?db=1", "--redis", "redis://b",
+	    "--redis-timeout", "100", NULL);
+#ifdef HAVE_REDIS
+	ck_assert_msg(cf != NULL, "%s", cause);
+	ck_assert_uint_eq(cf->nredis, 2);
+	ck_assert_str_eq(cf->redis[0], "unix:///run/redis.sock?db=1");
+	ck_assert_str_eq(cf->redis[1], "redis://b");
+	ck_assert_ptr_null(cf->redis[2]);
+	ck_assert_int_eq(cf->redis_timeout, 100);
+	config_free(cf);
+	cf = load_args(NULL, "-c", "/dev/null", "--redis", "redis://a",
+	    "--redis-lock-time", "30", NULL);
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause,
+	    "redis-lock-time (30) must be greater than fetch-timeout (30): a "
+	    "lock must outlive the fetch it guards");
+#else
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause,
+	    "redis: this robotsd was built without hiredis, so it has no "
+	    "shared "
+	    "Redis tier; rebuild it with hiredis (libhiredis-dev) or drop "
+	    "--redis");
+#endif
+}
+END_TEST
+
 START_TEST(test_values_that_cannot_work_are_refused_at_load)
 {
 	ck_assert_ptr_null(
@@ -603,7 +652,8 @@ START_TEST(test_shipped_config_shows_the_defaults)
 	ck_assert_ptr_nonnull(fp = fopen(conf_path, "w"));
 	for (line = etc; (nl = strchr(line, '\n')) != NULL; line = nl + 1)
 		if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z' &&
-		    strncmp(line, "#ca-file ", 9) != 0)
+		    strncmp(line, "#ca-file ", 9) != 0 &&
+		    (HAVE_REDIS_BUILD || strncmp(line, "#redis ", 7) != 0))
 			fprintf(fp, "%.*s\n", (int)(nl - line - 1), line + 1);
 	fclose(fp);
 	free(etc);
@@ -652,6 +702,7 @@ config_suite(void)
 	tcase_add_test(tc, test_argv_sets_every_kind_of_value);
 	tcase_add_test(tc, test_file_lines_comments_and_whitespace);
 	tcase_add_test(tc, test_command_line_beats_file);
+	tcase_add_test(tc, test_redis_options);
 	tcase_add_test(tc, test_repeated_option_last_one_wins);
 	tcase_add_test(tc, test_file_unknown_option_names_file_and_line);
 	tcase_add_test(tc, test_file_bad_number_names_option_and_range);

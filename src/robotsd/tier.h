@@ -1,0 +1,147 @@
+/*
+ * tier.h: the shared Redis tier's client (built with hiredis only). One
+ * command connection and one subscriber connection per Redis server, on
+ * robotsd's libevent loop through hiredis's async API; nothing blocks.
+ * Owns its connections, its calls and their timers.
+ *
+ * Each origin lives on exactly one server (tier_ring.h). Keys (docs/
+ * scaling.md): entry "robotsd:v1:e:{ORIGIN}" holds the origin's
+ * tier_value, lock "robotsd:v1:l:{ORIGIN}" a random token, and every
+ * publish announces ORIGIN on channel "robotsd:v1:n" of its server.
+ *
+ * Every call takes a callback (NULL: none wanted) that runs exactly once,
+ * always from the event loop (never before the call returns), unless
+ * tier_free comes first:
+ *   - a server that is down fails its calls at once (TIER_DOWN);
+ *   - a call unanswered after timeout_ms (--redis-timeout) ends TIER_TIMEOUT
+ *     and its late reply is ignored; the connection is then dropped (its
+ *     other calls end TIER_TIMEOUT too) and reconnected with backoff, as
+ *     after any lost connection, by the tier itself.
+ *
+ * How the cache uses it (each step falls back to local-only operation on
+ * any result it does not expect):
+ *   - local miss: tier_get; TIER_OK installs the value (recompile the body)
+ *     if it is still usable, TIER_MISS/TIER_CORRUPT go on to fetch;
+ *   - before a fetch: tier_lock; TIER_OK fetches (keep the token),
+ *     TIER_BUSY calls tier_wait, then tier_get again on TIER_NOTIFIED or
+ *     TIER_UNLOCKED (and tier_lock with TIER_LOCK_TAKEOVER if still
+ *     missing: the holder died or gave up);
+ *   - after every fetch, failures included: tier_publish with the token,
+ *     px_ms = remaining lifetime + stale window (or until next_retry for a
+ *     failure state); it stores, releases the lock and notifies waiters;
+ *   - purge: tier_purge removes the shared copy.
+ */
+#ifndef ROBOTSD_TIER_H
+#define ROBOTSD_TIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct tier_value;
+struct tier;
+
+#define TIER_TOKEN_LEN 32 /* hex digits of a lock token */
+
+enum tier_result {
+	TIER_OK,   /* get: value; lock: taken; unlock: released; others: done */
+	TIER_MISS, /* get: no value; unlock: not held with that token;
+	              purge: nothing was there */
+	TIER_BUSY, /* lock: another instance holds it */
+	TIER_NOTIFIED, /* wait: the origin was published */
+	TIER_UNLOCKED, /* wait: the lock is gone, no publish seen by this wait
+	                */
+	TIER_CORRUPT,  /* get: a value is there but refused (error says why) */
+	TIER_TIMEOUT,  /* no answer in time (a wait: its own timeout_ms) */
+	TIER_DOWN,  /* the origin's server is not connected: failed at once */
+	TIER_ERROR, /* an error reply, a lost connection, an odd reply */
+};
+
+struct tier_reply {
+	enum tier_result result;
+	const char *error;        /* why, for CORRUPT..ERROR; else NULL */
+	struct tier_value *value; /* get TIER_OK: freed after the callback
+	                             unless the callback takes it (sets NULL) */
+	const char *token;        /* lock TIER_OK: the holder's token */
+	size_t server;            /* index of the origin's server */
+};
+typedef void (*tier_cb)(struct tier_reply *, void *arg);
+
+/* A field left 0 takes its default: 250, 40000, 1000, 100, 5000 ms. */
+struct tier_config {
+	const char *const *urls; /* --redis URLs (tier_url.h), nurls >= 1 */
+	size_t nurls;
+	long timeout_ms;       /* deadline of every Redis call */
+	long lock_ms;          /* lifetime of a lock (PX) */
+	long poll_ms;          /* a wait's fallback poll period */
+	long reconnect_min_ms; /* backoff after a failure, doubling ... */
+	long reconnect_max_ms; /* ... up to this */
+};
+
+/* Counters since tier_new. */
+struct tier_stats {
+	uint64_t hits;       /* get: a usable value */
+	uint64_t misses;     /* get: no value */
+	uint64_t corrupt;    /* get: a value refused (also counts in misses) */
+	uint64_t publishes;  /* publish: stored */
+	uint64_t locks;      /* lock: taken */
+	uint64_t lock_waits; /* waits begun */
+	uint64_t lock_takeovers; /* lock taken with TIER_LOCK_TAKEOVER */
+	uint64_t notifications;  /* waits answered by a publish */
+	uint64_t errors;         /* calls ended TIER_ERROR or TIER_DOWN */
+	uint64_t timeouts;       /* Redis calls ended TIER_TIMEOUT */
+};
+
+enum tier_state { TIER_SERVER_DOWN, TIER_SERVER_CONNECTING, TIER_SERVER_UP };
+
+struct tier_server_stats {
+	const char *name;          /* canonical URL without password */
+	enum tier_state state;     /* of the command connection */
+	int subscribed;            /* the subscriber connection is up */
+	uint64_t connects;         /* handshakes completed, both connections */
+	uint64_t errors, timeouts; /* as in tier_stats, this server's share */
+};
+
+/*
+ * Parse the URLs and start connecting. NULL with *cause (allocated) set
+ * when a URL is wrong or two name the same server.
+ */
+struct tier *tier_new(
+    struct event_base *, const struct tier_config *, char **cause);
+/*
+ * Close everything; pending callbacks never run. NULL is fine. A host name
+ * lookup under way is cancelled and its end, from the loop, frees the last
+ * of the tier: run the loop once (EVLOOP_NONBLOCK) before event_base_free.
+ */
+void tier_free(struct tier *);
+
+void tier_get(struct tier *, const char *origin, tier_cb, void *arg);
+/*
+ * Store v under its origin for px_ms (>= 1) and notify waiters; token, when
+ * not NULL, is a lock to release in the same pipeline (before the notice).
+ */
+void tier_publish(struct tier *, const struct tier_value *v, long long px_ms,
+    const char *token, tier_cb, void *arg);
+#define TIER_LOCK_TAKEOVER 0x1 /* the previous holder never published */
+void tier_lock(
+    struct tier *, const char *origin, int flags, tier_cb, void *arg);
+/* Release only when token still holds the lock (compare-and-delete). */
+void tier_unlock(
+    struct tier *, const char *origin, const char *token, tier_cb, void *arg);
+/* Until a publish of origin, the lock's release, or timeout_ms. */
+void tier_wait(
+    struct tier *, const char *origin, long timeout_ms, tier_cb, void *arg);
+void tier_purge(struct tier *, const char *origin, tier_cb, void *arg);
+
+size_t tier_server_of(const struct tier *, const char *origin);
+size_t tier_nservers(const struct tier *);
+void tier_server_stats(const struct tier *, size_t, struct tier_server_stats *);
+const struct tier_stats *tier_stats(const struct tier *);
+const char *tier_result_name(enum tier_result);
+const char *tier_state_name(enum tier_state);
+/* The Redis keys of origin (allocated). */
+char *tier_entry_key(const char *origin);
+char *tier_lock_key(const char *origin);
+#define TIER_CHANNEL "robotsd:v1:n"
+
+#endif /* ROBOTSD_TIER_H */

@@ -1,0 +1,33 @@
+/*
+ * tier_url.h: the --redis URL. Pure: no I/O.
+ *
+ *   redis://[:PASSWORD@]HOST[:PORT][/DB]     TCP; PORT 6379, DB 0 by default
+ *   unix://[:PASSWORD@]/PATH[?db=N]          Unix socket at the absolute PATH
+ *
+ * HOST is a name, an IPv4 address or an IPv6 address in brackets. The
+ * password may hold %XX escapes (e.g. %40 for '@'); no user name (Redis 6
+ * ACL users need hiredis >= 1.0). rediss:// (TLS) is refused.
+ */
+#ifndef ROBOTSD_TIER_URL_H
+#define ROBOTSD_TIER_URL_H
+
+#define TIER_URL_MAX_DB 2147483647
+
+struct tier_url {
+	int is_unix;
+	char *host;     /* TCP: name or address (no brackets); else NULL */
+	int port;       /* TCP */
+	char *path;     /* Unix socket; else NULL */
+	char *password; /* NULL: no AUTH */
+	int db;         /* SELECT db when not 0 */
+	char *name;     /* canonical URL without the password (logs, hashing) */
+};
+
+/*
+ * Parse s into *u (strings malloc'd; free with tier_url_clear). 0, or -1
+ * with *err set to a static message naming what is wrong.
+ */
+int tier_url_parse(const char *s, struct tier_url *u, const char **err);
+void tier_url_clear(struct tier_url *); /* NULL is fine */
+
+#endif /* ROBOTSD_TIER_URL_H */

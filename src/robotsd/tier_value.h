@@ -1,0 +1,92 @@
+/*
+ * tier_value.h: the value robotsd keeps for one origin in the shared Redis
+ * tier, and its binary encoding. Pure: no I/O, no event loop.
+ *
+ * The value holds what is needed to rebuild a cache entry anywhere in the
+ * fleet: the capped robots.txt body as fetched (compiled again on read, so
+ * a value survives parser upgrades) with its fetch metadata, and the
+ * origin's failure state (5xx/429 streak, next retry, Retry-After), so the
+ * fleet retries a failing site once per schedule. Times are Unix epoch
+ * milliseconds, shared by every host.
+ *
+ * Encoding (all integers big-endian; see docs/scaling.md):
+ *   "RBTV" magic, u16 version (TIER_VALUE_VERSION), u16 header length,
+ *   u32 total length, then the header fields, then four strings each as
+ *   u32 length + bytes (origin, final_url, last_error, body), then a CRC-32
+ *   (IEEE) of everything before it. A later minor revision may append
+ *   header fields (readers skip what they do not know); anything else bumps
+ *   the version, and a value of another version is refused, never guessed.
+ */
+#ifndef ROBOTSD_TIER_VALUE_H
+#define ROBOTSD_TIER_VALUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "robots.h"
+
+#define TIER_VALUE_VERSION 1
+#define TIER_VALUE_MAX_BODY ROBOTS_MAX_BODY /* the fetch cap */
+#define TIER_VALUE_MAX_ORIGIN 2048
+#define TIER_VALUE_MAX_URL 16384
+#define TIER_VALUE_MAX_ERROR 1024
+
+/* The fetch outcome; wire values, never renumber. */
+enum tier_policy {
+	TIER_POLICY_NONE = 0,     /* never fetched: only failure state */
+	TIER_POLICY_RULES = 1,    /* 2xx: the rules of the body */
+	TIER_POLICY_ALLOW = 2,    /* 4xx, too many redirects: allow all */
+	TIER_POLICY_DISALLOW = 3, /* 5xx, 429, network error: disallow all */
+};
+
+/* One origin's shared entry. Strings are NUL-terminated; body may hold NULs. */
+struct tier_value {
+	char *origin; /* the origin key, e.g. "https://example.com" */
+	enum tier_policy policy;
+	int http_status;      /* 0: no HTTP answer */
+	int truncated;        /* the body was cut at TIER_VALUE_MAX_BODY */
+	int64_t fetched_at;   /* ms; end of the last fetch */
+	int64_t expires_at;   /* ms; refresh after this */
+	int64_t stale_until;  /* ms; may still be served stale until this */
+	uint32_t fail_streak; /* consecutive failed fetches, 0: none */
+	int64_t fail_since;   /* ms; first failure of the streak, 0: none */
+	int64_t next_retry;   /* ms; no fetch before this, 0: any time */
+	int64_t retry_after;  /* ms; the last Retry-After, 0: none */
+	char *final_url;      /* after redirects, or NULL */
+	char *last_error;     /* text of the last failure, or NULL */
+	char *body;           /* TIER_POLICY_RULES: the body, else NULL */
+	size_t body_len;
+};
+
+/* Why a value was refused; TV_OK is 0. */
+enum tier_value_err {
+	TV_OK = 0,
+	TV_TRUNCATED, /* shorter than its header or its declared length */
+	TV_MAGIC,     /* not a robotsd value */
+	TV_VERSION,   /* another format version */
+	TV_LENGTH,    /* declared length differs from the value's */
+	TV_CHECKSUM,  /* CRC-32 mismatch */
+	TV_FIELD,     /* a field out of range */
+	TV_ORIGIN,    /* the value names another origin */
+	TV_NOMEM,
+};
+
+/*
+ * Encode v into a malloc'd buffer of *len bytes; NULL when a field is out of
+ * range (a string over its limit, an unknown policy) or memory runs out.
+ */
+char *tier_value_encode(const struct tier_value *v, size_t *len);
+/*
+ * Decode buf[0..len) into *v (fields malloc'd, free with tier_value_clear).
+ * origin, when not NULL, must be the value's origin. Never reads outside
+ * buf. Returns TV_OK, or the reason the value was refused (*v is then
+ * empty).
+ */
+enum tier_value_err tier_value_decode(
+    const void *buf, size_t len, const char *origin, struct tier_value *v);
+const char *tier_value_strerror(enum tier_value_err);
+void tier_value_clear(struct tier_value *); /* frees the strings; NULL ok */
+/* CRC-32 (IEEE 802.3, as zlib's crc32) of buf. */
+uint32_t tier_crc32(const void *buf, size_t len);
+
+#endif /* ROBOTSD_TIER_VALUE_H */

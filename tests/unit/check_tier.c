@@ -1,0 +1,490 @@
+/*
+ * check_tier.c: the pure parts of the shared Redis tier: the value format
+ * (tier_value.c), consistent hashing (tier_ring.c) and the --redis URL
+ * parser (tier_url.c).
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tier_ring.h"
+#include "tier_url.h"
+#include "tier_value.h"
+
+/* --- value format ------------------------------------------------------- */
+
+static void
+sample(struct tier_value *v)
+{
+	static char body[] = "User-agent: *\nDisallow: /private\n\0tail";
+
+	memset(v, 0, sizeof(*v));
+	v->origin = (char *)"https://example.com";
+	v->policy = TIER_POLICY_RULES;
+	v->http_status = 200;
+	v->truncated = 1;
+	v->fetched_at = 1700000000123LL;
+	v->expires_at = 1700086400123LL;
+	v->stale_until = 1700172800123LL;
+	v->fail_streak = 3;
+	v->fail_since = -5; /* negative times survive too */
+	v->next_retry = INT64_MAX;
+	v->retry_after = 120000;
+	v->final_url = (char *)"https://www.example.com/robots.txt";
+	v->last_error = (char *)"HTTP 503";
+	v->body = body;
+	v->body_len = sizeof(body) - 1; /* an embedded NUL is kept */
+}
+
+/* Every field of an encoded value comes back as it was. */
+START_TEST(value_roundtrip)
+{
+	struct tier_value v, d;
+	size_t len;
+	char *buf;
+
+	sample(&v);
+	ck_assert_ptr_nonnull(buf = tier_value_encode(&v, &len));
+	ck_assert_int_eq(tier_value_decode(buf, len, v.origin, &d), TV_OK);
+	ck_assert_str_eq(d.origin, v.origin);
+	ck_assert_int_eq(d.policy, TIER_POLICY_RULES);
+	ck_assert_int_eq(d.http_status, 200);
+	ck_assert_int_eq(d.truncated, 1);
+	ck_assert(d.fetched_at == v.fetched_at && d.expires_at == v.expires_at);
+	ck_assert(d.stale_until == v.stale_until && d.fail_since == -5);
+	ck_assert(d.next_retry == INT64_MAX && d.retry_after == 120000);
+	ck_assert_uint_eq(d.fail_streak, 3);
+	ck_assert_str_eq(d.final_url, v.final_url);
+	ck_assert_str_eq(d.last_error, v.last_error);
+	ck_assert_uint_eq(d.body_len, v.body_len);
+	ck_assert_mem_eq(d.body, v.body, v.body_len);
+	tier_value_clear(&d);
+	free(buf);
+}
+END_TEST
+
+/* Failure state alone (no body), and an empty robots.txt. */
+START_TEST(value_roundtrip_edges)
+{
+	struct tier_value v = { 0 }, d;
+	size_t len;
+	char *buf;
+
+	v.origin = (char *)"http://a.test:8080";
+	v.policy = TIER_POLICY_NONE;
+	v.fail_streak = 1;
+	v.body = (char *)"ignored";
+	v.body_len = 7;
+	ck_assert_ptr_nonnull(buf = tier_value_encode(&v, &len));
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &d), TV_OK);
+	ck_assert_ptr_null(d.body); /* only RULES carries a body */
+	ck_assert_ptr_null(d.final_url);
+	ck_assert_ptr_null(d.last_error);
+	tier_value_clear(&d);
+	free(buf);
+	v.policy = TIER_POLICY_RULES;
+	v.body_len = 0;
+	ck_assert_ptr_nonnull(buf = tier_value_encode(&v, &len));
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &d), TV_OK);
+	ck_assert_ptr_nonnull(d.body);
+	ck_assert_uint_eq(d.body_len, 0);
+	tier_value_clear(&d);
+	free(buf);
+}
+END_TEST
+
+/* Values that cannot be encoded. */
+START_TEST(value_encode_refuses)
+{
+	struct tier_value v;
+	size_t len;
+
+	sample(&v);
+	v.origin = (char *)"";
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	sample(&v);
+	v.policy = (enum tier_policy)4;
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	sample(&v);
+	v.http_status = 1000;
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	sample(&v);
+	v.body_len = TIER_VALUE_MAX_BODY + 1;
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+}
+END_TEST
+
+/* Damage to an encoded value, and the reason the decoder must give. */
+enum damage { CUT, EXTEND, FLIP, SET_BYTE, SET_BYTE_RESUM };
+static const struct {
+	const char *what;
+	enum damage how;
+	long at; /* byte offset; negative: from the end */
+	unsigned char byte;
+	enum tier_value_err want;
+} damages[] = {
+	{ "empty", CUT, 0, 0, TV_TRUNCATED },
+	{ "three bytes", CUT, 3, 0, TV_TRUNCATED },
+	{ "magic only", CUT, 4, 0, TV_TRUNCATED },
+	{ "prefix only", CUT, 12, 0, TV_TRUNCATED },
+	{ "last byte cut", CUT, -1, 0, TV_TRUNCATED },
+	{ "half", CUT, -40, 0, TV_TRUNCATED },
+	{ "trailing garbage", EXTEND, 0, 0, TV_LENGTH },
+	{ "wrong magic", SET_BYTE, 0, 'X', TV_MAGIC },
+	{ "version 2", SET_BYTE, 5, 2, TV_VERSION },
+	{ "version 257", SET_BYTE, 4, 1, TV_VERSION },
+	{ "version 0", SET_BYTE, 5, 0, TV_VERSION },
+	{ "flipped header bit", FLIP, 20, 0x10, TV_CHECKSUM },
+	{ "flipped body bit", FLIP, -10, 0x01, TV_CHECKSUM },
+	{ "flipped checksum", FLIP, -1, 0x80, TV_CHECKSUM },
+	{ "short header", SET_BYTE_RESUM, 7, 8, TV_FIELD },
+	{ "huge header", SET_BYTE_RESUM, 6, 0xff, TV_TRUNCATED },
+	{ "bad policy", SET_BYTE_RESUM, 12, 9, TV_FIELD },
+	{ "bad truncated flag", SET_BYTE_RESUM, 13, 2, TV_FIELD },
+	{ "origin length past the end", SET_BYTE_RESUM, 68, 0x7f,
+	    TV_TRUNCATED },
+	{ "NUL in origin", SET_BYTE_RESUM, 72, 0, TV_FIELD },
+};
+
+START_TEST(value_damaged)
+{
+	struct tier_value v, d;
+	size_t len, n, at;
+	unsigned char *buf, *bad;
+	uint32_t crc;
+
+	sample(&v);
+	ck_assert_ptr_nonnull(
+	    buf = (unsigned char *)tier_value_encode(&v, &len));
+	n = damages[_i].how == CUT
+	        ? (damages[_i].at < 0 ? len + (size_t)damages[_i].at
+	                              : (size_t)damages[_i].at)
+	    : damages[_i].how == EXTEND ? len + 1
+	                                : len;
+	/* An exact-size copy, so that ASan sees any read past n. */
+	ck_assert_ptr_nonnull(bad = malloc(n > 0 ? n : 1));
+	memcpy(bad, buf, n < len ? n : len);
+	if (n > len)
+		bad[len] = 0;
+	at = damages[_i].at < 0 ? len + (size_t)damages[_i].at
+	                        : (size_t)damages[_i].at;
+	if (damages[_i].how == FLIP)
+		bad[at] ^= damages[_i].byte;
+	if (damages[_i].how == SET_BYTE || damages[_i].how == SET_BYTE_RESUM)
+		bad[at] = damages[_i].byte;
+	if (damages[_i].how == SET_BYTE_RESUM) { /* a valid checksum again */
+		crc = tier_crc32(bad, n - 4);
+		bad[n - 4] = (unsigned char)(crc >> 24);
+		bad[n - 3] = (unsigned char)(crc >> 16);
+		bad[n - 2] = (unsigned char)(crc >> 8);
+		bad[n - 1] = (unsigned char)crc;
+	}
+	ck_assert_msg(tier_value_decode(bad, n, NULL, &d) == damages[_i].want,
+	    "%s: got %s", damages[_i].what,
+	    tier_value_strerror(tier_value_decode(bad, n, NULL, &d)));
+	ck_assert_ptr_null(d.origin); /* nothing is kept from a refusal */
+	free(bad);
+	free(buf);
+}
+END_TEST
+
+START_TEST(value_other_origin)
+{
+	struct tier_value v, d;
+	size_t len;
+	char *buf;
+
+	sample(&v);
+	ck_assert_ptr_nonnull(buf = tier_value_encode(&v, &len));
+	ck_assert_int_eq(
+	    tier_value_decode(buf, len, "https://example.org", &d), TV_ORIGIN);
+	ck_assert_ptr_null(d.origin);
+	free(buf);
+	ck_assert_str_eq(tier_value_strerror(TV_VERSION),
+	    "value written by an incompatible robotsd version");
+}
+END_TEST
+
+/* The CRC is zlib's: the check value of "123456789". */
+START_TEST(value_crc)
+{
+	ck_assert_uint_eq(tier_crc32("123456789", 9), 0xcbf43926u);
+	ck_assert_uint_eq(tier_crc32("", 0), 0);
+}
+END_TEST
+
+/* --- consistent hashing ------------------------------------------------- */
+
+#define NKEYS 10000
+
+static const char *const servers[] = {
+	"redis://10.0.0.1:6379/0",
+	"redis://10.0.0.2:6379/0",
+	"redis://10.0.0.3:6379/0",
+	"redis://10.0.0.4:6379/0",
+	"unix:///run/redis/a.sock?db=0",
+};
+
+static void
+origin_of(size_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s://site%zu.example%zu.test%s",
+	    i % 3 == 0 ? "http" : "https", i, i % 7, i % 5 == 0 ? ":8080" : "");
+}
+
+/* Every key maps to one server in range, and again to the same one. */
+START_TEST(ring_stable)
+{
+	struct tier_ring *r, *again;
+	size_t i, count[5] = { 0 };
+	char key[128];
+
+	ck_assert_ptr_nonnull(r = tier_ring_new(servers, 5));
+	ck_assert_ptr_nonnull(again = tier_ring_new(servers, 5));
+	for (i = 0; i < NKEYS; i++) {
+		origin_of(i, key, sizeof(key));
+		ck_assert_uint_lt(tier_ring_lookup(r, key), 5);
+		ck_assert_uint_eq(
+		    tier_ring_lookup(r, key), tier_ring_lookup(r, key));
+		ck_assert_uint_eq(
+		    tier_ring_lookup(r, key), tier_ring_lookup(again, key));
+		count[tier_ring_lookup(r, key)]++;
+	}
+	/* Balanced within +-35% of the fair share with 160 points each. */
+	for (i = 0; i < 5; i++)
+		ck_assert_msg(count[i] > NKEYS / 5 * 65 / 100 &&
+		                  count[i] < NKEYS / 5 * 135 / 100,
+		    "server %zu holds %zu of %d keys", i, count[i], NKEYS);
+	tier_ring_free(r);
+	tier_ring_free(again);
+}
+END_TEST
+
+/* The map depends on the set of servers, not on their order. */
+START_TEST(ring_order_free)
+{
+	const char *const rev[] = { servers[2], servers[1], servers[0] };
+	struct tier_ring *a, *b;
+	size_t i;
+	char key[128];
+
+	ck_assert_ptr_nonnull(a = tier_ring_new(servers, 3));
+	ck_assert_ptr_nonnull(b = tier_ring_new(rev, 3));
+	for (i = 0; i < NKEYS; i++) {
+		origin_of(i, key, sizeof(key));
+		ck_assert_str_eq(servers[tier_ring_lookup(a, key)],
+		    rev[tier_ring_lookup(b, key)]);
+	}
+	tier_ring_free(a);
+	tier_ring_free(b);
+}
+END_TEST
+
+/* N -> N+1 servers moves about 1/(N+1) of the keys, all to the new one. */
+START_TEST(ring_grow)
+{
+	size_t n = (size_t)_i, i, moved = 0, from, to;
+	struct tier_ring *a, *b;
+	char key[128];
+
+	ck_assert_ptr_nonnull(a = tier_ring_new(servers, n));
+	ck_assert_ptr_nonnull(b = tier_ring_new(servers, n + 1));
+	for (i = 0; i < NKEYS; i++) {
+		origin_of(i, key, sizeof(key));
+		from = tier_ring_lookup(a, key);
+		to = tier_ring_lookup(b, key);
+		if (from != to) {
+			ck_assert_uint_eq(to, n); /* only to the new server */
+			moved++;
+		}
+	}
+	/* The fair share is NKEYS/(n+1); allow 0.6x to 1.4x of it. */
+	ck_assert_msg(moved * (n + 1) * 10 >= (size_t)NKEYS * 6 &&
+	                  moved * (n + 1) * 10 <= (size_t)NKEYS * 14,
+	    "%zu -> %zu servers moved %zu of %d keys", n, n + 1, moved, NKEYS);
+	tier_ring_free(a);
+	tier_ring_free(b);
+}
+END_TEST
+
+START_TEST(ring_one_server)
+{
+	struct tier_ring *r;
+
+	ck_assert_ptr_null(tier_ring_new(servers, 0));
+	ck_assert_ptr_nonnull(r = tier_ring_new(servers, 1));
+	ck_assert_uint_eq(tier_ring_lookup(r, "https://example.com"), 0);
+	ck_assert_uint_eq(tier_ring_lookup(r, ""), 0);
+	tier_ring_free(r);
+}
+END_TEST
+
+/* --- --redis URLs ------------------------------------------------------- */
+
+static const struct {
+	const char *url;
+	int is_unix;
+	const char *host, *path, *password;
+	int port, db;
+	const char *name;
+} good_urls[] = {
+	{ "redis://localhost", 0, "localhost", NULL, NULL, 6379, 0,
+	    "redis://localhost:6379/0" },
+	{ "redis://127.0.0.1:6380", 0, "127.0.0.1", NULL, NULL, 6380, 0,
+	    "redis://127.0.0.1:6380/0" },
+	{ "redis://r1.example.net:7000/3", 0, "r1.example.net", NULL, NULL,
+	    7000, 3, "redis://r1.example.net:7000/3" },
+	{ "redis://:s3cret@cache/1", 0, "cache", NULL, "s3cret", 6379, 1,
+	    "redis://cache:6379/1" },
+	{ "redis://:p%40ss%3Aword@h:1/", 0, "h", NULL, "p@ss:word", 1, 0,
+	    "redis://h:1/0" },
+	{ "redis://[::1]:6379/2", 0, "::1", NULL, NULL, 6379, 2,
+	    "redis://[::1]:6379/2" },
+	{ "redis://[2001:db8::7]", 0, "2001:db8::7", NULL, NULL, 6379, 0,
+	    "redis://[2001:db8::7]:6379/0" },
+	{ "unix:///run/redis/redis.sock", 1, NULL, "/run/redis/redis.sock",
+	    NULL, 0, 0, "unix:///run/redis/redis.sock?db=0" },
+	{ "unix:///tmp/r.sock?db=15", 1, NULL, "/tmp/r.sock", NULL, 0, 15,
+	    "unix:///tmp/r.sock?db=15" },
+	{ "unix://:pw@/tmp/r@1.sock", 1, NULL, "/tmp/r@1.sock", "pw", 0, 0,
+	    "unix:///tmp/r@1.sock?db=0" },
+	{ "unix:///tmp/a@b.sock", 1, NULL, "/tmp/a@b.sock", NULL, 0, 0,
+	    "unix:///tmp/a@b.sock?db=0" },
+};
+
+static int
+streq_null(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+START_TEST(url_good)
+{
+	struct tier_url u;
+	const char *err = NULL;
+
+	ck_assert_msg(tier_url_parse(good_urls[_i].url, &u, &err) == 0,
+	    "%s: %s", good_urls[_i].url, err);
+	ck_assert_int_eq(u.is_unix, good_urls[_i].is_unix);
+	ck_assert(streq_null(u.host, good_urls[_i].host));
+	ck_assert(streq_null(u.path, good_urls[_i].path));
+	ck_assert(streq_null(u.password, good_urls[_i].password));
+	ck_assert_int_eq(u.port, good_urls[_i].port);
+	ck_assert_int_eq(u.db, good_urls[_i].db);
+	ck_assert_str_eq(u.name, good_urls[_i].name);
+	tier_url_clear(&u);
+}
+END_TEST
+
+static const struct {
+	const char *url, *err;
+} bad_urls[] = {
+	{ "", "not a redis:// or unix:// URL" },
+	{ "localhost:6379", "not a redis:// or unix:// URL" },
+	{ "http://localhost", "not a redis:// or unix:// URL" },
+	{ "REDIS://localhost", "not a redis:// or unix:// URL" },
+	{ "rediss://localhost", "rediss:// (TLS) is not supported" },
+	{ "redis://", "missing host" },
+	{ "redis:///3", "missing host" },
+	{ "redis://:6379", "missing host" },
+	{ "redis://:pw@", "missing host" },
+	{ "redis://user:pw@host",
+	    "user names are not supported; give only a password "
+	    "(redis://:PASSWORD@HOST)" },
+	{ "redis://user@host",
+	    "user names are not supported; give only a password "
+	    "(redis://:PASSWORD@HOST)" },
+	{ "redis://:@host", "empty password" },
+	{ "redis://:a%4@host", "bad %XX escape in the password" },
+	{ "redis://:a%zz@host", "bad %XX escape in the password" },
+	{ "redis://:a%00b@host", "bad %XX escape in the password" },
+	{ "redis://ho st", "bad character in host" },
+	{ "redis://host?db=1", "bad character in host" },
+	{ "redis://host:", "bad port (1-65535)" },
+	{ "redis://host:0", "bad port (1-65535)" },
+	{ "redis://host:65536", "bad port (1-65535)" },
+	{ "redis://host:-1", "bad port (1-65535)" },
+	{ "redis://host:63x", "bad port (1-65535)" },
+	{ "redis://host:99999999999", "bad port (1-65535)" },
+	{ "redis://host/x", "bad database number after '/'" },
+	{ "redis://host/-1", "bad database number after '/'" },
+	{ "redis://host/1/2", "bad database number after '/'" },
+	{ "redis://host/2147483648", "bad database number after '/'" },
+	{ "redis://[::1", "bad IPv6 address (write it as [ADDR])" },
+	{ "redis://[]", "bad IPv6 address (write it as [ADDR])" },
+	{ "redis://[fe80::1%eth0]", "bad IPv6 address" },
+	{ "redis://::1", "missing host" },
+	{ "unix://", "the socket path must be absolute (unix:///PATH)" },
+	{ "unix:///", "the socket path must be absolute (unix:///PATH)" },
+	{ "unix://relative.sock",
+	    "the socket path must be absolute (unix:///PATH)" },
+	{ "unix:///tmp/dir/",
+	    "the socket path must be absolute (unix:///PATH)" },
+	{ "unix:///tmp/r.sock?db=", "bad query: only ?db=N is understood" },
+	{ "unix:///tmp/r.sock?db=x", "bad query: only ?db=N is understood" },
+	{ "unix:///tmp/r.sock?password=x",
+	    "bad query: only ?db=N is understood" },
+	{ "unix:///tmp/r.sock?db=1&x=2",
+	    "bad query: only ?db=N is understood" },
+	{ "unix://:@/tmp/r.sock", "empty password" },
+};
+
+START_TEST(url_bad)
+{
+	struct tier_url u;
+	const char *err = NULL;
+
+	ck_assert_msg(tier_url_parse(bad_urls[_i].url, &u, &err) == -1,
+	    "%s was accepted", bad_urls[_i].url);
+	ck_assert_msg(err != NULL && strcmp(err, bad_urls[_i].err) == 0,
+	    "%s: got \"%s\"", bad_urls[_i].url, err);
+	ck_assert_ptr_null(u.host); /* nothing is kept from a refusal */
+	ck_assert_ptr_null(u.password);
+	ck_assert_ptr_null(u.name);
+}
+END_TEST
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static Suite *
+tier_suite(void)
+{
+	Suite *s = suite_create("tier");
+	TCase *tc = tcase_create("value");
+
+	tcase_add_test(tc, value_roundtrip);
+	tcase_add_test(tc, value_roundtrip_edges);
+	tcase_add_test(tc, value_encode_refuses);
+	tcase_add_loop_test(tc, value_damaged, 0, NELEM(damages));
+	tcase_add_test(tc, value_other_origin);
+	tcase_add_test(tc, value_crc);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ring");
+	tcase_add_test(tc, ring_stable);
+	tcase_add_test(tc, ring_order_free);
+	tcase_add_loop_test(tc, ring_grow, 1, 5);
+	tcase_add_test(tc, ring_one_server);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("url");
+	tcase_add_loop_test(tc, url_good, 0, NELEM(good_urls));
+	tcase_add_loop_test(tc, url_bad, 0, NELEM(bad_urls));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(tier_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
