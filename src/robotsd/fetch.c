@@ -30,7 +30,7 @@
 
 #include "robots.h"
 #include "bounds.h"
-#include "config.h"
+#include "conf.h"
 #include "fetch.h"
 #include "log.h"
 #include "netpolicy.h"

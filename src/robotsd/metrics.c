@@ -11,7 +11,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
-#include "config.h"
+#include "conf.h"
 #include "metrics.h"
 #include "parse.h"
 #include "xmalloc.h"

@@ -1,6 +1,6 @@
 /*
  * netpolicy.c: non-public address classes and --connect-to entries; see
- * netpolicy.h. fetch.c asks it before every connect, config.c checks each
+ * netpolicy.h. fetch.c asks it before every connect, options.c checks each
  * --connect-to value with the same parser.
  */
 #include <config.h>

@@ -1,5 +1,5 @@
 /*
- * parse.c: strict option values; see parse.h. Used by config.c for every
+ * parse.c: strict option values; see parse.h. Used by options.c for every
  * option, by netpolicy.c for --connect-to ports and by metrics.c for its
  * listening address.
  */

@@ -21,7 +21,7 @@
 #include <event2/event.h>
 
 #include "cache.h"
-#include "config.h"
+#include "conf.h"
 #include "dispatch.h"
 #include "fetch.h"
 #include "log.h"

@@ -1,5 +1,5 @@
 /*
- * check_config.c: robotsd's options (config.c) against the contract's table
+ * check_config.c: robotsd's options (options.c, conf.c) against the contract's table
  * and robotsd.conf(5). The logging helpers are check_log.c's.
  */
 #include <config.h>
@@ -14,8 +14,7 @@
 
 #include <check.h>
 
-/* By path: "config.h" alone would find autoconf's <config.h> first. */
-#include "../../src/robotsd/config.h"
+#include "conf.h"
 #include "capture.h"
 #include "log.h"
 

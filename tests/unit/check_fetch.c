@@ -21,8 +21,7 @@
 #include <event2/http.h>
 
 #include "robots.h"
-/* Spelled with its path: a bare "config.h" finds autoconf's first. */
-#include "../../src/robotsd/config.h"
+#include "conf.h"
 #include "fetch.h"
 #include "log.h"
 

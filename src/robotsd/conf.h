@@ -1,0 +1,25 @@
+/*
+ * conf.h: robotsd's configuration, loaded from the command line and the
+ * config file (robotsd.conf(5): "name value" lines, '#' comments) and
+ * reloaded on SIGHUP; options given on the command line win over the file.
+ * The options themselves, and struct config, are options.h's.
+ */
+#ifndef ROBOTSD_CONF_H
+#define ROBOTSD_CONF_H
+
+#include <stddef.h>
+
+#include "options.h"
+
+/*
+ * Build a config from defaults, the config file and argv. Returns NULL and
+ * sets *cause (allocated, e.g. "robotsd.conf:12: unknown option 'x'") on
+ * error; *exit_now is set (with *cause NULL) after --help or --version.
+ */
+struct config *config_load(int argc, char **argv, int *exit_now, char **cause);
+/* Re-read the file for SIGHUP, keeping what argv said; NULL + *cause on error.
+ */
+struct config *config_reload(const struct config *, char **cause);
+void config_free(struct config *); /* NULL is fine */
+
+#endif /* ROBOTSD_CONF_H */

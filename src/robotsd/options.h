@@ -1,0 +1,111 @@
+/*
+ * options.h: robotsd's options: struct config, what they parse into, and
+ * the one table (options.c) that drives the command line, the config file
+ * (robotsd.conf(5)), --help, the defaults and SIGHUP reload. Loading them
+ * from argv and the file is conf.c's.
+ */
+#ifndef ROBOTSD_OPTIONS_H
+#define ROBOTSD_OPTIONS_H
+
+#include <stddef.h>
+
+struct connect_to {
+	char *spec; /* "H:P:H2:P2" as given, handed to curl */
+};
+
+struct config {
+	char *config_file; /* NULL: none */
+	char *socket_path;
+	int foreground;
+	unsigned socket_mode;
+	char *user_agent;
+	char **connect_to; /* NULL-terminated list of "H:P:H2:P2" */
+	size_t nconnect_to;
+	char *ca_file;
+	long default_ttl;
+	long min_ttl;
+	long max_ttl;
+	long fetch_timeout;
+	long max_fetches;
+	unsigned long long cache_max_bytes;
+	char *state_file;
+	long state_save_interval; /* seconds; 0: save only at exit */
+	long retry_min;
+	long retry_max;
+	long retry_503_min;
+	long retry_503_max;
+	long unreachable_allow_after;
+	long max_connections;
+	long max_waiting;
+	int deny_private_addresses;
+	char **redis; /* NULL-terminated --redis URLs, or NULL: none */
+	size_t nredis;
+	long redis_timeout;   /* milliseconds */
+	long redis_lock_time; /* seconds */
+	char *metrics;
+	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
+	size_t max_line;    /* request line limit, bytes (64 KiB) */
+	size_t max_output;  /* per-connection queued output limit, bytes */
+	long write_timeout; /* seconds a client may leave answers unread */
+	int test_clock;     /* hidden: accept the "clock" op (tests only) */
+	int check_only;     /* -n: check the configuration and exit */
+	int argc;           /* private copy of argv, re-applied on reload */
+	char **argv;
+};
+
+enum opt_type {
+	OT_STR,     /* char *, non-empty */
+	OT_FLAG,    /* int; no value on the command line, yes|no in the file */
+	OT_BOOL,    /* int; yes|no */
+	OT_LONG,    /* long, decimal */
+	OT_BYTES,   /* unsigned long long; bytes, optional K/M/G suffix */
+	OT_SIZE,    /* size_t; bytes, optional K/M/G suffix */
+	OT_MODE,    /* unsigned, octal */
+	OT_LEVEL,   /* int; error|warn|info|debug as LOG_ERR..LOG_DEBUG */
+	OT_LIST,    /* char ** (connect_to), repeatable */
+	OT_CONFIG,  /* -c: command line only */
+	OT_CHECK,   /* -n: command line only */
+	OT_HELP,    /* -h: command line only */
+	OT_VERSION, /* -V: command line only */
+};
+
+#define OPT_RELOAD 0x1 /* SIGHUP applies a new value */
+#define OPT_HIDDEN 0x2 /* not in --help nor in the docs */
+#define OPT_ARGV 0x4   /* command line only, never from the file */
+
+struct option_def {
+	const char *name; /* long option and config file key */
+	int shortopt;     /* 0: none */
+	enum opt_type type;
+	long long min, max;
+	const char *def; /* default, parsed like a value; NULL: unset */
+	size_t off;      /* in struct config */
+	int flags;
+	const char *arg; /* name of the value in --help */
+	const char *help;
+};
+
+/* The offset of a field of struct config, for the table. */
+#define OFF(f) offsetof(struct config, f)
+/* Rows the table may have (options.c checks it has no more). */
+#define OPTIONS_MAX 64
+
+extern const struct option_def options[];
+extern const size_t noptions;
+
+/* 1 for the options that only the command line can give. */
+int opt_argv_only(const struct option_def *);
+/* 1 when the option takes a value on the command line. */
+int opt_has_value(const struct option_def *);
+/*
+ * Set option d of cf from value (first: the first value of a list option
+ * from this source, which replaces the list). 0, or -1 with *err.
+ */
+int opt_set(struct config *cf, const struct option_def *d, const char *value,
+    int first, char **err);
+/* Fill cf with the table's defaults. */
+void opt_defaults(struct config *);
+/* The table entry for a config file key; NULL if none. */
+const struct option_def *opt_find(const char *name);
+
+#endif /* ROBOTSD_OPTIONS_H */
