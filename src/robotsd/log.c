@@ -9,7 +9,8 @@
  * opened by log_init() (LOG_NDELAY), before daemon(), and kept across it.
  * While stderr is still a terminal (errors before daemon()), syslog lines
  * are also written there as "robotsd[pid]: level: msg".
- * Also escapes untrusted bytes for log lines.
+ * Also escapes untrusted bytes for log lines, formats key=value event
+ * lines (log_event()) and rate-limits them per event name.
  */
 #include <config.h>
 
@@ -31,6 +32,8 @@ static int log_level = LOG_INFO;
 
 static void log_vwrite(int, int, const char *, va_list)
     __attribute__((format(printf, 3, 0)));
+static void log_line(int, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* 1 when stderr is the stream named by $JOURNAL_STREAM ("dev:ino"). */
 static int
@@ -140,6 +143,17 @@ log_vwrite(int level, int errnum, const char *fmt, va_list ap)
 	fprintf(stderr, "%srobotsd[%ld]: %s: %s%s%s\n", ts, (long)getpid(),
 	    log_level_name(level), msg, errnum ? ": " : "",
 	    errnum ? strerror(errnum) : "");
+}
+
+/* One line at level, no errno. */
+static void
+log_line(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(level, 0, fmt, ap);
+	va_end(ap);
 }
 
 /* An error that robotsd survives (or exits after itself), no errno. */
@@ -330,6 +344,134 @@ log_escape(const char *s, size_t len, size_t max, char *buf, size_t bufsz)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+/* 1 when byte c may stand in a bare (unquoted) key=value value. */
+static int
+log_kv_bare(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '"' && c != '=' && c != '\\';
+}
+
+/* A key=value value: bare, or quoted with C-style escapes inside. */
+const char *
+log_kv(const char *s, size_t len, size_t max, char *buf, size_t bufsz)
+{
+	size_t i;
+
+	if (bufsz < 3) {
+		if (bufsz > 0)
+			buf[0] = '\0';
+		return buf;
+	}
+	for (i = 0; s != NULL && i < len && log_kv_bare((unsigned char)s[i]);
+	     i++)
+		;
+	if (s != NULL && len > 0 && i == len && len <= max && len < bufsz) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		return buf;
+	}
+	buf[0] = '"';
+	log_escape(s, len, max, buf + 1, bufsz - 2);
+	i = strlen(buf);
+	buf[i] = '"';
+	buf[i + 1] = '\0';
+	return buf;
+}
+
+/* log_kv() of a C string; NULL is "-". */
+const char *
+log_kvs(const char *s, char *buf, size_t bufsz)
+{
+	if (s == NULL)
+		s = "-";
+	return log_kv(s, strlen(s), LOG_KV_MAX, buf, bufsz);
+}
+
+/* Refill b for the time since its last use, then take a token if any. */
+int
+log_bucket_take(struct log_bucket *b, double now, double burst, double rate)
+{
+	if (!b->primed || now < b->last) {
+		b->tokens = burst;
+		b->last = now;
+		b->primed = 1;
+	}
+	b->tokens += (now - b->last) * rate;
+	if (b->tokens > burst)
+		b->tokens = burst;
+	b->last = now;
+	if (b->tokens < 1) {
+		b->suppressed++;
+		return 0;
+	}
+	b->tokens -= 1;
+	return 1;
+}
+
+#define LOG_KINDS 32
+
+/* The bucket of an event name (the last slot is shared once all are used). */
+static struct log_bucket *
+log_bucket_of(const char *event)
+{
+	static struct {
+		char name[32];
+		struct log_bucket b;
+	} kinds[LOG_KINDS];
+	size_t i;
+
+	for (i = 0; i < LOG_KINDS - 1 && kinds[i].name[0] != '\0'; i++)
+		if (strcmp(kinds[i].name, event) == 0)
+			return &kinds[i].b;
+	if (i < LOG_KINDS - 1)
+		snprintf(kinds[i].name, sizeof(kinds[i].name), "%s", event);
+	return &kinds[i].b;
+}
+
+/* Seconds on the monotonic clock. */
+static double
+log_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Write one event line, unless its kind is over its rate. */
+static void
+log_vevent(int level, const char *event, const char *fmt, va_list ap)
+{
+	struct log_bucket *b = log_bucket_of(event);
+	char msg[LOG_LINE_MAX];
+
+	if (!log_bucket_take(
+	        b, log_monotonic(), LOG_EVENT_BURST, LOG_EVENT_RATE))
+		return;
+	if (b->suppressed > 0) {
+		log_line(level, "event=log_suppressed kind=%s lines=%lu", event,
+		    b->suppressed);
+		b->suppressed = 0;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_line(level, "event=%s%s%s", event, msg[0] != '\0' ? " " : "", msg);
+}
+
+/* See log.h. */
+void
+log_event(int level, const char *event, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	if (log_enabled(level)) {
+		va_start(ap, fmt);
+		log_vevent(level, event, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
 }
 
 /* "error", "warn", "info" or "debug" to a <syslog.h> level; -1 if none. */

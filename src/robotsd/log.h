@@ -42,6 +42,41 @@ void fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
  */
 const char *log_escape(
     const char *s, size_t len, size_t max, char *buf, size_t bufsz);
+/*
+ * A value for a key=value field: bare when every byte is printable ASCII
+ * other than space, '"', '=' and '\\' (and s is not empty), else quoted
+ * "..." with log_escape() inside (at most max input bytes). Returns buf.
+ */
+const char *log_kv(
+    const char *s, size_t len, size_t max, char *buf, size_t bufsz);
+/* log_kv() of a NUL-terminated string (NULL: "-"), at most 200 bytes. */
+#define LOG_KV_MAX 200
+#define LOG_KV_BUF (LOG_KV_MAX * 4 + 8)
+const char *log_kvs(const char *s, char *buf, size_t bufsz);
+
+/*
+ * One event line: "event=NAME" then fmt's "key=value ..." fields (values
+ * from untrusted text through log_kv()). Each event name has its own token
+ * bucket (LOG_EVENT_BURST lines, refilled LOG_EVENT_RATE a second), so that
+ * a hostile origin or client cannot flood the log; the first line of a
+ * kind let through after some were dropped is preceded by "event=
+ * log_suppressed kind=NAME lines=N".
+ */
+#define LOG_EVENT_BURST 200.0
+#define LOG_EVENT_RATE 50.0
+void log_event(int level, const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A token bucket (exposed for its tests). */
+struct log_bucket {
+	double tokens;            /* lines that may be written now */
+	double last;              /* when tokens was last refilled, seconds */
+	int primed;               /* tokens and last are set */
+	unsigned long suppressed; /* lines dropped since the last one written */
+};
+/* 1: take a token (a line may be written); 0: suppressed (counted). */
+int log_bucket_take(struct log_bucket *, double now, double burst, double rate);
+
 /* Parse "error", "warn", "info", "debug"; -1 if unknown. */
 int log_level_parse(const char *);
 

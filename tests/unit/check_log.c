@@ -154,6 +154,109 @@ START_TEST(test_log_background_without_journal_is_not_on_stderr)
 	free(out);
 }
 END_TEST
+START_TEST(test_log_kv_values_bare_or_quoted)
+{
+	static const struct {
+		const char *in;
+		size_t len, max, bufsz;
+		const char *want;
+	} t[] = {
+		{ "https://x.example", 17, 200, 64, "https://x.example" },
+		{ "/a?b=c", 6, 200, 64, "\"/a?b=c\"" },
+		{ "two words", 9, 200, 64, "\"two words\"" },
+		{ "", 0, 200, 64, "\"\"" },
+		{ "say \"hi\"", 8, 200, 64, "\"say \\\"hi\\\"\"" },
+		{ "a\nb", 3, 200, 64, "\"a\\nb\"" },
+		{ "a\\b", 3, 200, 64, "\"a\\\\b\"" },
+		{ "\xff\x01", 2, 200, 64, "\"\\xff\\x01\"" },
+		{ "abcdef", 6, 3, 64, "\"abc...\"" },
+		{ "abcdefghij", 10, 200, 8, "\"ab...\"" },
+		{ "x", 1, 200, 2, "" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(
+		    strcmp(log_kv(t[i].in, t[i].len, t[i].max, buf, t[i].bufsz),
+		        t[i].want) == 0,
+		    "%zu: got [%s] want [%s]", i, buf, t[i].want);
+	ck_assert_str_eq(log_kvs(NULL, buf, sizeof(buf)), "-");
+	ck_assert_str_eq(log_kvs("a b", buf, sizeof(buf)), "\"a b\"");
+}
+END_TEST
+
+START_TEST(test_log_bucket_refills_at_its_rate)
+{
+	struct log_bucket b = { 0 };
+	int i, n = 0;
+
+	for (i = 0; i < 5; i++)
+		n += log_bucket_take(&b, 100.0, 3, 2);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(b.suppressed, 2);
+	ck_assert_int_eq(log_bucket_take(&b, 100.4, 3, 2), 0); /* 0.8 */
+	ck_assert_int_eq(log_bucket_take(&b, 100.5, 3, 2), 1); /* 1.0 */
+	ck_assert_int_eq(log_bucket_take(&b, 100.5, 3, 2), 0);
+	ck_assert_uint_eq(b.suppressed, 4);
+	n = 0;
+	for (i = 0; i < 10; i++) /* a long pause refills up to the burst */
+		n += log_bucket_take(&b, 1000.0, 3, 2);
+	ck_assert_int_eq(n, 3);
+	/* A clock going back starts over rather than starving. */
+	ck_assert_int_eq(log_bucket_take(&b, 5.0, 3, 2), 1);
+}
+END_TEST
+
+/* How many times needle occurs in hay. */
+static int
+count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+START_TEST(test_log_event_line_and_flood_summary)
+{
+	char *out, *p, want[64], kv[LOG_KV_BUF];
+	unsigned long dropped = 0;
+	int saved, tmp, i;
+
+	log_init(1, LOG_INFO);
+	tmp = capture_begin(STDERR_FILENO, &saved);
+	log_event(LOG_INFO, "fetch", "origin=%s status=%d",
+	    log_kvs("https://a b", kv, sizeof(kv)), 503);
+	log_event(LOG_DEBUG, "fetch", "not at info");
+	for (i = 0; i < 300; i++)
+		log_event(LOG_WARNING, "flood", "n=%d", i);
+	usleep(100000); /* 5 tokens back at 50 a second */
+	log_event(LOG_WARNING, "flood", "n=last");
+	out = capture_end(STDERR_FILENO, saved, tmp);
+	log_init(1, LOG_ERR);
+	snprintf(want, sizeof(want), "robotsd[%ld]: info: event=fetch ",
+	    (long)getpid());
+	ck_assert_msg(strstr(out, want) != NULL, "got %s", out);
+	ck_assert_msg(strstr(out, "info: event=fetch origin=\"https://a b\" "
+	                          "status=503\n") != NULL,
+	    "got %s", out);
+	ck_assert_int_eq(count_of(out, "not at info"), 0);
+	p = strstr(out, "warn: event=log_suppressed kind=flood lines=");
+	ck_assert_msg(p != NULL, "no summary in %s", out);
+	dropped = strtoul(p + strlen("warn: event=log_suppressed kind=flood "
+	                             "lines="),
+	    NULL, 10);
+	ck_assert_uint_ge(dropped, 50);
+	ck_assert_uint_eq(count_of(out, "event=flood ") + dropped, 301);
+	ck_assert_int_eq(count_of(out, "event=flood n=last\n"), 1);
+	free(out);
+}
+END_TEST
+
 /* The log suite. */
 static Suite *
 log_suite(void)
@@ -170,6 +273,9 @@ log_suite(void)
 	tcase_add_test(tl, test_log_journal_line_has_priority_prefix_only);
 	tcase_add_test(
 	    tl, test_log_background_without_journal_is_not_on_stderr);
+	tcase_add_test(tl, test_log_kv_values_bare_or_quoted);
+	tcase_add_test(tl, test_log_bucket_refills_at_its_rate);
+	tcase_add_test(tl, test_log_event_line_and_flood_summary);
 	suite_add_tcase(s, tl);
 	return s;
 }
