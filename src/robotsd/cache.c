@@ -26,6 +26,7 @@
 #include "robots.h"
 #include "cache.h"
 #include "clock.h"
+#include "fetchlog.h"
 #include "lifetime.h"
 #include "log.h"
 
@@ -58,6 +59,7 @@ struct cache {
 	void *fetch_impl;
 	struct clock *clock;
 	struct cache_stats stats;
+	struct fetch_stats fstats;
 	struct cache_settings set;
 };
 
@@ -357,11 +359,32 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 	entry_set_str(&e->pub.final_url, r->final_url);
 }
 
+/* Count and log a fetch applied to e (fetchlog.h). */
+static void
+entry_note(struct cache *c, const struct entry *e, const struct fetch_result *r,
+    unsigned prev_streak, double prev_since)
+{
+	double now = clock_now(c->clock);
+	struct fetch_note n = { .origin = e->pub.origin,
+		.r = r,
+		.prev_streak = prev_streak,
+		.streak = e->pub.fail_streak,
+		.retry_in = e->pub.next_retry - now,
+		.failed_for = prev_streak > 0 ? now - prev_since : 0,
+		.stale = e->pub.stale,
+		.error = e->pub.last_error };
+
+	n.outcome =
+	    n.streak > 0 ? "unreachable" : cache_policy_name(e->pub.policy);
+	fetchlog_note(&c->fstats, &n);
+}
+
 /* Apply a fetch outcome to an entry: the contract's policy table. */
 static void
 entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 {
-	double now = clock_now(c->clock);
+	double now = clock_now(c->clock), since = e->pub.fail_since;
+	unsigned streak = e->pub.fail_streak;
 	int st = r->http_status;
 	struct robots *rb;
 	char why[256];
@@ -392,9 +415,7 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 		entry_failed(c, e, r, why, now);
 	}
 	entry_account(c, e);
-	log_debug("%s: %s: %s, status %d, expires in %.0fs", __func__,
-	    e->pub.origin, cache_policy_name(e->pub.policy), e->pub.http_status,
-	    e->pub.expires_at - now);
+	entry_note(c, e, r, streak, since);
 }
 
 /* Install the fleet's state for an entry (from the shared tier). */
@@ -665,6 +686,13 @@ const struct cache_stats *
 cache_stats(const struct cache *c)
 {
 	return &c->stats;
+}
+
+/* The fetch metrics (fetchlog.h). */
+const struct fetch_stats *
+cache_fetch_stats(const struct cache *c)
+{
+	return &c->fstats;
 }
 
 /* A name for a policy, for inspect and logs. */

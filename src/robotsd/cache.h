@@ -142,6 +142,8 @@ size_t cache_purge_all(struct cache *);
 /* Seconds until the entry is refreshed or retried, never negative. */
 double cache_expires_in(const struct cache *, const struct cache_entry *);
 const struct cache_stats *cache_stats(const struct cache *);
+struct fetch_stats;
+const struct fetch_stats *cache_fetch_stats(const struct cache *);
 const char *cache_policy_name(enum cache_policy);
 
 /*

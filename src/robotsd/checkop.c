@@ -52,8 +52,32 @@ struct check_waiting {
 	size_t agent_len;
 	size_t n, left;
 	struct event *timer;
+	double t0; /* when its request was read (reply.h) */
 	struct check_item items[];
 };
+
+const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",
+	"stale", "shared" };
+const char *const check_reason_names[CHECK_REASONS] = { "rule", "no_rule",
+	"robots_txt", "unavailable", "unreachable" };
+
+/* Count one verdict by its source and reason. */
+static void
+check_count(const struct check_env *env, const char *source, const char *reason)
+{
+	size_t i, j;
+
+	for (i = 0; i < CHECK_SOURCES - 1 &&
+	            strcmp(check_source_names[i], source) != 0;
+	     i++)
+		;
+	for (j = 0; j < CHECK_REASONS - 1 &&
+	            strcmp(check_reason_names[j], reason) != 0;
+	     j++)
+		;
+	if (env->answers != NULL)
+		env->answers->n[i][j]++;
+}
 
 /* ,"name":"value" for a plain ASCII value. */
 static void
@@ -91,6 +115,7 @@ check_answer(struct check_waiting *p, struct check_item *it,
 	jw_str(b, it->u.origin, strlen(it->u.origin));
 	check_field(b, "source", source);
 	check_field(b, "reason", reason);
+	check_count(p->env, source, reason);
 	buf_lit(b, ",\"http_status\":");
 	if (e->http_status > 0)
 		jw_int(b, e->http_status);
@@ -151,6 +176,7 @@ check_robots_txt(struct check_item *it)
 	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null");
+	check_count(it->p->env, "cache", "robots_txt");
 	check_settle(it, 1);
 }
 
@@ -228,6 +254,8 @@ check_finish(struct check_waiting *p)
 		buf_reset(&b);
 		proto_error(&b, p->id, PE_INTERNAL, "out of memory");
 	}
+	if (p->timer != NULL)
+		s->out->t0 = p->t0; /* the latency is this request's */
 	if (b.state == BUF_OK)
 		s->out->ops->send(s->out, b.p, b.len);
 	if (p->timer != NULL)
@@ -331,9 +359,10 @@ check_park(struct check_waiting *p)
 	struct timeval tv = { .tv_sec = (time_t)t,
 		.tv_usec = (suseconds_t)((t - (double)(time_t)t) * 1e6) };
 
+	p->t0 = p->s->out->t0;
 	p->timer = evtimer_new(p->env->base, check_timeout_cb, p);
 	if (p->timer == NULL)
-		fatalx("%s: evtimer_new failed", __func__);
+		fatalx("out of memory parking a check");
 	evtimer_add(p->timer, &tv);
 	TAILQ_INSERT_TAIL(&p->s->waiting, p, link);
 	p->s->nwaiting += p->left;

@@ -7,15 +7,27 @@
 #ifndef ROBOTSD_CHECKOP_H
 #define ROBOTSD_CHECKOP_H
 
+#include <stdint.h>
+
 struct event_base;
 struct cache;
 struct session;
 struct request;
 
+/* Verdicts given, by source and reason (the answers' fields). */
+#define CHECK_SOURCES 4 /* cache, fetched, stale, shared */
+#define CHECK_REASONS 5 /* rule, no_rule, robots_txt, unavailable, ... */
+struct check_answers {
+	uint64_t n[CHECK_SOURCES][CHECK_REASONS];
+};
+extern const char *const check_source_names[CHECK_SOURCES];
+extern const char *const check_reason_names[CHECK_REASONS];
+
 struct check_env {
 	struct event_base *base;
 	struct cache *cache;
-	double wait_timeout; /* seconds a parked check may wait */
+	double wait_timeout;           /* seconds a parked check may wait */
+	struct check_answers *answers; /* counted here */
 };
 
 /* Answer a check request for session s, now or when its fetches end. */

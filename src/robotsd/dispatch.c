@@ -36,6 +36,7 @@ struct dispatch {
 	stats_fn stats;
 	void *stats_arg;
 	struct check_env env;
+	struct check_answers answers;
 	int test_clock;
 	struct session_list sessions;
 	uint64_t requests;
@@ -285,12 +286,14 @@ dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
 {
 	struct metric v[METRICS_MAX];
 	struct buf b = BUF_INIT(0);
-	size_t i, n = d->stats(d->stats_arg, v);
+	size_t i, shown = 0, n = d->stats(d->stats_arg, v);
 
 	proto_begin(&b, req->id, 1);
 	buf_lit(&b, ",\"stats\":{");
 	for (i = 0; i < n; i++) {
-		if (i > 0)
+		if (v[i].name == NULL) /* only in /metrics */
+			continue;
+		if (shown++ > 0)
 			buf_lit(&b, ",");
 		jw_str(&b, v[i].name, strlen(v[i].name));
 		buf_lit(&b, ":");
@@ -425,6 +428,7 @@ dispatch_new(struct event_base *base, struct cache *cache, struct clock *clk,
 	d->stats_arg = stats_arg;
 	d->env.base = base;
 	d->env.cache = cache;
+	d->env.answers = &d->answers;
 	TAILQ_INIT(&d->sessions);
 	return d;
 }
@@ -458,4 +462,11 @@ uint64_t
 dispatch_requests(const struct dispatch *d)
 {
 	return d->requests;
+}
+
+/* Verdicts given, by source and reason. */
+const struct check_answers *
+dispatch_answers(const struct dispatch *d)
+{
+	return &d->answers;
 }

@@ -49,5 +49,7 @@ int session_waiting(const struct session *);
 void dispatch_expire_waiting(struct dispatch *);
 /* Request lines seen (blank lines excluded). */
 uint64_t dispatch_requests(const struct dispatch *);
+struct check_answers;
+const struct check_answers *dispatch_answers(const struct dispatch *);
 
 #endif /* ROBOTSD_DISPATCH_H */

@@ -162,25 +162,6 @@ fetch_set_str(char **dst, const char *src)
 	return 0;
 }
 
-/* A name for an error, for logs. */
-static const char *
-fetch_error_name(enum fetch_error e)
-{
-	switch (e) {
-	case FETCH_OK:
-		return "ok";
-	case FETCH_NETWORK:
-		return "network";
-	case FETCH_TIMEOUT:
-		return "timeout";
-	case FETCH_REDIRECTS:
-		return "redirects";
-	case FETCH_PRIVATE_ADDR:
-		return "private-address";
-	}
-	return "?";
-}
-
 /* libevent saw activity on one of curl's sockets: let curl act on it. */
 static void
 fetch_event_cb(evutil_socket_t fd, short kind, void *arg)
@@ -567,6 +548,7 @@ fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
 {
 	long code = 0, redirs = 0;
 	char *url = NULL, *scheme = NULL;
+	curl_off_t us = 0;
 
 	memset(r, 0, sizeof(*r));
 	curl_easy_getinfo(fe->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -602,6 +584,8 @@ fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
 	r->truncated = fe->truncated;
 	r->final_url = url != NULL ? url : fe->url;
 	r->redirects = (unsigned)redirs;
+	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
+	r->seconds = (double)us / 1e6;
 	r->cache_control = fe->hdr[HDR_CACHE_CONTROL];
 	r->expires = fe->hdr[HDR_EXPIRES];
 	r->age = fe->hdr[HDR_AGE];
@@ -609,31 +593,15 @@ fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
 	r->date = fe->hdr[HDR_DATE];
 }
 
-/* Log a finished fetch at debug level. */
+/* A cut body is logged here; the fetch line is the cache's (fetchlog.h). */
 static void
 fetch_log_done(struct fetch *fe, const struct fetch_result *r)
 {
-	char ubuf[512], ebuf[256];
-	curl_off_t us = 0;
+	char ubuf[LOG_KV_BUF];
 
 	if (r->truncated)
-		log_info("fetch %s: body cut at %d bytes",
-		    log_escape(
-		        fe->url, strlen(fe->url), 200, ubuf, sizeof(ubuf)),
-		    ROBOTS_MAX_BODY);
-	if (!log_enabled(LOG_DEBUG))
-		return;
-	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
-	log_debug("%s: %s: status %d bytes %zu%s ms %ld redirects %u: %s%s%s",
-	    __func__,
-	    log_escape(fe->url, strlen(fe->url), 200, ubuf, sizeof(ubuf)),
-	    r->http_status, r->body_len, r->truncated ? " (truncated)" : "",
-	    (long)(us / 1000), r->redirects, fetch_error_name(r->error),
-	    r->error == FETCH_OK ? "" : ": ",
-	    r->error == FETCH_OK
-	        ? ""
-	        : log_escape(r->error_message, strlen(r->error_message), 120,
-	              ebuf, sizeof(ebuf)));
+		log_event(LOG_INFO, "fetch_truncated", "url=%s bytes=%d",
+		    log_kvs(fe->url, ubuf, sizeof(ubuf)), ROBOTS_MAX_BODY);
 }
 
 /* A transfer ended: take it out of curl, start the next, call back. */
@@ -752,7 +720,7 @@ fetcher_configure(struct fetcher *f, const struct config *cf)
 	}
 	if (fetch_set_str(&f->user_agent, ua) == -1 ||
 	    fetch_set_str(&f->ca_file, cf->ca_file) == -1)
-		log_warnx("%s: out of memory", __func__);
+		log_warnx("fetch settings: out of memory; the old ones stay");
 	f->timeout = cf->fetch_timeout > 0 ? cf->fetch_timeout : 30;
 	f->max_fetches = cf->max_fetches > 0 ? (size_t)cf->max_fetches : 1;
 	f->deny_private = cf->deny_private_addresses;

@@ -11,20 +11,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct histo;
+
 enum metric_type {
 	METRIC_COUNTER,
 	METRIC_GAUGE,
+	METRIC_HISTOGRAM, /* histo is set; value unused */
 };
 
+/*
+ * One sample. Samples of one labelled family (or of a histogram) follow
+ * each other with the same prom name; only those with a name are in the
+ * stats op (plain numbers: no labels, no histogram).
+ */
 struct metric {
-	const char *name; /* the stats op's field name */
+	const char *name; /* the stats op's field name, or NULL */
 	const char *prom; /* the Prometheus name, "robotsd_" prefixed */
 	const char *help;
 	enum metric_type type;
 	uint64_t value;
+	const char *labels;        /* NULL, or 'key="value",...' */
+	const struct histo *histo; /* METRIC_HISTOGRAM */
 };
 
-#define METRICS_MAX 32
+#define METRICS_MAX 96
 
 /* Fill out (room for METRICS_MAX) with the current values; how many. */
 typedef size_t (*stats_fn)(void *arg, struct metric *out);

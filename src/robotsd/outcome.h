@@ -24,6 +24,7 @@ struct fetch_result {
 	int truncated;         /* the body was longer and was cut */
 	const char *final_url; /* after redirects */
 	unsigned redirects;
+	double seconds; /* the transfer's duration; 0 if unknown */
 	/* Response headers the policy needs; NULL when absent. */
 	const char *cache_control;
 	const char *expires;

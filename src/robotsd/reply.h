@@ -23,6 +23,12 @@ struct reply_ops {
 
 struct reply {
 	const struct reply_ops *ops;
+	/*
+	 * When the request being answered was read (monotonic seconds), set
+	 * by the server for each line; code answering a request later sets
+	 * it back to that request's before send(), for the latency metric.
+	 */
+	double t0;
 };
 
 #endif /* ROBOTSD_REPLY_H */

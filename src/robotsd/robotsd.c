@@ -92,6 +92,7 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 	}
 	log_info("signal %d: stopping", (int)signo);
 	rd->stopping = 1;
+	metrics_set_health(rd->metrics, METRICS_STOPPING);
 	sysd_status("stopping: answering the checks in flight");
 	sysd_stopping();
 	server_stop_accepting(rd->server);
@@ -474,6 +475,7 @@ main(int argc, char **argv)
 	log_info("robotsd %s listening on %s", PACKAGE_VERSION, where);
 	sysd_status("serving %s", where);
 	sysd_ready();
+	metrics_set_health(rd.metrics, METRICS_SERVING);
 	event_base_dispatch(rd.base);
 	log_info("stopped");
 	robotsd_stop(&rd, &sig);

@@ -32,6 +32,7 @@
 
 #include "bounds.h"
 #include "dispatch.h"
+#include "histo.h"
 #include "log.h"
 #include "reply.h"
 #include "server.h"
@@ -66,6 +67,7 @@ struct server {
 	struct conn_list dead;
 	size_t nconns;
 	uint64_t total;
+	struct histo latency; /* request read to answer queued */
 };
 
 static void conn_process(struct conn *);
@@ -149,6 +151,7 @@ conn_send(struct reply *r, const char *line, size_t len)
 
 	if (c->closing)
 		return;
+	histo_observe(&c->srv->latency, histo_now() - r->t0);
 	if (evbuffer_add(bufferevent_get_output(c->bev), line, len) == -1)
 		fatalx("out of memory queueing an answer");
 	conn_check_output(c);
@@ -176,6 +179,7 @@ conn_process(struct conn *c)
 	char *line;
 
 	while (!c->closing && !c->paused) {
+		c->reply.t0 = histo_now();
 		p = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
 		n = evbuffer_get_length(in);
 		switch (bounds_request_line(
@@ -533,4 +537,11 @@ uint64_t
 server_connections_total(const struct server *srv)
 {
 	return srv->total;
+}
+
+/* Request read to answer queued, every answer (histo.h). */
+const struct histo *
+server_latency(const struct server *srv)
+{
+	return &srv->latency;
 }

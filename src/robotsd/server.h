@@ -41,4 +41,7 @@ int server_busy(const struct server *);
 size_t server_connections(const struct server *);
 uint64_t server_connections_total(const struct server *);
 
+struct histo;
+const struct histo *server_latency(const struct server *);
+
 #endif /* ROBOTSD_SERVER_H */

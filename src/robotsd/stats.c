@@ -5,10 +5,14 @@
  */
 #include <config.h>
 
+#include <stdio.h>
+
 #include "cache.h"
+#include "checkop.h"
 #include "clock.h"
 #include "dispatch.h"
 #include "fetch.h"
+#include "fetchlog.h"
 #include "server.h"
 #include "stats.h"
 
@@ -17,8 +21,85 @@ static void
 metric_add(struct metric *out, size_t *n, const char *name, const char *prom,
     enum metric_type type, uint64_t value, const char *help)
 {
-	out[*n] = (struct metric){ name, prom, help, type, value };
+	out[*n] = (struct metric){ name, prom, help, type, value, NULL, NULL };
 	(*n)++;
+}
+
+/* Append one sample of a labelled family (not in the stats op). */
+static void
+metric_label(struct metric *out, size_t *n, const char *prom,
+    const char *labels, uint64_t value, const char *help)
+{
+	out[*n] = (struct metric){ NULL, prom, help, METRIC_COUNTER, value,
+		labels, NULL };
+	(*n)++;
+}
+
+/* Append a histogram (not in the stats op). */
+static void
+metric_histo(struct metric *out, size_t *n, const char *prom,
+    const struct histo *h, const char *help)
+{
+	out[*n] =
+	    (struct metric){ NULL, prom, help, METRIC_HISTOGRAM, 0, NULL, h };
+	(*n)++;
+}
+
+/* cache_foreach: count the origins failing, waiting for a retry. */
+static void
+stats_count_backoff(const struct cache_entry *e, int good, void *arg)
+{
+	(void)good;
+	if (e->fail_streak > 0)
+		(*(uint64_t *)arg)++;
+}
+
+/* The verdicts by source and reason. */
+static void
+stats_answers(const struct stats_sources *src, struct metric *out, size_t *n)
+{
+	static char labels[CHECK_SOURCES][CHECK_REASONS][64];
+	const struct check_answers *a = dispatch_answers(src->dispatch);
+	size_t i, j;
+
+	for (i = 0; i < CHECK_SOURCES; i++)
+		for (j = 0; j < CHECK_REASONS; j++) {
+			if (labels[i][j][0] == '\0')
+				snprintf(labels[i][j], sizeof(labels[i][j]),
+				    "source=\"%s\",reason=\"%s\"",
+				    check_source_names[i],
+				    check_reason_names[j]);
+			metric_label(out, n, "robotsd_answers_total",
+			    labels[i][j], a->n[i][j],
+			    "Verdicts given, by source and reason.");
+		}
+}
+
+/* The fetch metrics: backoff, outcome classes, durations. */
+static void
+stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
+{
+	static char labels[FC_COUNT][32];
+	const struct fetch_stats *f = cache_fetch_stats(src->cache);
+	uint64_t backoff = 0;
+	size_t i;
+
+	cache_foreach(src->cache, stats_count_backoff, &backoff);
+	metric_add(out, n, "backoff", "robotsd_origins_in_backoff",
+	    METRIC_GAUGE, backoff,
+	    "Origins failing, waiting for their next retry.");
+	for (i = 0; i < FC_COUNT; i++) {
+		if (labels[i][0] == '\0')
+			snprintf(labels[i], sizeof(labels[i]), "class=\"%s\"",
+			    fetch_class_name((enum fetch_class)i));
+		metric_label(out, n, "robotsd_fetch_outcomes_total", labels[i],
+		    f->by_class[i], "Fetches ended, by outcome class.");
+	}
+	metric_histo(out, n, "robotsd_fetch_duration_seconds", &f->seconds,
+	    "Duration of robots.txt transfers.");
+	metric_histo(out, n, "robotsd_request_duration_seconds",
+	    server_latency(src->server),
+	    "From a request line read to its answer queued, every op.");
 }
 
 /* The current values of every counter and gauge. */
@@ -71,5 +152,7 @@ stats_collect(void *arg, struct metric *out)
 	metric_add(out, &n, "connections_total", "robotsd_connections_total",
 	    METRIC_COUNTER, server_connections_total(src->server),
 	    "Client connections accepted.");
+	stats_fetches(src, out, &n);
+	stats_answers(src, out, &n);
 	return n;
 }

@@ -50,16 +50,29 @@ client_settled(struct reply *r)
 
 static const struct reply_ops client_ops = { client_send, client_settled };
 
-/* The stats table the dispatcher is handed: two fixed rows. */
+/*
+ * The stats table the dispatcher is handed: two fixed rows around one only
+ * for /metrics (no stats name), which the stats op leaves out.
+ */
 static size_t
 fake_stats(void *arg, struct metric *out)
 {
 	(void)arg;
-	out[0] = (struct metric){ "hits", "robotsd_hits_total", "h",
-		METRIC_COUNTER, 7 };
-	out[1] = (struct metric){ "waiting", "robotsd_waiting", "w",
-		METRIC_GAUGE, 0 };
-	return 2;
+	out[0] = (struct metric){ .name = "hits",
+		.prom = "robotsd_hits_total",
+		.help = "h",
+		.type = METRIC_COUNTER,
+		.value = 7 };
+	out[1] = (struct metric){ .prom = "robotsd_answers_total",
+		.help = "a",
+		.type = METRIC_COUNTER,
+		.value = 3,
+		.labels = "source=\"cache\"" };
+	out[2] = (struct metric){ .name = "waiting",
+		.prom = "robotsd_waiting",
+		.help = "w",
+		.type = METRIC_GAUGE };
+	return 3;
 }
 
 static void
