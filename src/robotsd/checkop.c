@@ -331,6 +331,9 @@ check_item(
 		break;
 	case CACHE_WAIT:
 		if (p->s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
+			log_event(LOG_WARNING, "overloaded",
+			    "why=connection_max_waiting max=%d",
+			    CHECK_SESSION_MAX_WAITING);
 			cache_waiter_cancel(&it->w);
 			check_error(it, PE_OVERLOADED,
 			    "too many checks of this connection are waiting "
@@ -342,6 +345,7 @@ check_item(
 		check_pending_answer(it);
 		break;
 	case CACHE_OVERLOADED:
+		log_event(LOG_WARNING, "overloaded", "why=max_waiting");
 		check_error(it, PE_OVERLOADED,
 		    "too many checks are waiting on fetches");
 		break;

@@ -90,7 +90,7 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 		event_base_loopbreak(rd->base);
 		return;
 	}
-	log_info("signal %d: stopping", (int)signo);
+	log_event(LOG_INFO, "stopping", "signal=%d", (int)signo);
 	rd->stopping = 1;
 	metrics_set_health(rd->metrics, METRICS_STOPPING);
 	sysd_status("stopping: answering the checks in flight");
@@ -190,14 +190,14 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 {
 	struct robotsd *rd = arg;
 	struct config *cf;
-	char *cause = NULL;
+	char *cause = NULL, kv[LOG_KV_BUF];
 
 	(void)signo;
 	(void)what;
 	sysd_reloading();
 	if ((cf = config_reload(rd->conf, &cause)) == NULL) {
-		log_warnx(
-		    "reload failed, keeping the old configuration: %s", cause);
+		log_event(LOG_ERR, "reload", "outcome=failed error=%s",
+		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
 		sysd_ready();
 		return;
@@ -206,7 +206,7 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 	rd->conf = cf;
 	robotsd_configure(rd);
 	robotsd_schedule_save(rd);
-	log_info("configuration reloaded");
+	log_event(LOG_INFO, "reload", "outcome=ok");
 	sysd_ready();
 }
 
@@ -247,7 +247,7 @@ robotsd_warn_unsupported(const struct config *cf)
 static void
 robotsd_load_state(struct robotsd *rd)
 {
-	char *cause = NULL;
+	char *cause = NULL, kv[LOG_KV_BUF];
 	long n;
 
 	if (rd->conf->state_file == NULL)
@@ -259,8 +259,8 @@ robotsd_load_state(struct robotsd *rd)
 		    cause);
 		free(cause);
 	} else
-		log_info("state: %ld origins loaded from %s", n,
-		    rd->conf->state_file);
+		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
+		    log_kvs(rd->conf->state_file, kv, sizeof(kv)));
 }
 
 /*
@@ -350,7 +350,7 @@ robotsd_raise_nofile(const struct config *cf)
 static int
 robotsd_passed_socket(const struct config *cf, char *where, size_t wsz)
 {
-	char *cause = NULL;
+	char *cause = NULL, kv[LOG_KV_BUF];
 	int fd = sysd_listen_fd(where, wsz, &cause);
 
 	if (cause != NULL) {
@@ -360,8 +360,8 @@ robotsd_passed_socket(const struct config *cf, char *where, size_t wsz)
 	if (fd == -1)
 		snprintf(where, wsz, "%s", cf->socket_path);
 	else
-		log_info(
-		    "socket activation: serving the passed socket %s", where);
+		log_event(LOG_INFO, "socket_activation", "socket=%s",
+		    log_kvs(where, kv, sizeof(kv)));
 	return fd;
 }
 
@@ -448,7 +448,7 @@ main(int argc, char **argv)
 {
 	struct robotsd rd = { 0 };
 	struct signals sig = { 0 };
-	char *cause = NULL, where[256];
+	char *cause = NULL, where[256], kv[LOG_KV_BUF];
 	unsigned long long wd_usec;
 	int exit_now = 0;
 
@@ -471,13 +471,15 @@ main(int argc, char **argv)
 	robotsd_signals(&rd, &sig);
 	robotsd_schedule_save(&rd);
 	if ((sig.watchdog = sysd_watchdog_start(rd.base, &wd_usec)) != NULL)
-		log_info("watchdog: WATCHDOG=1 every %llu ms", wd_usec / 1000);
-	log_info("robotsd %s listening on %s", PACKAGE_VERSION, where);
+		log_event(
+		    LOG_INFO, "watchdog", "interval_ms=%llu", wd_usec / 1000);
+	log_event(LOG_INFO, "start", "version=%s socket=%s", PACKAGE_VERSION,
+	    log_kvs(where, kv, sizeof(kv)));
 	sysd_status("serving %s", where);
 	sysd_ready();
 	metrics_set_health(rd.metrics, METRICS_SERVING);
 	event_base_dispatch(rd.base);
-	log_info("stopped");
+	log_event(LOG_INFO, "stopped", "%s", "");
 	robotsd_stop(&rd, &sig);
 	return 0;
 }

@@ -80,7 +80,7 @@ static void
 saver_child(const struct cache *c, int fd, const char *tmp, const char *path,
     double timeout)
 {
-	char *cause = NULL;
+	char *cause = NULL, kv[LOG_KV_BUF];
 	long n;
 
 	/* The parent's signal events must not see the service's signals. */
@@ -91,7 +91,8 @@ saver_child(const struct cache *c, int fd, const char *tmp, const char *path,
 	if ((n = state_write(c, fd, tmp, path, timeout, &cause)) == -1)
 		log_warnx("state: not saved: %s", cause);
 	else
-		log_info("state: %ld origins saved to %s", n, path);
+		log_event(LOG_INFO, "state_saved", "origins=%ld file=%s", n,
+		    log_kvs(path, kv, sizeof(kv)));
 	_exit(n == -1 ? 1 : 0);
 }
 

@@ -125,8 +125,8 @@ conn_check_output(struct conn *c)
 	size_t queued = evbuffer_get_length(bufferevent_get_output(c->bev));
 
 	if (queued > max) {
-		log_warnx("connection %llu: %zu bytes of answers unread, "
-		          "disconnecting",
+		log_event(LOG_WARNING, "client_dropped",
+		    "connection=%llu why=output_limit unread_bytes=%zu",
 		    (unsigned long long)c->id, queued);
 		conn_close(c, "output limit");
 	} else if (queued > max / 2 && !c->paused) {
@@ -248,8 +248,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (what & BEV_EVENT_TIMEOUT) {
-		log_warnx("connection %llu: answers unread for %ld s, "
-		          "disconnecting",
+		log_event(LOG_WARNING, "client_dropped",
+		    "connection=%llu why=write_timeout unread_s=%ld",
 		    (unsigned long long)c->id, c->srv->set.write_timeout);
 		conn_close(c, "write timeout");
 		return;
@@ -278,8 +278,8 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)sa;
 	(void)socklen;
 	if (srv->nconns >= srv->set.max_connections) {
-		log_warnx(
-		    "refusing a connection: %zu connections open", srv->nconns);
+		log_event(LOG_WARNING, "connection_refused",
+		    "why=max_connections open=%zu", srv->nconns);
 		(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL);
 		close(fd);
 		return;
@@ -321,8 +321,10 @@ server_error_cb(struct evconnlistener *lev, void *arg)
 	struct server *srv = arg;
 	struct timeval one = { 1, 0 };
 	int err = EVUTIL_SOCKET_ERROR();
+	char kv[LOG_KV_BUF];
 
-	log_warnx("accept: %s", evutil_socket_error_to_string(err));
+	log_event(LOG_WARNING, "accept_failed", "error=%s",
+	    log_kvs(evutil_socket_error_to_string(err), kv, sizeof(kv)));
 	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
 		evconnlistener_disable(lev);
 		evtimer_add(srv->resume, &one);

@@ -126,7 +126,8 @@ class HostileFiles(DaemonTest):
                     self.assertEqual(f.read(), b"not robotsd's\n")
                 with open(state, "rb") as f:
                     self.assertEqual(len(records(f.read())), 1)
-                self.assertIn("state: 1 origins saved", self.d.log())
+                self.assertIn("info: event=state_saved origins=1 file=",
+                              self.d.log())
 
     def test_symlink_as_state_file_is_not_followed(self):
         d = self.private_dir()

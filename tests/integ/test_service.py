@@ -136,8 +136,9 @@ class Service(DaemonTest):
     def wait_listening(self, sock):
         """Poll until robotsd logged that it serves sock (its signal
         handlers are installed by then)."""
-        self.assertTrue(poll(lambda: ("listening on %s\n" % sock)
-                             in self.stderr(), START_TIMEOUT), self.stderr())
+        self.assertTrue(poll(lambda: ("event=start version=%s socket=%s\n"
+                                      % (VERSION, sock)) in self.stderr(),
+                             START_TIMEOUT), self.stderr())
 
     # --- socket activation ----------------------------------------------
     @needs_activate
@@ -170,12 +171,14 @@ class Service(DaemonTest):
                         notify.msgs.index("STOPPING=1"))
         # -f under LISTEN_FDS and NOTIFY_SOCKET: stderr, not syslog.
         err = self.stderr()
-        self.assertRegex(err, r"Z robotsd\[%d\]: info: socket activation: "
-                         r"serving the passed socket %s\n" % (p.pid, sock))
-        self.assertIn("info: robotsd %s listening on %s\n" % (VERSION, sock),
-                      err)
-        self.assertIn("info: watchdog: WATCHDOG=1 every 100 ms\n", err)
-        self.assertIn("info: stopped\n", err)
+        self.assertRegex(err, r"Z robotsd\[%d\]: info: "
+                         r"event=socket_activation socket=%s\n"
+                         % (p.pid, sock))
+        self.assertIn("info: event=start version=%s socket=%s\n"
+                      % (VERSION, sock), err)
+        self.assertIn("info: event=watchdog interval_ms=100\n", err)
+        self.assertIn("info: event=stopping signal=15\n", err)
+        self.assertIn("info: event=stopped\n", err)
 
     @needs_activate
     def test_no_watchdog_without_watchdog_usec(self):
@@ -240,8 +243,8 @@ class Service(DaemonTest):
             self.assertIn("STATUS=serving " + sock, notify.wait_for("READY=1"))
         p.send_signal(signal.SIGTERM)
         self.assertEqual(self.wait(p), 0, self.stderr())
-        self.assertRegex(self.stderr(), r"Z robotsd\[%d\]: info: robotsd "
-                         r"%s listening on %s\n" % (p.pid, VERSION, sock))
+        self.assertRegex(self.stderr(), r"Z robotsd\[%d\]: info: event=start "
+                         r"version=%s socket=%s\n" % (p.pid, VERSION, sock))
 
     def test_f_with_journal_stderr_uses_priority_prefixes(self):
         sock = self.path("robotsd.sock")
@@ -256,7 +259,7 @@ class Service(DaemonTest):
         self.assertIn("<4>warn: TEST CLOCK ON (--test-clock): any client of "
                       "the socket can move robotsd's clock; for tests only, "
                       "never in production\n", err)
-        self.assertIn("<6>info: robotsd %s listening on %s\n"
+        self.assertIn("<6>info: event=start version=%s socket=%s\n"
                       % (VERSION, sock), err)
 
     # --- configuration errors --------------------------------------------
