@@ -4,7 +4,7 @@
  * Owns the options, the command table and the daemon commands (check,
  * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
  * exchange it, and renders the answer with ctl_print.c. The offline
- * "test" command is in ctl_test.c.
+ * "test" command is in ctl_test.c, the live "watch" view in ctl_watch.c.
  *
  * Exit status: 0 allowed / success, 1 disallowed, 2 error (message on stderr).
  */
@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,7 @@ static const struct ctl_cmd cmds[] = {
 	{ "inspect", 1, 1, cmd_inspect },
 	{ "purge", 1, 1, cmd_purge },
 	{ "ping", 0, 0, cmd_ping },
+	{ "watch", 0, 0, ctl_cmd_watch },
 	{ "test", 3, -1, ctl_cmd_test },
 };
 
@@ -213,6 +215,10 @@ usage(void)
 	    "  purge ORIGIN | --all     drop an origin (or all) from the "
 	    "cache\n"
 	    "  ping                     the daemon's version\n"
+	    "  watch                    a line of checks/s, hit rate, "
+	    "fetches/s, errors,\n"
+	    "                           waiting, cache entries and bytes "
+	    "every interval\n"
 	    "  test FILE AGENT URL...   check URLs against a local "
 	    "robots.txt (FILE - is stdin), offline\n"
 	    "options (before or after COMMAND; after '--' every word is an "
@@ -222,9 +228,44 @@ usage(void)
 	    "  --json                   print JSON answers, one per line\n"
 	    "  -t, --timeout SECONDS    wait this long for an answer (default "
 	    "70, 0 = forever)\n"
+	    "  -i, --interval SECONDS   watch: seconds between lines "
+	    "(default 1)\n"
+	    "  -n, --count N            watch: stop after N lines (default 0: "
+	    "never)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            the version\n",
 	    stdout);
+}
+
+/* -i SECONDS (0.01 to a day, decimals allowed) or -n COUNT of watch. */
+static int
+parse_watch_option(int opt, const char *arg, struct ctl *ctl)
+{
+	const char *errstr = "invalid";
+	long long n;
+	char *end;
+	double v;
+
+	if (opt == 'n') {
+		if (parse_num(arg, 0, LONG_MAX, &n, &errstr) == -1) {
+			ctl_warnx("count %s: %s", arg, errstr);
+			return -1;
+		}
+		ctl->count = (long)n;
+		return 0;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0' || errno == ERANGE || !(v >= 0.01) ||
+	    v > CTL_MAX_TIMEOUT) {
+		if (*arg != '\0' && *end == '\0' && errno != ERANGE)
+			errstr = v < 0.01 ? "too small" : "too large";
+		ctl_warnx("interval %s: %s (0.01 to %d seconds)", arg, errstr,
+		    CTL_MAX_TIMEOUT);
+		return -1;
+	}
+	ctl->interval = v;
+	return 0;
 }
 
 /* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
@@ -235,14 +276,17 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *errstr;
 	long long n;
+	int opt;
 
-	switch (getopt_long(argc, argv, "+:s:t:hV", longopts, NULL)) {
+	switch (opt = getopt_long(argc, argv, "+:s:t:i:n:hV", longopts, NULL)) {
 	case 's':
 		ctl->socket = optarg;
 		return 0;
@@ -256,6 +300,9 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		}
 		ctl->timeout = (int)n;
 		return 0;
+	case 'i':
+	case 'n':
+		return parse_watch_option(opt, optarg, ctl);
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);
@@ -310,7 +357,7 @@ parse_args(int argc, char **argv, struct ctl *ctl)
 int
 main(int argc, char **argv)
 {
-	struct ctl ctl = { .timeout = CTL_DEFAULT_TIMEOUT };
+	struct ctl ctl = { .timeout = CTL_DEFAULT_TIMEOUT, .interval = 1 };
 	const struct ctl_cmd *cmd;
 	size_t i;
 	int nargs, nops;

@@ -16,9 +16,11 @@ enum ctl_exit {
 
 struct ctl {
 	const char *socket;
-	int json;      /* print JSON lines instead of text */
-	int timeout;   /* seconds for the whole exchange; 0 = none */
-	int purge_all; /* purge --all */
+	int json;        /* print JSON lines instead of text */
+	int timeout;     /* seconds for the whole exchange; 0 = none */
+	int purge_all;   /* purge --all */
+	double interval; /* watch: seconds between lines */
+	long count;      /* watch: lines to print; 0 = until interrupted */
 };
 
 /* Print "robotsctl: MESSAGE" on stderr. */
@@ -40,6 +42,9 @@ void ctl_print_scalar(const json_t *);
 void ctl_print_flat(const json_t *);
 /* A check-shaped answer as "allowed URL (DETAIL)". */
 void ctl_print_check(const char *url, const json_t *);
+
+/* watch: a line of rates and gauges every interval (ctl_watch.c). */
+int ctl_cmd_watch(const struct ctl *, int argc, char **argv);
 
 /* test FILE AGENT URL...: exit 0 all allowed, 1 any disallowed, 2 error. */
 int ctl_cmd_test(const struct ctl *, int argc, char **argv);

@@ -1,0 +1,199 @@
+/*
+ * ctl_watch.c: "robotsctl watch", a live view of a running robotsd in the
+ * manner of "redis-cli --stat": a header line, then every interval one
+ * line computed from two successive stats answers (rates over the time
+ * between them, gauges as last seen).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "robotsctl.h"
+
+/* The stats fields a line is made of. */
+struct watch_sample {
+	double t; /* monotonic seconds when the answer came */
+	uint64_t hits, misses, stale, fetches, fetch_errors;
+	uint64_t waiting, entries, bytes;
+};
+
+/* One line's values. */
+struct watch_line {
+	double checks_s, hit_pct, fetches_s; /* hit_pct < 0: no checks */
+	uint64_t checks, fetches, errors, waiting, entries, bytes;
+};
+
+/* Seconds on the monotonic clock. */
+static double
+watch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A counter of the stats object (0 when absent: an older daemon). */
+static uint64_t
+watch_field(const json_t *stats, const char *name)
+{
+	json_int_t v = json_integer_value(json_object_get(stats, name));
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* Ask for stats; -1 when the daemon does not answer (message printed). */
+static int
+watch_sample(struct ctl *ctl, struct watch_sample *s)
+{
+	const json_t *st;
+	json_t *ans;
+	int json = ctl->json;
+
+	ctl->json = 0; /* the raw answer is not printed */
+	ans = ctl_call(ctl, json_pack("{s:s}", "op", "stats"));
+	ctl->json = json;
+	if (ans == NULL)
+		return -1;
+	st = json_object_get(ans, "stats");
+	s->t = watch_now();
+	s->hits = watch_field(st, "hits");
+	s->misses = watch_field(st, "misses");
+	s->stale = watch_field(st, "stale");
+	s->fetches = watch_field(st, "fetches");
+	s->fetch_errors = watch_field(st, "fetch_errors");
+	s->waiting = watch_field(st, "waiting");
+	s->entries = watch_field(st, "cache_entries");
+	s->bytes = watch_field(st, "cache_bytes");
+	json_decref(ans);
+	return 0;
+}
+
+/* The line between samples a and b. */
+static struct watch_line
+watch_diff(const struct watch_sample *a, const struct watch_sample *b)
+{
+	double dt = b->t - a->t > 1e-3 ? b->t - a->t : 1e-3;
+	uint64_t checks =
+	    (b->hits + b->misses + b->stale) - (a->hits + a->misses + a->stale);
+	struct watch_line l = {
+		.checks_s = (double)checks / dt,
+		.hit_pct = checks > 0 ? 100.0 * (double)(b->hits - a->hits) /
+		                            (double)checks
+		                      : -1,
+		.fetches_s = (double)(b->fetches - a->fetches) / dt,
+		.checks = checks,
+		.fetches = b->fetches - a->fetches,
+		.errors = b->fetch_errors - a->fetch_errors,
+		.waiting = b->waiting,
+		.entries = b->entries,
+		.bytes = b->bytes,
+	};
+
+	return l;
+}
+
+/* Bytes as people read them: 512, 1.5K, 20.0M, 1.2G. */
+static const char *
+watch_bytes(uint64_t n, char *buf, size_t bufsz)
+{
+	static const char units[] = "KMGT";
+	double v = (double)n;
+	size_t u = 0;
+
+	if (n < 1024) {
+		snprintf(buf, bufsz, "%llu", (unsigned long long)n);
+		return buf;
+	}
+	while ((v /= 1024) >= 1024 && u < sizeof(units) - 2)
+		u++;
+	snprintf(buf, bufsz, "%.1f%c", v, units[u]);
+	return buf;
+}
+
+/* Print one line, as text or as a JSON object. */
+static void
+watch_print(const struct ctl *ctl, const struct watch_line *l)
+{
+	char hit[16], bytes[32];
+
+	if (ctl->json) {
+		printf("{\"checks\":%llu,\"checks_per_s\":%.1f,\"hit_pct\":",
+		    (unsigned long long)l->checks, l->checks_s);
+		if (l->hit_pct < 0)
+			fputs("null", stdout);
+		else
+			printf("%.1f", l->hit_pct);
+		printf(",\"fetches\":%llu,\"fetches_per_s\":%.1f,"
+		       "\"fetch_errors\":%llu,"
+		       "\"waiting\":%llu,\"cache_entries\":%llu,"
+		       "\"cache_bytes\":%llu}\n",
+		    (unsigned long long)l->fetches, l->fetches_s,
+		    (unsigned long long)l->errors,
+		    (unsigned long long)l->waiting,
+		    (unsigned long long)l->entries,
+		    (unsigned long long)l->bytes);
+	} else {
+		if (l->hit_pct < 0)
+			snprintf(hit, sizeof(hit), "-");
+		else
+			snprintf(hit, sizeof(hit), "%.1f%%", l->hit_pct);
+		printf("%10.1f %6s %9.1f %7llu %8llu %9llu %9s\n", l->checks_s,
+		    hit, l->fetches_s, (unsigned long long)l->errors,
+		    (unsigned long long)l->waiting,
+		    (unsigned long long)l->entries,
+		    watch_bytes(l->bytes, bytes, sizeof(bytes)));
+	}
+	fflush(stdout);
+}
+
+/* Sleep until monotonic time t. */
+static void
+watch_sleep_until(double t)
+{
+	double d;
+	struct timespec ts;
+
+	while ((d = t - watch_now()) > 0) {
+		ts.tv_sec = (time_t)d;
+		ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+		if (nanosleep(&ts, NULL) == -1 && errno != EINTR)
+			return;
+	}
+}
+
+/* watch: a line every interval, count lines (0: until interrupted). */
+int
+ctl_cmd_watch(const struct ctl *ctl0, int argc, char **argv)
+{
+	struct ctl ctl = *ctl0;
+	struct watch_sample prev, cur;
+	struct watch_line l;
+	double next;
+	long n;
+
+	(void)argc;
+	(void)argv;
+	if (watch_sample(&ctl, &prev) == -1)
+		return CTL_EXIT_ERROR;
+	if (!ctl.json)
+		printf("%10s %6s %9s %7s %8s %9s %9s\n", "checks/s", "hit%",
+		    "fetches/s", "errors", "waiting", "entries", "bytes");
+	fflush(stdout);
+	next = prev.t;
+	for (n = 0; ctl.count == 0 || n < ctl.count; n++) {
+		next += ctl.interval;
+		watch_sleep_until(next);
+		if (watch_sample(&ctl, &cur) == -1)
+			return CTL_EXIT_ERROR;
+		l = watch_diff(&prev, &cur);
+		watch_print(&ctl, &l);
+		prev = cur;
+	}
+	return CTL_EXIT_OK;
+}
