@@ -18,6 +18,8 @@
 #include "robots.h"
 #include "cache.h"
 #include "clock.h"
+#include "fetchlog.h"
+#include "histo.h"
 #include "lifetime.h"
 #include "log.h"
 #include "scripted_fetch.h"
@@ -688,6 +690,56 @@ START_TEST(test_lru_never_evicts_entries_in_flight)
 }
 END_TEST
 
+/* Every fetch applied is counted by class and its duration observed. */
+START_TEST(test_fetch_stats_by_class_and_duration)
+{
+	static const struct {
+		const char *origin;
+		enum fetch_error err;
+		int status;
+		double seconds;
+		enum fetch_class fc;
+	} t[] = {
+		{ "https://a.test", FETCH_OK, 200, 0.3, FC_2XX },
+		{ "https://b.test", FETCH_OK, 503, 0.002, FC_5XX },
+		{ "https://c.test", FETCH_OK, 429, 0.002, FC_429 },
+		{ "https://d.test", FETCH_OK, 404, 0.002, FC_4XX },
+		{ "https://e.test", FETCH_OK, 304, 0.002, FC_3XX },
+		{ "https://f.test", FETCH_NETWORK, 0, 0.0, FC_NETWORK },
+		{ "https://g.test", FETCH_TIMEOUT, 0, 30.5, FC_TIMEOUT },
+		{ "https://h.test", FETCH_REDIRECTS, 301, 0.002, FC_REDIRECTS },
+		{ "https://i.test", FETCH_PRIVATE_ADDR, 0, 0.0, FC_REFUSED },
+	};
+	const struct fetch_stats *st = cache_fetch_stats(cache);
+	struct fetch_result r;
+	size_t i;
+
+	log_set_level(LOG_ERR); /* the fetch lines are fetchlog's business */
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		r = script_result(t[i].err, t[i].status);
+		r.seconds = t[i].seconds;
+		ck_assert_int_eq(fetch_class_of(&r), t[i].fc);
+		fetch_now(t[i].origin, &r);
+		ck_assert_uint_eq(st->by_class[t[i].fc], 1);
+	}
+	for (i = 0; i < FC_COUNT; i++)
+		ck_assert_uint_eq(st->by_class[i], 1);
+	ck_assert_str_eq(fetch_class_name(FC_REFUSED), "refused");
+	ck_assert_uint_eq(st->seconds.count, 9);
+	ck_assert_double_eq_tol(st->seconds.sum, 30.81, 1e-9);
+	/* 0 and 0 <= 0.0001; 5 x 0.002 <= 0.0025; 0.3 <= 0.5; 30.5 <= 60 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 0), 2);
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 3), 2);  /* 0.001 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 4), 7);  /* 0.0025 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 10), 7); /* 0.25 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 11), 8); /* 0.5 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 16), 8); /* 30 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 17), 9); /* 60 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, HISTO_BUCKETS), 9);
+	log_set_level(LOG_INFO);
+}
+END_TEST
+
 START_TEST(test_stats_count_every_check_exactly_once)
 {
 	const struct cache_stats *st = cache_stats(cache);
@@ -778,6 +830,7 @@ cache_suite(void)
 	tcase_add_test(tc, test_entry_bytes_and_lru_eviction_by_bytes);
 	tcase_add_test(tc, test_lru_never_evicts_entries_in_flight);
 	tcase_add_test(tc, test_stats_count_every_check_exactly_once);
+	tcase_add_test(tc, test_fetch_stats_by_class_and_duration);
 	return s;
 }
 
