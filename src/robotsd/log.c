@@ -440,6 +440,9 @@ log_monotonic(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void log_vevent(int, const char *, const char *, va_list)
+    __attribute__((format(printf, 3, 0)));
+
 /* Write one event line, unless its kind is over its rate. */
 static void
 log_vevent(int level, const char *event, const char *fmt, va_list ap)
