@@ -116,7 +116,8 @@ class Limits(DaemonTest):
             except OSError:
                 pass  # the daemon hangs up on it: what this test wants
         threading.Thread(target=send, daemon=True).start()
-        self.assertTrue(poll(lambda: "answers unread" in self.d.log(50),
+        self.assertTrue(poll(lambda: "warn: event=client_dropped connection="
+                             in self.d.log(50),
                              timeout=15), "no write-timeout disconnect")
         self.assertTrue(slow.expect_eof(timeout=10))
         self.assertAnswer(c.call({"op": "ping"}), ok=True)
