@@ -89,7 +89,8 @@ saver_child(const struct cache *c, int fd, const char *tmp, const char *path,
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
 	if ((n = state_write(c, fd, tmp, path, timeout, &cause)) == -1)
-		log_warnx("state: not saved: %s", cause);
+		log_event(LOG_WARNING, "state_save_failed", "error=%s",
+		    log_kvs(cause, kv, sizeof(kv)));
 	else
 		log_event(LOG_INFO, "state_saved", "origins=%ld file=%s", n,
 		    log_kvs(path, kv, sizeof(kv)));

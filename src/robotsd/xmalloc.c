@@ -19,7 +19,7 @@ xmalloc(size_t size)
 	void *p;
 
 	if ((p = malloc(size == 0 ? 1 : size)) == NULL)
-		fatalx("xmalloc: out of memory allocating %zu bytes", size);
+		fatalx("out of memory allocating %zu bytes", size);
 	return p;
 }
 
@@ -32,8 +32,7 @@ xcalloc(size_t nmemb, size_t size)
 	if (nmemb == 0 || size == 0)
 		nmemb = size = 1;
 	if ((p = calloc(nmemb, size)) == NULL)
-		fatalx("xcalloc: out of memory allocating %zu * %zu bytes",
-		    nmemb, size);
+		fatalx("out of memory allocating %zu * %zu bytes", nmemb, size);
 	return p;
 }
 
@@ -44,9 +43,9 @@ xreallocarray(void *ptr, size_t nmemb, size_t size)
 	void *p;
 
 	if (size != 0 && nmemb > SIZE_MAX / size)
-		fatalx("xreallocarray: %zu * %zu overflows", nmemb, size);
+		fatalx("allocating %zu * %zu bytes overflows", nmemb, size);
 	if ((p = realloc(ptr, nmemb * size == 0 ? 1 : nmemb * size)) == NULL)
-		fatalx("xreallocarray: out of memory allocating %zu * %zu "
+		fatalx("out of memory allocating %zu * %zu "
 		       "bytes",
 		    nmemb, size);
 	return p;
@@ -82,6 +81,6 @@ xasprintf(char **ret, const char *fmt, ...)
 	n = vasprintf(ret, fmt, ap);
 	va_end(ap);
 	if (n < 0 || *ret == NULL)
-		fatalx("xasprintf: out of memory");
+		fatalx("out of memory formatting a string");
 	return n;
 }
