@@ -38,53 +38,25 @@ export declare class RobotsdError extends Error {
   /** In a batch: the URL the error is about. */
   readonly url?: string;
 }
-export declare class BadJsonError extends RobotsdError {
+/** The base of the classes below: one per code (not exported at run time). */
+declare class CodedError<C extends ErrorCode> extends RobotsdError {
   constructor(message: string, options?: ErrorOptions);
-  readonly code: "bad_json";
+  readonly code: C;
 }
-export declare class BadRequestError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "bad_request";
-}
-export declare class UnknownOpError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "unknown_op";
-}
-export declare class BadUrlError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "bad_url";
-}
-export declare class UnsupportedSchemeError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "unsupported_scheme";
-}
-export declare class LineTooLongError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "line_too_long";
-}
-export declare class OverloadedError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "overloaded";
-}
-export declare class TimeoutError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "timeout";
-}
+export declare class BadJsonError extends CodedError<"bad_json"> {}
+export declare class BadRequestError extends CodedError<"bad_request"> {}
+export declare class UnknownOpError extends CodedError<"unknown_op"> {}
+export declare class BadUrlError extends CodedError<"bad_url"> {}
+export declare class UnsupportedSchemeError extends CodedError<"unsupported_scheme"> {}
+export declare class LineTooLongError extends CodedError<"line_too_long"> {}
+export declare class OverloadedError extends CodedError<"overloaded"> {}
+export declare class TimeoutError extends CodedError<"timeout"> {}
 /** The call's own timeout ran out (a TimeoutError too). */
 export declare class ClientTimeoutError extends TimeoutError {}
-export declare class NotCachedError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "not_cached";
-}
-export declare class InternalError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "internal";
-}
+export declare class NotCachedError extends CodedError<"not_cached"> {}
+export declare class InternalError extends CodedError<"internal"> {}
 /** robotsd could not be reached, or the client was closed. */
-export declare class ConnectionError extends RobotsdError {
-  constructor(message: string, options?: ErrorOptions);
-  readonly code: "connection";
-}
+export declare class ConnectionError extends CodedError<"connection"> {}
 
 /** The typed error for an answer's `error` object. */
 export declare function errorFromAnswer(
@@ -206,3 +178,4 @@ export declare class Client {
 }
 
 export declare function connect(options?: ClientOptions): Client;
+export {};
