@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	d, err := newDaemon(testOrigin, "--fetch-timeout", "3")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		if d != nil {
+			d.cleanup()
+		}
 		os.Exit(2)
 	}
 	testDaemon = d

@@ -95,6 +95,7 @@ type daemon struct {
 	dir, socket, log string
 	args             []string
 	cmd              *exec.Cmd
+	exited           chan error // its Wait's result (kept there once read)
 }
 
 func newDaemon(o *origin, extra ...string) (*daemon, error) {
@@ -124,28 +125,36 @@ func (d *daemon) start() error {
 	if err := d.cmd.Start(); err != nil {
 		return err
 	}
+	exited := make(chan error, 1)
+	d.exited = exited
+	go func() { exited <- d.cmd.Wait() }()
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
 		if c, err := net.Dial("unix", d.socket); err == nil {
 			c.Close()
 			return nil
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("robotsd exited at start (%v):\n%s", err, d.logTail())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
+	d.cmd.Process.Kill()
 	return fmt.Errorf("robotsd did not start on %s:\n%s", d.socket, d.logTail())
 }
 
 // stop sends SIGTERM and waits; an error unless robotsd exited 0.
 func (d *daemon) stop() error {
-	if d.cmd == nil || d.cmd.Process == nil {
+	if d.exited == nil {
 		return nil
 	}
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- d.cmd.Wait() }()
 	select {
-	case err := <-done:
+	case err := <-d.exited:
+		d.exited <- err
 		if err != nil {
 			return fmt.Errorf("robotsd: %v\n%s", err, d.logTail())
 		}
@@ -169,9 +178,14 @@ func (d *daemon) logTail() string {
 }
 
 func (d *daemon) cleanup() {
-	if d.cmd != nil && d.cmd.ProcessState == nil && d.cmd.Process != nil {
-		d.cmd.Process.Kill()
-		d.cmd.Wait()
+	if d.exited != nil {
+		select {
+		case err := <-d.exited:
+			d.exited <- err
+		default:
+			d.cmd.Process.Kill()
+			<-d.exited
+		}
 	}
 	os.RemoveAll(d.dir)
 }
@@ -180,14 +194,16 @@ func (d *daemon) cleanup() {
 func startDaemon(t *testing.T, extra ...string) *daemon {
 	t.Helper()
 	d, err := newDaemon(testOrigin, extra...)
+	if d != nil {
+		t.Cleanup(func() {
+			if err := d.stop(); err != nil {
+				t.Error(err)
+			}
+			d.cleanup()
+		})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := d.stop(); err != nil {
-			t.Error(err)
-		}
-		d.cleanup()
-	})
 	return d
 }

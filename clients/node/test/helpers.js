@@ -105,7 +105,9 @@ export class Daemon {
       if (await canConnect(this.socket)) return this;
       await sleep(20);
     }
-    throw new Error(`robotsd did not start on ${this.socket}:\n${this.logText()}`);
+    if (this.proc.exitCode === null) this.proc.kill("SIGKILL");
+    const how = this.proc.exitCode !== null ? `exited with status ${this.proc.exitCode}` : "did not start";
+    throw new Error(`robotsd (${ROBOTSD}) ${how} on ${this.socket}:\n${this.logText()}`);
   }
 
   /** SIGTERM; resolves to the exit status (0 expected). */
