@@ -358,6 +358,52 @@ func TestTooManyConnections(t *testing.T) {
 	}
 }
 
+// robotsd's own timeout, provoked as the daemon's tests do: one fetch at a
+// time, qa.test's held until its 2 s fetch timeout, qb.test's queued behind
+// it; on SIGTERM the check of qb.test cannot end before the drain's deadline.
+func TestDaemonTimeoutCode(t *testing.T) {
+	testOrigin.set("qa.test", "User-agent: *\nDisallow: /\n", true)
+	testOrigin.set("qb.test", "User-agent: *\nDisallow: /\n", true)
+	defer testOrigin.releaseAll()
+	d := startDaemon(t, "--fetch-timeout", "2", "--max-fetches", "1")
+	c := robotsd.New(&robotsd.Options{Socket: d.socket, ConnectTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	type out struct {
+		r   robotsd.Result
+		err error
+	}
+	a, b := make(chan out, 1), make(chan out, 1)
+	go func() { r, err := c.Check(ctx(t), "http://qa.test/", agent); a <- out{r, err} }()
+	for i := 0; i < 500 && testOrigin.hitsOf("qa.test") == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if testOrigin.hitsOf("qa.test") != 1 {
+		t.Fatal("qa.test was not fetched")
+	}
+	go func() { r, err := c.Check(ctx(t), "http://qb.test/", agent); b <- out{r, err} }()
+	for i := 0; ; i++ { // until qb.test's fetch is queued
+		s, err := c.Stats(ctx(t))
+		if err != nil || i >= 500 {
+			t.Fatalf("qb.test's fetch not queued: %v %v", s, err)
+		}
+		if s["fetches_queued"] == 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := d.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if ra := <-a; ra.err != nil || ra.r.Reason != "unreachable" {
+		t.Fatalf("qa.test: %+v %v", ra.r, ra.err)
+	}
+	rb := <-b
+	var e *robotsd.Error
+	if !errors.As(rb.err, &e) || e.Code != robotsd.CodeTimeout || errors.Is(rb.err, context.DeadlineExceeded) {
+		t.Fatalf("qb.test: want robotsd's timeout, got %+v %v\n%s", rb.r, rb.err, d.logTail())
+	}
+}
+
 func TestCallDeadlineAndCancel(t *testing.T) {
 	testOrigin.set("slow.test", "User-agent: *\nDisallow: /\n", true)
 	c, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -234,6 +234,36 @@ test("too many connections: OverloadedError", async () => {
   }
 });
 
+test("robotsd's own timeout (a check still queued when it stops) is a TimeoutError", async () => {
+  // As the daemon's tests do: one fetch at a time, qa.test's is held until
+  // its 2 s fetch timeout, qb.test's is queued behind it; on SIGTERM the
+  // check of qb.test cannot end before the drain's deadline.
+  origin.robots("qa.test", "User-agent: *\nDisallow: /\n", { hold: true });
+  origin.robots("qb.test", "User-agent: *\nDisallow: /\n", { hold: true });
+  const d = new Daemon(origin, ["--fetch-timeout", "2", "--max-fetches", "1"]);
+  const c = new Client({ socket: d.socket, connectTimeout: 200 });
+  try {
+    await d.start();
+    const a = c.check("http://qa.test/", AGENT).catch((err) => err);
+    const b = c.check("http://qb.test/", AGENT).catch((err) => err);
+    for (let i = 0; i < 500 && origin.hitsOf("qa.test").length === 0; i++) await sleep(10);
+    assert.equal(origin.hitsOf("qa.test").length, 1);
+    d.proc.kill("SIGTERM");
+    const ra = await a;
+    assert.ok(ra instanceof CheckResult, `${ra}`);
+    assert.equal(ra.reason, "unreachable");
+    const eb = await b;
+    assert.ok(eb instanceof TimeoutError, `${eb}`);
+    assert.ok(!(eb instanceof ClientTimeoutError));
+    assert.equal(eb.code, "timeout");
+    assert.equal(await d.exited, 0);
+  } finally {
+    await c.close();
+    origin.release();
+    d.cleanup();
+  }
+});
+
 test("a call times out on its own timeout; the late answer is dropped", async () => {
   origin.robots("slow.test", "User-agent: *\nDisallow: /\n", { hold: true });
   const t0 = Date.now();
