@@ -27,6 +27,7 @@ type Error struct {
 	Err     error  // the cause, for connection errors and deadlines
 }
 
+// Error returns "robotsd: CODE: message", with the URL in a batch.
 func (e *Error) Error() string {
 	s := "robotsd: " + e.Code
 	if e.Message != "" {
