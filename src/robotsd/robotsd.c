@@ -145,6 +145,21 @@ robotsd_cache_settings(const struct config *cf)
 	};
 }
 
+/* The fetcher's settings from the config. */
+static struct fetch_settings
+robotsd_fetch_settings(const struct config *cf)
+{
+	return (struct fetch_settings){
+		.user_agent = cf->user_agent,
+		.connect_to = cf->connect_to,
+		.ca_file = cf->ca_file,
+		.timeout = cf->fetch_timeout,
+		.max_fetches =
+		    cf->max_fetches > 0 ? (size_t)cf->max_fetches : 1,
+		.deny_private = cf->deny_private_addresses,
+	};
+}
+
 /* The server's settings from the config. */
 static struct server_settings
 robotsd_server_settings(const struct config *cf)
@@ -169,6 +184,7 @@ robotsd_configure(struct robotsd *rd)
 	const struct config *cf = rd->conf;
 	struct server_settings ss = robotsd_server_settings(cf);
 	struct cache_settings cs = robotsd_cache_settings(cf);
+	struct fetch_settings fs = robotsd_fetch_settings(cf);
 	/* A waiting check gives up after two fetch timeouts, plus slack. */
 	struct dispatch_settings ds = {
 		.test_clock = cf->test_clock,
@@ -176,7 +192,7 @@ robotsd_configure(struct robotsd *rd)
 	};
 
 	log_set_level(cf->log_level);
-	fetcher_configure(rd->fetcher, cf);
+	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
 	dispatch_configure(rd->dispatch, &ds);
 	if (rd->server != NULL)
@@ -370,6 +386,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 {
 	struct server_settings ss;
 	struct cache_settings cs;
+	struct fetch_settings fs;
 	char *cause = NULL;
 	int fd, daemonize = !rd->conf->foreground && !sysd_detected();
 
@@ -388,7 +405,8 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("event_base_new failed");
 	rd->started = clock_now(&rd->clock);
 	cs = robotsd_cache_settings(rd->conf);
-	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL ||
+	fs = robotsd_fetch_settings(rd->conf);
+	if ((rd->fetcher = fetcher_new(rd->base, &fs)) == NULL ||
 	    (rd->cache = cache_new(
 	         &cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock)) == NULL)
 		fatalx("out of memory");
