@@ -188,6 +188,7 @@ void robots_agent_index_clear(struct robots_tokens *t);
 
 /* Scratch for robots_match_index(), one per list entry. */
 struct robots_sortent {
+	uint64_t key; /* the literal's first 8 bytes, big-endian, 0-padded */
 	const char *lit;
 	uint32_t len;
 	uint32_t idx;

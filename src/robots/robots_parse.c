@@ -215,11 +215,13 @@ static size_t
 compile_tail(char *o, size_t k, struct trule *r)
 {
 	size_t i, j, dollars = 0;
+	const char *star;
 
 	r->anchored = k > 0 && o[k - 1] == '$';
 	k -= r->anchored;
-	for (i = 0; i < k; i++)
-		dollars += o[i] == '$';
+	if (memchr(o, '$', k) != NULL)
+		for (i = 0; i < k; i++)
+			dollars += o[i] == '$';
 	/* A '$' before the end is a literal: "%24", as in a match path. */
 	for (i = k, j = k + 2 * dollars, k = j; dollars > 0 && i-- > 0;) {
 		if (o[i] == '$') {
@@ -229,17 +231,18 @@ compile_tail(char *o, size_t k, struct trule *r)
 		} else
 			o[--j] = o[i];
 	}
-	for (i = j = 0; i < k; i++) /* "**" is "*" */
-		if (o[i] != '*' || j == 0 || o[j - 1] != '*')
-			o[j++] = o[i];
-	k = j;
+	if ((star = memchr(o, '*', k)) != NULL) { /* "**" is "*" */
+		for (i = j = (size_t)(star - o); i < k; i++)
+			if (o[i] != '*' || j == 0 || o[j - 1] != '*')
+				o[j++] = o[i];
+		k = j;
+	}
 	if (k > 0 && o[k - 1] == '*') { /* a trailing '*' adds nothing */
 		k--;
 		r->anchored = 0;
 	}
-	for (i = 0; i < k && o[i] != '*'; i++)
-		;
-	r->lit_len = (uint32_t)i;
+	star = memchr(o, '*', k);
+	r->lit_len = (uint32_t)(star != NULL ? (size_t)(star - o) : k);
 	r->comp_len = (uint32_t)k;
 	return k;
 }
@@ -392,6 +395,27 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 	dispatch(p, classify(l, kn), v, (size_t)(end - v), line);
 }
 
+/* At least one byte of v is zero (the classic SWAR test). */
+#define HAS_ZERO(v) (((v)-0x0101010101010101ULL) & ~(v)&0x8080808080808080ULL)
+
+/* The first CR or LF at or after s, or end; eight bytes at a time. */
+static const char *
+line_end(const char *s, const char *end)
+{
+	uint64_t v;
+
+	while (end - s >= 8) {
+		memcpy(&v, s, 8);
+		if (HAS_ZERO(v ^ 0x0a0a0a0a0a0a0a0aULL) |
+		    HAS_ZERO(v ^ 0x0d0d0d0d0d0d0d0dULL))
+			break;
+		s += 8;
+	}
+	while (s < end && *s != '\n' && *s != '\r')
+		s++;
+	return s;
+}
+
 /* Cut the body into lines: CR, LF or CRLF; a leading (partial) BOM skipped. */
 static void
 parse_body(struct parser *p, const char *body, size_t len)
@@ -407,8 +431,7 @@ parse_body(struct parser *p, const char *body, size_t len)
 	while (s < end && s - body < 3 && *s == bom[s - body])
 		s++;
 	for (;;) {
-		for (e = s; e < end && *e != '\n' && *e != '\r'; e++)
-			;
+		e = line_end(s, end);
 		n = (size_t)(e - s);
 		parse_line(p, s, n < LINE_KEEP ? n : LINE_KEEP, ++line);
 		if (e == end || p->nomem)
