@@ -127,6 +127,13 @@ match_key(const char *s, size_t len)
 	uint64_t k = 0;
 	size_t i;
 
+	if (len >= 8) {
+		memcpy(&k, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		k = __builtin_bswap64(k);
+#endif
+		return k;
+	}
 	for (i = 0; i < 8; i++)
 		k = k << 8 | (i < len ? (unsigned char)s[i] : 0);
 	return k;
@@ -255,7 +262,11 @@ sortent_less(const struct robots_sortent *x, const struct robots_sortent *y)
 
 	if (x->key != y->key)
 		return x->key < y->key;
-	d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
+	if (x->len >= 8 && y->len >= 8) /* equal keys: equal first 8 bytes */
+		d = memcmp(x->lit + 8, y->lit + 8,
+		    (x->len < y->len ? x->len : y->len) - 8);
+	else
+		d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
 	if (d != 0)
 		return d < 0;
 	if (x->len != y->len)
@@ -314,8 +325,8 @@ sortent_heap(struct robots_sortent *v, uint32_t n)
 }
 
 /* Introsort: quicksort, median of three, heap sort past depth budget. */
-static void
-sortent_sort(struct robots_sortent *v, uint32_t n, int budget)
+void
+robots_sortent_sort(struct robots_sortent *v, uint32_t n, int budget)
 {
 	struct robots_sortent t, pivot;
 	uint32_t i, j, m;
@@ -346,10 +357,10 @@ sortent_sort(struct robots_sortent *v, uint32_t n, int budget)
 		}
 		/* v[0..j] <= pivot <= v[j+1..n): recurse on the smaller. */
 		if (j + 1 < n - j - 1) {
-			sortent_sort(v, j + 1, budget);
+			robots_sortent_sort(v, j + 1, budget);
 			v += j + 1, n -= j + 1;
 		} else {
-			sortent_sort(v + j + 1, n - j - 1, budget);
+			robots_sortent_sort(v + j + 1, n - j - 1, budget);
 			n = j + 1;
 		}
 	}
@@ -373,7 +384,7 @@ robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
 		tmp[i].idx = list[i];
 		tmp[i].key = match_key(tmp[i].lit, tmp[i].len);
 	}
-	sortent_sort(tmp, n, 64);
+	robots_sortent_sort(tmp, n, 64);
 	for (i = 0; i < n; i++) {
 		list[i] = tmp[i].idx;
 		if (nn > 0 && tmp[i].len == nodes[nn - 1].lit_len &&

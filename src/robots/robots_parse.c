@@ -454,17 +454,40 @@ token_bytes(const struct parser *p)
 	return n;
 }
 
-/* Table order: longest first, allow before disallow, then file order. */
+/*
+ * Table order: longest first, allow before disallow, then file order, as
+ * one key per rule (seq stays below 2^31: a body is at most 500 KiB).
+ * Returns -1 when memory runs out.
+ */
 static int
-rule_cmp(const void *a, const void *b)
+sort_rules(struct parser *p)
 {
-	const struct trule *x = a, *y = b;
+	struct trule *v = p->rules.v, *out;
+	struct robots_sortent *e;
+	size_t i, n = p->rules.n;
 
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	if (x->allow != y->allow)
-		return x->allow ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	e = malloc(n * sizeof(*e));
+	out = malloc(n * sizeof(*out));
+	if (e == NULL || out == NULL) {
+		free(e);
+		free(out);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		e[i].key = (uint64_t)(UINT32_MAX - v[i].prio) << 32 |
+		           (uint64_t)!v[i].allow << 31 |
+		           (v[i].seq & 0x7fffffffu);
+		e[i].lit = NULL;
+		e[i].len = 0;
+		e[i].idx = (uint32_t)i;
+	}
+	robots_sortent_sort(e, (uint32_t)n, 64);
+	for (i = 0; i < n; i++)
+		out[i] = v[e[i].idx];
+	memcpy(v, out, n * sizeof(*out));
+	free(out);
+	free(e);
+	return 0;
 }
 
 /* Reserve n bytes aligned to 8 at the end of the layout. */
@@ -732,8 +755,11 @@ build(struct parser *p)
 	r->ngroups = (uint32_t)p->groups.n;
 	r->nsitemaps = (uint32_t)p->sitemaps.n;
 	fill_text(p, comp_base, (char *)r + r->text);
-	if (p->rules.n > 1)
-		qsort(p->rules.v, p->rules.n, sizeof(struct trule), rule_cmp);
+	if (p->rules.n > 1 && sort_rules(p) != 0) {
+		free(r);
+		r = NULL;
+		goto out;
+	}
 	fill_tables(p, r, comp_base + p->comp.n + token_bytes(p));
 	if (fill_lists(p, &t, r, &nwords) != 0) {
 		free(r);
