@@ -422,7 +422,9 @@ choose(const struct robots *r, const char *agent, size_t agent_len)
 		__builtin_prefetch(ROBOTS_TAB(r, uint64_t, nodes) +
 		                   r->global.list.node_first +
 		                   r->global.list.nnodes / 2);
-	a = robots_agent_find(r, agent, robots_agent_token(agent, agent_len));
+	a = r->nagents == 0 ? NULL /* only '*' groups: no token to look up */
+	                    : robots_agent_find(r, agent,
+	                          robots_agent_token(agent, agent_len));
 	if (a == NULL && r->has_global)
 		a = &r->global;
 	return a;
