@@ -265,8 +265,10 @@ sortent_less(const struct robots_sortent *x, const struct robots_sortent *y)
 	if (x->len >= 8 && y->len >= 8) /* equal keys: equal first 8 bytes */
 		d = memcmp(x->lit + 8, y->lit + 8,
 		    (x->len < y->len ? x->len : y->len) - 8);
-	else
+	else if (x->len > 0 && y->len > 0) /* lit may be NULL when len is 0 */
 		d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
+	else
+		d = 0;
 	if (d != 0)
 		return d < 0;
 	if (x->len != y->len)
