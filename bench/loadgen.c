@@ -187,6 +187,8 @@ percentile(double q)
 			break;
 	if (b < FINE_N)
 		return (double)(b + 1) * FINE_NS / 1000.0;
+	if (b == FINE_N + COARSE_N) /* beyond the histogram: the maximum */
+		return (double)lat_max / 1000.0;
 	return ((double)FINE_NS * FINE_N +
 	           (double)(b - FINE_N + 1) * COARSE_NS) /
 	       1000.0;

@@ -265,8 +265,10 @@ sortent_less(const struct robots_sortent *x, const struct robots_sortent *y)
 	if (x->len >= 8 && y->len >= 8) /* equal keys: equal first 8 bytes */
 		d = memcmp(x->lit + 8, y->lit + 8,
 		    (x->len < y->len ? x->len : y->len) - 8);
-	else
+	else if (x->len > 0 && y->len > 0) /* lit may be NULL when len is 0 */
 		d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
+	else
+		d = 0;
 	if (d != 0)
 		return d < 0;
 	if (x->len != y->len)
@@ -422,7 +424,9 @@ choose(const struct robots *r, const char *agent, size_t agent_len)
 		__builtin_prefetch(ROBOTS_TAB(r, uint64_t, nodes) +
 		                   r->global.list.node_first +
 		                   r->global.list.nnodes / 2);
-	a = robots_agent_find(r, agent, robots_agent_token(agent, agent_len));
+	a = r->nagents == 0 ? NULL /* only '*' groups: no token to look up */
+	                    : robots_agent_find(r, agent,
+	                          robots_agent_token(agent, agent_len));
 	if (a == NULL && r->has_global)
 		a = &r->global;
 	return a;

@@ -142,19 +142,34 @@ prefix_ci(const char *key, size_t n, const char *lit)
 static enum key
 classify(const char *k, size_t n)
 {
-	if (prefix_ci(k, n, "user-agent") || prefix_ci(k, n, "useragent") ||
-	    prefix_ci(k, n, "user agent"))
-		return KEY_USER_AGENT;
-	if (prefix_ci(k, n, "allow"))
-		return KEY_ALLOW;
-	if (prefix_ci(k, n, "disallow") || prefix_ci(k, n, "dissallow") ||
-	    prefix_ci(k, n, "dissalow") || prefix_ci(k, n, "disalow") ||
-	    prefix_ci(k, n, "diasllow") || prefix_ci(k, n, "disallaw"))
-		return KEY_DISALLOW;
-	if (prefix_ci(k, n, "sitemap") || prefix_ci(k, n, "site-map"))
-		return KEY_SITEMAP;
-	if (prefix_ci(k, n, "crawl-delay"))
-		return KEY_CRAWL_DELAY;
+	/* The names' first letters differ: one switch picks the candidates. */
+	switch (n > 0 ? (unsigned char)k[0] | 0x20 : 0) {
+	case 'u':
+		if (prefix_ci(k, n, "user-agent") ||
+		    prefix_ci(k, n, "useragent") ||
+		    prefix_ci(k, n, "user agent"))
+			return KEY_USER_AGENT;
+		break;
+	case 'a':
+		if (prefix_ci(k, n, "allow"))
+			return KEY_ALLOW;
+		break;
+	case 'd':
+		if (prefix_ci(k, n, "disallow") ||
+		    prefix_ci(k, n, "dissallow") ||
+		    prefix_ci(k, n, "dissalow") || prefix_ci(k, n, "disalow") ||
+		    prefix_ci(k, n, "diasllow") || prefix_ci(k, n, "disallaw"))
+			return KEY_DISALLOW;
+		break;
+	case 's':
+		if (prefix_ci(k, n, "sitemap") || prefix_ci(k, n, "site-map"))
+			return KEY_SITEMAP;
+		break;
+	case 'c':
+		if (prefix_ci(k, n, "crawl-delay"))
+			return KEY_CRAWL_DELAY;
+		break;
+	}
 	return KEY_NONE;
 }
 

@@ -66,16 +66,16 @@ END_TEST
 
 /* Lines the fast path accepts, each checked against proto_decode(). */
 static const char *const accepted[] = {
-	"{\"id\":42,\"agent\":\"a "
-	"b\",\"url\":\"http://e.com/\",\"op\":\"check\"}",
-	"{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
-	"\"wait\":false}",
-	"{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
-	"\"wait\":true,\"id\":0}",
-	" { \"op\" : \"check\" ,\t\"url\":\"http://e.com/\\u0041\\/\\\"\","
-	"\"agent\":\"x\\ty\\\\\" , \"id\" : 999999999999999999 }\r",
-	"{\"op\":\"ch\\u0065ck\",\"url\":\"http://e.com/\\u0000\","
-	"\"agent\":\"a\"}",
+	("{\"id\":42,\"agent\":\"a "
+	 "b\",\"url\":\"http://e.com/\",\"op\":\"check\"}"),
+	("{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
+	 "\"wait\":false}"),
+	("{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
+	 "\"wait\":true,\"id\":0}"),
+	(" { \"op\" : \"check\" ,\t\"url\":\"http://e.com/\\u0041\\/\\\"\","
+	 "\"agent\":\"x\\ty\\\\\" , \"id\" : 999999999999999999 }\r"),
+	("{\"op\":\"ch\\u0065ck\",\"url\":\"http://e.com/\\u0000\","
+	 "\"agent\":\"a\"}"),
 };
 
 START_TEST(test_accepted_lines_decode_as_jansson_does)
@@ -117,8 +117,8 @@ static const char *const fallback[] = {
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":01}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":1.5}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":1e3}",
-	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
-	"\"id\":1234567890123456789}",
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"id\":1234567890123456789}"),
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":\"s\"}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":null}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"wait\":1}",
