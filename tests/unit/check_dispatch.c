@@ -56,9 +56,9 @@ fake_stats(void *arg, struct metric *out)
 {
 	(void)arg;
 	out[0] = (struct metric){ "hits", "robotsd_hits_total", "h",
-		METRIC_COUNTER, 7 };
+		METRIC_COUNTER, 7, NULL };
 	out[1] = (struct metric){ "waiting", "robotsd_waiting", "w",
-		METRIC_GAUGE, 0 };
+		METRIC_GAUGE, 0, NULL };
 	return 2;
 }
 
