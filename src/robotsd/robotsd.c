@@ -388,8 +388,7 @@ robotsd_tier_start(struct robotsd *rd)
 		return;
 	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
 		fatalx("%s", cause);
-	rd->shared =
-	    shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
+	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
 	log_info("redis: sharing the cache through %zu server%s", cf->nredis,
 	    cf->nredis > 1 ? "s" : "");
 #else
@@ -425,8 +424,8 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("out of memory");
 	robotsd_tier_start(rd);
 	if (rd->shared == NULL)
-		rd->cache = cache_new(
-		    &cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock);
+		rd->cache =
+		    cache_new(&cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock);
 #ifdef HAVE_REDIS
 	else
 		rd->cache =

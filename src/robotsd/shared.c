@@ -6,7 +6,9 @@
  *   GET   tier_get: a usable value is installed (source "shared"), else
  *         LOCK (the unusable value is kept: its body may still be served
  *         stale should the fetch fail);
- *   LOCK  tier_lock: taken: FETCH under the lock; busy: WAIT;
+ *   LOCK  tier_lock: taken: RECHECK; busy: WAIT;
+ *   RECHECK tier_get under the lock (a holder may have published between
+ *         our get and our lock): install that value, else FETCH;
  *   WAIT  tier_wait: published, unlocked or timed out: GET again, then
  *         LOCK with TIER_LOCK_TAKEOVER if still missing;
  *   FETCH the real fetch; the cache's settled hook publishes the entry it
@@ -35,7 +37,7 @@
 #define SHARED_LOG_EVERY 10.0 /* seconds between two tier failure lines */
 #define SHARED_WAIT_ROUNDS 3  /* waits on other holders before giving up */
 
-enum stage { ST_GET, ST_LOCK, ST_WAIT, ST_FETCH };
+enum stage { ST_GET, ST_LOCK, ST_RECHECK, ST_WAIT, ST_FETCH };
 
 struct load {
 	LIST_ENTRY(load) link;
@@ -91,8 +93,8 @@ shared_complain(struct shared *sh, const char *origin, const char *step,
 		sh->log_skip++;
 		return;
 	}
-	log_warnx("redis: %s %s: %s%s%s; %s (%lu similar lines skipped)",
-	    step, origin, tier_result_name(rep->result),
+	log_warnx("redis: %s %s: %s%s%s; %s (%lu similar lines skipped)", step,
+	    origin, tier_result_name(rep->result),
 	    rep->error != NULL ? ": " : "",
 	    rep->error != NULL ? rep->error : "", then, sh->log_skip);
 	sh->log_next = now + SHARED_LOG_EVERY;
@@ -170,6 +172,30 @@ load_waited_cb(struct tier_reply *rep, void *arg)
 	}
 }
 
+/*
+ * Under the lock, look once more: a holder may have published between our
+ * get and our lock. Fetch unless that value is there now.
+ */
+static void
+load_rechecked_cb(struct tier_reply *rep, void *arg)
+{
+	struct load *l = arg;
+
+	if (!l->cancelled && rep->result == TIER_OK &&
+	    shared_usable(rep->value, shared_ms(clock_now(l->sh->clock)))) {
+		tier_unlock(l->sh->tier, l->origin, l->token, NULL, NULL);
+		load_install(l, rep->value);
+		return;
+	}
+	if (l->cancelled) {
+		tier_unlock(l->sh->tier, l->origin, l->token, NULL, NULL);
+		load_free(l);
+		return;
+	}
+	l->sh->stats.misses++;
+	load_fetch(l);
+}
+
 /* The lock's answer: fetch, wait for its holder, or go local-only. */
 static void
 load_locked_cb(struct tier_reply *rep, void *arg)
@@ -178,16 +204,16 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 
 	if (l->cancelled) {
 		if (rep->result == TIER_OK)
-			tier_unlock(l->sh->tier, l->origin, rep->token, NULL,
-			    NULL);
+			tier_unlock(
+			    l->sh->tier, l->origin, rep->token, NULL, NULL);
 		load_free(l);
 		return;
 	}
 	switch (rep->result) {
 	case TIER_OK:
 		snprintf(l->token, sizeof(l->token), "%s", rep->token);
-		l->sh->stats.misses++;
-		load_fetch(l);
+		l->stage = ST_RECHECK;
+		tier_get(l->sh->tier, l->origin, load_rechecked_cb, l);
 		break;
 	case TIER_BUSY:
 		if (l->rounds >= SHARED_WAIT_ROUNDS) {
@@ -196,8 +222,8 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 		}
 		l->stage = ST_WAIT;
 		l->rounds++;
-		tier_wait(l->sh->tier, l->origin, l->sh->wait_ms,
-		    load_waited_cb, l);
+		tier_wait(
+		    l->sh->tier, l->origin, l->sh->wait_ms, load_waited_cb, l);
 		break;
 	default:
 		load_local(l, "lock", rep);
@@ -311,8 +337,9 @@ shared_settled(void *fetch, const struct cache_entry *e, int good,
 	if (l->token[0] == '\0' ||
 	    shared_value_of(e, good, r, l->prev, ra, &v) == -1)
 		return; /* local-only, or nothing true to say: unlock */
-	tier_publish(sh->tier, &v, shared_px(&v, shared_ms(clock_now(sh->clock))),
-	    l->token, shared_published_cb, sh);
+	tier_publish(sh->tier, &v,
+	    shared_px(&v, shared_ms(clock_now(sh->clock))), l->token,
+	    shared_published_cb, sh);
 	l->token[0] = '\0';
 }
 

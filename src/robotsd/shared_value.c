@@ -51,8 +51,8 @@ shared_policy(enum tier_policy p)
 void
 shared_state_of(const struct tier_value *v, struct shared_state *s)
 {
-	int good = v->policy == TIER_POLICY_RULES ||
-	           v->policy == TIER_POLICY_ALLOW;
+	int good =
+	    v->policy == TIER_POLICY_RULES || v->policy == TIER_POLICY_ALLOW;
 
 	*s = (struct shared_state){
 		.policy = shared_policy(v->policy),
@@ -115,8 +115,8 @@ shared_value_of(const struct cache_entry *e, int good,
 	};
 	if (!good) /* the reader decides on the 30-day allowance itself */
 		return 0;
-	v->policy = e->policy == CACHE_RULES ? TIER_POLICY_RULES
-	                                     : TIER_POLICY_ALLOW;
+	v->policy =
+	    e->policy == CACHE_RULES ? TIER_POLICY_RULES : TIER_POLICY_ALLOW;
 	if (failing)
 		return shared_stale_copy(prev, v);
 	v->stale_until = v->expires_at + (v->expires_at - v->fetched_at);
@@ -132,8 +132,8 @@ shared_value_of(const struct cache_entry *e, int good,
 long long
 shared_px(const struct tier_value *v, int64_t now_ms)
 {
-	int64_t until = v->policy == TIER_POLICY_DISALLOW ? v->next_retry
-	                                                  : v->stale_until;
+	int64_t until =
+	    v->policy == TIER_POLICY_DISALLOW ? v->next_retry : v->stale_until;
 
 	return until - now_ms >= 1 ? (long long)(until - now_ms) : 1;
 }

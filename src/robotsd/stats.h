@@ -21,7 +21,7 @@ struct stats_sources {
 	const struct dispatch *dispatch;
 	const struct server *server;
 	const struct clock *clock;
-	double started; /* clock seconds at start, for uptime */
+	double started;              /* clock seconds at start, for uptime */
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 };
 

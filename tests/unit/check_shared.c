@@ -128,8 +128,9 @@ END_TEST
 START_TEST(test_value_failure_state)
 {
 	struct cache_entry e = entry(CACHE_ALLOW_ALL, 1000.0, 1120.0, 1);
-	struct fetch_result r = { .http_status = 503, .body = "down",
-		.body_len = 4 };
+	struct fetch_result r = {
+		.http_status = 503, .body = "down", .body_len = 4
+	};
 	struct tier_value v;
 
 	/* no good copy (allowed by the 30-day allowance or not) */
