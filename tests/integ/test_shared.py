@@ -3,6 +3,7 @@ redis-server processes on private Unix sockets (no persistence) and the
 local origin server. One fetch per origin for the whole fleet, a dead lock
 holder, a shared failure state, Redis stopped, paused and restarted,
 refused values, two servers, the Redis expiry of an entry, purge."""
+import http.client
 import os
 import shutil
 import signal
@@ -14,7 +15,7 @@ import threading
 import time
 import zlib
 
-from harness import DaemonTest, poll
+from harness import DaemonTest, closed_port, poll
 
 RULES = "User-agent: *\nDisallow: /private\n"
 ENTRY = "robotsd:v1:e:"
@@ -360,3 +361,41 @@ class Shared(DaemonTest):
         self.assertEqual(self.answers_right(b, "gone.test")["source"],
                          "fetched")
         self.assertEqual(len(self.origin.hits("gone.test")), 2)
+
+    def test_metrics_per_server_and_reload_keeps_the_tier(self):
+        r1 = self.server("r1")
+        port = closed_port()
+        self.origin.robots("hup.test", RULES)
+        a, b = self.fleet(2, servers=[self.redis, r1])
+        self.d.stop()  # b again, with metrics
+        b = self.start("--redis", self.redis.url, "--redis", r1.url,
+                       "--metrics", "127.0.0.1:%d" % port)
+        r1.stop()
+        self.assertTrue(poll(lambda: self.stats(b)["redis_up_1"] == 0))
+
+        def scrape():
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port,
+                                                  timeout=5)
+                conn.request("GET", "/metrics")
+                return conn.getresponse().read().decode()
+            except OSError:
+                return None
+        text = poll(scrape, timeout=5, interval=0.05)
+        self.assertIn('robotsd_redis_up{server="%s?db=0"} 1\n'
+                      % self.redis.url, text)
+        self.assertIn('robotsd_redis_up{server="%s?db=0"} 0\n' % r1.url,
+                      text)
+        self.assertEqual(text.count("# TYPE robotsd_redis_up gauge"), 1)
+        self.assertIn("robotsd_shared_hits_total 0\n", text)
+        r1.start()
+        self.daemons[0].proc.send_signal(signal.SIGHUP)
+        self.assertTrue(poll(lambda: "configuration reloaded" in
+                             self.daemons[0].log()))
+        for c in (a, b):
+            self.assertTrue(poll(lambda: self.stats(c)["redis_up_1"] == 1,
+                                 10))
+        self.answers_right(a, "hup.test")
+        self.assertEqual(self.answers_right(b, "hup.test")["source"],
+                         "shared")
+        self.assertEqual(len(self.origin.hits("hup.test")), 1)
