@@ -396,6 +396,17 @@ robotsd_tier_start(struct robotsd *rd)
 #endif
 }
 
+/* The cache, fetching through the fleet loader with --redis. */
+static struct cache *
+robotsd_cache_new(struct robotsd *rd, const struct cache_settings *cs)
+{
+#ifdef HAVE_REDIS
+	if (rd->shared != NULL)
+		return cache_new(cs, &shared_fetch_ops, rd->shared, &rd->clock);
+#endif
+	return cache_new(cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock);
+}
+
 /* Create the loop and the modules, and listen on where (set here). */
 static void
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
@@ -423,15 +434,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL)
 		fatalx("out of memory");
 	robotsd_tier_start(rd);
-	if (rd->shared == NULL)
-		rd->cache =
-		    cache_new(&cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock);
-#ifdef HAVE_REDIS
-	else
-		rd->cache =
-		    cache_new(&cs, &shared_fetch_ops, rd->shared, &rd->clock);
-#endif
-	if (rd->cache == NULL)
+	if ((rd->cache = robotsd_cache_new(rd, &cs)) == NULL)
 		fatalx("out of memory");
 	rd->dispatch = dispatch_new(
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
