@@ -137,6 +137,21 @@ load_local(struct load *l, const char *step, const struct tier_reply *rep)
 	load_fetch(l);
 }
 
+/*
+ * Keep the latest unusable value the tier had: should the fetch fail, its
+ * good copy is still served (stale) and published with the failure.
+ */
+static void
+load_keep_prev(struct load *l, struct tier_reply *rep)
+{
+	if (l->prev != NULL) {
+		tier_value_clear(l->prev);
+		free(l->prev);
+	}
+	l->prev = rep->value;
+	rep->value = NULL;
+}
+
 /* Install a usable value: answer the cache as if fetched. */
 static void
 load_install(struct load *l, const struct tier_value *v)
@@ -192,6 +207,8 @@ load_rechecked_cb(struct tier_reply *rep, void *arg)
 		load_free(l);
 		return;
 	}
+	if (rep->result == TIER_OK)
+		load_keep_prev(l, rep);
 	l->sh->stats.misses++;
 	load_fetch(l);
 }
@@ -246,10 +263,9 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		load_install(l, rep->value);
 		return;
 	}
-	if (rep->result == TIER_OK && l->prev == NULL) {
-		l->prev = rep->value; /* its body may still be served stale */
-		rep->value = NULL;
-	} else if (rep->result == TIER_CORRUPT)
+	if (rep->result == TIER_OK)
+		load_keep_prev(l, rep);
+	else if (rep->result == TIER_CORRUPT)
 		shared_complain(sh, l->origin, "get", rep, "refetching");
 	else if (rep->result != TIER_OK && rep->result != TIER_MISS) {
 		load_local(l, "get", rep);

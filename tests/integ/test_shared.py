@@ -399,3 +399,26 @@ class Shared(DaemonTest):
         self.assertEqual(self.answers_right(b, "hup.test")["source"],
                          "shared")
         self.assertEqual(len(self.origin.hits("hup.test")), 1)
+
+    def test_failing_origin_keeps_the_fleets_good_copy(self):
+        self.origin.robots("flaky.test", RULES,
+                           headers={"Cache-Control": "max-age=60"})
+        a, b = self.fleet(2)
+        self.answers_right(a, "flaky.test")
+        self.origin.set("flaky.test", status=503)
+        for c in (a, b):
+            self.advance(61, client=c)
+        # a's copy expired: it answers stale and refreshes, which fails
+        self.assertAnswer(self.check("http://flaky.test/private/x", client=a),
+                          allowed=False, source="stale", reason="rule")
+        self.assertTrue(poll(lambda: self.inspect(
+            "http://flaky.test", client=a)["retry"]["fail_streak"] == 1))
+        # b never had it: the fleet's value still carries the good copy
+        a2 = self.check("http://flaky.test/private/x", client=b)
+        self.assertAnswer(a2, allowed=False, source="shared", reason="rule",
+                          http_status=503)
+        e = self.inspect("http://flaky.test", client=b)
+        self.assertEqual((e["state"], e["stale"], e["source"]),
+                         ("rules", True, "shared"), e)
+        self.assertEqual(e["retry"]["fail_streak"], 1)
+        self.assertEqual(len(self.origin.hits("flaky.test")), 2)
