@@ -427,6 +427,23 @@ entry_settle(struct entry *e, const struct cache_entry *src, int good)
 	           : 0;
 }
 
+/*
+ * The fleet's failure state for an origin of which this entry keeps a good
+ * copy the fleet lost: keep serving it (stale) with that state.
+ */
+static void
+entry_install_failure(struct entry *e, const struct shared_state *s)
+{
+	e->pub.http_status = s->http_status;
+	e->pub.fetched_at = s->fetched_at;
+	e->pub.expires_at = s->expires_at;
+	entry_set_str(&e->pub.last_error, s->last_error);
+	e->pub.fail_streak = s->fail_streak;
+	e->pub.fail_since = s->fail_since;
+	e->pub.next_retry = s->next_retry;
+	e->pub.stale = 1;
+}
+
 /* Install the fleet's state for an entry (from the shared tier). */
 static void
 entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
@@ -444,6 +461,10 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 		.stale = s->stale,
 	};
 
+	if (!s->good && e->good) {
+		entry_install_failure(e, s);
+		return;
+	}
 	if (st.policy == CACHE_RULES &&
 	    (st.robots = robots_parse(s->body, s->body_len)) == NULL) {
 		struct fetch_result r = { .error = FETCH_NETWORK };

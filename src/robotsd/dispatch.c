@@ -201,6 +201,10 @@ dispatch_entry(struct buf *b, const struct dispatch *d,
 	dispatch_key(b, "state");
 	dispatch_cstr(b,
 	    e->policy == CACHE_NONE ? "pending" : cache_policy_name(e->policy));
+	dispatch_key(b, "source"); /* fetched here, or from the shared tier */
+	dispatch_cstr(b, e->policy == CACHE_NONE ? NULL
+	                 : e->shared             ? "shared"
+	                                         : "fetched");
 	dispatch_key(b, "http_status");
 	if (e->http_status > 0)
 		jw_int(b, e->http_status);

@@ -22,9 +22,10 @@ struct metric {
 	const char *help;
 	enum metric_type type;
 	uint64_t value;
+	const char *label; /* Prometheus labels (server="..."), or NULL */
 };
 
-#define METRICS_MAX 32
+#define METRICS_MAX 64
 
 /* Fill out (room for METRICS_MAX) with the current values; how many. */
 typedef size_t (*stats_fn)(void *arg, struct metric *out);

@@ -36,12 +36,18 @@ metrics_cb(struct evhttp_request *req, void *arg)
 		return;
 	}
 	n = m->stats(m->stats_arg, v);
-	for (i = 0; i < n; i++)
-		evbuffer_add_printf(out,
-		    "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", v[i].prom,
-		    v[i].help, v[i].prom,
-		    v[i].type == METRIC_COUNTER ? "counter" : "gauge",
-		    v[i].prom, (unsigned long long)v[i].value);
+	for (i = 0; i < n; i++) {
+		/* One HELP and TYPE for the labelled series of a name. */
+		if (i == 0 || strcmp(v[i].prom, v[i - 1].prom) != 0)
+			evbuffer_add_printf(out, "# HELP %s %s\n# TYPE %s %s\n",
+			    v[i].prom, v[i].help, v[i].prom,
+			    v[i].type == METRIC_COUNTER ? "counter" : "gauge");
+		evbuffer_add_printf(out, "%s%s%s%s %llu\n", v[i].prom,
+		    v[i].label != NULL ? "{" : "",
+		    v[i].label != NULL ? v[i].label : "",
+		    v[i].label != NULL ? "}" : "",
+		    (unsigned long long)v[i].value);
+	}
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", "text/plain; version=0.0.4");
 	evhttp_send_reply(req, 200, "OK", out);

@@ -56,9 +56,9 @@ fake_stats(void *arg, struct metric *out)
 {
 	(void)arg;
 	out[0] = (struct metric){ "hits", "robotsd_hits_total", "h",
-		METRIC_COUNTER, 7 };
+		METRIC_COUNTER, 7, NULL };
 	out[1] = (struct metric){ "waiting", "robotsd_waiting", "w",
-		METRIC_GAUGE, 0 };
+		METRIC_GAUGE, 0, NULL };
 	return 2;
 }
 
@@ -309,7 +309,8 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	    "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":4}");
 	assert_last(5,
 	    "{\"id\":4,\"ok\":true,\"origin\":\"https://a.test\",\"state\":"
-	    "\"rules\",\"http_status\":200,\"fetched_at\":1795420800.0,"
+	    "\"rules\",\"source\":\"fetched\",\"http_status\":200,"
+	    "\"fetched_at\":1795420800.0,"
 	    "\"expires_at\":1795507200.0,\"expires_in\":86400,\"body_bytes\":"
 	    "47,\"truncated\":false,\"final_url\":null,\"groups\":[{\"agents\":"
 	    "[\"x\"],\"rules\":0,\"crawl_delay\":2.5}],\"sitemaps\":[\"/"
