@@ -72,36 +72,8 @@ rss_empty=$(rss)
 
 # Warm: one "wait":false check per origin, 100 a batch, then poll stats
 # until no fetch runs or waits and every origin is cached.
-python3 - "$tmp/sock" "$tmp/urls.txt" <<'EOF'
-import json, socket, sys, time
-origins = sorted({"/".join(u.split("/")[:3]) + "/"
-                  for u in open(sys.argv[2]).read().split()})
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-f = s.makefile("rwb")
-def ask(req):
-    f.write(json.dumps(req, separators=(",", ":")).encode() + b"\n")
-    f.flush()
-    ans = json.loads(f.readline())
-    if not ans.get("ok"):
-        sys.exit("daemon-bench: warm-up: %r" % ans)
-    return ans
-t0 = time.monotonic()
-for i in range(0, len(origins), 100):
-    ask({"op": "check", "id": i, "agent": "Googlebot", "wait": False,
-         "urls": origins[i:i + 100]})
-while True:
-    st = ask({"op": "stats", "id": "s"})["stats"]
-    if (st["fetches_in_flight"] == 0 and st["fetches_queued"] == 0
-            and st["cache_entries"] >= len(origins)):
-        break
-    if time.monotonic() - t0 > 300:
-        sys.exit("daemon-bench: warm-up not done after 300 s: %r" % st)
-    time.sleep(0.1)
-print("Warm-up: %d origins fetched in %.1f s (%d fetches, %d fetch errors).\n"
-      % (len(origins), time.monotonic() - t0, st["fetches"],
-         st["fetch_errors"]))
-EOF
+echo "Warm-up: $(python3 "$here/warm.py" "$tmp/sock" "$tmp/urls.txt")"
+echo
 
 echo "Machine: $(getconf _NPROCESSORS_ONLN) CPUs; load average before the" \
 	"run: $(cut -d' ' -f1-3 /proc/loadavg)."

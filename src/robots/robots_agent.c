@@ -22,13 +22,15 @@ lower(unsigned char c)
 	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
 }
 
-/* Whether c may appear in a product token. */
-static int
-token_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-	       c == '_';
-}
+/* Whether octet c may appear in a product token, as a table. */
+#define TOK(c)                                                                 \
+	(((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') ||           \
+	    (c) == '-' || (c) == '_')
+#define TOK4(c) TOK(c), TOK(c + 1), TOK(c + 2), TOK(c + 3)
+#define TOK16(c) TOK4(c), TOK4(c + 4), TOK4(c + 8), TOK4(c + 12)
+#define TOK64(c) TOK16(c), TOK16(c + 16), TOK16(c + 32), TOK16(c + 48)
+static const unsigned char token_tab[256] = { TOK64(0), TOK64(64), TOK64(128),
+	TOK64(192) };
 
 /* Whether c is ASCII white space as C's isspace() sees it. */
 static int
@@ -42,7 +44,7 @@ robots_agent_token(const char *s, size_t len)
 {
 	size_t i = 0;
 
-	while (i < len && token_char((unsigned char)s[i]))
+	while (i < len && token_tab[(unsigned char)s[i]])
 		i++;
 	return i;
 }

@@ -188,10 +188,17 @@ void robots_agent_index_clear(struct robots_tokens *t);
 
 /* Scratch for robots_match_index(), one per list entry. */
 struct robots_sortent {
+	uint64_t key; /* the literal's first 8 bytes, big-endian, 0-padded */
 	const char *lit;
 	uint32_t len;
 	uint32_t idx;
 };
+/*
+ * Sort v[0..n) by key, then literal bytes, length and idx (a total order
+ * when the idx are distinct); budget bounds the quicksort depth before it
+ * turns to heap sort (64 is plenty).
+ */
+void robots_sortent_sort(struct robots_sortent *v, uint32_t n, int budget);
 /* The need mask of a compiled glob p (n bytes, literal prefix lit). */
 uint64_t robots_match_need(const char *p, size_t n, size_t lit);
 /*

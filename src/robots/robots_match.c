@@ -127,6 +127,13 @@ match_key(const char *s, size_t len)
 	uint64_t k = 0;
 	size_t i;
 
+	if (len >= 8) {
+		memcpy(&k, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		k = __builtin_bswap64(k);
+#endif
+		return k;
+	}
 	for (i = 0; i < 8; i++)
 		k = k << 8 | (i < len ? (unsigned char)s[i] : 0);
 	return k;
@@ -244,18 +251,122 @@ decide(const struct robots *r, const struct robots_agent_rules *a,
 	return best;
 }
 
-/* Sort entries by literal, then by table index. */
+/*
+ * Entries by literal, then by table index. The keys are a prefix of the
+ * literal in the same byte order, so they decide whenever they differ.
+ */
 static int
-sortent_cmp(const void *a, const void *b)
+sortent_less(const struct robots_sortent *x, const struct robots_sortent *y)
 {
-	const struct robots_sortent *x = a, *y = b;
-	int d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
+	int d;
 
+	if (x->key != y->key)
+		return x->key < y->key;
+	if (x->len >= 8 && y->len >= 8) /* equal keys: equal first 8 bytes */
+		d = memcmp(x->lit + 8, y->lit + 8,
+		    (x->len < y->len ? x->len : y->len) - 8);
+	else if (x->len > 0 && y->len > 0) /* lit may be NULL when len is 0 */
+		d = memcmp(x->lit, y->lit, x->len < y->len ? x->len : y->len);
+	else
+		d = 0;
 	if (d != 0)
-		return d;
+		return d < 0;
 	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+		return x->len < y->len;
+	return x->idx < y->idx;
+}
+
+/* Insertion sort of v[0..n). */
+static void
+sortent_insertion(struct robots_sortent *v, uint32_t n)
+{
+	struct robots_sortent t;
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		t = v[i];
+		for (j = i; j > 0 && sortent_less(&t, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+/* Restore the max-heap below root i of v[0..n). */
+static void
+sortent_sift(struct robots_sortent *v, uint32_t i, uint32_t n)
+{
+	struct robots_sortent t = v[i];
+	uint32_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && sortent_less(&v[c], &v[c + 1]))
+			c++;
+		if (!sortent_less(&t, &v[c]))
+			break;
+		v[i] = v[c];
+		i = c;
+	}
+	v[i] = t;
+}
+
+/* Heap sort: the bounded fallback when quicksort pivots go badly. */
+static void
+sortent_heap(struct robots_sortent *v, uint32_t n)
+{
+	struct robots_sortent t;
+	uint32_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sortent_sift(v, i, n);
+	for (i = n; i-- > 1;) {
+		t = v[0];
+		v[0] = v[i];
+		v[i] = t;
+		sortent_sift(v, 0, i);
+	}
+}
+
+/* Introsort: quicksort, median of three, heap sort past depth budget. */
+void
+robots_sortent_sort(struct robots_sortent *v, uint32_t n, int budget)
+{
+	struct robots_sortent t, pivot;
+	uint32_t i, j, m;
+
+	while (n > 16) {
+		if (budget-- == 0) {
+			sortent_heap(v, n);
+			return;
+		}
+		m = n / 2;
+		if (sortent_less(&v[m], &v[0]))
+			t = v[m], v[m] = v[0], v[0] = t;
+		if (sortent_less(&v[n - 1], &v[m])) {
+			t = v[m], v[m] = v[n - 1], v[n - 1] = t;
+			if (sortent_less(&v[m], &v[0]))
+				t = v[m], v[m] = v[0], v[0] = t;
+		}
+		pivot = v[m];
+		for (i = 0, j = n - 1;;) {
+			while (sortent_less(&v[i], &pivot))
+				i++;
+			while (sortent_less(&pivot, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			t = v[i], v[i] = v[j], v[j] = t;
+			i++, j--;
+		}
+		/* v[0..j] <= pivot <= v[j+1..n): recurse on the smaller. */
+		if (j + 1 < n - j - 1) {
+			robots_sortent_sort(v, j + 1, budget);
+			v += j + 1, n -= j + 1;
+		} else {
+			robots_sortent_sort(v + j + 1, n - j - 1, budget);
+			n = j + 1;
+		}
+	}
+	sortent_insertion(v, n);
 }
 
 uint32_t
@@ -273,8 +384,9 @@ robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
 		tmp[i].lit = text + rules[list[i]].pat;
 		tmp[i].len = rules[list[i]].lit_len;
 		tmp[i].idx = list[i];
+		tmp[i].key = match_key(tmp[i].lit, tmp[i].len);
 	}
-	qsort(tmp, n, sizeof(*tmp), sortent_cmp);
+	robots_sortent_sort(tmp, n, 64);
 	for (i = 0; i < n; i++) {
 		list[i] = tmp[i].idx;
 		if (nn > 0 && tmp[i].len == nodes[nn - 1].lit_len &&
@@ -312,7 +424,9 @@ choose(const struct robots *r, const char *agent, size_t agent_len)
 		__builtin_prefetch(ROBOTS_TAB(r, uint64_t, nodes) +
 		                   r->global.list.node_first +
 		                   r->global.list.nnodes / 2);
-	a = robots_agent_find(r, agent, robots_agent_token(agent, agent_len));
+	a = r->nagents == 0 ? NULL /* only '*' groups: no token to look up */
+	                    : robots_agent_find(r, agent,
+	                          robots_agent_token(agent, agent_len));
 	if (a == NULL && r->has_global)
 		a = &r->global;
 	return a;

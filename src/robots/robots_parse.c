@@ -142,19 +142,34 @@ prefix_ci(const char *key, size_t n, const char *lit)
 static enum key
 classify(const char *k, size_t n)
 {
-	if (prefix_ci(k, n, "user-agent") || prefix_ci(k, n, "useragent") ||
-	    prefix_ci(k, n, "user agent"))
-		return KEY_USER_AGENT;
-	if (prefix_ci(k, n, "allow"))
-		return KEY_ALLOW;
-	if (prefix_ci(k, n, "disallow") || prefix_ci(k, n, "dissallow") ||
-	    prefix_ci(k, n, "dissalow") || prefix_ci(k, n, "disalow") ||
-	    prefix_ci(k, n, "diasllow") || prefix_ci(k, n, "disallaw"))
-		return KEY_DISALLOW;
-	if (prefix_ci(k, n, "sitemap") || prefix_ci(k, n, "site-map"))
-		return KEY_SITEMAP;
-	if (prefix_ci(k, n, "crawl-delay"))
-		return KEY_CRAWL_DELAY;
+	/* The names' first letters differ: one switch picks the candidates. */
+	switch (n > 0 ? (unsigned char)k[0] | 0x20 : 0) {
+	case 'u':
+		if (prefix_ci(k, n, "user-agent") ||
+		    prefix_ci(k, n, "useragent") ||
+		    prefix_ci(k, n, "user agent"))
+			return KEY_USER_AGENT;
+		break;
+	case 'a':
+		if (prefix_ci(k, n, "allow"))
+			return KEY_ALLOW;
+		break;
+	case 'd':
+		if (prefix_ci(k, n, "disallow") ||
+		    prefix_ci(k, n, "dissallow") ||
+		    prefix_ci(k, n, "dissalow") || prefix_ci(k, n, "disalow") ||
+		    prefix_ci(k, n, "diasllow") || prefix_ci(k, n, "disallaw"))
+			return KEY_DISALLOW;
+		break;
+	case 's':
+		if (prefix_ci(k, n, "sitemap") || prefix_ci(k, n, "site-map"))
+			return KEY_SITEMAP;
+		break;
+	case 'c':
+		if (prefix_ci(k, n, "crawl-delay"))
+			return KEY_CRAWL_DELAY;
+		break;
+	}
 	return KEY_NONE;
 }
 
@@ -215,11 +230,13 @@ static size_t
 compile_tail(char *o, size_t k, struct trule *r)
 {
 	size_t i, j, dollars = 0;
+	const char *star;
 
 	r->anchored = k > 0 && o[k - 1] == '$';
 	k -= r->anchored;
-	for (i = 0; i < k; i++)
-		dollars += o[i] == '$';
+	if (memchr(o, '$', k) != NULL)
+		for (i = 0; i < k; i++)
+			dollars += o[i] == '$';
 	/* A '$' before the end is a literal: "%24", as in a match path. */
 	for (i = k, j = k + 2 * dollars, k = j; dollars > 0 && i-- > 0;) {
 		if (o[i] == '$') {
@@ -229,17 +246,18 @@ compile_tail(char *o, size_t k, struct trule *r)
 		} else
 			o[--j] = o[i];
 	}
-	for (i = j = 0; i < k; i++) /* "**" is "*" */
-		if (o[i] != '*' || j == 0 || o[j - 1] != '*')
-			o[j++] = o[i];
-	k = j;
+	if ((star = memchr(o, '*', k)) != NULL) { /* "**" is "*" */
+		for (i = j = (size_t)(star - o); i < k; i++)
+			if (o[i] != '*' || j == 0 || o[j - 1] != '*')
+				o[j++] = o[i];
+		k = j;
+	}
 	if (k > 0 && o[k - 1] == '*') { /* a trailing '*' adds nothing */
 		k--;
 		r->anchored = 0;
 	}
-	for (i = 0; i < k && o[i] != '*'; i++)
-		;
-	r->lit_len = (uint32_t)i;
+	star = memchr(o, '*', k);
+	r->lit_len = (uint32_t)(star != NULL ? (size_t)(star - o) : k);
 	r->comp_len = (uint32_t)k;
 	return k;
 }
@@ -392,6 +410,27 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 	dispatch(p, classify(l, kn), v, (size_t)(end - v), line);
 }
 
+/* At least one byte of v is zero (the classic SWAR test). */
+#define HAS_ZERO(v) (((v)-0x0101010101010101ULL) & ~(v)&0x8080808080808080ULL)
+
+/* The first CR or LF at or after s, or end; eight bytes at a time. */
+static const char *
+line_end(const char *s, const char *end)
+{
+	uint64_t v;
+
+	while (end - s >= 8) {
+		memcpy(&v, s, 8);
+		if (HAS_ZERO(v ^ 0x0a0a0a0a0a0a0a0aULL) |
+		    HAS_ZERO(v ^ 0x0d0d0d0d0d0d0d0dULL))
+			break;
+		s += 8;
+	}
+	while (s < end && *s != '\n' && *s != '\r')
+		s++;
+	return s;
+}
+
 /* Cut the body into lines: CR, LF or CRLF; a leading (partial) BOM skipped. */
 static void
 parse_body(struct parser *p, const char *body, size_t len)
@@ -407,8 +446,7 @@ parse_body(struct parser *p, const char *body, size_t len)
 	while (s < end && s - body < 3 && *s == bom[s - body])
 		s++;
 	for (;;) {
-		for (e = s; e < end && *e != '\n' && *e != '\r'; e++)
-			;
+		e = line_end(s, end);
 		n = (size_t)(e - s);
 		parse_line(p, s, n < LINE_KEEP ? n : LINE_KEEP, ++line);
 		if (e == end || p->nomem)
@@ -431,17 +469,40 @@ token_bytes(const struct parser *p)
 	return n;
 }
 
-/* Table order: longest first, allow before disallow, then file order. */
+/*
+ * Table order: longest first, allow before disallow, then file order, as
+ * one key per rule (seq stays below 2^31: a body is at most 500 KiB).
+ * Returns -1 when memory runs out.
+ */
 static int
-rule_cmp(const void *a, const void *b)
+sort_rules(struct parser *p)
 {
-	const struct trule *x = a, *y = b;
+	struct trule *v = p->rules.v, *out;
+	struct robots_sortent *e;
+	size_t i, n = p->rules.n;
 
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	if (x->allow != y->allow)
-		return x->allow ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	e = malloc(n * sizeof(*e));
+	out = malloc(n * sizeof(*out));
+	if (e == NULL || out == NULL) {
+		free(e);
+		free(out);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		e[i].key = (uint64_t)(UINT32_MAX - v[i].prio) << 32 |
+		           (uint64_t)!v[i].allow << 31 |
+		           (v[i].seq & 0x7fffffffu);
+		e[i].lit = NULL;
+		e[i].len = 0;
+		e[i].idx = (uint32_t)i;
+	}
+	robots_sortent_sort(e, (uint32_t)n, 64);
+	for (i = 0; i < n; i++)
+		out[i] = v[e[i].idx];
+	memcpy(v, out, n * sizeof(*out));
+	free(out);
+	free(e);
+	return 0;
 }
 
 /* Reserve n bytes aligned to 8 at the end of the layout. */
@@ -709,8 +770,11 @@ build(struct parser *p)
 	r->ngroups = (uint32_t)p->groups.n;
 	r->nsitemaps = (uint32_t)p->sitemaps.n;
 	fill_text(p, comp_base, (char *)r + r->text);
-	if (p->rules.n > 1)
-		qsort(p->rules.v, p->rules.n, sizeof(struct trule), rule_cmp);
+	if (p->rules.n > 1 && sort_rules(p) != 0) {
+		free(r);
+		r = NULL;
+		goto out;
+	}
 	fill_tables(p, r, comp_base + p->comp.n + token_bytes(p));
 	if (fill_lists(p, &t, r, &nwords) != 0) {
 		free(r);

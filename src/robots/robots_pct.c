@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <stddef.h>
+#include <string.h>
 
 #include "robots.h"
 
@@ -58,17 +59,40 @@ put_escape(char *o, unsigned char c)
 	return o;
 }
 
+/*
+ * Octets copied as they are: bit 1 in a pattern, bit 2 in a path. Not
+ * '%', not must_encode(); '*' and '$' only in a pattern.
+ */
+#define PLAIN(c)                                                               \
+	((c) > 0x20 && (c) < 0x7f && (c) != '%'                                \
+	        ? ((c) == '*' || (c) == '$' ? 1 : 3)                           \
+	        : 0)
+#define PLAIN4(c) PLAIN(c), PLAIN(c + 1), PLAIN(c + 2), PLAIN(c + 3)
+#define PLAIN16(c) PLAIN4(c), PLAIN4(c + 4), PLAIN4(c + 8), PLAIN4(c + 12)
+#define PLAIN64(c) PLAIN16(c), PLAIN16(c + 16), PLAIN16(c + 32), PLAIN16(c + 48)
+static const unsigned char plain[256] = { PLAIN64(0), PLAIN64(64), PLAIN64(128),
+	PLAIN64(192) };
+
 size_t
 robots_pct_normalize(const char *in, size_t len, char *out, int is_pattern)
 {
 	const unsigned char *s = (const unsigned char *)in;
+	const unsigned char mask = is_pattern ? 1 : 2;
 	char *o = out;
-	size_t i;
+	size_t i, j;
 	int hi, lo;
 
 	for (i = 0; i < len; i++) {
 		unsigned char c = s[i];
 
+		if (plain[c] & mask) { /* copy the whole run */
+			for (j = i + 1; j < len && (plain[s[j]] & mask); j++)
+				;
+			memcpy(o, s + i, j - i);
+			o += j - i;
+			i = j - 1;
+			continue;
+		}
 		if (c == '%') {
 			hi = i + 2 < len ? hexval(s[i + 1]) : -1;
 			lo = hi >= 0 ? hexval(s[i + 2]) : -1;

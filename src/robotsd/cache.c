@@ -418,34 +418,84 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	entry_note(c, e, r, streak, since);
 }
 
+/*
+ * Give an entry the settled state of src: its policy, ruleset (the
+ * reference is taken), status, times, body size, strings and failure
+ * state. The one place that copies an entry's fields; -1 when a string
+ * could not be copied (it is then NULL).
+ */
+static int
+entry_settle(struct entry *e, const struct cache_entry *src, int good)
+{
+	robots_unref(e->pub.robots);
+	e->pub.robots = src->robots;
+	e->pub.policy = src->policy;
+	e->pub.http_status = src->http_status;
+	e->pub.fetched_at = src->fetched_at;
+	e->pub.expires_at = src->expires_at;
+	e->pub.body_bytes = src->body_bytes;
+	e->pub.truncated = src->truncated;
+	e->pub.fail_streak = src->fail_streak;
+	e->pub.fail_since = src->fail_since;
+	e->pub.next_retry = src->next_retry;
+	e->pub.stale = src->stale;
+	e->good = good;
+	entry_set_str(&e->pub.final_url, src->final_url);
+	entry_set_str(&e->pub.last_error, src->last_error);
+	return (src->final_url != NULL && e->pub.final_url == NULL) ||
+	               (src->last_error != NULL && e->pub.last_error == NULL)
+	           ? -1
+	           : 0;
+}
+
+/*
+ * The fleet's failure state for an origin of which this entry keeps a good
+ * copy the fleet lost: keep serving it (stale) with that state.
+ */
+static void
+entry_install_failure(struct entry *e, const struct shared_state *s)
+{
+	e->pub.http_status = s->http_status;
+	e->pub.fetched_at = s->fetched_at;
+	e->pub.expires_at = s->expires_at;
+	entry_set_str(&e->pub.last_error, s->last_error);
+	e->pub.fail_streak = s->fail_streak;
+	e->pub.fail_since = s->fail_since;
+	e->pub.next_retry = s->next_retry;
+	e->pub.stale = 1;
+}
+
 /* Install the fleet's state for an entry (from the shared tier). */
 static void
 entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 {
-	struct robots *rb = NULL;
+	struct cache_entry st = {
+		.policy = (enum cache_policy)s->policy,
+		.http_status = s->http_status,
+		.fetched_at = s->fetched_at,
+		.expires_at = s->expires_at,
+		.final_url = (char *)s->final_url,
+		.last_error = (char *)s->last_error,
+		.fail_streak = s->fail_streak,
+		.fail_since = s->fail_since,
+		.next_retry = s->next_retry,
+		.stale = s->stale,
+	};
 
-	if (s->policy == CACHE_RULES &&
-	    (rb = robots_parse(s->body, s->body_len)) == NULL) {
+	if (!s->good && e->good) {
+		entry_install_failure(e, s);
+		return;
+	}
+	if (st.policy == CACHE_RULES &&
+	    (st.robots = robots_parse(s->body, s->body_len)) == NULL) {
 		struct fetch_result r = { .error = FETCH_NETWORK };
 
 		entry_failed(c, e, &r, "out of memory", clock_now(c->clock));
 		return;
 	}
-	robots_unref(e->pub.robots);
-	e->pub.robots = rb;
-	e->pub.policy = (enum cache_policy)s->policy;
-	e->pub.http_status = s->http_status;
-	e->pub.fetched_at = s->fetched_at;
-	e->pub.expires_at = s->expires_at;
-	e->pub.body_bytes = rb != NULL ? s->body_len : 0;
-	e->pub.truncated = rb != NULL ? s->truncated : 0;
-	entry_set_str(&e->pub.final_url, s->final_url);
-	entry_set_str(&e->pub.last_error, s->last_error);
-	e->pub.fail_streak = s->fail_streak;
-	e->pub.fail_since = s->fail_since;
-	e->pub.next_retry = s->next_retry;
-	e->pub.stale = s->stale;
-	e->good = s->good;
+	st.body_bytes = st.robots != NULL ? s->body_len : 0;
+	st.truncated = st.robots != NULL ? s->truncated : 0;
+	(void)entry_settle(e, &st, s->good);
 }
 
 /* Answer every waiter of an entry; callbacks may cancel others or purge. */
@@ -568,17 +618,13 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin, int wait,
 	return wait ? CACHE_WAIT : CACHE_PENDING;
 }
 
-/* Check an origin; see cache.h and docs/internals/cache.md. */
-enum cache_status
-cache_check(struct cache *c, const char *origin, int wait,
-    struct cache_waiter *w, const struct cache_entry **entry)
+/* A check of a settled entry: HIT or STALE, a refresh started if due. */
+static enum cache_status
+cache_check_settled(
+    struct cache *c, struct entry *e, const struct cache_entry **entry)
 {
-	struct entry *e = cache_lookup(c, origin);
 	double now = clock_now(c->clock);
 
-	*entry = NULL;
-	if (e == NULL || e->pub.policy == CACHE_NONE)
-		return cache_check_miss(c, e, origin, wait, w);
 	entry_touch(c, e);
 	entry_fallback(c, e, now);
 	*entry = &e->pub;
@@ -590,6 +636,32 @@ cache_check(struct cache *c, const char *origin, int wait,
 	}
 	c->stats.hits++;
 	return CACHE_HIT;
+}
+
+/* Check an origin; see cache.h and docs/internals/cache.md. */
+enum cache_status
+cache_check(struct cache *c, const char *origin, int wait,
+    struct cache_waiter *w, const struct cache_entry **entry)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	*entry = NULL;
+	if (e == NULL || e->pub.policy == CACHE_NONE)
+		return cache_check_miss(c, e, origin, wait, w);
+	return cache_check_settled(c, e, entry);
+}
+
+/* The fast path's check: only what is answered at once; see cache.h. */
+enum cache_status
+cache_check_cached(
+    struct cache *c, const char *origin, const struct cache_entry **entry)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	*entry = NULL;
+	if (e == NULL || e->pub.policy == CACHE_NONE)
+		return CACHE_MISS;
+	return cache_check_settled(c, e, entry);
 }
 
 /* Unhook a waiter; its callback will not run. */
@@ -627,19 +699,7 @@ entry_purge(struct cache *c, struct entry *e)
 		entry_remove(c, e);
 		return;
 	}
-	robots_unref(e->pub.robots);
-	e->pub.robots = NULL;
-	free(e->pub.final_url);
-	free(e->pub.last_error);
-	e->pub.final_url = e->pub.last_error = NULL;
-	e->pub.policy = CACHE_NONE;
-	e->pub.http_status = 0;
-	e->pub.fetched_at = e->pub.expires_at = 0;
-	e->pub.body_bytes = 0;
-	e->pub.truncated = e->pub.stale = 0;
-	e->pub.fail_streak = 0;
-	e->pub.fail_since = e->pub.next_retry = 0;
-	e->good = 0;
+	(void)entry_settle(e, &(struct cache_entry){ .policy = CACHE_NONE }, 0);
 	entry_account(c, e);
 }
 
@@ -725,14 +785,6 @@ cache_foreach(const struct cache *c, cache_each_cb cb, void *arg)
 	}
 }
 
-/* Copy a saved string field; 0, or -1 when memory runs out. */
-static int
-entry_copy_str(char **field, const char *s)
-{
-	*field = s != NULL ? strdup(s) : NULL;
-	return s != NULL && *field == NULL ? -1 : 0;
-}
-
 /* Add an entry saved by a previous run (state file). */
 int
 cache_restore(struct cache *c, const struct cache_entry *saved, int good)
@@ -743,23 +795,11 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 	    cache_lookup(c, saved->origin) != NULL ||
 	    (e = entry_new(c, saved->origin)) == NULL)
 		return -1;
-	if (entry_copy_str(&e->pub.final_url, saved->final_url) == -1 ||
-	    entry_copy_str(&e->pub.last_error, saved->last_error) == -1) {
+	if (entry_settle(e, saved, good) == -1) {
+		e->pub.robots = NULL; /* the caller keeps its reference */
 		entry_remove(c, e);
 		return -1;
 	}
-	e->pub.policy = saved->policy;
-	e->pub.robots = saved->robots;
-	e->pub.http_status = saved->http_status;
-	e->pub.fetched_at = saved->fetched_at;
-	e->pub.expires_at = saved->expires_at;
-	e->pub.body_bytes = saved->body_bytes;
-	e->pub.truncated = saved->truncated;
-	e->pub.fail_streak = saved->fail_streak;
-	e->pub.fail_since = saved->fail_since;
-	e->pub.next_retry = saved->next_retry;
-	e->pub.stale = saved->stale;
-	e->good = good;
 	entry_account(c, e);
 	cache_enforce_cap(c);
 	return 0;

@@ -30,7 +30,8 @@
 
 #include "robots.h"
 #include "bounds.h"
-#include "conf.h"
+#include "buf.h"
+#include "strv.h"
 #include "fetch.h"
 #include "log.h"
 #include "netpolicy.h"
@@ -81,9 +82,7 @@ struct fetch {
 	void *arg;
 	int running;           /* in the multi (else queued) */
 	struct event deadline; /* the whole fetch, redirects included */
-	char *body;
-	size_t body_len;
-	size_t body_cap;
+	struct buf body;       /* capped at ROBOTS_MAX_BODY */
 	int truncated;
 	int nomem;
 	int private_refused;
@@ -103,7 +102,7 @@ struct fetcher {
 	size_t nrunning;
 	size_t nqueued;
 	LIST_HEAD(, fetch_sock) socks;
-	/* Copied from the config. */
+	/* Copied from the settings. */
 	char *user_agent;
 	char *ca_file;
 	char **connect_to; /* NULL-terminated */
@@ -115,39 +114,6 @@ struct fetcher {
 static void fetch_check_multi_info(struct fetcher *);
 static void fetch_finish(struct fetcher *, struct fetch *, CURLcode);
 static int fetch_begin(struct fetch *);
-
-/* Free a NULL-terminated string vector. */
-static void
-fetch_strv_free(char **v)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* Duplicate a NULL-terminated string vector (NULL in, empty out). */
-static char **
-fetch_strv_dup(char *const *v)
-{
-	size_t i, n = 0;
-	char **out;
-
-	while (v != NULL && v[n] != NULL)
-		n++;
-	if ((out = calloc(n + 1, sizeof(*out))) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if ((out[i] = strdup(v[i])) == NULL) {
-			fetch_strv_free(out);
-			return NULL;
-		}
-	}
-	return out;
-}
 
 /* Replace *dst with a copy of src (NULL allowed); -1 when memory runs out. */
 static int
@@ -265,7 +231,7 @@ fetch_reset_response(struct fetch *fe)
 		free(fe->hdr[i]);
 		fe->hdr[i] = NULL;
 	}
-	fe->body_len = 0;
+	buf_reset(&fe->body);
 	fe->truncated = 0;
 }
 
@@ -307,30 +273,15 @@ static size_t
 fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
 {
 	struct fetch *fe = arg;
-	size_t len = size * n, room = ROBOTS_MAX_BODY - fe->body_len;
-	size_t take = len < room ? len : room, cap;
-	char *nb;
+	size_t len = size * n;
 
-	if (fe->body_len + take > fe->body_cap) {
-		cap = fe->body_cap != 0 ? fe->body_cap : 4096;
-		while (cap < fe->body_len + take)
-			cap *= 2;
-		if (cap > ROBOTS_MAX_BODY)
-			cap = ROBOTS_MAX_BODY;
-		if ((nb = realloc(fe->body, cap)) == NULL) {
-			fe->nomem = 1;
-			return 0;
-		}
-		fe->body = nb;
-		fe->body_cap = cap;
-	}
-	memcpy(fe->body + fe->body_len, buf, take);
-	fe->body_len += take;
-	if (take < len) {
+	if (buf_add_some(&fe->body, buf, len) == len)
+		return len;
+	if (fe->body.state == BUF_NOMEM)
+		fe->nomem = 1;
+	else
 		fe->truncated = 1;
-		return 0; /* CURLE_WRITE_ERROR: the first 500 KiB are used */
-	}
-	return len;
+	return 0; /* CURLE_WRITE_ERROR: the first 500 KiB are used */
 }
 
 /* Is the URL curl is connecting for reached through a --connect-to entry? */
@@ -456,7 +407,7 @@ fetch_free(struct fetch *fe)
 	fetch_release_easy(fe);
 	for (i = 0; i < HDR_COUNT; i++)
 		free(fe->hdr[i]);
-	free(fe->body);
+	buf_clear(&fe->body);
 	free(fe->url);
 	free(fe);
 }
@@ -579,8 +530,8 @@ fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
 		                       : curl_easy_strerror(rc);
 	if (r->error == FETCH_PRIVATE_ADDR)
 		r->error_message = "refused a non-public address";
-	r->body = fe->body != NULL ? fe->body : "";
-	r->body_len = fe->body_len;
+	r->body = fe->body.p != NULL ? fe->body.p : "";
+	r->body_len = fe->body.len;
 	r->truncated = fe->truncated;
 	r->final_url = url != NULL ? url : fe->url;
 	r->redirects = (unsigned)redirs;
@@ -641,7 +592,7 @@ fetch_check_multi_info(struct fetcher *f)
 
 /* Create the fetcher; NULL when memory runs out or curl refuses. */
 struct fetcher *
-fetcher_new(struct event_base *base, const struct config *cf)
+fetcher_new(struct event_base *base, const struct fetch_settings *set)
 {
 	struct fetcher *f;
 
@@ -651,7 +602,7 @@ fetcher_new(struct event_base *base, const struct config *cf)
 	TAILQ_INIT(&f->running);
 	TAILQ_INIT(&f->queued);
 	LIST_INIT(&f->socks);
-	if ((f->connect_to = fetch_strv_dup(NULL)) == NULL ||
+	if ((f->connect_to = strv_dup(NULL)) == NULL ||
 	    (f->multi = curl_multi_init()) == NULL) {
 		fetcher_free(f);
 		return NULL;
@@ -669,7 +620,7 @@ fetcher_new(struct event_base *base, const struct config *cf)
 	        CURL_VERSION_ASYNCHDNS) == 0)
 		log_warnx("libcurl resolves names synchronously: a slow DNS "
 		          "server will stall the daemon");
-	fetcher_configure(f, cf);
+	fetcher_configure(f, set);
 	if (f->user_agent == NULL) {
 		fetcher_free(f);
 		return NULL;
@@ -696,7 +647,7 @@ fetcher_free(struct fetcher *f)
 	}
 	while (!LIST_EMPTY(&f->socks))
 		fetch_sock_free(LIST_FIRST(&f->socks));
-	fetch_strv_free(f->connect_to);
+	strv_free(f->connect_to);
 	free(f->user_agent);
 	free(f->ca_file);
 	free(f);
@@ -708,22 +659,23 @@ fetcher_free(struct fetcher *f)
  * old values stay.
  */
 void
-fetcher_configure(struct fetcher *f, const struct config *cf)
+fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 {
 	const char *ua =
-	    cf->user_agent != NULL ? cf->user_agent : FETCH_DEFAULT_UA;
+	    set->user_agent != NULL ? set->user_agent : FETCH_DEFAULT_UA;
 	char **ct;
 
-	if ((ct = fetch_strv_dup(cf->connect_to)) != NULL) {
-		fetch_strv_free(f->connect_to);
+	if ((ct = strv_dup(set->connect_to)) != NULL) {
+		strv_free(f->connect_to);
 		f->connect_to = ct;
 	}
 	if (fetch_set_str(&f->user_agent, ua) == -1 ||
-	    fetch_set_str(&f->ca_file, cf->ca_file) == -1)
-		log_warnx("fetch settings: out of memory; the old ones stay");
-	f->timeout = cf->fetch_timeout > 0 ? cf->fetch_timeout : 30;
-	f->max_fetches = cf->max_fetches > 0 ? (size_t)cf->max_fetches : 1;
-	f->deny_private = cf->deny_private_addresses;
+	    fetch_set_str(&f->ca_file, set->ca_file) == -1)
+		log_warnx(
+		    "fetch settings: out of memory, keeping the old ones");
+	f->timeout = set->timeout > 0 ? set->timeout : 30;
+	f->max_fetches = set->max_fetches > 0 ? set->max_fetches : 1;
+	f->deny_private = set->deny_private;
 	fetch_start_queued(f);
 }
 
@@ -736,6 +688,7 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 	if ((fe = calloc(1, sizeof(*fe))) == NULL)
 		return NULL;
 	fe->fetcher = f;
+	fe->body = BUF_INIT(ROBOTS_MAX_BODY);
 	fe->cb = cb;
 	fe->arg = arg;
 	if ((fe->url = strdup(url)) == NULL)

@@ -21,14 +21,22 @@
 #define FETCHER_FDS_PER_FETCH 3
 
 struct event_base;
-struct config;
 struct fetcher;
 struct fetch;
 
-struct fetcher *fetcher_new(struct event_base *, const struct config *);
+struct fetch_settings {
+	const char *user_agent;  /* NULL: robotsd's default */
+	char *const *connect_to; /* NULL-terminated "H:P:H2:P2", or NULL */
+	const char *ca_file;     /* NULL: the system's */
+	long timeout;            /* seconds for a whole fetch */
+	size_t max_fetches;      /* in flight at once; the rest queue */
+	int deny_private;        /* refuse non-public addresses */
+};
+
+struct fetcher *fetcher_new(struct event_base *, const struct fetch_settings *);
 void fetcher_free(struct fetcher *); /* cancels fetches without callbacks */
-/* Apply a reloaded config (user agent, timeouts, limits, connect-to). */
-void fetcher_configure(struct fetcher *, const struct config *);
+/* Apply new settings (a reload): user agent, timeouts, limits, connect-to. */
+void fetcher_configure(struct fetcher *, const struct fetch_settings *);
 /* Start (or queue) a GET of url; returns NULL only when memory runs out. */
 struct fetch *fetch_start(
     struct fetcher *, const char *url, fetch_done_cb, void *arg);

@@ -30,11 +30,11 @@ struct metric {
 	const char *help;
 	enum metric_type type;
 	uint64_t value;
-	const char *labels;        /* NULL, or 'key="value",...' */
+	const char *label; /* Prometheus labels ('key="value",...'), or NULL */
 	const struct histo *histo; /* METRIC_HISTOGRAM */
 };
 
-#define METRICS_MAX 96
+#define METRICS_MAX 128
 
 /* Fill out (room for METRICS_MAX) with the current values; how many. */
 typedef size_t (*stats_fn)(void *arg, struct metric *out);

@@ -68,9 +68,9 @@ metrics_table(struct metrics *m, struct evbuffer *out)
 		metrics_family(out, &v[i], i > 0 ? &v[i - 1] : NULL);
 		if (v[i].type == METRIC_HISTOGRAM)
 			metrics_histogram(out, v[i].prom, v[i].histo);
-		else if (v[i].labels != NULL)
+		else if (v[i].label != NULL)
 			evbuffer_add_printf(out, "%s{%s} %llu\n", v[i].prom,
-			    v[i].labels, (unsigned long long)v[i].value);
+			    v[i].label, (unsigned long long)v[i].value);
 		else
 			evbuffer_add_printf(out, "%s %llu\n", v[i].prom,
 			    (unsigned long long)v[i].value);

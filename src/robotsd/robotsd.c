@@ -32,6 +32,10 @@
 #include "state.h"
 #include "server.h"
 #include "stats.h"
+#ifdef HAVE_REDIS
+#include "shared.h"
+#include "tier.h"
+#endif
 
 /* How often a stopping daemon looks whether its clients are answered. */
 #define DRAIN_POLL_USEC 20000
@@ -146,6 +150,21 @@ robotsd_cache_settings(const struct config *cf)
 	};
 }
 
+/* The fetcher's settings from the config. */
+static struct fetch_settings
+robotsd_fetch_settings(const struct config *cf)
+{
+	return (struct fetch_settings){
+		.user_agent = cf->user_agent,
+		.connect_to = cf->connect_to,
+		.ca_file = cf->ca_file,
+		.timeout = cf->fetch_timeout,
+		.max_fetches =
+		    cf->max_fetches > 0 ? (size_t)cf->max_fetches : 1,
+		.deny_private = cf->deny_private_addresses,
+	};
+}
+
 /* The server's settings from the config. */
 static struct server_settings
 robotsd_server_settings(const struct config *cf)
@@ -170,6 +189,7 @@ robotsd_configure(struct robotsd *rd)
 	const struct config *cf = rd->conf;
 	struct server_settings ss = robotsd_server_settings(cf);
 	struct cache_settings cs = robotsd_cache_settings(cf);
+	struct fetch_settings fs = robotsd_fetch_settings(cf);
 	/* A waiting check gives up after two fetch timeouts, plus slack. */
 	struct dispatch_settings ds = {
 		.test_clock = cf->test_clock,
@@ -177,7 +197,7 @@ robotsd_configure(struct robotsd *rd)
 	};
 
 	log_set_level(cf->log_level);
-	fetcher_configure(rd->fetcher, cf);
+	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
 	dispatch_configure(rd->dispatch, &ds);
 	if (rd->server != NULL)
@@ -235,8 +255,6 @@ robotsd_signals(struct robotsd *rd, struct signals *sig)
 static void
 robotsd_warn_unsupported(const struct config *cf)
 {
-	if (cf->redis != NULL)
-		log_warnx("redis: not supported yet, ignored");
 	if (cf->test_clock)
 		log_warnx("TEST CLOCK ON (--test-clock): any client of the "
 		          "socket can move robotsd's clock; for tests only, "
@@ -365,12 +383,54 @@ robotsd_passed_socket(const struct config *cf, char *where, size_t wsz)
 	return fd;
 }
 
+/*
+ * With --redis: the shared tier and the fleet loader in front of the
+ * fetcher (shared.h). The tier's options take effect at start only; a
+ * reload keeps the tier as it is.
+ */
+static void
+robotsd_tier_start(struct robotsd *rd)
+{
+#ifdef HAVE_REDIS
+	const struct config *cf = rd->conf;
+	struct tier_config tc = {
+		.urls = (const char *const *)cf->redis,
+		.nurls = cf->nredis,
+		.timeout_ms = cf->redis_timeout,
+		.lock_ms = cf->redis_lock_time * 1000,
+	};
+	char *cause = NULL;
+
+	if (cf->nredis == 0)
+		return;
+	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
+		fatalx("%s", cause);
+	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
+	log_info("redis: sharing the cache through %zu server%s", cf->nredis,
+	    cf->nredis > 1 ? "s" : "");
+#else
+	(void)rd; /* conf.c refuses --redis in a build without hiredis */
+#endif
+}
+
+/* The cache, fetching through the fleet loader with --redis. */
+static struct cache *
+robotsd_cache_new(struct robotsd *rd, const struct cache_settings *cs)
+{
+#ifdef HAVE_REDIS
+	if (rd->shared != NULL)
+		return cache_new(cs, &shared_fetch_ops, rd->shared, &rd->clock);
+#endif
+	return cache_new(cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock);
+}
+
 /* Create the loop and the modules, and listen on where (set here). */
 static void
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 {
 	struct server_settings ss;
 	struct cache_settings cs;
+	struct fetch_settings fs;
 	char *cause = NULL;
 	int fd, daemonize = !rd->conf->foreground && !sysd_detected();
 
@@ -389,9 +449,11 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("event_base_new failed");
 	rd->started = clock_now(&rd->clock);
 	cs = robotsd_cache_settings(rd->conf);
-	if ((rd->fetcher = fetcher_new(rd->base, rd->conf)) == NULL ||
-	    (rd->cache = cache_new(
-	         &cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock)) == NULL)
+	fs = robotsd_fetch_settings(rd->conf);
+	if ((rd->fetcher = fetcher_new(rd->base, &fs)) == NULL)
+		fatalx("out of memory");
+	robotsd_tier_start(rd);
+	if ((rd->cache = robotsd_cache_new(rd, &cs)) == NULL)
 		fatalx("out of memory");
 	rd->dispatch = dispatch_new(
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
@@ -404,7 +466,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	         rd->base, rd->dispatch, &ss, fd, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
-		rd->dispatch, rd->server, &rd->clock, rd->started };
+		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared };
 	if (rd->conf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, rd->conf->metrics,
 	         stats_collect, &rd->stats, &cause)) == NULL)
@@ -429,6 +491,10 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	robotsd_save_state(rd, 1);
 	saver_free(rd->saver);
 	cache_free(rd->cache);
+#ifdef HAVE_REDIS
+	tier_free(rd->tier);
+	shared_free(rd->shared);
+#endif
 	fetcher_free(rd->fetcher);
 	event_free(sig->term);
 	event_free(sig->intr);
@@ -437,6 +503,8 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	event_free(sig->save);
 	event_free(sig->chld);
 	sysd_watchdog_stop(sig->watchdog);
+	/* A host name lookup the tier cancelled ends, and frees, from here. */
+	event_base_loop(rd->base, EVLOOP_NONBLOCK);
 	event_base_free(rd->base);
 	libevent_global_shutdown();
 	curl_global_cleanup();

@@ -21,6 +21,8 @@ struct signals;
 struct metrics;
 struct dispatch;
 struct saver;
+struct tier;
+struct shared;
 
 struct robotsd {
 	struct event_base *base;
@@ -31,6 +33,8 @@ struct robotsd {
 	struct cache *cache;
 	struct metrics *metrics; /* NULL without --metrics */
 	struct saver *saver;     /* state file saves */
+	struct tier *tier;       /* NULL without --redis */
+	struct shared *shared;   /* the fleet loader, NULL without --redis */
 	struct clock clock;
 	double started;             /* clock seconds at start, for uptime */
 	struct stats_sources stats; /* what the counters table reads */

@@ -15,6 +15,10 @@
 #include "fetchlog.h"
 #include "server.h"
 #include "stats.h"
+#ifdef HAVE_REDIS
+#include "shared.h"
+#include "tier.h"
+#endif
 
 /* Append one metric to out. */
 static void
@@ -102,6 +106,56 @@ stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
 	    "From a request line read to its answer queued, every op.");
 }
 
+#ifdef HAVE_REDIS
+/* Servers listed one by one at most (their gauges fill the table). */
+#define STATS_MAX_SERVERS 32
+
+/* The shared tier's counters, and each Redis server's state. */
+static void
+stats_shared(const struct shared *sh, struct metric *out, size_t *n)
+{
+	const struct shared_stats *s = shared_stats(sh);
+	const struct tier *t = shared_tier(sh);
+	const struct tier_stats *ts = tier_stats(t);
+	struct tier_server_stats ss;
+	size_t i;
+
+	metric_add(out, n, "shared_hits", "robotsd_shared_hits_total",
+	    METRIC_COUNTER, s->hits, "Misses answered from the shared tier.");
+	metric_add(out, n, "shared_misses", "robotsd_shared_misses_total",
+	    METRIC_COUNTER, s->misses,
+	    "Misses fetched here for the fleet, under its lock.");
+	metric_add(out, n, "shared_local", "robotsd_shared_local_total",
+	    METRIC_COUNTER, s->local,
+	    "Misses fetched here alone because the shared tier failed.");
+	metric_add(out, n, "shared_publishes", "robotsd_shared_publishes_total",
+	    METRIC_COUNTER, ts->publishes, "Entries published to Redis.");
+	metric_add(out, n, "shared_lock_waits",
+	    "robotsd_shared_lock_waits_total", METRIC_COUNTER, ts->lock_waits,
+	    "Waits for another instance's fetch.");
+	metric_add(out, n, "shared_lock_takeovers",
+	    "robotsd_shared_lock_takeovers_total", METRIC_COUNTER,
+	    ts->lock_takeovers, "Locks taken after a holder never published.");
+	metric_add(out, n, "shared_corrupt", "robotsd_shared_corrupt_total",
+	    METRIC_COUNTER, ts->corrupt,
+	    "Shared values refused: corrupt, truncated or another version.");
+	metric_add(out, n, "redis_errors", "robotsd_redis_errors_total",
+	    METRIC_COUNTER, ts->errors,
+	    "Redis calls failed: error reply, lost or no connection.");
+	metric_add(out, n, "redis_timeouts", "robotsd_redis_timeouts_total",
+	    METRIC_COUNTER, ts->timeouts,
+	    "Redis calls unanswered within --redis-timeout.");
+	for (i = 0; i < tier_nservers(t) && i < STATS_MAX_SERVERS; i++) {
+		tier_server_stats(t, i, &ss);
+		metric_add(out, n, shared_server_name(sh, i),
+		    "robotsd_redis_up", METRIC_GAUGE,
+		    ss.state == TIER_SERVER_UP,
+		    "1 when robotsd is connected to the Redis server.");
+		out[*n - 1].label = shared_server_label(sh, i);
+	}
+}
+#endif
+
 /* The current values of every counter and gauge. */
 size_t
 stats_collect(void *arg, struct metric *out)
@@ -154,5 +208,9 @@ stats_collect(void *arg, struct metric *out)
 	    "Client connections accepted.");
 	stats_fetches(src, out, &n);
 	stats_answers(src, out, &n);
+#ifdef HAVE_REDIS
+	if (src->shared != NULL)
+		stats_shared(src->shared, out, &n);
+#endif
 	return n;
 }

@@ -12,6 +12,7 @@ struct clock;
 struct dispatch;
 struct fetcher;
 struct server;
+struct shared;
 
 /* The modules whose counters the table shows, all set before it is read. */
 struct stats_sources {
@@ -20,7 +21,8 @@ struct stats_sources {
 	const struct dispatch *dispatch;
 	const struct server *server;
 	const struct clock *clock;
-	double started; /* clock seconds at start, for uptime */
+	double started;              /* clock seconds at start, for uptime */
+	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

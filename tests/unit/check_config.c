@@ -1,6 +1,7 @@
 /*
- * check_config.c: robotsd's options (options.c, conf.c) against the contract's table
- * and robotsd.conf(5). The logging helpers are check_log.c's.
+ * check_config.c: robotsd's options (options.c, conf.c) against the
+ * contract's table and robotsd.conf(5). The logging helpers are
+ * check_log.c's.
  */
 #include <config.h>
 

@@ -67,7 +67,7 @@ fake_stats(void *arg, struct metric *out)
 		.help = "a",
 		.type = METRIC_COUNTER,
 		.value = 3,
-		.labels = "source=\"cache\"" };
+		.label = "source=\"cache\"" };
 	out[2] = (struct metric){ .name = "waiting",
 		.prom = "robotsd_waiting",
 		.help = "w",
@@ -322,7 +322,8 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	    "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":4}");
 	assert_last(5,
 	    "{\"id\":4,\"ok\":true,\"origin\":\"https://a.test\",\"state\":"
-	    "\"rules\",\"http_status\":200,\"fetched_at\":1795420800.0,"
+	    "\"rules\",\"source\":\"fetched\",\"http_status\":200,"
+	    "\"fetched_at\":1795420800.0,"
 	    "\"expires_at\":1795507200.0,\"expires_in\":86400,\"body_bytes\":"
 	    "47,\"truncated\":false,\"final_url\":null,\"groups\":[{\"agents\":"
 	    "[\"x\"],\"rules\":0,\"crawl_delay\":2.5}],\"sitemaps\":[\"/"

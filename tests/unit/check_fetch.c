@@ -21,12 +21,11 @@
 #include <event2/http.h>
 
 #include "robots.h"
-#include "conf.h"
 #include "fetch.h"
 #include "log.h"
 
 static char test_ua[] = "robotsd-test/1";
-static struct config cf;
+static struct fetch_settings cf;
 static struct event_base *evbase;
 static struct fetcher *fetcher;
 static struct evhttp *httpd; /* the origin server */
@@ -175,9 +174,9 @@ setup(void)
 
 	memset(&cf, 0, sizeof(cf));
 	cf.user_agent = test_ua;
-	cf.fetch_timeout = 30;
+	cf.timeout = 30;
 	cf.max_fetches = 256;
-	cf.deny_private_addresses = 1;
+	cf.deny_private = 1;
 	ck_assert_ptr_nonnull(evbase = event_base_new());
 	ck_assert_ptr_nonnull(httpd = evhttp_new(evbase));
 	evhttp_set_gencb(httpd, httpd_cb, NULL);
@@ -190,7 +189,6 @@ setup(void)
 	snprintf(connect_spec, sizeof(connect_spec),
 	    "origin.test:80:127.0.0.1:%d", httpd_port);
 	cf.connect_to = connect_list;
-	cf.nconnect_to = 1;
 	ck_assert_ptr_nonnull(fetcher = fetcher_new(evbase, &cf));
 }
 
@@ -332,7 +330,7 @@ START_TEST(test_fetch_refuses_private_address_also_after_redirect)
 	ck_assert_int_eq(o.status, 0);
 	fetch_one("http://origin.test/to-private", &o);
 	ck_assert_int_eq(o.error, FETCH_PRIVATE_ADDR);
-	cf.deny_private_addresses = 0;
+	cf.deny_private = 0;
 	fetcher_configure(fetcher, &cf);
 	fetch_one(url, &o);
 	ck_assert_int_eq(o.error, FETCH_OK);
@@ -344,7 +342,7 @@ START_TEST(test_fetch_timeout_enforced)
 {
 	struct outcome o;
 
-	cf.fetch_timeout = 1;
+	cf.timeout = 1;
 	fetcher_configure(fetcher, &cf);
 	fetch_one("http://origin.test/slow", &o);
 	ck_assert_int_eq(o.error, FETCH_TIMEOUT);

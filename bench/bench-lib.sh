@@ -1,0 +1,215 @@
+# bench-lib.sh: the parts of bench.sh, sourced by it (same variables).
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # build, corpus, tmp, secs... are bench.sh's
+
+# One check line per URL, agents in turn.
+make_requests() {
+	awk 'BEGIN { n = split("Googlebot bingbot GPTBot", a, " ") }
+	{ printf "{\"op\":\"check\",\"url\":\"%s\",\"agent\":\"%s\",\"id\":%d}\n",
+	    $0, a[NR % n + 1], NR }' "$1"
+}
+
+# Batch check lines of $2 URLs each.
+make_batches() {
+	awk -v per="$2" '{
+		u = u (u == "" ? "" : ",") "\"" $0 "\""
+		if (NR % per == 0) {
+			printf "{\"op\":\"check\",\"urls\":[%s],\"agent\":\"Googlebot\",\"id\":%d}\n", u, NR
+			u = ""
+		}
+	}' "$1"
+}
+
+# A self-signed (ECDSA P-256) certificate for *.bench.test.
+make_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=bench.test" \
+		-addext "subjectAltName=DNS:*.bench.test" \
+		-addext "basicConstraints=critical,CA:TRUE" \
+		-keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null
+}
+
+# nginx on CPU 0: the corpus per Host, and a 2-rule robots.txt for every
+# *.bench.test host, over HTTP ($http_port) and HTTPS ($https_port).
+start_nginx() {
+	make_cert
+	http_port=$(free_port)
+	https_port=$(free_port)
+	mkdir -p "$tmp/nginx"
+	cat >"$tmp/nginx.conf" <<EOF
+daemon off;
+user root;
+worker_processes 1;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx/error.log warn;
+events { worker_connections 8192; multi_accept on; }
+http {
+	access_log off;
+	client_body_temp_path $tmp/nginx/body;
+	proxy_temp_path $tmp/nginx/proxy;
+	fastcgi_temp_path $tmp/nginx/fastcgi;
+	uwsgi_temp_path $tmp/nginx/uwsgi;
+	scgi_temp_path $tmp/nginx/scgi;
+	keepalive_requests 100000;
+	default_type text/plain;
+	ssl_certificate $tmp/cert.pem;
+	ssl_certificate_key $tmp/key.pem;
+	ssl_session_cache shared:bench:10m;
+	server {
+		listen 127.0.0.1:$http_port;
+		listen 127.0.0.1:$https_port ssl;
+		server_name *.bench.test;
+		location / { return 200 "User-agent: *\nDisallow: /p/\nAllow: /\n"; }
+	}
+	server {
+		listen 127.0.0.1:$http_port default_server;
+		listen 127.0.0.1:$https_port ssl default_server;
+		root $corpus/robots;
+		location = /robots.txt { try_files /\$host.txt =404; }
+	}
+}
+EOF
+	taskset -c 0 nginx -e "$tmp/nginx/error.log" -p "$tmp/nginx" \
+		-c "$tmp/nginx.conf" &
+	pids="$pids $!"
+	wait_for "$tmp/nginx.pid" nginx
+}
+
+# redis-server on CPU 0, on a Unix socket only, persisting nothing.
+start_redis() {
+	taskset -c 0 redis-server --port 0 --unixsocket "$tmp/redis.sock" \
+		--save '' --appendonly no --logfile "$tmp/redis.log" &
+	pids="$pids $!"
+	wait_for "$tmp/redis.sock" redis-server
+}
+
+# robotsd -f on CPU 0 at socket $1, every origin sent to nginx; more args
+# are robotsd options.
+start_robotsd() {
+	sock=$1
+	shift
+	: >"$tmp/empty.conf"
+	taskset -c 0 "$build/robotsd" -f -c "$tmp/empty.conf" -s "$sock" \
+		--log-level warn --ca-file "$tmp/cert.pem" \
+		--connect-to ":80:127.0.0.1:$http_port" \
+		--connect-to ":443:127.0.0.1:$https_port" "$@" \
+		2>>"$tmp/robotsd.log" &
+	daemon_pid=$!
+	pids="$pids $daemon_pid"
+	wait_for "$sock" robotsd
+}
+
+# Stop robotsd; sets stop_s to the seconds it took to exit (it saves its
+# state then).
+stop_robotsd() {
+	t0=$(date +%s.%N)
+	kill "$daemon_pid"
+	wait "$daemon_pid" 2>/dev/null || :
+	stop_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" \
+		'BEGIN { printf "%.2f", b - a }')
+}
+
+warm() { on_client_cpu python3 "$here/warm.py" "$@"; }
+
+# Warm the 2,000 corpus origins of urls.txt.
+warm_corpus() {
+	w=$(warm "$1" "$2")
+	note "corpus warm-up: $w"
+	[ "$(field "$w" fetch_errors)" = 0 ] || note "fetch errors in warm-up"
+	cache_bytes=$(field "$w" cache_bytes)
+}
+
+# RSS growth per origin against the raw robots.txt bytes of those origins.
+memory_rows() {
+	rss1=$(rss_kib "$daemon_pid")
+	n=$(cut -d/ -f3 "$tmp/urls.txt" | sort -u | wc -l)
+	raw=$(cut -d/ -f3 "$tmp/urls.txt" | sort -u |
+		sed "s|.*|$corpus/robots/&.txt|" | xargs cat 2>/dev/null | wc -c)
+	per=$(((rss1 - $1) * 1024 / n))
+	row "RSS growth per corpus origin, bytes ($n origins)" "$per" \
+		"$((raw / n)) raw robots.txt bytes ($(pct "$per" "$((raw / n))"))" \
+		"<= 1.3x raw"
+	row "cache_bytes per corpus origin" "$((cache_bytes / n))" \
+		"$((raw / n)) raw" "-"
+}
+
+# One loadgen run; prints its figures line.
+run_load() {
+	loadgen -t "$secs" -w 0.5 "$@"
+}
+
+# robotsd checks against redis PING, same connections x depth.
+socket_rows() {
+	note "checks over the socket against redis PING"
+	# shellcheck disable=SC2034 # printed by bench.sh
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	for d in 1 16; do
+		r=$(run_load -c 16 -d "$d" -e PONG "$tmp/redis.sock" "$tmp/ping.txt")
+		c=$(run_load -c 16 -d "$d" -e '"ok":true' "$tmp/sock" "$tmp/checks.txt")
+		rr=$(field "$r" rps)
+		cr=$(field "$c" rps)
+		row "cached checks/s, 16 conns x depth $d" "$cr" \
+			"$rr PING/s ($(pct "$cr" "$rr"))" \
+			"$([ "$d" = 1 ] && echo ">= 70%" || echo ">= 40%") of PING"
+		[ "$d" = 16 ] && peak=$cr
+		row "p50 / p99 / p99.9 us at 16 x $d" \
+			"$(field "$c" p50_us) / $(field "$c" p99_us) / $(field "$c" p999_us)" \
+			"$(field "$r" p50_us) / $(field "$r" p99_us) / $(field "$r" p999_us)" "-"
+	done
+	half=$((peak / 2))
+	r=$(run_load -c 16 -d 64 -r "$half" -e PONG "$tmp/redis.sock" "$tmp/ping.txt")
+	c=$(run_load -c 16 -d 64 -r "$half" -e '"ok":true' "$tmp/sock" "$tmp/checks.txt")
+	row "p99 us at half the peak ($half checks/s)" "$(field "$c" p99_us)" \
+		"$(field "$r" p99_us) (PING at that rate)" "< 1000"
+	c=$(run_load -c 16 -d 4 -e '"ok":true' "$tmp/sock" "$tmp/batches.txt")
+	row "batch checks (100 URLs), URL verdicts/s, 16 x 4" \
+		"$(($(field "$c" rps) * 100))" \
+		"$(field "$c" rps) batches/s" ">= 2000000"
+}
+
+# Fetch $2 distinct *.bench.test origins over scheme $1 with 256 fetches
+# at once, while cached checks run at a fixed rate beside them.
+fetch_rows() {
+	note "fetching $2 origins over $1"
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		echo "$1://f$i-$1.bench.test/"
+		i=$((i + 1))
+	done >"$tmp/fetch-$1.txt"
+	taskset -c 1 "$build/bench/loadgen" -t "$secs" -w 0.2 -c 4 -d 64 \
+		-r 5000 -e '"ok":true' "$tmp/sock" "$tmp/checks.txt" \
+		>"$tmp/during-$1" &
+	lg=$!
+	w=$(warm "$tmp/sock" "$tmp/fetch-$1.txt")
+	wait "$lg"
+	s=$(field "$w" seconds)
+	rate=$(awk -v n="$2" -v s="$s" 'BEGIN { printf "%.0f", n / s }')
+	row "fetches/s over $(echo "$1" | tr "[:lower:]" "[:upper:]"), --max-fetches 256 ($2 origins)" \
+		"$rate" "nginx, $(field "$w" fetch_errors) fetch errors" \
+		"$([ "$1" = http ] && echo ">= 2000" || echo ">= 1000")"
+	row "cached check p99 us while $1 fetches run (5,000/s)" \
+		"$(field "$(cat "$tmp/during-$1")" p99_us)" "-" "< 1000"
+}
+
+# 1,000,000 (or $1) two-rule origins from a state file.
+scale_rows() {
+	note "building a state file of $1 origins"
+	st=$(on_client_cpu "$build/bench/bench_state" "$1" "$tmp/state" \
+		"$tmp/scale-checks.txt")
+	started=$(date +%s.%N)
+	start_robotsd "$tmp/sock2" --state-file "$tmp/state" \
+		--cache-max-bytes 64G
+	ready=$(date +%s.%N)
+	rss=$(rss_kib "$daemon_pid")
+	c=$(run_load -c 16 -d 16 -e '"ok":true' "$tmp/sock2" "$tmp/scale-checks.txt")
+	stop_robotsd
+	row "scale: RSS per origin, bytes ($1 two-rule origins)" \
+		"$(((rss - rss0) * 1024 / $1))" \
+		"$(($(field "$st" file_bytes) / $1)) state-file bytes/origin" "<= 300"
+	row "scale: cached checks/s at 16 x 16" "$(field "$c" rps)" \
+		"$cr at 2,000 origins" "-"
+	row "scale: start-up with the state file, s" \
+		"$(awk -v a="$started" -v b="$ready" 'BEGIN { printf "%.2f", b - a }')" \
+		"$(field "$st" load_s) (state_load alone)" "< 2"
+	row "scale: save at shutdown, s" "$stop_s" \
+		"$(field "$st" save_s) (state_save alone)" "< 2"
+}

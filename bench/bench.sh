@@ -1,0 +1,120 @@
+#!/bin/sh
+# bench.sh: every robotsd benchmark, one table (run by make bench).
+#
+# usage: bench.sh BUILD_DIR CORPUS_DIR [SCALE_ORIGINS [SECONDS]]
+#
+# BUILD_DIR holds an optimized robotsd, robotsctl and bench/ programs;
+# CORPUS_DIR the unpacked corpus (robots/HOST.txt, urls.txt). Starts its
+# own redis-server (the yardstick of the socket path) and nginx (the local
+# origin, HTTP and HTTPS with a certificate made here with openssl), both
+# on private sockets and ports, and stops them on exit. Servers run on
+# CPU 0, loadgen on CPU 1. SCALE_ORIGINS (default 1000000) sizes the
+# scale test; SECONDS (default 3) is the length of each loadgen run.
+set -eu
+
+if [ $# -lt 2 ]; then
+	echo "usage: $0 BUILD_DIR CORPUS_DIR [SCALE_ORIGINS [SECONDS]]" >&2
+	exit 2
+fi
+build=$1
+corpus=$2
+scale=${3:-1000000}
+secs=${4:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/robotsd-bench.XXXXXX")
+chmod 755 "$tmp"
+pids=
+daemon_pid=
+table=$tmp/table
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null || :
+	done
+	wait 2>/dev/null || :
+	if [ -s "$tmp/robotsd.log" ]; then
+		echo "robotsd log (last lines):" >&2
+		tail -5 "$tmp/robotsd.log" >&2
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+note() { echo "bench: $*" >&2; }
+row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$table"; }
+# key=value field of a line of figures.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
+on_client_cpu() { taskset -c 1 "$@"; }
+
+# Wait up to 60 s for a path to appear.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		if [ "$i" -gt 6000 ]; then
+			note "$2 did not start"
+			exit 1
+		fi
+		sleep 0.01
+	done
+}
+
+# Resident memory of a process in KiB.
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+loadgen() { on_client_cpu "$build/bench/loadgen" "$@"; }
+
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
+
+# --- the library ----------------------------------------------------------
+note "librobots over the corpus"
+lib=$(on_client_cpu "$build/bench/bench_robots" "$corpus" 3)
+parse=$(echo "$lib" | sed -n 's/^| parse throughput | \([0-9.]*\) MB.*/\1/p')
+match=$(echo "$lib" | sed -n 's/^| match rate | \([0-9.]*\) million.*/\1/p')
+row "parse, MB/s of corpus robots.txt" "$parse" "Google's tokenizer alone ~276 (not run here)" ">= 300"
+row "hot match, M checks/s on corpus URLs" "$match" "-" ">= 15"
+
+# --- request files ----------------------------------------------------------
+sed 's|^https://|http://|' "$corpus/urls.txt" >"$tmp/urls.txt"
+make_requests "$tmp/urls.txt" >"$tmp/checks.txt"
+make_batches "$tmp/urls.txt" 100 >"$tmp/batches.txt"
+echo PING >"$tmp/ping.txt"
+
+wire=$(on_client_cpu "$build/bench/bench_wire" "$tmp/checks.txt")
+row "decode a check line, ns (fast path)" "$(field "$wire" fast_ns)" \
+	"$(field "$wire" jansson_ns) (jansson, proto_decode)" "-"
+
+# --- servers ----------------------------------------------------------------
+start_nginx
+start_redis
+start_robotsd "$tmp/sock" --max-fetches 256
+rss0=$(rss_kib "$daemon_pid")
+warm_corpus "$tmp/sock" "$tmp/urls.txt"
+memory_rows "$rss0"
+
+# --- the socket path: robotsd checks against redis PING -------------------
+socket_rows
+
+# --- fetches ----------------------------------------------------------------
+fetch_rows http 10000
+fetch_rows https 5000
+stop_robotsd
+
+# --- scale ------------------------------------------------------------------
+scale_rows "$scale"
+
+echo
+echo "Machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1);" \
+	"load average before the socket runs: $load."
+echo
+echo "| measure | robotsd | yardstick (same run) | target |"
+echo "|---|---|---|---|"
+cat "$table"

@@ -1,0 +1,245 @@
+package robotsd
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+)
+
+// errLost: the connection broke before the call's answer came; the call
+// may be sent again on a new connection.
+var errLost = errors.New("robotsd closed the connection")
+
+// reply is what a call gets: the whole answer line, or an error.
+type reply struct {
+	raw json.RawMessage
+	err error
+}
+
+// call is one request in flight on a conn. id 0 marks a raw line, which
+// robotsd answers with "id":null.
+type call struct {
+	id    uint64
+	bytes int
+	res   chan reply // buffered: the reader never blocks on a caller
+}
+
+// conn is one connection to robotsd: a writer goroutine sends queued
+// lines, a reader goroutine hands each answer to its call by id.
+type conn struct {
+	nc   net.Conn
+	out  chan []byte
+	done chan struct{} // closed when the connection is dead
+
+	mu          sync.Mutex
+	pending     map[uint64]*call
+	raw         []*call // raw lines, answered in order with "id":null
+	dead        bool
+	answered    bool // an answer came on this connection
+	maxAccepted int  // longest line answered by id
+}
+
+func newConn(nc net.Conn) *conn {
+	cn := &conn{
+		nc:      nc,
+		out:     make(chan []byte, 256),
+		done:    make(chan struct{}),
+		pending: make(map[uint64]*call),
+	}
+	go cn.writeLoop()
+	go cn.readLoop()
+	return cn
+}
+
+// register adds cl to the calls in flight; false if the conn is dead.
+func (cn *conn) register(cl *call) bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.dead {
+		return false
+	}
+	if cl.id == 0 {
+		cn.raw = append(cn.raw, cl)
+	} else {
+		cn.pending[cl.id] = cl
+	}
+	return true
+}
+
+// forget drops a call whose caller gave up; its answer, if it comes, is
+// dropped.
+func (cn *conn) forget(cl *call) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cl.id != 0 {
+		delete(cn.pending, cl.id)
+		return
+	}
+	for i, r := range cn.raw {
+		if r == cl {
+			cn.raw = append(cn.raw[:i], cn.raw[i+1:]...)
+			return
+		}
+	}
+}
+
+func (cn *conn) isDead() bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.dead
+}
+
+func (cn *conn) hadAnswer() bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.answered
+}
+
+// kill closes the connection and fails every call in flight with err.
+func (cn *conn) kill(err error) {
+	cn.mu.Lock()
+	if cn.dead {
+		cn.mu.Unlock()
+		return
+	}
+	cn.dead = true
+	calls := cn.takeAll()
+	cn.mu.Unlock()
+	close(cn.done)
+	cn.nc.Close()
+	for _, cl := range calls {
+		cl.res <- reply{err: err}
+	}
+}
+
+// takeAll empties the calls in flight; cn.mu must be held.
+func (cn *conn) takeAll() []*call {
+	calls := append([]*call(nil), cn.raw...)
+	for _, cl := range cn.pending {
+		calls = append(calls, cl)
+	}
+	cn.pending = make(map[uint64]*call)
+	cn.raw = nil
+	return calls
+}
+
+// writeLoop writes the queued lines, flushing when the queue runs dry.
+func (cn *conn) writeLoop() {
+	w := bufio.NewWriterSize(cn.nc, 64<<10)
+	for {
+		select {
+		case line := <-cn.out:
+			if _, err := w.Write(line); err != nil {
+				cn.kill(errLost)
+				return
+			}
+			if len(cn.out) == 0 {
+				if err := w.Flush(); err != nil {
+					cn.kill(errLost)
+					return
+				}
+			}
+		case <-cn.done:
+			return
+		}
+	}
+}
+
+// readLoop reads answer lines (bufio.Reader: no line length limit) and
+// dispatches them until the connection ends.
+func (cn *conn) readLoop() {
+	r := bufio.NewReaderSize(cn.nc, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && err == nil {
+			cn.dispatch(line)
+		}
+		if err != nil {
+			cn.kill(errLost)
+			return
+		}
+	}
+}
+
+// head is the part of an answer the dispatcher reads.
+type head struct {
+	ID    json.RawMessage `json:"id"`
+	OK    bool            `json:"ok"`
+	Error *wireError      `json:"error"`
+}
+
+func (cn *conn) dispatch(line []byte) {
+	var h head
+	if json.Unmarshal(line, &h) != nil {
+		return // not an answer robotsd would send: nothing to match
+	}
+	var err error
+	if !h.OK {
+		err = h.Error.toError("")
+	}
+	if len(h.ID) == 0 || string(h.ID) == "null" {
+		cn.anonymous(line, err)
+		return
+	}
+	id, perr := strconv.ParseUint(string(h.ID), 10, 64)
+	cn.mu.Lock()
+	cn.answered = true
+	cl := cn.pending[id]
+	if perr != nil || cl == nil {
+		cn.mu.Unlock()
+		return // its caller gave up: dropped
+	}
+	delete(cn.pending, id)
+	if cl.bytes > cn.maxAccepted {
+		cn.maxAccepted = cl.bytes
+	}
+	cn.mu.Unlock()
+	cl.res <- reply{raw: line, err: err}
+}
+
+// anonymous handles an answer with "id":null: to a raw line, to a line
+// over robotsd's limit, or the refusal of one connection too many.
+func (cn *conn) anonymous(line []byte, err error) {
+	var rerr *Error
+	errors.As(err, &rerr)
+	cn.mu.Lock()
+	cn.answered = true
+	var targets []*call
+	switch {
+	case len(cn.raw) > 0:
+		targets, cn.raw = cn.raw[:1], cn.raw[1:]
+	case rerr != nil && rerr.Code == CodeOverloaded:
+		targets = cn.takeAll()
+	case rerr != nil && rerr.Code == CodeLineTooLong:
+		if cl := cn.tooLong(); cl != nil {
+			delete(cn.pending, cl.id)
+			targets = []*call{cl}
+		}
+	}
+	cn.mu.Unlock()
+	for _, cl := range targets {
+		cl.res <- reply{raw: line, err: err}
+	}
+}
+
+// tooLong picks the call a line_too_long answer is about: robotsd reads
+// lines in order, so the first one sent (lowest id) that is longer than
+// every line it answered by id, else the longest in flight. cn.mu is held.
+func (cn *conn) tooLong() *call {
+	var first, longest *call
+	for _, cl := range cn.pending {
+		if cl.bytes > cn.maxAccepted && (first == nil || cl.id < first.id) {
+			first = cl
+		}
+		if longest == nil || cl.bytes > longest.bytes {
+			longest = cl
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return longest
+}

@@ -1,0 +1,58 @@
+package robotsd_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	robotsd "robotsd.dev/client"
+)
+
+// One client for the whole crawler; here robotsd's socket comes from
+// $ROBOTSD_SOCKET (nil options), as the tests set it.
+func Example() {
+	client := robotsd.New(nil)
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+	defer cancel()
+
+	r, err := client.Check(ctx, "http://example.com/a/b", "FooBot/2.1")
+	if err != nil {
+		fmt.Println("robotsd:", err)
+		return
+	}
+	switch {
+	case r.Allowed:
+		fmt.Println("allowed", r.URL)
+	case r.Rule != nil:
+		fmt.Printf("disallowed %s (line %d: %s %s)\n", r.URL, r.Rule.Line, r.Rule.Directive, r.Rule.Pattern)
+	default:
+		fmt.Printf("disallowed %s (%s)\n", r.URL, r.Reason) // robots.txt unreachable
+	}
+
+	results, err := client.CheckMany(ctx, []string{"http://example.com/b", "gopher://example.com/"}, "FooBot/2.1")
+	if err != nil {
+		fmt.Println("robotsd:", err)
+		return
+	}
+	for _, r := range results {
+		switch {
+		case errors.Is(r.Err, robotsd.ErrUnsupportedScheme):
+			fmt.Println("not a web URL:", r.URL)
+		case r.Err != nil:
+			fmt.Println(r.URL, r.Err)
+		default:
+			fmt.Println(r.URL, r.Allowed)
+		}
+	}
+
+	if _, err := client.Inspect(ctx, "never-seen.example"); errors.Is(err, robotsd.ErrNotCached) {
+		fmt.Println("never-seen.example is not cached")
+	}
+	// Output:
+	// disallowed http://example.com/a/b (line 2: disallow /a/)
+	// http://example.com/b true
+	// not a web URL: gopher://example.com/
+	// never-seen.example is not cached
+}

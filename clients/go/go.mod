@@ -1,0 +1,3 @@
+module robotsd.dev/client
+
+go 1.19

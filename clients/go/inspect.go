@@ -1,0 +1,103 @@
+package robotsd
+
+import (
+	"context"
+	"time"
+)
+
+// Group is one user-agent group of a robots.txt file.
+type Group struct {
+	Agents     []string      // the agents the group names ("*" included)
+	Rules      int           // its rule count
+	CrawlDelay time.Duration // its Crawl-delay; 0 when none
+}
+
+// Retry is the failure state of an origin.
+type Retry struct {
+	FailStreak   int       // consecutive failed fetches
+	FailingSince time.Time // when the failures began; zero when not failing
+	NextRetry    time.Time // the next attempt; zero when none is planned
+	LastError    string    // the last failure's text
+}
+
+// Entry is what robotsd's cache holds for one origin.
+type Entry struct {
+	Origin string
+	// State: "rules", "allow_all", "disallow_all" or "pending".
+	State      string
+	HTTPStatus int       // of the last fetch; 0 when none
+	FetchedAt  time.Time // zero when unset
+	ExpiresAt  time.Time // zero when unset
+	ExpiresIn  time.Duration
+	BodyBytes  int64
+	Truncated  bool   // the body was cut at 500 KiB
+	FinalURL   string // after redirects
+	Groups     []Group
+	Sitemaps   []string
+	Retry      Retry
+	Fetching   bool // a fetch is under way
+	Stale      bool // checks are answered from an older good copy
+}
+
+type wireEntry struct {
+	Origin     string   `json:"origin"`
+	State      string   `json:"state"`
+	HTTPStatus *int     `json:"http_status"`
+	FetchedAt  *float64 `json:"fetched_at"`
+	ExpiresAt  *float64 `json:"expires_at"`
+	ExpiresIn  *float64 `json:"expires_in"`
+	BodyBytes  int64    `json:"body_bytes"`
+	Truncated  bool     `json:"truncated"`
+	FinalURL   *string  `json:"final_url"`
+	Groups     []struct {
+		Agents     []string `json:"agents"`
+		Rules      int      `json:"rules"`
+		CrawlDelay *float64 `json:"crawl_delay"`
+	} `json:"groups"`
+	Sitemaps []string `json:"sitemaps"`
+	Retry    struct {
+		FailStreak   int      `json:"fail_streak"`
+		FailingSince *float64 `json:"failing_since"`
+		NextRetry    *float64 `json:"next_retry"`
+		LastError    *string  `json:"last_error"`
+	} `json:"retry"`
+	Fetching bool `json:"fetching"`
+	Stale    bool `json:"stale"`
+}
+
+func unixTime(f *float64) time.Time {
+	if f == nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(*f * 1000))
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Inspect returns what the cache holds for origin (an origin or URL as a
+// person writes it; a bare host means https). An origin not in the cache
+// gives ErrNotCached.
+func (c *Client) Inspect(ctx context.Context, origin string) (*Entry, error) {
+	var w wireEntry
+	if err := c.doInto(ctx, map[string]interface{}{"op": "inspect", "origin": origin}, &w); err != nil {
+		return nil, err
+	}
+	e := &Entry{Origin: w.Origin, State: w.State, FetchedAt: unixTime(w.FetchedAt),
+		ExpiresAt: unixTime(w.ExpiresAt), ExpiresIn: seconds(w.ExpiresIn),
+		BodyBytes: w.BodyBytes, Truncated: w.Truncated, FinalURL: str(w.FinalURL),
+		Sitemaps: w.Sitemaps, Fetching: w.Fetching, Stale: w.Stale}
+	if w.HTTPStatus != nil {
+		e.HTTPStatus = *w.HTTPStatus
+	}
+	for _, g := range w.Groups {
+		e.Groups = append(e.Groups, Group{Agents: g.Agents, Rules: g.Rules, CrawlDelay: seconds(g.CrawlDelay)})
+	}
+	e.Retry = Retry{FailStreak: w.Retry.FailStreak, FailingSince: unixTime(w.Retry.FailingSince),
+		NextRetry: unixTime(w.Retry.NextRetry), LastError: str(w.Retry.LastError)}
+	return e, nil
+}

@@ -1,0 +1,246 @@
+package robotsd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// Rule is the rule of robots.txt that decided a verdict.
+type Rule struct {
+	Directive string `json:"directive"` // "allow" or "disallow"
+	Pattern   string `json:"pattern"`   // as written in the file
+	Line      int    `json:"line"`      // 1-based line in the file
+}
+
+// Result is one URL's verdict.
+type Result struct {
+	URL string
+	// Pending: the check did not wait ("wait":false) and the origin's
+	// robots.txt is being fetched; Allowed means nothing then.
+	Pending bool
+	Allowed bool
+	Origin  string // the normalized origin
+	Source  string // "cache", "fetched" or "stale"
+	// Reason: "rule", "no_rule", "robots_txt", "unavailable" or "unreachable".
+	Reason     string
+	Rule       *Rule         // the deciding rule, or nil
+	CrawlDelay time.Duration // the Crawl-delay that applies; 0 when none
+	ExpiresIn  time.Duration // until the entry is refreshed
+	HTTPStatus int           // of the last fetch; 0 when there was no HTTP answer
+	// Err is set only in a batch, for a URL robotsd could not check.
+	Err error
+}
+
+// wireCheck is a check's answer, or one result of a batch.
+type wireCheck struct {
+	URL        string      `json:"url"`
+	OK         bool        `json:"ok"`
+	Pending    bool        `json:"pending"`
+	Allowed    bool        `json:"allowed"`
+	Origin     string      `json:"origin"`
+	Source     string      `json:"source"`
+	Reason     string      `json:"reason"`
+	HTTPStatus *int        `json:"http_status"`
+	Rule       *Rule       `json:"rule"`
+	CrawlDelay *float64    `json:"crawl_delay"`
+	ExpiresIn  *float64    `json:"expires_in"`
+	Error      *wireError  `json:"error"`
+	Results    []wireCheck `json:"results"`
+}
+
+func seconds(f *float64) time.Duration {
+	if f == nil {
+		return 0
+	}
+	return time.Duration(*f * float64(time.Second))
+}
+
+func (w *wireCheck) result(url string) Result {
+	r := Result{URL: url, Pending: w.Pending, Allowed: w.Allowed, Origin: w.Origin,
+		Source: w.Source, Reason: w.Reason, Rule: w.Rule,
+		CrawlDelay: seconds(w.CrawlDelay), ExpiresIn: seconds(w.ExpiresIn)}
+	if w.URL != "" {
+		r.URL = w.URL
+	}
+	if w.HTTPStatus != nil {
+		r.HTTPStatus = *w.HTTPStatus
+	}
+	if !w.OK {
+		r.Err = w.Error.toError(r.URL)
+	}
+	return r
+}
+
+// Check asks whether agent may fetch url, waiting for the origin's
+// robots.txt to be fetched if robotsd has not cached it.
+func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
+	raw, err := c.Do(ctx, map[string]interface{}{"op": "check", "url": url, "agent": agent})
+	if err != nil {
+		return Result{URL: url}, err
+	}
+	var w wireCheck
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
+	}
+	return w.result(url), nil
+}
+
+// CheckMany checks many URLs for one agent with robotsd's batch check, in
+// requests of at most BatchLimit URLs and MaxLine bytes sent at once. The
+// results come in the order of urls; a URL robotsd could not check has
+// its Err set. robotsd lets at most 1024 checks of a connection wait on
+// fetches: beyond that, URLs of origins it has not cached get ErrOverloaded.
+func (c *Client) CheckMany(ctx context.Context, urls []string, agent string) ([]Result, error) {
+	return c.batch(ctx, urls, agent, true)
+}
+
+// Warm starts robotsd fetching the robots.txt of the origins of urls
+// without waiting ("wait":false): an origin not cached yet gives a Pending
+// result, a cached one its verdict.
+func (c *Client) Warm(ctx context.Context, urls []string, agent string) ([]Result, error) {
+	return c.batch(ctx, urls, agent, false)
+}
+
+type span struct {
+	start, end int
+	err        *Error // the URL at start cannot be sent even alone
+}
+
+// spans cuts urls into runs that each fit one request line.
+func (c *Client) spans(urls []string, agent string, wait bool) []span {
+	probe := map[string]interface{}{"op": "check", "urls": []string{}, "agent": agent,
+		"id": uint64(math.MaxUint64)}
+	if !wait {
+		probe["wait"] = false
+	}
+	b, _ := json.Marshal(probe)
+	base := len(b)
+	var out []span
+	start, size := 0, base
+	for i, u := range urls {
+		enc, _ := json.Marshal(u)
+		add := len(enc) + 1 // and a comma
+		if base+add > c.opts.MaxLine {
+			if i > start {
+				out = append(out, span{start: start, end: i})
+			}
+			msg := fmt.Sprintf("a URL of %d bytes does not fit in MaxLine (%d)", len(enc), c.opts.MaxLine)
+			out = append(out, span{start: i, end: i + 1, err: &Error{Code: CodeLineTooLong, Message: msg, URL: u}})
+			start, size = i+1, base
+			continue
+		}
+		if i-start >= BatchLimit || size+add > c.opts.MaxLine {
+			out = append(out, span{start: start, end: i})
+			start, size = i, base
+		}
+		size += add
+	}
+	if start < len(urls) {
+		out = append(out, span{start: start, end: len(urls)})
+	}
+	return out
+}
+
+func (c *Client) batch(ctx context.Context, urls []string, agent string, wait bool) ([]Result, error) {
+	out := make([]Result, len(urls))
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for _, sp := range c.spans(urls, agent, wait) {
+		if sp.err != nil {
+			out[sp.start] = Result{URL: urls[sp.start], Err: sp.err}
+			continue
+		}
+		wg.Add(1)
+		go func(sp span) {
+			defer wg.Done()
+			if err := c.batchOne(ctx, urls[sp.start:sp.end], agent, wait, out[sp.start:sp.end]); err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+			}
+		}(sp)
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return out, err
+	default:
+		return out, nil
+	}
+}
+
+func (c *Client) batchOne(ctx context.Context, urls []string, agent string, wait bool, out []Result) error {
+	req := map[string]interface{}{"op": "check", "urls": urls, "agent": agent}
+	if !wait {
+		req["wait"] = false
+	}
+	raw, err := c.Do(ctx, req)
+	if err != nil {
+		return err
+	}
+	var w wireCheck
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return fmt.Errorf("robotsd: decoding the answer: %w", err)
+	}
+	if len(w.Results) != len(urls) {
+		return &Error{Code: CodeInternal,
+			Message: fmt.Sprintf("%d results for %d URLs", len(w.Results), len(urls))}
+	}
+	for i := range w.Results {
+		out[i] = w.Results[i].result(urls[i])
+	}
+	return nil
+}
+
+// Ping returns robotsd's version.
+func (c *Client) Ping(ctx context.Context) (string, error) {
+	var a struct {
+		Version string `json:"version"`
+	}
+	err := c.doInto(ctx, map[string]interface{}{"op": "ping"}, &a)
+	return a.Version, err
+}
+
+// Stats returns robotsd's counters under the protocol's names
+// ("cache_entries", "hits", ...).
+func (c *Client) Stats(ctx context.Context) (map[string]int64, error) {
+	var a struct {
+		Stats map[string]int64 `json:"stats"`
+	}
+	err := c.doInto(ctx, map[string]interface{}{"op": "stats"}, &a)
+	return a.Stats, err
+}
+
+// Purge drops one origin from the cache and returns the entries dropped.
+func (c *Client) Purge(ctx context.Context, origin string) (int, error) {
+	var a struct {
+		Purged int `json:"purged"`
+	}
+	err := c.doInto(ctx, map[string]interface{}{"op": "purge", "origin": origin}, &a)
+	return a.Purged, err
+}
+
+// PurgeAll drops every origin from the cache and returns the entries dropped.
+func (c *Client) PurgeAll(ctx context.Context) (int, error) {
+	var a struct {
+		Purged int `json:"purged"`
+	}
+	err := c.doInto(ctx, map[string]interface{}{"op": "purge", "all": true}, &a)
+	return a.Purged, err
+}
+
+func (c *Client) doInto(ctx context.Context, req map[string]interface{}, v interface{}) error {
+	raw, err := c.Do(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("robotsd: decoding the answer: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+// Type declarations for the robotsd client.
+
+export declare const DEFAULT_SOCKET: string;
+export declare const BATCH_LIMIT: number;
+export declare const DEFAULT_TIMEOUT: number;
+export declare const DEFAULT_MAX_LINE: number;
+export declare const DEFAULT_CONNECT_TIMEOUT: number;
+
+/** The socket path: the argument, else $ROBOTSD_SOCKET, else DEFAULT_SOCKET. */
+export declare function resolveSocket(path?: string): string;
+
+export declare const Codes: Readonly<{
+  BAD_JSON: "bad_json";
+  BAD_REQUEST: "bad_request";
+  UNKNOWN_OP: "unknown_op";
+  BAD_URL: "bad_url";
+  UNSUPPORTED_SCHEME: "unsupported_scheme";
+  LINE_TOO_LONG: "line_too_long";
+  OVERLOADED: "overloaded";
+  TIMEOUT: "timeout";
+  NOT_CACHED: "not_cached";
+  INTERNAL: "internal";
+  CONNECTION: "connection";
+}>;
+
+export type ErrorCode = (typeof Codes)[keyof typeof Codes];
+
+export interface ErrorOptions {
+  url?: string;
+  cause?: unknown;
+}
+
+/** An error answered by robotsd, or met on the way to it; act on `code`. */
+export declare class RobotsdError extends Error {
+  constructor(code: string, message: string, options?: ErrorOptions);
+  /** One of Codes, or a code a newer robotsd added. */
+  readonly code: ErrorCode | string;
+  /** In a batch: the URL the error is about. */
+  readonly url?: string;
+}
+/** The base of the classes below: one per code (not exported at run time). */
+declare class CodedError<C extends ErrorCode> extends RobotsdError {
+  constructor(message: string, options?: ErrorOptions);
+  readonly code: C;
+}
+export declare class BadJsonError extends CodedError<"bad_json"> {}
+export declare class BadRequestError extends CodedError<"bad_request"> {}
+export declare class UnknownOpError extends CodedError<"unknown_op"> {}
+export declare class BadUrlError extends CodedError<"bad_url"> {}
+export declare class UnsupportedSchemeError extends CodedError<"unsupported_scheme"> {}
+export declare class LineTooLongError extends CodedError<"line_too_long"> {}
+export declare class OverloadedError extends CodedError<"overloaded"> {}
+export declare class TimeoutError extends CodedError<"timeout"> {}
+/** The call's own timeout ran out (a TimeoutError too). */
+export declare class ClientTimeoutError extends TimeoutError {}
+export declare class NotCachedError extends CodedError<"not_cached"> {}
+export declare class InternalError extends CodedError<"internal"> {}
+/** robotsd could not be reached, or the client was closed. */
+export declare class ConnectionError extends CodedError<"connection"> {}
+
+/** The typed error for an answer's `error` object. */
+export declare function errorFromAnswer(
+  error: { code?: string; message?: string } | undefined,
+  url?: string,
+): RobotsdError;
+
+export interface Rule {
+  directive: "allow" | "disallow";
+  pattern: string;
+  /** 1-based line in robots.txt. */
+  line: number;
+}
+
+/** One URL's verdict; in a batch, possibly its error instead. */
+export declare class CheckResult {
+  readonly url: string;
+  /** true under `wait: false` while the origin is fetched; `allowed` is null then. */
+  readonly pending: boolean;
+  readonly allowed: boolean | null;
+  readonly origin: string | null;
+  readonly source: "cache" | "fetched" | "stale" | null;
+  readonly reason: "rule" | "no_rule" | "robots_txt" | "unavailable" | "unreachable" | null;
+  readonly rule: Rule | null;
+  /** Seconds, from the Crawl-delay of the group that applies. */
+  readonly crawlDelay: number | null;
+  /** Seconds until the entry is refreshed. */
+  readonly expiresIn: number | null;
+  readonly httpStatus: number | null;
+  /** Set only in a batch, for a URL robotsd could not check. */
+  readonly error: RobotsdError | null;
+}
+
+export interface Group {
+  agents: string[];
+  rules: number;
+  crawlDelay: number | null;
+}
+
+/** What the cache holds for an origin (the protocol's inspect answer, camelCase). */
+export interface Entry {
+  origin: string;
+  state: "rules" | "allow_all" | "disallow_all" | "pending";
+  httpStatus: number | null;
+  fetchedAt: number | null;
+  expiresAt: number | null;
+  expiresIn: number | null;
+  bodyBytes: number;
+  truncated: boolean;
+  finalUrl: string | null;
+  groups: Group[];
+  sitemaps: string[];
+  retry: {
+    failStreak: number;
+    failingSince: number | null;
+    nextRetry: number | null;
+    lastError: string | null;
+  };
+  fetching: boolean;
+  stale: boolean;
+  [field: string]: unknown;
+}
+
+/** robotsd's counters under the protocol's names. */
+export interface Stats {
+  cache_entries: number;
+  cache_bytes: number;
+  hits: number;
+  misses: number;
+  fetches: number;
+  fetch_errors: number;
+  coalesced: number;
+  connections: number;
+  requests: number;
+  uptime_s: number;
+  [counter: string]: number;
+}
+
+export interface ClientOptions {
+  /** Socket path; else $ROBOTSD_SOCKET, else DEFAULT_SOCKET. */
+  socket?: string;
+  /** Per-call timeout in ms (default 70000). */
+  timeout?: number;
+  /** How long to keep trying to (re)connect, in ms (default 5000). */
+  connectTimeout?: number;
+  /** robotsd's max-line: longer requests fail locally with LineTooLongError. */
+  maxLine?: number;
+}
+
+export interface CallOptions {
+  /** This call's timeout in ms. */
+  timeout?: number;
+}
+
+export interface CheckOptions extends CallOptions {
+  /** false: answer `pending` at once when the origin is not cached. */
+  wait?: boolean;
+}
+
+export declare class Client {
+  constructor(options?: ClientOptions);
+  readonly socketPath: string;
+  timeout: number;
+  connectTimeout: number;
+  maxLine: number;
+  check(url: string, agent: string, opts?: CheckOptions): Promise<CheckResult>;
+  checkMany(urls: string[], agent: string, opts?: CheckOptions): Promise<CheckResult[]>;
+  warm(urls: string | string[], agent: string, opts?: CallOptions): Promise<CheckResult[]>;
+  inspect(origin: string, opts?: CallOptions): Promise<Entry>;
+  purge(origin: string, opts?: CallOptions): Promise<number>;
+  purgeAll(opts?: CallOptions): Promise<number>;
+  stats(opts?: CallOptions): Promise<Stats>;
+  ping(opts?: CallOptions): Promise<string>;
+  /** Any request object; resolves to the whole ok:true answer. */
+  request(req: Record<string, unknown>, opts?: CallOptions): Promise<Record<string, unknown>>;
+  /** One raw line without id, for answers with "id":null (bad_json). */
+  sendRaw(line: string, opts?: CallOptions): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export declare function connect(options?: ClientOptions): Client;
+export {};

@@ -1,0 +1,399 @@
+// robotsd client for Node.js: one Unix socket connection, pipelined
+// newline-delimited JSON requests matched to their answers by id.
+
+import net from "node:net";
+import {
+  ClientTimeoutError,
+  Codes,
+  ConnectionError,
+  LineTooLongError,
+  errorFromAnswer,
+} from "./errors.js";
+
+export * from "./errors.js";
+
+/** Where robotsd listens unless told otherwise. */
+export const DEFAULT_SOCKET = "/run/robotsd/robotsd.sock";
+/** Most URLs robotsd takes in one batch check; checkMany splits at it. */
+export const BATCH_LIMIT = 1000;
+/** Per-call timeout (ms): a check may wait up to 65 s on a fetch. */
+export const DEFAULT_TIMEOUT = 70000;
+/** robotsd's default longest request line (bytes, without the newline). */
+export const DEFAULT_MAX_LINE = 65536;
+/** How long (ms) to keep trying to (re)connect before calls fail. */
+export const DEFAULT_CONNECT_TIMEOUT = 5000;
+// A call whose connection broke is sent again on the next one, this often.
+const MAX_SENDS = 3;
+
+/** The socket path: the argument, else $ROBOTSD_SOCKET, else the default. */
+export function resolveSocket(path) {
+  return path || process.env.ROBOTSD_SOCKET || DEFAULT_SOCKET;
+}
+
+/** One URL's verdict (or, in a batch, its error). */
+export class CheckResult {
+  constructor(answer, url) {
+    this.url = typeof answer.url === "string" ? answer.url : url;
+    this.pending = answer.pending === true;
+    this.allowed = typeof answer.allowed === "boolean" ? answer.allowed : null;
+    this.origin = answer.origin ?? null;
+    this.source = answer.source ?? null;
+    this.reason = answer.reason ?? null;
+    this.rule = answer.rule
+      ? { directive: answer.rule.directive, pattern: answer.rule.pattern, line: answer.rule.line }
+      : null;
+    this.crawlDelay = answer.crawl_delay ?? null;
+    this.expiresIn = answer.expires_in ?? null;
+    this.httpStatus = answer.http_status ?? null;
+    this.error = answer.ok === false ? errorFromAnswer(answer.error, this.url) : null;
+  }
+}
+
+function camel(key) {
+  return key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+}
+
+function camelize(v) {
+  if (Array.isArray(v)) return v.map(camelize);
+  if (v === null || typeof v !== "object") return v;
+  const out = {};
+  for (const [k, x] of Object.entries(v)) out[camel(k)] = camelize(x);
+  return out;
+}
+
+/**
+ * A robotsd client. Calls may be made at once from anywhere: they share one
+ * connection, opened on the first call and reopened when robotsd restarts.
+ */
+export class Client {
+  constructor(options = {}) {
+    this.socketPath = resolveSocket(options.socket);
+    this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    this.connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
+    this.maxLine = options.maxLine ?? DEFAULT_MAX_LINE;
+    this._nextId = 1;
+    this._pending = new Map(); // id -> call, in sending order
+    this._raw = []; // calls sent by sendRaw, waiting for an id:null answer
+    this._sock = null;
+    this._gen = 0; // connection generation a call was last written on
+    this._connecting = false;
+    this._retryTimer = null;
+    this._closed = false;
+    this._buf = "";
+    this._maxAccepted = 0;
+    this._answered = false;
+  }
+
+  /** May `agent` fetch `url`? `{wait: false}` answers pending at once. */
+  async check(url, agent, opts = {}) {
+    const req = { op: "check", url, agent };
+    if (opts.wait === false) req.wait = false;
+    return new CheckResult(await this.request(req, opts), url);
+  }
+
+  /**
+   * Checks many URLs for one agent, in batches of at most BATCH_LIMIT URLs
+   * and maxLine bytes, pipelined; the results come in the order of `urls`.
+   */
+  async checkMany(urls, agent, opts = {}) {
+    const out = new Array(urls.length);
+    const sends = [];
+    for (const { start, list, error } of this._batches(urls, agent, opts.wait)) {
+      if (error) {
+        out[start] = new CheckResult({ ok: false, error }, list[0]);
+        continue;
+      }
+      const req = { op: "check", urls: list, agent };
+      if (opts.wait === false) req.wait = false;
+      sends.push(
+        this.request(req, opts).then((ans) => {
+          ans.results.forEach((r, i) => (out[start + i] = new CheckResult(r, list[i])));
+        }),
+      );
+    }
+    await Promise.all(sends);
+    return out;
+  }
+
+  // Cuts urls into runs that fit one request line; a URL too long to send
+  // even alone gets a line_too_long error of its own.
+  *_batches(urls, agent, wait) {
+    const probe = { op: "check", urls: [], agent, id: Number.MAX_SAFE_INTEGER };
+    if (wait === false) probe.wait = false;
+    const base = Buffer.byteLength(JSON.stringify(probe));
+    let start = 0;
+    let size = base;
+    for (let i = 0; i < urls.length; i++) {
+      const add = Buffer.byteLength(JSON.stringify(urls[i])) + 1; // and a comma
+      if (base + add > this.maxLine) {
+        if (i > start) yield { start, list: urls.slice(start, i) };
+        const message = `a URL of ${add - 1} bytes does not fit in maxLine (${this.maxLine})`;
+        yield { start: i, list: [urls[i]], error: { code: Codes.LINE_TOO_LONG, message } };
+        start = i + 1;
+        size = base;
+        continue;
+      }
+      if (i - start >= BATCH_LIMIT || size + add > this.maxLine) {
+        yield { start, list: urls.slice(start, i) };
+        start = i;
+        size = base;
+      }
+      size += add;
+    }
+    if (start < urls.length) yield { start, list: urls.slice(start) };
+  }
+
+  /** Starts fetches of the origins of `urls` without waiting for them. */
+  warm(urls, agent, opts = {}) {
+    return this.checkMany(typeof urls === "string" ? [urls] : urls, agent, {
+      ...opts,
+      wait: false,
+    });
+  }
+
+  /** What the cache holds for an origin (camelCase fields). */
+  async inspect(origin, opts = {}) {
+    const ans = await this.request({ op: "inspect", origin }, opts);
+    delete ans.id;
+    delete ans.ok;
+    return camelize(ans);
+  }
+
+  /** Drops one origin from the cache; resolves to the entries dropped. */
+  async purge(origin, opts = {}) {
+    return (await this.request({ op: "purge", origin }, opts)).purged;
+  }
+
+  /** Drops every origin from the cache; resolves to the entries dropped. */
+  async purgeAll(opts = {}) {
+    return (await this.request({ op: "purge", all: true }, opts)).purged;
+  }
+
+  /** robotsd's counters, under the protocol's names (cache_entries, ...). */
+  async stats(opts = {}) {
+    return (await this.request({ op: "stats" }, opts)).stats;
+  }
+
+  /** robotsd's version. */
+  async ping(opts = {}) {
+    return (await this.request({ op: "ping" }, opts)).version;
+  }
+
+  /**
+   * Sends any request object (its id is set here) and resolves to the whole
+   * answer; an ok:false answer rejects with its typed error.
+   */
+  request(req, opts = {}) {
+    const timeout = opts.timeout ?? this.timeout;
+    if (this._closed) return Promise.reject(new ConnectionError("the client is closed"));
+    const id = this._nextId++;
+    const line = JSON.stringify({ ...req, id }) + "\n";
+    const bytes = Buffer.byteLength(line) - 1;
+    if (bytes > this.maxLine) {
+      return Promise.reject(
+        new LineTooLongError(`request of ${bytes} bytes is over maxLine (${this.maxLine})`),
+      );
+    }
+    return this._enqueue({ id, line, bytes, timeout });
+  }
+
+  /**
+   * Sends one raw line (no id is added): for lines robotsd answers with
+   * "id":null, such as bad_json. Resolves or rejects with that answer.
+   */
+  sendRaw(line, opts = {}) {
+    if (this._closed) return Promise.reject(new ConnectionError("the client is closed"));
+    const text = line.endsWith("\n") ? line : line + "\n";
+    return this._enqueue({ id: null, line: text, bytes: 0, timeout: opts.timeout ?? this.timeout });
+  }
+
+  /** Fails the calls in flight and closes the connection. */
+  close() {
+    this._closed = true;
+    clearTimeout(this._retryTimer);
+    this._failAll(new ConnectionError("the client is closed"));
+    const sock = this._sock;
+    this._sock = null;
+    if (!sock || sock.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      sock.once("close", () => resolve());
+      sock.destroy();
+    });
+  }
+
+  _enqueue(call) {
+    return new Promise((resolve, reject) => {
+      call.resolve = resolve;
+      call.reject = reject;
+      call.sends = 0;
+      call.gen = -1;
+      call.timer = setTimeout(() => this._expire(call), call.timeout);
+      if (call.id === null) this._raw.push(call);
+      else this._pending.set(call.id, call);
+      if (this._sock) this._write(call);
+      else this._connect();
+    });
+  }
+
+  _write(call) {
+    call.gen = this._gen;
+    call.sends++;
+    this._sock.ref();
+    this._sock.write(call.line);
+  }
+
+  _settle(call, err, value) {
+    clearTimeout(call.timer);
+    if (call.id === null) {
+      const i = this._raw.indexOf(call);
+      if (i >= 0) this._raw.splice(i, 1);
+    } else {
+      this._pending.delete(call.id);
+    }
+    if (this._sock && this._pending.size === 0 && this._raw.length === 0) this._sock.unref();
+    if (err) call.reject(err);
+    else call.resolve(value);
+  }
+
+  _expire(call) {
+    this._settle(call, new ClientTimeoutError(`no answer from robotsd within ${call.timeout} ms`));
+  }
+
+  _failAll(err) {
+    for (const call of [...this._pending.values(), ...this._raw]) this._settle(call, err);
+  }
+
+  // Opens the connection, retrying (ENOENT, ECONNREFUSED while robotsd
+  // restarts) with a growing pause for up to connectTimeout.
+  _connect() {
+    if (this._sock || this._connecting || this._closed) return;
+    this._connecting = true;
+    const started = Date.now();
+    let pause = 20;
+    const attempt = () => {
+      const sock = net.createConnection(this.socketPath);
+      const onError = (err) => {
+        sock.destroy();
+        const busy = this._pending.size > 0 || this._raw.length > 0;
+        if (this._closed || !busy || Date.now() - started + pause > this.connectTimeout) {
+          this._connecting = false;
+          const msg = `cannot connect to robotsd at ${this.socketPath}: ${err.message}`;
+          this._failAll(new ConnectionError(msg, { cause: err }));
+          return;
+        }
+        this._retryTimer = setTimeout(attempt, pause);
+        pause = Math.min(pause * 2, 500);
+      };
+      sock.once("error", onError);
+      sock.once("connect", () => {
+        sock.removeListener("error", onError);
+        this._connecting = false;
+        if (this._closed) sock.destroy();
+        else this._attach(sock);
+      });
+    };
+    attempt();
+  }
+
+  _attach(sock) {
+    this._sock = sock;
+    this._gen++;
+    this._buf = "";
+    this._maxAccepted = 0;
+    this._answered = false;
+    sock.setEncoding("utf8");
+    sock.on("data", (chunk) => this._onData(chunk));
+    sock.on("error", () => {}); // "close" follows
+    sock.on("close", () => this._onClose(sock));
+    for (const call of [...this._pending.values(), ...this._raw]) {
+      if (call.gen !== this._gen) this._write(call);
+    }
+    if (this._pending.size === 0 && this._raw.length === 0) sock.unref();
+  }
+
+  // The connection broke (robotsd stopped or restarts): calls in flight
+  // are sent again on a new connection (every op is idempotent), raw lines
+  // and calls already sent MAX_SENDS times fail.
+  _onClose(sock) {
+    if (this._sock !== sock) return;
+    this._sock = null;
+    if (this._closed) return;
+    const lost = new ConnectionError("robotsd closed the connection");
+    for (const call of [...this._pending.values(), ...this._raw]) {
+      if (call.id === null || call.sends >= MAX_SENDS) this._settle(call, lost);
+    }
+    if (this._pending.size === 0) return;
+    // closed before answering anything (refused as one connection too
+    // many, or robotsd stopping): pause before trying again
+    if (this._answered) this._connect();
+    else this._retryTimer = setTimeout(() => this._connect(), 100);
+  }
+
+  _onData(chunk) {
+    this._buf += chunk;
+    let start = 0;
+    let nl;
+    while ((nl = this._buf.indexOf("\n", start)) >= 0) {
+      const line = this._buf.slice(start, nl);
+      start = nl + 1;
+      let ans;
+      try {
+        ans = JSON.parse(line);
+      } catch {
+        continue; // not an answer robotsd would send: nothing to match
+      }
+      if (ans !== null && typeof ans === "object") this._onAnswer(ans);
+    }
+    this._buf = this._buf.slice(start);
+  }
+
+  _onAnswer(ans) {
+    this._answered = true;
+    if (ans.id === null || ans.id === undefined) {
+      this._onAnonymous(ans);
+      return;
+    }
+    const call = this._pending.get(ans.id);
+    if (!call) return; // its caller timed out: dropped
+    this._maxAccepted = Math.max(this._maxAccepted, call.bytes);
+    if (ans.ok === true) this._settle(call, null, ans);
+    else this._settle(call, errorFromAnswer(ans.error));
+  }
+
+  // An answer with "id":null: to a raw line, a line over robotsd's limit,
+  // or a connection refused as one too many.
+  _onAnonymous(ans) {
+    const err = ans.ok === false ? errorFromAnswer(ans.error) : null;
+    if (this._raw.length > 0) {
+      this._settle(this._raw[0], err, ans);
+      return;
+    }
+    if (!err) return;
+    if (err.code === Codes.OVERLOADED) {
+      this._failAll(err);
+      return;
+    }
+    if (err.code === Codes.LINE_TOO_LONG) {
+      const call = this._tooLong();
+      if (call) this._settle(call, err);
+    }
+  }
+
+  // The call a line_too_long answer is about: robotsd reads lines in order,
+  // so the first one sent on this connection that is longer than every line
+  // it has answered by id (else the longest in flight).
+  _tooLong() {
+    let longest = null;
+    for (const call of this._pending.values()) {
+      if (call.gen !== this._gen) continue;
+      if (call.bytes > this._maxAccepted) return call;
+      if (!longest || call.bytes > longest.bytes) longest = call;
+    }
+    return longest;
+  }
+}
+
+/** A new Client (see Client's options). */
+export function connect(options) {
+  return new Client(options);
+}

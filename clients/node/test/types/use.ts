@@ -1,0 +1,43 @@
+// Compiled by types.test.js with tsc --strict against index.d.ts: the
+// declarations cover the whole surface and keep codes typed.
+import {
+  CheckResult,
+  Client,
+  ClientTimeoutError,
+  Codes,
+  NotCachedError,
+  RobotsdError,
+  resolveSocket,
+} from "robotsd";
+
+const c = new Client({ socket: resolveSocket(), timeout: 1000, maxLine: 65536 });
+
+async function main(): Promise<void> {
+  const r: CheckResult = await c.check("http://a.test/", "A", { wait: false, timeout: 10 });
+  const allowed: boolean | null = r.allowed;
+  const delay: number | null = r.crawlDelay;
+  const many: CheckResult[] = await c.checkMany(["http://a.test/"], "A");
+  const warm: CheckResult[] = await c.warm("http://a.test/", "A");
+  const e = await c.inspect("a.test");
+  const n: number = e.bodyBytes + (await c.purge("a.test")) + (await c.purgeAll());
+  const hits: number = (await c.stats()).hits;
+  const version: string = await c.ping();
+  const answer: Record<string, unknown> = await c.request({ op: "ping" });
+  try {
+    await c.sendRaw("{");
+  } catch (err) {
+    if (err instanceof NotCachedError) {
+      const code: "not_cached" = err.code;
+      console.log(code);
+    }
+    if (err instanceof ClientTimeoutError) {
+      const code: "timeout" = err.code;
+      console.log(code);
+    }
+    if (err instanceof RobotsdError && err.code === Codes.BAD_URL) console.log(err.url);
+  }
+  console.log(allowed, delay, many.length, warm.length, n, hits, version, answer, e.retry.failStreak);
+  await c.close();
+}
+
+void main();

@@ -1,0 +1,424 @@
+"""The shared Redis tier (issue 9): several real robotsd instances, real
+redis-server processes on private Unix sockets (no persistence) and the
+local origin server. One fetch per origin for the whole fleet, a dead lock
+holder, a shared failure state, Redis stopped, paused and restarted,
+refused values, two servers, the Redis expiry of an entry, purge."""
+import http.client
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import zlib
+
+from harness import DaemonTest, closed_port, poll
+
+RULES = "User-agent: *\nDisallow: /private\n"
+ENTRY = "robotsd:v1:e:"
+
+
+def entry_key(origin):
+    return ENTRY + "{" + origin + "}"
+
+
+def lock_key(origin):
+    return "robotsd:v1:l:{" + origin + "}"
+
+
+class Redis:
+    """One redis-server on a private Unix socket, without persistence."""
+
+    def __init__(self, tmp, name):
+        self.sock = os.path.join(tmp, name + ".sock")
+        self.url = "unix://" + self.sock
+        self.proc = None
+
+    def start(self):
+        exe = shutil.which("redis-server")
+        if exe is None:
+            raise AssertionError("redis-server is not installed: run "
+                                 "scripts/deps (the README's test command)")
+        self.proc = subprocess.Popen(
+            [exe, "--port", "0", "--unixsocket", self.sock, "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        ok = poll(self._ping, 10, 0.02)
+        if not ok:
+            raise AssertionError("redis-server did not start on " + self.sock)
+        return self
+
+    def _ping(self):
+        try:
+            return self.cmd("PING") == "PONG"
+        except OSError:
+            return False
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def pause(self, on):
+        self.proc.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
+
+    def cmd(self, *args):
+        """One command over RESP; bulk strings come back as bytes."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        try:
+            s.connect(self.sock)
+            out = b"*%d\r\n" % len(args)
+            for a in args:
+                a = a if isinstance(a, bytes) else str(a).encode()
+                out += b"$%d\r\n%s\r\n" % (len(a), a)
+            s.sendall(out)
+            return _reply(s.makefile("rb"))
+        finally:
+            s.close()
+
+    def keys(self, prefix):
+        return sorted(k.decode() for k in self.cmd("KEYS", prefix + "*"))
+
+
+def _reply(f):
+    line = f.readline()
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise AssertionError("redis error: " + rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        n = int(rest)
+        if n < 0:
+            return None
+        data = f.read(n + 2)
+        return data[:-2]
+    if kind == b"*":
+        return [_reply(f) for _ in range(int(rest))]
+    raise AssertionError("odd redis reply %r" % line)
+
+
+def value_ok(v):
+    """A value as robotsd writes it: magic, version 1, length, CRC-32."""
+    return (v is not None and v[:4] == b"RBTV" and
+            struct.unpack(">H", v[4:6])[0] == 1 and
+            struct.unpack(">I", v[8:12])[0] == len(v) and
+            zlib.crc32(v[:-4]) == struct.unpack(">I", v[-4:])[0])
+
+
+def value_times(v):
+    """fetched_at, expires_at, stale_until (ms) of a version 1 value."""
+    return struct.unpack(">qqq", v[20:44])
+
+
+class Shared(DaemonTest):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.redis = self.server("r0")
+
+    def server(self, name):
+        r = Redis(self.tmp, name).start()
+        self.addCleanup(r.stop)
+        return r
+
+    def fleet(self, n, *args, servers=None):
+        """n instances on the given Redis servers; their clients."""
+        tier = []
+        for r in servers or [self.redis]:
+            tier += ["--redis", r.url]
+        return [self.start(*(tier + list(args))) for _ in range(n)]
+
+    def answers_right(self, c, host, **kw):
+        a = self.check("http://%s/private/x" % host, client=c, **kw)
+        self.assertAnswer(a, ok=True, allowed=False, reason="rule")
+        b = self.check("http://%s/public" % host, client=c)
+        self.assertAnswer(b, ok=True, allowed=True)
+        return a
+
+    def test_fleet_fetches_each_origin_once(self):
+        hosts = ["o%d.fleet.test" % i for i in range(100)]
+        for h in hosts:
+            self.origin.robots(h, RULES, delay=0.3)
+        clients = self.fleet(3)
+        results = [None] * 3
+
+        def run(i, c):
+            reqs = [{"op": "check", "id": j, "agent": "Bot",
+                     "url": "http://%s/private/%d" % (h, j)}
+                    for j, h in enumerate(hosts)]
+            results[i] = c.pipeline(reqs)
+
+        threads = [threading.Thread(target=run, args=(i, c))
+                   for i, c in enumerate(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        sources = {}
+        for answers in results:
+            self.assertEqual(len(answers), 100)
+            for a in answers:
+                self.assertAnswer(a, ok=True, allowed=False, reason="rule")
+                sources[a["source"]] = sources.get(a["source"], 0) + 1
+        per = {h: len(self.origin.hits(h)) for h in hosts}
+        self.assertEqual(set(per.values()), {1}, per)
+        # one instance fetched each origin; the two others took its value
+        self.assertEqual(sources, {"fetched": 100, "shared": 200}, sources)
+        st = [self.stats(c) for c in clients]
+        self.assertEqual(sum(s["shared_publishes"] for s in st), 100)
+        self.assertEqual(sum(s["shared_misses"] for s in st), 100)
+        self.assertEqual(sum(s["shared_hits"] for s in st), 200)
+        self.assertEqual(sum(s["shared_local"] for s in st), 0)
+        for c in clients:
+            a = self.inspect("http://o7.fleet.test", client=c)
+            self.assertIn(a["source"], ("fetched", "shared"))
+
+    def test_dead_lock_holder(self):
+        self.origin.robots("held.test", RULES, hold=True)
+        a, b, c = self.fleet(3, "--redis-lock-time", "3",
+                             "--fetch-timeout", "2")
+        holder = self.daemons[0]
+        a.send({"op": "check", "id": 1, "agent": "Bot",
+                "url": "http://held.test/private/x"})
+        self.origin.wait_hits("held.test", 1)
+        self.assertTrue(self.redis.cmd("GET", lock_key("http://held.test")))
+        for cl in (b, c):
+            cl.send({"op": "check", "id": 2, "agent": "Bot",
+                     "url": "http://held.test/private/x"})
+        self.assertTrue(poll(lambda: all(
+            self.stats(cl)["shared_lock_waits"] == 1 for cl in (b, c))))
+        holder.kill()
+        holder.proc = None  # killed on purpose: nothing to check at stop
+        self.origin.robots("held.test", RULES)  # answers at once now
+        t0 = time.monotonic()
+        for cl in (b, c):
+            self.assertAnswer(cl.recv(), id=2, ok=True, allowed=False,
+                              reason="rule")
+        # the lock lived 3 s; a waiter polls it every second
+        self.assertLess(time.monotonic() - t0, 6)
+        self.assertEqual(len(self.origin.hits("held.test")), 2)
+        st = [self.stats(cl) for cl in (b, c)]
+        self.assertEqual(sum(s["shared_lock_takeovers"] for s in st), 1)
+        self.assertEqual(sum(s["shared_publishes"] for s in st), 1)
+
+    def test_retry_after_is_shared(self):
+        self.origin.set("busy.test", status=503,
+                        headers={"Retry-After": "120"})
+        clients = self.fleet(3)
+        a = self.check("http://busy.test/x", client=clients[0])
+        self.assertAnswer(a, ok=True, allowed=False, reason="unreachable",
+                          source="fetched")
+        for c in clients[1:]:
+            a = self.check("http://busy.test/x", client=c)
+            self.assertAnswer(a, ok=True, allowed=False,
+                              reason="unreachable", source="shared")
+            self.assertEqual(self.inspect("http://busy.test", client=c)
+                             ["source"], "shared")
+        self.origin.robots("busy.test", RULES)
+        for c in clients:
+            self.advance(119, client=c)
+        for c in clients:
+            self.assertAnswer(self.check("http://busy.test/x", client=c),
+                              allowed=False, reason="unreachable")
+        self.assertEqual(len(self.origin.hits("busy.test")), 1)
+        for c in clients:
+            self.advance(2, client=c)
+        # the retry is due: one instance refetches, the others take it
+        self.check("http://busy.test/private/x", client=clients[1])
+        self.assertTrue(poll(lambda: self.inspect(
+            "http://busy.test", client=clients[1])["state"] == "rules"))
+        for c in (clients[2], clients[0]):
+            # an expired entry answers stale at once and refreshes: here
+            # from the value the first instance published
+            self.check("http://busy.test/private/x", client=c)
+            self.assertTrue(poll(lambda: self.inspect(
+                "http://busy.test", client=c)["state"] == "rules"))
+            self.assertEqual(self.inspect("http://busy.test", client=c)
+                             ["source"], "shared")
+            self.answers_right(c, "busy.test")
+        self.assertEqual(len(self.origin.hits("busy.test")), 2)
+
+    def test_redis_stopped_paused_restarted(self):
+        for i in range(6):
+            self.origin.robots("d%d.test" % i, RULES, delay=0.3)
+        clients = self.fleet(3, "--redis-timeout", "200")
+        self.answers_right(clients[0], "d0.test")
+        self.redis.pause(True)  # a slow Redis: every call times out
+        for i, c in enumerate(clients):
+            t0 = time.monotonic()
+            self.answers_right(c, "d1.test")
+            # get (200 ms) + the fetch (300 ms); slack for a slow machine
+            self.assertLess(time.monotonic() - t0, 2.0)
+        self.assertGreater(self.stats(clients[1])["redis_timeouts"], 0)
+        self.redis.pause(False)
+        self.redis.stop()  # down: calls fail at once
+        for c in clients:
+            t0 = time.monotonic()
+            self.answers_right(c, "d2.test")
+            self.answers_right(c, "d0.test")
+            self.assertLess(time.monotonic() - t0, 2.0)
+            self.assertEqual(self.stats(c)["redis_up_0"], 0)
+        self.assertEqual(len(self.origin.hits("d2.test")), 3)
+        self.redis.start()
+        for c in clients:
+            self.assertTrue(poll(lambda: self.stats(c)["redis_up_0"] == 1,
+                                 10), "no reconnect: %r" % self.stats(c))
+        a = self.answers_right(clients[0], "d3.test")
+        self.assertEqual(a["source"], "fetched")
+        for c in clients[1:]:
+            a = self.answers_right(c, "d3.test")
+            self.assertEqual(a["source"], "shared")
+        self.assertEqual(len(self.origin.hits("d3.test")), 1)
+
+    def test_refused_values_are_refetched_and_overwritten(self):
+        hosts = ["bad%d.test" % i for i in range(3)]
+        for h in hosts:
+            self.origin.robots(h, RULES)
+        a, b = self.fleet(2)
+        for h in hosts:
+            self.answers_right(a, h)
+        good = [self.redis.cmd("GET", entry_key("http://" + h)) for h in hosts]
+        self.assertTrue(all(value_ok(v) for v in good))
+        v = good[0]
+        corrupt = v[:30] + bytes([v[30] ^ 0xFF]) + v[31:]
+        truncated = v[:len(v) // 2]
+        other = v[:4] + struct.pack(">H", 2) + v[6:]
+        for h, bad in zip(hosts, (corrupt, truncated, other)):
+            self.redis.cmd("SET", entry_key("http://" + h), bad, "PX", 600000)
+        for h in hosts:
+            self.assertEqual(self.answers_right(b, h)["source"], "fetched")
+            self.assertEqual(len(self.origin.hits(h)), 2, h)
+            self.assertTrue(poll(lambda: value_ok(
+                self.redis.cmd("GET", entry_key("http://" + h)))), h)
+        # each refused value is read twice: before the lock and under it
+        self.assertEqual(self.stats(b)["shared_corrupt"], 6)
+        self.assertEqual(self.stats(b)["shared_local"], 0)
+
+    def test_two_servers_split_origins(self):
+        r1 = self.server("r1")
+        hosts = ["split%d.test" % i for i in range(40)]
+        for h in hosts:
+            self.origin.robots(h, RULES)
+        a, b = self.fleet(2, servers=[self.redis, r1])
+        for h in hosts:
+            self.answers_right(a, h)
+        on0 = {k[len(ENTRY) + 1:-1] for k in self.redis.keys(ENTRY)}
+        on1 = {k[len(ENTRY) + 1:-1] for k in r1.keys(ENTRY)}
+        self.assertEqual(on0 | on1, {"http://" + h for h in hosts})
+        self.assertEqual(on0 & on1, set())
+        self.assertTrue(on0 and on1, (on0, on1))
+        r1.stop()
+        self.assertTrue(poll(lambda: self.stats(b)["redis_up_1"] == 0))
+        for h in hosts:
+            a = self.answers_right(b, h)
+            want = "shared" if "http://" + h in on0 else "fetched"
+            self.assertEqual(a["source"], want, h)
+            self.assertEqual(len(self.origin.hits(h)),
+                             1 if want == "shared" else 2, h)
+        s = self.stats(b)
+        self.assertEqual((s["shared_hits"], s["shared_local"]),
+                         (len(on0), len(on1)))
+
+    def test_redis_expiry_is_the_remaining_lifetime(self):
+        self.origin.robots("ttl.test", RULES,
+                           headers={"Cache-Control": "max-age=600"})
+        a, b = self.fleet(2)
+        self.answers_right(a, "ttl.test")
+        key = entry_key("http://ttl.test")
+        pttl = self.redis.cmd("PTTL", key)
+        v = self.redis.cmd("GET", key)
+        fetched, expires, stale = value_times(v)
+        self.assertEqual(expires - fetched, 600000)
+        # remaining lifetime (600 s) + as long again served stale
+        self.assertEqual(stale - fetched, 1200000)
+        self.assertTrue(1190000 < pttl <= 1200000, pttl)
+        e = self.inspect("http://ttl.test", client=b)
+        self.assertEqual(e["ok"], False)  # b has nothing yet
+        self.answers_right(b, "ttl.test")
+        e = self.inspect("http://ttl.test", client=b)
+        self.assertEqual(e["source"], "shared")
+        self.assertBetween(e["expires_in"], 590, 600)
+
+    def test_purge_removes_the_shared_copy(self):
+        self.origin.robots("gone.test", RULES)
+        a, b = self.fleet(2)
+        self.answers_right(a, "gone.test")
+        key = entry_key("http://gone.test")
+        self.assertIsNotNone(self.redis.cmd("GET", key))
+        p = a.call({"op": "purge", "origin": "http://gone.test"})
+        self.assertIs(p["ok"], True, p)
+        self.assertTrue(poll(lambda: self.redis.cmd("EXISTS", key) == 0))
+        self.assertEqual(self.answers_right(b, "gone.test")["source"],
+                         "fetched")
+        self.assertEqual(len(self.origin.hits("gone.test")), 2)
+
+    def test_metrics_per_server_and_reload_keeps_the_tier(self):
+        r1 = self.server("r1")
+        port = closed_port()
+        self.origin.robots("hup.test", RULES)
+        a, b = self.fleet(2, servers=[self.redis, r1])
+        self.d.stop()  # b again, with metrics
+        b = self.start("--redis", self.redis.url, "--redis", r1.url,
+                       "--metrics", "127.0.0.1:%d" % port)
+        r1.stop()
+        self.assertTrue(poll(lambda: self.stats(b)["redis_up_1"] == 0))
+
+        def scrape():
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port,
+                                                  timeout=5)
+                conn.request("GET", "/metrics")
+                return conn.getresponse().read().decode()
+            except OSError:
+                return None
+        text = poll(scrape, timeout=5, interval=0.05)
+        self.assertIn('robotsd_redis_up{server="%s?db=0"} 1\n'
+                      % self.redis.url, text)
+        self.assertIn('robotsd_redis_up{server="%s?db=0"} 0\n' % r1.url,
+                      text)
+        self.assertEqual(text.count("# TYPE robotsd_redis_up gauge"), 1)
+        self.assertIn("robotsd_shared_hits_total 0\n", text)
+        r1.start()
+        self.daemons[0].proc.send_signal(signal.SIGHUP)
+        self.assertTrue(poll(lambda: "info: event=reload outcome=ok" in
+                             self.daemons[0].log()))
+        for c in (a, b):
+            self.assertTrue(poll(lambda: self.stats(c)["redis_up_1"] == 1,
+                                 10))
+        self.answers_right(a, "hup.test")
+        self.assertEqual(self.answers_right(b, "hup.test")["source"],
+                         "shared")
+        self.assertEqual(len(self.origin.hits("hup.test")), 1)
+
+    def test_failing_origin_keeps_the_fleets_good_copy(self):
+        self.origin.robots("flaky.test", RULES,
+                           headers={"Cache-Control": "max-age=60"})
+        a, b = self.fleet(2)
+        self.answers_right(a, "flaky.test")
+        self.origin.set("flaky.test", status=503)
+        for c in (a, b):
+            self.advance(61, client=c)
+        # a's copy expired: it answers stale and refreshes, which fails
+        self.assertAnswer(self.check("http://flaky.test/private/x", client=a),
+                          allowed=False, source="stale", reason="rule")
+        self.assertTrue(poll(lambda: self.inspect(
+            "http://flaky.test", client=a)["retry"]["fail_streak"] == 1))
+        # b never had it: the fleet's value still carries the good copy
+        a2 = self.check("http://flaky.test/private/x", client=b)
+        self.assertAnswer(a2, allowed=False, source="shared", reason="rule",
+                          http_status=503)
+        e = self.inspect("http://flaky.test", client=b)
+        self.assertEqual((e["state"], e["stale"], e["source"]),
+                         ("rules", True, "shared"), e)
+        self.assertEqual(e["retry"]["fail_streak"], 1)
+        self.assertEqual(len(self.origin.hits("flaky.test")), 2)

@@ -1,0 +1,221 @@
+/*
+ * check_cache_shared.c: the cache's side of the shared tier, driven with a
+ * scripted loader (scripted_fetch.h plus the settled and purge hooks): a
+ * fleet's state delivered instead of a fetch is installed as it is and
+ * answers the waiters, a fetch here is handed to the settled hook with its
+ * entry, a good copy kept here outlives a failure state that lost it, and
+ * purge reaches the tier.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "robots.h"
+#include "cache.h"
+#include "clock.h"
+#include "scripted_fetch.h"
+
+#define ORIGIN "https://a.test"
+#define BODY "User-agent: *\nDisallow: /private\n"
+
+/* What the hooks saw. */
+static struct {
+	int settled, good;
+	double expires_at;
+	char purged[64];
+} seen;
+
+static void
+hook_settled(void *fetch, const struct cache_entry *e, int good,
+    const struct fetch_result *r)
+{
+	(void)fetch;
+	(void)r;
+	seen.settled++;
+	seen.good = good;
+	seen.expires_at = e->expires_at;
+}
+
+static void
+hook_purge(void *impl, const char *origin)
+{
+	(void)impl;
+	snprintf(seen.purged, sizeof(seen.purged), "%s", origin);
+}
+
+static const struct cache_fetch_ops loader_ops = {
+	.start = script_start,
+	.cancel = script_cancel,
+	.queued = script_queued,
+	.settled = hook_settled,
+	.purge = hook_purge,
+};
+
+static void
+setup(void)
+{
+	script_init(&sc);
+	set = script_settings();
+	clk = (struct clock){ .offset = 0, .frozen = SCRIPT_T0 };
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &loader_ops, &sc, &clk));
+}
+
+/* A good rules copy another instance fetched 100 s ago, for 1 hour. */
+static struct shared_state
+fleet_rules(void)
+{
+	return (struct shared_state){ .policy = CACHE_RULES,
+		.http_status = 200,
+		.fetched_at = SCRIPT_T0 - 100,
+		.expires_at = SCRIPT_T0 + 3500,
+		.good = 1,
+		.final_url = ORIGIN "/robots.txt",
+		.body = BODY,
+		.body_len = sizeof(BODY) - 1 };
+}
+
+/* A failure state without a good copy: 503, retry in 120 s. */
+static struct shared_state
+fleet_failing(void)
+{
+	return (struct shared_state){ .policy = CACHE_DISALLOW_ALL,
+		.http_status = 503,
+		.fetched_at = SCRIPT_T0,
+		.expires_at = SCRIPT_T0 + 120,
+		.fail_streak = 1,
+		.fail_since = SCRIPT_T0,
+		.next_retry = SCRIPT_T0 + 120,
+		.last_error = "HTTP status 503" };
+}
+
+/* End origin's load with the fleet's state s. */
+static void
+fill_shared(const struct shared_state *s)
+{
+	struct fetch_result r = { .shared = s };
+
+	script_fill(&sc, ORIGIN, &r);
+}
+
+START_TEST(test_shared_state_installed_as_it_is)
+{
+	struct shared_state s = fleet_rules();
+	const struct cache_entry *e;
+	struct robots_verdict v;
+
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	fill_shared(&s);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_int_eq(e->shared, 1);
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_double_eq(e->fetched_at, SCRIPT_T0 - 100);
+	ck_assert_double_eq(e->expires_at, SCRIPT_T0 + 3500);
+	ck_assert_uint_eq(e->body_bytes, sizeof(BODY) - 1);
+	ck_assert_str_eq(e->final_url, ORIGIN "/robots.txt");
+	robots_check(e->robots, "Bot", 3, "/private/x", 10, &v);
+	ck_assert_int_eq(v.allowed, 0);    /* the body was compiled here */
+	ck_assert_int_eq(seen.settled, 0); /* nothing to publish back */
+	ck_assert_uint_eq(cache_stats(cache)->fetch_errors, 0);
+}
+END_TEST
+
+START_TEST(test_fetch_here_is_settled_with_its_entry)
+{
+	const struct cache_entry *e;
+
+	fetch_status(ORIGIN, FETCH_OK, 404);
+	ck_assert_int_eq(seen.settled, 1);
+	ck_assert_int_eq(seen.good, 1);
+	ck_assert_double_eq(seen.expires_at, SCRIPT_T0 + 86400);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_int_eq(e->shared, 0);
+	clock_advance(&clk, 86400);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	fill_status(ORIGIN, FETCH_OK, 500);
+	ck_assert_int_eq(seen.settled, 2);
+	ck_assert_int_eq(seen.good, 1); /* the 404 copy is kept */
+}
+END_TEST
+
+START_TEST(test_good_copy_outlives_a_shared_failure_state)
+{
+	struct shared_state ok = fleet_rules(), failing = fleet_failing();
+	const struct cache_entry *e;
+	const struct robots *rb;
+
+	(void)check_now(ORIGIN, &e);
+	fill_shared(&ok);
+	rb = entry(ORIGIN)->robots;
+	clock_advance(&clk, 3600); /* expired: the refresh finds a failure */
+	failing.fetched_at = failing.fail_since = SCRIPT_T0 + 3600;
+	failing.expires_at = failing.next_retry = SCRIPT_T0 + 3720;
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	fill_shared(&failing);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_ptr_eq(e->robots, rb);
+	ck_assert_int_eq(e->stale, 1);
+	ck_assert_uint_eq(e->fail_streak, 1);
+	ck_assert_double_eq(e->next_retry, SCRIPT_T0 + 3720);
+	ck_assert_double_eq(e->expires_at, SCRIPT_T0 + 3720);
+	ck_assert_str_eq(e->last_error, "HTTP status 503");
+}
+END_TEST
+
+START_TEST(test_shared_failure_state_without_copy_disallows)
+{
+	struct shared_state failing = fleet_failing();
+	const struct cache_entry *e;
+
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	fill_shared(&failing);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_int_eq(e->stale, 0);
+	ck_assert_double_eq(cache_expires_in(cache, e), 120);
+	clock_advance(&clk, 119); /* no retry before the fleet's schedule */
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_uint_eq(sc.n, 1);
+	clock_advance(&clk, 1); /* due: one retry, the old answer meanwhile */
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	ck_assert_uint_eq(sc.n, 2);
+	fill_status(ORIGIN, FETCH_OK, 503);
+}
+END_TEST
+
+START_TEST(test_purge_reaches_the_tier)
+{
+	fetch_status(ORIGIN, FETCH_OK, 404);
+	ck_assert_uint_eq(cache_purge(cache, ORIGIN), 1);
+	ck_assert_str_eq(seen.purged, ORIGIN);
+	seen.purged[0] = '\0';
+	ck_assert_uint_eq(cache_purge(cache, "https://b.test"), 0);
+	ck_assert_str_eq(seen.purged, "https://b.test");
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("cache_shared");
+	TCase *tc = tcase_create("loader");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, cache_teardown);
+	tcase_add_test(tc, test_shared_state_installed_as_it_is);
+	tcase_add_test(tc, test_fetch_here_is_settled_with_its_entry);
+	tcase_add_test(tc, test_good_copy_outlives_a_shared_failure_state);
+	tcase_add_test(tc, test_shared_failure_state_without_copy_disallows);
+	tcase_add_test(tc, test_purge_reaches_the_tier);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,173 @@
+/*
+ * check_wire_fast.c: the check request fast path. Well-formed single-URL
+ * checks decode to the fields proto_decode() gives them; every line it is
+ * not sure about (the table below) is left to proto_decode().
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <jansson.h>
+
+#include "proto.h"
+#include "wire_fast.h"
+
+static char scratch[4096];
+
+/* Fast-decode s into *w; 1 when accepted. */
+static int
+fast(const char *s, struct wire_check *w)
+{
+	return wire_fast_check(s, strlen(s), scratch, w);
+}
+
+/* w must be what proto_decode() makes of s. */
+static void
+assert_same_as_jansson(const char *s, const struct wire_check *w)
+{
+	struct request r;
+	enum proto_err err;
+	const char *msg;
+
+	ck_assert_int_eq(proto_decode(s, strlen(s), 0, &r, &err, &msg), 0);
+	ck_assert_int_eq(r.op, OP_CHECK);
+	ck_assert_ptr_null(r.urls);
+	ck_assert_uint_eq(r.url_len, w->url_len);
+	ck_assert_mem_eq(r.url, w->url, w->url_len);
+	ck_assert_uint_eq(r.agent_len, w->agent_len);
+	ck_assert_mem_eq(r.agent, w->agent, w->agent_len);
+	ck_assert_int_eq(r.wait, w->wait);
+	if (w->has_id)
+		ck_assert_int_eq(json_integer_value(r.id), w->id);
+	else
+		ck_assert_ptr_null(r.id);
+	proto_request_clear(&r);
+}
+
+START_TEST(test_plain_check_borrows_from_the_line)
+{
+	const char *s = "{\"op\":\"check\",\"url\":\"https://e.com/a?b\","
+	                "\"agent\":\"Googlebot\",\"id\":17}";
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(s, &w), 1);
+	ck_assert_uint_eq(w.url_len, 17);
+	ck_assert_mem_eq(w.url, "https://e.com/a?b", 17);
+	ck_assert_ptr_eq(w.url, strstr(s, "https://"));
+	ck_assert_uint_eq(w.agent_len, 9);
+	ck_assert_int_eq(w.has_id, 1);
+	ck_assert_int_eq(w.id, 17);
+	ck_assert_int_eq(w.wait, 1);
+	assert_same_as_jansson(s, &w);
+}
+END_TEST
+
+/* Lines the fast path accepts, each checked against proto_decode(). */
+static const char *const accepted[] = {
+	("{\"id\":42,\"agent\":\"a "
+	 "b\",\"url\":\"http://e.com/\",\"op\":\"check\"}"),
+	("{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
+	 "\"wait\":false}"),
+	("{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
+	 "\"wait\":true,\"id\":0}"),
+	(" { \"op\" : \"check\" ,\t\"url\":\"http://e.com/\\u0041\\/\\\"\","
+	 "\"agent\":\"x\\ty\\\\\" , \"id\" : 999999999999999999 }\r"),
+	("{\"op\":\"ch\\u0065ck\",\"url\":\"http://e.com/\\u0000\","
+	 "\"agent\":\"a\"}"),
+};
+
+START_TEST(test_accepted_lines_decode_as_jansson_does)
+{
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(accepted[_i], &w), 1);
+	assert_same_as_jansson(accepted[_i], &w);
+}
+END_TEST
+
+START_TEST(test_escapes_are_decoded_into_scratch)
+{
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(accepted[3], &w), 1);
+	ck_assert_uint_eq(w.url_len, 16);
+	ck_assert_mem_eq(w.url, "http://e.com/A/\"", 16);
+	ck_assert_uint_eq(w.agent_len, 4);
+	ck_assert_mem_eq(w.agent, "x\ty\\", 4);
+	ck_assert_ptr_eq(w.agent, scratch + 16);
+}
+END_TEST
+
+/* Lines left to proto_decode(), valid or not. */
+static const char *const fallback[] = {
+	"",
+	"[]",
+	"{}",
+	"{\"op\":\"stats\",\"id\":1}",
+	"{\"op\":\"check\",\"urls\":[\"http://e.com/\"],\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"http://e.com/\"}",
+	"{\"op\":\"check\",\"agent\":\"a\"}",
+	"{\"url\":\"http://e.com/\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":1,\"id\":2}",
+	"{\"op\":\"check\",\"url\":\"u\",\"url\":\"v\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"x\":1}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":-1}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":01}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":1.5}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":1e3}",
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"id\":1234567890123456789}"),
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":\"s\"}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":null}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"wait\":1}",
+	"{\"op\":\"check\",\"url\":\"\xc3\xa9\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\u00e9\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\ud800\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\x\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"a\tb\",\"agent\":\"a\"}",
+	"{\"o\\u0070\":\"check\",\"url\":\"u\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\"} x",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\"",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\"}}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"wait\":tru}",
+};
+
+START_TEST(test_unusual_lines_fall_back)
+{
+	struct wire_check w;
+
+	ck_assert_msg(
+	    fast(fallback[_i], &w) == 0, "accepted: %s", fallback[_i]);
+}
+END_TEST
+
+static Suite *
+wire_fast_suite(void)
+{
+	Suite *s = suite_create("wire_fast");
+	TCase *tc = tcase_create("decode");
+
+	tcase_add_test(tc, test_plain_check_borrows_from_the_line);
+	tcase_add_loop_test(tc, test_accepted_lines_decode_as_jansson_does, 0,
+	    sizeof(accepted) / sizeof(accepted[0]));
+	tcase_add_test(tc, test_escapes_are_decoded_into_scratch);
+	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
+	    sizeof(fallback) / sizeof(fallback[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(wire_fast_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
