@@ -178,8 +178,9 @@ conn_process(struct conn *c)
 	struct evbuffer_ptr p;
 	char *line;
 
+	/* The lines read together are timed from now (request latency). */
+	c->reply.t0 = histo_now();
 	while (!c->closing && !c->paused) {
-		c->reply.t0 = histo_now();
 		p = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
 		n = evbuffer_get_length(in);
 		switch (bounds_request_line(

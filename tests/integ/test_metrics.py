@@ -83,30 +83,37 @@ class MetricsTest(DaemonTest):
                           reason="no_rule")
         self.assertAnswer(c.check("http://a.test/robots.txt"),
                           source="cache", reason="robots_txt")
+        self.advance(86400 + 1)  # past the TTL: the old copy, refreshing
+        self.assertAnswer(c.check("http://a.test/p"), source="stale",
+                          reason="rule")
+        self.wait_fetched("http://a.test")
         after = self.scrape()
         self.promtool(after)
         self.assertEqual(
-            sample(after, "robotsd_fetch_duration_seconds_count"), 1)
+            sample(after, "robotsd_fetch_duration_seconds_count"), 2)
         self.assertEqual(sample(after, "robotsd_fetch_duration_seconds_bucket",
-                                'le="+Inf"'), 1)
+                                'le="+Inf"'), 2)
         self.assertGreater(
             sample(after, "robotsd_fetch_duration_seconds_sum"), 0)
         self.assertEqual(sample(after, "robotsd_fetch_duration_seconds_bucket",
-                                'le="60"'), 1)
-        # the three checks (and nothing else asked between the scrapes)
-        self.assertEqual(
+                                'le="60"'), 2)
+        # the checks, the clock move and the inspects of wait_fetched
+        self.assertGreaterEqual(
             sample(after, "robotsd_request_duration_seconds_count"),
-            req0 + 3)
+            req0 + 6)
         self.assertGreater(
             sample(after, "robotsd_request_duration_seconds_sum"), 0)
         for labels, n in (('source="fetched",reason="rule"', 1),
                           ('source="cache",reason="no_rule"', 1),
                           ('source="cache",reason="robots_txt"', 1),
-                          ('source="stale",reason="rule"', 0)):
+                          ('source="stale",reason="rule"', 1),
+                          ('source="stale",reason="no_rule"', 0),
+                          ('source="shared",reason="rule"', 0),
+                          ('source="fetched",reason="unreachable"', 0)):
             self.assertEqual(sample(after, "robotsd_answers_total", labels),
                              n, labels)
         self.assertEqual(sample(after, "robotsd_fetch_outcomes_total",
-                                'class="2xx"'), 1)
+                                'class="2xx"'), 2)
         self.assertEqual(sample(after, "robotsd_fetch_outcomes_total",
                                 'class="5xx"'), 0)
         self.assertEqual(sample(after, "robotsd_origins_in_backoff"), 0)
@@ -118,8 +125,9 @@ class MetricsTest(DaemonTest):
                             - time.time()), 120)
         # the stats op keeps its fields and shows no labelled samples
         st = self.stats()
-        self.assertEqual((st["fetches"], st["hits"], st["backoff"]),
-                         (1, 1, 0))  # /robots.txt is no cache hit
+        self.assertEqual((st["fetches"], st["hits"], st["stale"],
+                          st["backoff"]),
+                         (2, 1, 1, 0))  # /robots.txt is no cache hit
         self.assertFalse([k for k in st if "{" in k or k.endswith("_bucket")])
 
     def test_failing_origin_backoff_and_recovery(self):
