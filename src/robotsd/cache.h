@@ -54,6 +54,7 @@ enum cache_status {
 	CACHE_PENDING,    /* wait == 0 and nothing cached: fetch started */
 	CACHE_OVERLOADED, /* too many waiters (--max-waiting) */
 	CACHE_NOMEM,
+	CACHE_MISS, /* cache_check_cached(): nothing settled; nothing done */
 };
 
 struct cache_waiter;
@@ -129,6 +130,14 @@ void cache_configure(struct cache *, const struct cache_settings *);
 enum cache_status cache_check(struct cache *, const char *origin, int wait,
     struct cache_waiter *w, const struct cache_entry **entry);
 void cache_waiter_cancel(struct cache_waiter *); /* no callback after this */
+/*
+ * cache_check() for a check that may not wait: HIT or STALE exactly as
+ * cache_check() answers them (counted, a refresh started when due), or
+ * CACHE_MISS with nothing done or counted when cache_check() would have to
+ * start a first fetch or queue a waiter: the caller then calls it.
+ */
+enum cache_status cache_check_cached(
+    struct cache *, const char *origin, const struct cache_entry **entry);
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */
 const struct cache_entry *cache_find(struct cache *, const char *origin);

@@ -20,6 +20,14 @@ struct check_env {
 
 /* Answer a check request for session s, now or when its fetches end. */
 void check_op(const struct check_env *, struct session *, struct request *);
+struct wire_check;
+/*
+ * The fast path for a single-URL check decoded by wire_fast: 1 when it was
+ * answered at once from the cache; 0 when nothing was done and the line
+ * must take the full path (proto_decode(), check_op()).
+ */
+int check_fast(
+    const struct check_env *, struct session *, const struct wire_check *);
 /* Answer the session's waiting checks now with "timeout". */
 void check_expire_all(struct session *);
 /* The session is closing: drop its waiting checks unanswered. */

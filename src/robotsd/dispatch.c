@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "reply.h"
 #include "session.h"
+#include "wire_fast.h"
 #include "xmalloc.h"
 
 TAILQ_HEAD(session_list, session);
@@ -344,6 +345,28 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 	proto_request_clear(req);
 }
 
+/*
+ * The common line, a single-URL check of a cached origin, decoded without
+ * jansson and answered at once: 1 when done. The decoder's unescaped
+ * strings go to the session's scratch buffer, which the answer then reuses.
+ */
+static int
+session_fast(struct session *s, const char *line, size_t len)
+{
+	struct wire_check wc;
+	char small[512], *scratch = small;
+
+	if (len > sizeof(small)) {
+		buf_reset(&s->fast_in);
+		if (buf_reserve(&s->fast_in, len) < len)
+			return 0;
+		scratch = s->fast_in.p;
+	}
+	if (!wire_fast_check(line, len, scratch, &wc))
+		return 0;
+	return check_fast(&s->d->env, s, &wc);
+}
+
 /* Decode and answer one request line; see dispatch.h. */
 void
 session_line(struct session *s, const char *line, size_t len)
@@ -360,6 +383,8 @@ session_line(struct session *s, const char *line, size_t len)
 	if (len == 0)
 		return; /* blank lines are ignored */
 	d->requests++;
+	if (session_fast(s, line, len))
+		return;
 	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
 		dispatch_error(s, req.id, err, msg);
 		proto_request_clear(&req);
@@ -404,6 +429,8 @@ session_free(struct session *s)
 		return;
 	check_cancel_all(s);
 	TAILQ_REMOVE(&s->d->sessions, s, link);
+	buf_clear(&s->scratch);
+	buf_clear(&s->fast_in);
 	free(s);
 }
 

@@ -8,6 +8,8 @@
 
 #include <sys/queue.h>
 
+#include "buf.h"
+
 struct reply;
 struct dispatch;
 struct check_waiting;
@@ -20,6 +22,8 @@ struct session {
 	struct reply *out;
 	struct check_list waiting; /* owned by checkop.c */
 	size_t nwaiting;           /* URLs of those still waiting */
+	struct buf scratch;        /* reused: fast path answers */
+	struct buf fast_in;        /* reused: unescaped strings of long lines */
 };
 
 #endif /* ROBOTSD_SESSION_H */
