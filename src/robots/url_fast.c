@@ -31,21 +31,43 @@
 #define URL_FAST_MAX_HOST 253
 #define URL_FAST_MAX_LABEL 63
 
-/* An octet a fast path or query may hold: it normalizes to itself. */
-static int
-url_fast_safe(unsigned char c)
-{
-	return c > 0x20 && c < 0x7f && c != '%' && c != '*' && c != '$' &&
-	       c != '#' && c != '\\';
-}
+/* Octet classes, one table load per octet. */
+enum {
+	UF_HOST = 1,   /* letter, digit or '-': may be in a host label */
+	UF_PLAIN = 2,  /* a path or query octet that normalizes to itself */
+	UF_SLASH = 4,  /* '/' */
+	UF_QUERY = 8,  /* '?' */
+	UF_DOT = 16,   /* '.' */
+	UF_UPPER = 32, /* 'A'..'Z': or-ing this bit in lowercases */
+};
 
-/* Whether c may be in a host label. */
-static int
-url_fast_label_char(unsigned char c)
-{
-	return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
-	       (c >= '0' && c <= '9') || c == '-';
-}
+#define P UF_PLAIN
+#define H (UF_HOST | UF_PLAIN)
+#define U (UF_HOST | UF_PLAIN | UF_UPPER)
+#define D (UF_DOT | UF_PLAIN)
+#define S UF_SLASH
+#define Q UF_QUERY
+/*
+ * Printable ASCII except '%', '*', '$', '#' and a backslash is plain: those
+ * are what robots_pct_normalize() rewrites or what ends a path. Controls,
+ * space, DEL and octets >= 0x80 are 0.
+ */
+static const unsigned char url_fast_class[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
+	0, P, P, 0, 0, 0, P, P, P, P, 0, P, P, H, D, S, /* ' ' to '/' */
+	H, H, H, H, H, H, H, H, H, H, P, P, P, P, P, Q, /* '0' to '?' */
+	P, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, /* '@' to 'O' */
+	U, U, U, U, U, U, U, U, U, U, U, P, 0, P, P, P, /* 'P' to '_' */
+	P, H, H, H, H, H, H, H, H, H, H, H, H, H, H, H, /* '`' to 'o' */
+	H, H, H, H, H, H, H, H, H, H, H, P, P, P, P, 0, /* 'p' to DEL */
+};
+#undef P
+#undef H
+#undef U
+#undef D
+#undef S
+#undef Q
 
 /*
  * Length of "http://" or "https://" (any case) at s, or 0; *https tells
@@ -86,15 +108,16 @@ url_fast_host(const char *s, size_t len, char *o)
 
 	for (i = 0; i < len && i <= URL_FAST_MAX_HOST; i++) {
 		unsigned char c = (unsigned char)s[i];
+		unsigned k = url_fast_class[c];
 
-		if (c == '.') {
+		if (k & UF_HOST)
+			o[i] = (char)(c | (k & UF_UPPER));
+		else if (k & UF_DOT) {
 			if (!url_fast_label_ok(o + label, i - label))
 				return 0;
 			o[i] = '.';
 			label = i + 1;
-		} else if (url_fast_label_char(c))
-			o[i] = (char)(c >= 'A' && c <= 'Z' ? c | 0x20 : c);
-		else
+		} else
 			break;
 	}
 	if (i > URL_FAST_MAX_HOST || !url_fast_label_ok(o + label, i - label))
@@ -141,19 +164,22 @@ static int
 url_fast_path_ok(const char *s, size_t len)
 {
 	size_t i, seg = 1;
+	unsigned k = 0;
 
-	for (i = 1; i < len && s[i] != '?'; i++) {
-		if (s[i] == '/') {
-			if (url_fast_dots(s + seg, i - seg))
-				return 0;
-			seg = i + 1;
-		} else if (!url_fast_safe((unsigned char)s[i]))
+	for (i = 1; i < len; i++) {
+		k = url_fast_class[(unsigned char)s[i]];
+		if (k & UF_PLAIN)
+			continue;
+		if (k != UF_SLASH)
+			break;
+		if (url_fast_dots(s + seg, i - seg))
 			return 0;
+		seg = i + 1;
 	}
-	if (url_fast_dots(s + seg, i - seg))
+	if (url_fast_dots(s + seg, i - seg) || (i < len && k != UF_QUERY))
 		return 0;
 	for (; i < len; i++)
-		if (!url_fast_safe((unsigned char)s[i]))
+		if (!url_fast_class[(unsigned char)s[i]])
 			return 0;
 	return 1;
 }
