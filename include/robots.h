@@ -144,6 +144,31 @@ void url_clear(struct url *);
 const char *url_err_message(enum url_err);
 
 /*
+ * A URL split without allocating: origin and match path as url_parse()
+ * gives them, both NUL-terminated in the caller's buffer.
+ */
+struct url_view {
+	const char *origin; /* "https://example.com": the cache key */
+	size_t origin_len;
+	const char *path; /* match path, starts with '/' */
+	size_t path_len;
+};
+
+/*
+ * Split the common URL shape into buf (bufsz >= len + 3 bytes; nothing is
+ * allocated) and return 1, with exactly url_parse()'s origin and path in v;
+ * or return 0 ("not mine": call url_parse()) for anything outside a narrow
+ * grammar: "http://" or "https://" (any case); a host of ASCII letters,
+ * digits, '-' and inner dots, not IPv4-like (last label starting with a
+ * digit), no "xn--" label, no empty, over-long or '-'-edged label; an
+ * optional port 1..65535 without leading zero; then nothing, or a path
+ * from '/' with an optional query, of printable ASCII without '%', '*',
+ * '$', '#' or a backslash, and without "." or ".." path segments.
+ */
+int url_fast(
+    const char *s, size_t len, char *buf, size_t bufsz, struct url_view *v);
+
+/*
  * The origin key of an origin or URL as a user writes it
  * ("Example.COM", "https://example.com:443/x"); a bare host means https.
  * Returns an allocated string the caller frees, or NULL with *err set.

@@ -4,7 +4,8 @@
  * (robots_path_normalize); the results must keep their invariants: an
  * origin starts with its scheme and is its own origin, a match path starts
  * with '/' and normalizes to itself, and origin + path parses back to the
- * same origin and path.
+ * same origin and path. Whenever url_fast() takes the input, url_parse()
+ * must succeed with exactly its origin and path.
  */
 #include <config.h>
 
@@ -77,6 +78,28 @@ check_reparse(const struct url *u)
 	free(s);
 }
 
+/* url_fast() agrees with url_parse() (err, u) on every input it takes. */
+static void
+check_fast(const char *s, size_t len, enum url_err err, const struct url *u)
+{
+	struct url_view v;
+	char *buf = malloc(len + 3);
+
+	if (buf == NULL)
+		return;
+	if (url_fast(s, len, buf, len + 3, &v)) {
+		if (err != URL_OK || strcmp(v.origin, u->origin) != 0 ||
+		    v.origin_len != strlen(u->origin) ||
+		    v.path_len != u->path_len ||
+		    memcmp(v.path, u->path, u->path_len) != 0 ||
+		    v.path[v.path_len] != '\0')
+			abort();
+	}
+	if (len > 0 && url_fast(s, len, buf, len + 2, &v)) /* too small */
+		abort();
+	free(buf);
+}
+
 /* The scheme an origin key starts with. */
 static const char *
 origin_scheme(const char *origin)
@@ -99,6 +122,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (url_err_message(err) == NULL)
 		abort();
 	origin = url_origin(s, size, &oerr);
+	check_fast(s, size, err, &u);
 	if (err == URL_OK) {
 		check_origin(u.origin, u.scheme);
 		check_path(u.path, u.path_len);

@@ -208,7 +208,10 @@ class Shared(DaemonTest):
         self.assertLess(time.monotonic() - t0, 6)
         self.assertEqual(len(self.origin.hits("held.test")), 2)
         st = [self.stats(cl) for cl in (b, c)]
-        self.assertEqual(sum(s["shared_lock_takeovers"] for s in st), 1)
+        # Both waiters may take the expired lock over, one after the
+        # other: the second then finds the first's value on its read under
+        # the lock and fetches nothing (one origin hit above, one publish).
+        self.assertIn(sum(s["shared_lock_takeovers"] for s in st), (1, 2))
         self.assertEqual(sum(s["shared_publishes"] for s in st), 1)
 
     def test_retry_after_is_shared(self):

@@ -159,6 +159,43 @@ START_TEST(test_miss_waits_for_the_one_fetch_then_hits)
 }
 END_TEST
 
+/*
+ * A cached check's answer does not depend on how its URL was split:
+ * url_fast()'s shape, URLs it leaves to url_parse() (escapes, dot segments,
+ * a URL past the fast path's stack buffer) and the full path all answer
+ * the same line.
+ */
+START_TEST(test_cached_check_same_line_for_every_url_shape)
+{
+	static const char *const urls[] = { "https://a.test/a/b",
+		"HTTPS://A.test:443/a/b", "https://a.test/%61/b",
+		"https://a.test/x/../a/./b", "https://user@a.test/a/b#f" };
+	char line[6000];
+	size_t i, n = 0;
+
+	send_line(CHECK_A);
+	finish("https://a.test", 200, rules);
+	for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		snprintf(line, sizeof(line),
+		    "{\"op\":\"check\",\"url\":\"%s\",\"agent\":"
+		    "\"FooBot/2.1\",\"id\":7}",
+		    urls[i]);
+		send_line(line);
+		assert_last(i + 2, VERDICT_A("cache"));
+	}
+	n = (size_t)snprintf(line, sizeof(line),
+	    "{\"op\":\"check\",\"url\":\"https://a.test/a/b?");
+	memset(line + n, 'q', 5000);
+	n += 5000;
+	snprintf(line + n, sizeof(line) - n, "\",\"agent\":\"B\",\"id\":8}");
+	send_line(line);
+	ck_assert_uint_eq(client.nlines, i + 2);
+	ck_assert_ptr_nonnull(strstr(client.lines[i + 1],
+	    "{\"id\":8,\"ok\":true,\"allowed\":false,\"origin\":"
+	    "\"https://a.test\",\"source\":\"cache\""));
+}
+END_TEST
+
 START_TEST(test_batch_answers_in_order_and_shares_fetches)
 {
 	send_line(
@@ -357,6 +394,7 @@ dispatch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
+	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
 	tcase_add_test(
 	    tc, test_wait_false_answers_pending_and_fetches_in_background);
 	tcase_add_test(tc, test_bad_lines_get_errors_and_blank_lines_nothing);
