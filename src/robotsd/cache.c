@@ -25,104 +25,13 @@
 
 #include "robots.h"
 #include "cache.h"
+#include "cache_int.h"
 #include "clock.h"
 #include "fetchlog.h"
 #include "lifetime.h"
 #include "log.h"
 
-#define CACHE_MIN_BUCKETS 64
-
-TAILQ_HEAD(cache_waiters, cache_waiter);
-
-/* The private entry; pub comes first so a public pointer converts back. */
-struct entry {
-	struct cache_entry pub;
-	struct cache *cache;
-	uint64_t hash;
-	struct entry *hnext; /* hash chain */
-	TAILQ_ENTRY(entry) lru;
-	struct cache_waiters waiters;
-	void *fetch;  /* the fetch in flight, or NULL */
-	size_t bytes; /* accounted in cache->stats.bytes */
-	int good;     /* holds a copy from a 2xx/4xx answer */
-	int waking;   /* waiters' callbacks are running */
-	int dead;     /* unlinked; freed when waking ends */
-};
-
-TAILQ_HEAD(entry_list, entry);
-
-struct cache {
-	struct entry **buckets;
-	size_t nbuckets;       /* power of two */
-	struct entry_list lru; /* head = least recently used */
-	struct cache_fetch_ops fetch;
-	void *fetch_impl;
-	struct clock *clock;
-	struct cache_stats stats;
-	struct fetch_stats fstats;
-	struct cache_settings set;
-};
-
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
-
-/* FNV-1a, 64 bits. */
-static uint64_t
-cache_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-/* Find an origin's entry, or NULL. */
-static struct entry *
-cache_lookup(const struct cache *c, const char *origin)
-{
-	uint64_t h = cache_hash(origin);
-	struct entry *e;
-
-	for (e = c->buckets[h & (c->nbuckets - 1)]; e != NULL; e = e->hnext)
-		if (e->hash == h && strcmp(e->pub.origin, origin) == 0)
-			return e;
-	return NULL;
-}
-
-/* Double the bucket array; on memory exhaustion keep the old one. */
-static void
-cache_grow(struct cache *c)
-{
-	size_t n = c->nbuckets * 2, i;
-	struct entry **b, *e, *next;
-
-	if ((b = calloc(n, sizeof(*b))) == NULL)
-		return;
-	for (i = 0; i < c->nbuckets; i++) {
-		for (e = c->buckets[i]; e != NULL; e = next) {
-			next = e->hnext;
-			e->hnext = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
-		}
-	}
-	free(c->buckets);
-	c->buckets = b;
-	c->nbuckets = n;
-}
-
-/* Take an entry out of the hash chain. */
-static void
-cache_unhash(struct cache *c, struct entry *e)
-{
-	struct entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)];
-
-	while (*pp != e)
-		pp = &(*pp)->hnext;
-	*pp = e->hnext;
-	e->hnext = NULL;
-}
 
 /* The bytes an entry holds: its struct, strings and compiled ruleset. */
 static size_t

@@ -1,0 +1,58 @@
+/*
+ * cache_int.h: the cache's private types, shared by cache.c and its origin
+ * index (cache_index.c). Nothing else includes it.
+ */
+#ifndef ROBOTSD_CACHE_INT_H
+#define ROBOTSD_CACHE_INT_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "fetchlog.h"
+
+#define CACHE_MIN_BUCKETS 64
+
+TAILQ_HEAD(cache_waiters, cache_waiter);
+
+/* The private entry; pub comes first so a public pointer converts back. */
+struct entry {
+	struct cache_entry pub;
+	struct cache *cache;
+	uint64_t hash;
+	struct entry *hnext; /* hash chain */
+	TAILQ_ENTRY(entry) lru;
+	struct cache_waiters waiters;
+	void *fetch;  /* the fetch in flight, or NULL */
+	size_t bytes; /* accounted in cache->stats.bytes */
+	int good;     /* holds a copy from a 2xx/4xx answer */
+	int waking;   /* waiters' callbacks are running */
+	int dead;     /* unlinked; freed when waking ends */
+};
+
+TAILQ_HEAD(entry_list, entry);
+
+struct cache {
+	struct entry **buckets;
+	size_t nbuckets;       /* power of two */
+	struct entry_list lru; /* head = least recently used */
+	struct cache_fetch_ops fetch;
+	void *fetch_impl;
+	struct clock *clock;
+	struct cache_stats stats;
+	struct fetch_stats fstats;
+	struct cache_settings set;
+};
+
+/* The index (cache_index.c). */
+uint64_t cache_hash(const char *);
+/* Find an origin's entry, or NULL. */
+struct entry *cache_lookup(const struct cache *, const char *origin);
+/* Double the bucket array; on memory exhaustion keep the old one. */
+void cache_grow(struct cache *);
+/* Take an entry out of its hash chain. */
+void cache_unhash(struct cache *, struct entry *);
+
+#endif /* ROBOTSD_CACHE_INT_H */
