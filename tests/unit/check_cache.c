@@ -28,15 +28,6 @@
 #define RULES_BODY "User-agent: *\nDisallow: /private\n"
 #define EXPIRES_10 "Mon, 23 Nov 2026 10:00:00 GMT" /* SCRIPT_T0 + 7200 */
 
-/* A waiter that records how it was called back. */
-struct probe {
-	struct cache_waiter w;
-	int calls;
-	enum cache_policy policy;
-	int purge_in_cb; /* purge the origin from inside the callback */
-	const char *origin;
-};
-
 /* fetch_now() with a 200 whose body disallows everything. */
 static void
 fetch_rules(const char *origin)
@@ -47,39 +38,6 @@ fetch_rules(const char *origin)
 	r.body = body;
 	r.body_len = sizeof(body) - 1;
 	fetch_now(origin, &r);
-}
-
-static void probe_cb(struct cache_waiter *, const struct cache_entry *);
-
-/* A check that may wait, with p as the waiter. */
-static enum cache_status
-check_wait(const char *origin, struct probe *p)
-{
-	const struct cache_entry *e;
-
-	p->w.cb = probe_cb;
-	p->w.arg = p;
-	return cache_check(cache, origin, 1, &p->w, &e);
-}
-
-/* The waiter callback: count, remember, and maybe purge. */
-static void
-probe_cb(struct cache_waiter *w, const struct cache_entry *e)
-{
-	struct probe *p = w->arg;
-
-	p->calls++;
-	p->policy = e->policy;
-	if (p->purge_in_cb)
-		ck_assert_uint_eq(cache_purge(cache, p->origin), 1);
-}
-
-/* Queue p on origin and expect it to wait. */
-static void
-wait_on(const char *origin, struct probe *p)
-{
-	memset(p, 0, sizeof(*p));
-	ck_assert_int_eq(check_wait(origin, p), CACHE_WAIT);
 }
 
 /* Move the clock so that clock_now() is exactly t. */
@@ -633,148 +591,6 @@ START_TEST(test_fetch_that_cannot_start_leaves_nothing)
 }
 END_TEST
 
-START_TEST(test_entry_bytes_and_lru_eviction_by_bytes)
-{
-	const struct cache_stats *st = cache_stats(cache);
-	const struct cache_entry *e;
-	size_t one;
-
-	fetch_status("https://a.test", FETCH_OK, 404);
-	one = st->bytes;
-	ck_assert_uint_gt(one, strlen("https://a.test"));
-	fetch_rules("https://r.test");
-	ck_assert_uint_eq(st->bytes,
-	    2 * one + robots_memsize(entry("https://r.test")->robots));
-	ck_assert_uint_eq(cache_purge(cache, "https://r.test"), 1);
-	ck_assert_uint_eq(st->bytes, one);
-	fetch_status("https://b.test", FETCH_OK, 404);
-	fetch_status("https://c.test", FETCH_OK, 404);
-	set.max_bytes = 3 * one;
-	cache_configure(cache, &set);
-	ck_assert_uint_eq(st->evictions, 0);
-	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
-	fetch_status("https://d.test", FETCH_OK, 404);
-	ck_assert_ptr_null(cache_find(cache, "https://b.test"));
-	ck_assert_ptr_nonnull(cache_find(cache, "https://a.test"));
-	ck_assert_ptr_nonnull(cache_find(cache, "https://c.test"));
-	ck_assert_ptr_nonnull(cache_find(cache, "https://d.test"));
-	ck_assert_uint_eq(st->evictions, 1);
-	ck_assert_uint_eq(st->entries, 3);
-	ck_assert_uint_eq(st->bytes, 3 * one);
-}
-END_TEST
-
-START_TEST(test_lru_never_evicts_entries_in_flight)
-{
-	const struct cache_stats *st = cache_stats(cache);
-	const struct cache_entry *e;
-	struct probe p;
-
-	wait_on("https://a.test", &p);
-	ck_assert_int_eq(check_now("https://b.test", &e), CACHE_PENDING);
-	fetch_status("https://c.test", FETCH_OK, 404);
-	set.max_bytes = 1;
-	cache_configure(cache, &set);
-	ck_assert_ptr_nonnull(cache_find(cache, "https://a.test"));
-	ck_assert_ptr_nonnull(cache_find(cache, "https://b.test"));
-	ck_assert_ptr_null(cache_find(cache, "https://c.test"));
-	ck_assert_uint_eq(st->evictions, 1);
-	ck_assert_uint_eq(script_count(&sc, "https://a.test"), 1);
-	ck_assert_uint_eq(script_count(&sc, "https://b.test"), 1);
-	/* Once its fetch ends and its waiter is answered, it may go. */
-	fill_status("https://a.test", FETCH_OK, 404);
-	ck_assert_int_eq(p.calls, 1);
-	ck_assert_ptr_null(cache_find(cache, "https://a.test"));
-	ck_assert_ptr_nonnull(cache_find(cache, "https://b.test"));
-	ck_assert_uint_eq(st->evictions, 2);
-}
-END_TEST
-
-/* Every fetch applied is counted by class and its duration observed. */
-START_TEST(test_fetch_stats_by_class_and_duration)
-{
-	static const struct {
-		const char *origin;
-		enum fetch_error err;
-		int status;
-		double seconds;
-		enum fetch_class fc;
-	} t[] = {
-		{ "https://a.test", FETCH_OK, 200, 0.3, FC_2XX },
-		{ "https://b.test", FETCH_OK, 503, 0.002, FC_5XX },
-		{ "https://c.test", FETCH_OK, 429, 0.002, FC_429 },
-		{ "https://d.test", FETCH_OK, 404, 0.002, FC_4XX },
-		{ "https://e.test", FETCH_OK, 304, 0.002, FC_3XX },
-		{ "https://f.test", FETCH_NETWORK, 0, 0.0, FC_NETWORK },
-		{ "https://g.test", FETCH_TIMEOUT, 0, 30.5, FC_TIMEOUT },
-		{ "https://h.test", FETCH_REDIRECTS, 301, 0.002, FC_REDIRECTS },
-		{ "https://i.test", FETCH_PRIVATE_ADDR, 0, 0.0, FC_REFUSED },
-	};
-	const struct fetch_stats *st = cache_fetch_stats(cache);
-	struct fetch_result r;
-	size_t i;
-
-	log_set_level(LOG_ERR); /* the fetch lines are fetchlog's business */
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		r = script_result(t[i].err, t[i].status);
-		r.seconds = t[i].seconds;
-		ck_assert_int_eq(fetch_class_of(&r), t[i].fc);
-		fetch_now(t[i].origin, &r);
-		ck_assert_uint_eq(st->by_class[t[i].fc], 1);
-	}
-	for (i = 0; i < FC_COUNT; i++)
-		ck_assert_uint_eq(st->by_class[i], 1);
-	ck_assert_str_eq(fetch_class_name(FC_REFUSED), "refused");
-	ck_assert_uint_eq(st->seconds.count, 9);
-	ck_assert_double_eq_tol(st->seconds.sum, 30.81, 1e-9);
-	/* 0 and 0 <= 0.0001; 5 x 0.002 <= 0.0025; 0.3 <= 0.5; 30.5 <= 60 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 0), 2);
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 3), 2);  /* 0.001 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 4), 7);  /* 0.0025 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 10), 7); /* 0.25 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 11), 8); /* 0.5 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 16), 8); /* 30 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, 17), 9); /* 60 */
-	ck_assert_uint_eq(histo_cumulative(&st->seconds, HISTO_BUCKETS), 9);
-	log_set_level(LOG_INFO);
-}
-END_TEST
-
-START_TEST(test_stats_count_every_check_exactly_once)
-{
-	const struct cache_stats *st = cache_stats(cache);
-	const struct cache_entry *e;
-	struct probe p[2];
-
-	wait_on("https://a.test", &p[0]); /* miss, fetch 1 */
-	wait_on("https://a.test", &p[1]); /* miss, coalesced */
-	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_PENDING);
-	fill_status("https://a.test", FETCH_OK, 404);
-	ck_assert_int_eq(p[0].calls + p[1].calls, 2);
-	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
-	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
-	clock_advance(&clk, DAY);
-	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
-	fill_status("https://a.test", FETCH_OK, 500);
-	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
-	ck_assert_ptr_null(cache_find(cache, "https://zzz.test"));
-	ck_assert_uint_eq(st->misses, 3);
-	ck_assert_uint_eq(st->coalesced, 2);
-	ck_assert_uint_eq(st->hits, 2);
-	ck_assert_uint_eq(st->stale, 2);
-	ck_assert_uint_eq(st->fetches, 2);
-	ck_assert_uint_eq(sc.n, 2);
-	ck_assert_uint_eq(st->fetch_errors, 1);
-	ck_assert_uint_eq(st->evictions, 0);
-	ck_assert_uint_eq(st->entries, 1);
-	ck_assert_uint_eq(st->waiting, 0);
-	ck_assert_uint_eq(st->overloaded, 0);
-	ck_assert_uint_eq(cache_purge_all(cache), 1);
-	ck_assert_uint_eq(st->entries, 0);
-	ck_assert_uint_eq(st->bytes, 0);
-}
-END_TEST
-
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 /* A test case of the cache suite, on the fixture. */
@@ -826,11 +642,6 @@ cache_suite(void)
 	    tc, test_purge_from_waiter_callback_still_answers_the_rest);
 	tcase_add_test(tc, test_free_with_waiters_and_fetches_in_flight);
 	tcase_add_test(tc, test_fetch_that_cannot_start_leaves_nothing);
-	tc = fixture(s, "memory");
-	tcase_add_test(tc, test_entry_bytes_and_lru_eviction_by_bytes);
-	tcase_add_test(tc, test_lru_never_evicts_entries_in_flight);
-	tcase_add_test(tc, test_stats_count_every_check_exactly_once);
-	tcase_add_test(tc, test_fetch_stats_by_class_and_duration);
 	return s;
 }
 

@@ -260,4 +260,46 @@ expires_in(const char *origin)
 	return cache_expires_in(cache, entry(origin));
 }
 
+/* A waiter that records how it was called back. */
+struct probe {
+	struct cache_waiter w;
+	int calls;
+	enum cache_policy policy;
+	int purge_in_cb; /* purge the origin from inside the callback */
+	const char *origin;
+};
+
+static inline void probe_cb(struct cache_waiter *, const struct cache_entry *);
+
+/* A check that may wait, with p as the waiter. */
+static inline enum cache_status
+check_wait(const char *origin, struct probe *p)
+{
+	const struct cache_entry *e;
+
+	p->w.cb = probe_cb;
+	p->w.arg = p;
+	return cache_check(cache, origin, 1, &p->w, &e);
+}
+
+/* The waiter callback: count, remember, and maybe purge. */
+static inline void
+probe_cb(struct cache_waiter *w, const struct cache_entry *e)
+{
+	struct probe *p = w->arg;
+
+	p->calls++;
+	p->policy = e->policy;
+	if (p->purge_in_cb)
+		ck_assert_uint_eq(cache_purge(cache, p->origin), 1);
+}
+
+/* Queue p on origin and expect it to wait. */
+static inline void
+wait_on(const char *origin, struct probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	ck_assert_int_eq(check_wait(origin, p), CACHE_WAIT);
+}
+
 #endif /* TESTS_SCRIPTED_FETCH_H */

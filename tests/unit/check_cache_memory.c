@@ -1,0 +1,210 @@
+/*
+ * check_cache_memory.c: what the cache holds and counts: each entry's
+ * bytes, eviction by bytes in LRU order (never of an entry in flight), and
+ * the counters of the stats op and /metrics (checks, fetches by class and
+ * duration). Same fixture as check_cache.c: a scripted fetcher
+ * (scripted_fetch.h) and a frozen clock.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "robots.h"
+#include "cache.h"
+#include "clock.h"
+#include "fetchlog.h"
+#include "histo.h"
+#include "lifetime.h"
+#include "log.h"
+#include "scripted_fetch.h"
+
+#define DAY 86400.0
+
+/* fetch_now() with a 200 whose body disallows everything. */
+static void
+fetch_rules(const char *origin)
+{
+	static const char body[] = "User-agent: *\nDisallow: /\n";
+	struct fetch_result r = script_result(FETCH_OK, 200);
+
+	r.body = body;
+	r.body_len = sizeof(body) - 1;
+	fetch_now(origin, &r);
+}
+
+START_TEST(test_entry_bytes_and_lru_eviction_by_bytes)
+{
+	const struct cache_stats *st = cache_stats(cache);
+	const struct cache_entry *e;
+	size_t one;
+
+	fetch_status("https://a.test", FETCH_OK, 404);
+	one = st->bytes;
+	ck_assert_uint_gt(one, strlen("https://a.test"));
+	fetch_rules("https://r.test");
+	ck_assert_uint_eq(st->bytes,
+	    2 * one + robots_memsize(entry("https://r.test")->robots));
+	ck_assert_uint_eq(cache_purge(cache, "https://r.test"), 1);
+	ck_assert_uint_eq(st->bytes, one);
+	fetch_status("https://b.test", FETCH_OK, 404);
+	fetch_status("https://c.test", FETCH_OK, 404);
+	set.max_bytes = 3 * one;
+	cache_configure(cache, &set);
+	ck_assert_uint_eq(st->evictions, 0);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
+	fetch_status("https://d.test", FETCH_OK, 404);
+	ck_assert_ptr_null(cache_find(cache, "https://b.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://a.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://c.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://d.test"));
+	ck_assert_uint_eq(st->evictions, 1);
+	ck_assert_uint_eq(st->entries, 3);
+	ck_assert_uint_eq(st->bytes, 3 * one);
+}
+END_TEST
+
+START_TEST(test_lru_never_evicts_entries_in_flight)
+{
+	const struct cache_stats *st = cache_stats(cache);
+	const struct cache_entry *e;
+	struct probe p;
+
+	wait_on("https://a.test", &p);
+	ck_assert_int_eq(check_now("https://b.test", &e), CACHE_PENDING);
+	fetch_status("https://c.test", FETCH_OK, 404);
+	set.max_bytes = 1;
+	cache_configure(cache, &set);
+	ck_assert_ptr_nonnull(cache_find(cache, "https://a.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://b.test"));
+	ck_assert_ptr_null(cache_find(cache, "https://c.test"));
+	ck_assert_uint_eq(st->evictions, 1);
+	ck_assert_uint_eq(script_count(&sc, "https://a.test"), 1);
+	ck_assert_uint_eq(script_count(&sc, "https://b.test"), 1);
+	/* Once its fetch ends and its waiter is answered, it may go. */
+	fill_status("https://a.test", FETCH_OK, 404);
+	ck_assert_int_eq(p.calls, 1);
+	ck_assert_ptr_null(cache_find(cache, "https://a.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://b.test"));
+	ck_assert_uint_eq(st->evictions, 2);
+}
+END_TEST
+
+/* Every fetch applied is counted by class and its duration observed. */
+START_TEST(test_fetch_stats_by_class_and_duration)
+{
+	static const struct {
+		const char *origin;
+		enum fetch_error err;
+		int status;
+		double seconds;
+		enum fetch_class fc;
+	} t[] = {
+		{ "https://a.test", FETCH_OK, 200, 0.3, FC_2XX },
+		{ "https://b.test", FETCH_OK, 503, 0.002, FC_5XX },
+		{ "https://c.test", FETCH_OK, 429, 0.002, FC_429 },
+		{ "https://d.test", FETCH_OK, 404, 0.002, FC_4XX },
+		{ "https://e.test", FETCH_OK, 304, 0.002, FC_3XX },
+		{ "https://f.test", FETCH_NETWORK, 0, 0.0, FC_NETWORK },
+		{ "https://g.test", FETCH_TIMEOUT, 0, 30.5, FC_TIMEOUT },
+		{ "https://h.test", FETCH_REDIRECTS, 301, 0.002, FC_REDIRECTS },
+		{ "https://i.test", FETCH_PRIVATE_ADDR, 0, 0.0, FC_REFUSED },
+	};
+	const struct fetch_stats *st = cache_fetch_stats(cache);
+	struct fetch_result r;
+	size_t i;
+
+	log_set_level(LOG_ERR); /* the fetch lines are fetchlog's business */
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		r = script_result(t[i].err, t[i].status);
+		r.seconds = t[i].seconds;
+		ck_assert_int_eq(fetch_class_of(&r), t[i].fc);
+		fetch_now(t[i].origin, &r);
+		ck_assert_uint_eq(st->by_class[t[i].fc], 1);
+	}
+	for (i = 0; i < FC_COUNT; i++)
+		ck_assert_uint_eq(st->by_class[i], 1);
+	ck_assert_str_eq(fetch_class_name(FC_REFUSED), "refused");
+	ck_assert_uint_eq(st->seconds.count, 9);
+	ck_assert_double_eq_tol(st->seconds.sum, 30.81, 1e-9);
+	/* 0 and 0 <= 0.0001; 5 x 0.002 <= 0.0025; 0.3 <= 0.5; 30.5 <= 60 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 0), 2);
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 3), 2);  /* 0.001 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 4), 7);  /* 0.0025 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 10), 7); /* 0.25 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 11), 8); /* 0.5 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 16), 8); /* 30 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, 17), 9); /* 60 */
+	ck_assert_uint_eq(histo_cumulative(&st->seconds, HISTO_BUCKETS), 9);
+	log_set_level(LOG_INFO);
+}
+END_TEST
+
+START_TEST(test_stats_count_every_check_exactly_once)
+{
+	const struct cache_stats *st = cache_stats(cache);
+	const struct cache_entry *e;
+	struct probe p[2];
+
+	wait_on("https://a.test", &p[0]); /* miss, fetch 1 */
+	wait_on("https://a.test", &p[1]); /* miss, coalesced */
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_PENDING);
+	fill_status("https://a.test", FETCH_OK, 404);
+	ck_assert_int_eq(p[0].calls + p[1].calls, 2);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
+	clock_advance(&clk, DAY);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
+	fill_status("https://a.test", FETCH_OK, 500);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
+	ck_assert_ptr_null(cache_find(cache, "https://zzz.test"));
+	ck_assert_uint_eq(st->misses, 3);
+	ck_assert_uint_eq(st->coalesced, 2);
+	ck_assert_uint_eq(st->hits, 2);
+	ck_assert_uint_eq(st->stale, 2);
+	ck_assert_uint_eq(st->fetches, 2);
+	ck_assert_uint_eq(sc.n, 2);
+	ck_assert_uint_eq(st->fetch_errors, 1);
+	ck_assert_uint_eq(st->evictions, 0);
+	ck_assert_uint_eq(st->entries, 1);
+	ck_assert_uint_eq(st->waiting, 0);
+	ck_assert_uint_eq(st->overloaded, 0);
+	ck_assert_uint_eq(cache_purge_all(cache), 1);
+	ck_assert_uint_eq(st->entries, 0);
+	ck_assert_uint_eq(st->bytes, 0);
+}
+END_TEST
+
+static Suite *
+memory_suite(void)
+{
+	Suite *s = suite_create("cache_memory");
+	TCase *tc = tcase_create("memory");
+
+	tcase_add_checked_fixture(tc, cache_setup, cache_teardown);
+	tcase_add_test(tc, test_entry_bytes_and_lru_eviction_by_bytes);
+	tcase_add_test(tc, test_lru_never_evicts_entries_in_flight);
+	tcase_add_test(tc, test_stats_count_every_check_exactly_once);
+	tcase_add_test(tc, test_fetch_stats_by_class_and_duration);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	log_init(1, LOG_WARNING);
+	sr = srunner_create(memory_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
