@@ -223,6 +223,29 @@ START_TEST(test_batch_answers_in_order_and_shares_fetches)
 }
 END_TEST
 
+START_TEST(test_cached_batch_items_answer_as_the_full_path_does)
+{
+	send_line(CHECK_A);
+	finish("https://a.test", 200, rules);
+	/* The first URL takes the cached shortcut, the second (an escape)
+	 * url_parse(): both must read as the protocol says. */
+	send_line("{\"op\":\"check\",\"agent\":\"B\",\"id\":3,\"urls\":["
+	          "\"https://a.test/a/b\",\"https://A.test/a/%6Bk\"]}");
+	assert_last(2,
+	    "{\"id\":3,\"ok\":true,\"results\":[{\"url\":\"https://a.test/"
+	    "a/b\",\"ok\":true,\"allowed\":false,\"origin\":\"https://"
+	    "a.test\",\"source\":\"cache\",\"reason\":\"rule\","
+	    "\"http_status\":200,\"rule\":{\"directive\":\"disallow\","
+	    "\"pattern\":\"/a\",\"line\":2},\"crawl_delay\":null,"
+	    "\"expires_in\":86400},{\"url\":\"https://A.test/a/%6Bk\","
+	    "\"ok\":true,\"allowed\":false,\"origin\":\"https://a.test\","
+	    "\"source\":\"cache\",\"reason\":\"rule\",\"http_status\":"
+	    "200,\"rule\":{\"directive\":\"disallow\",\"pattern\":\"/a\","
+	    "\"line\":2},\"crawl_delay\":null,\"expires_in\":86400}]}\n");
+	ck_assert_uint_eq(sc.n, 1);
+}
+END_TEST
+
 START_TEST(test_wait_false_answers_pending_and_fetches_in_background)
 {
 	send_line("{\"op\":\"check\",\"url\":\"http://b.test/\",\"agent\":"
@@ -395,6 +418,8 @@ dispatch_suite(void)
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
+	tcase_add_test(
+	    tc, test_cached_batch_items_answer_as_the_full_path_does);
 	tcase_add_test(
 	    tc, test_wait_false_answers_pending_and_fetches_in_background);
 	tcase_add_test(tc, test_bad_lines_get_errors_and_blank_lines_nothing);
