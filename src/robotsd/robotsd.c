@@ -230,6 +230,20 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 	sysd_ready();
 }
 
+/* Block (SIG_BLOCK) or release (SIG_UNBLOCK) the signals robotsd handles. */
+static void
+robotsd_hold_signals(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(how, &set, NULL) == -1)
+		fatal("sigprocmask");
+}
+
 /* Install the signal events. */
 static void
 robotsd_signals(struct robotsd *rd, struct signals *sig)
@@ -535,8 +549,16 @@ main(int argc, char **argv)
 	/* -f: stderr, even when a supervisor that is not the journal runs us */
 	log_init(rd.conf->foreground, rd.conf->log_level);
 	robotsd_warn_unsupported(rd.conf);
+	/*
+	 * The socket exists before the signal events do: hold TERM, INT and
+	 * HUP until they are installed, so that a client that sees the socket
+	 * and stops robotsd at once gets an orderly stop, not the default
+	 * action.
+	 */
+	robotsd_hold_signals(SIG_BLOCK);
 	robotsd_start(&rd, where, sizeof(where));
 	robotsd_signals(&rd, &sig);
+	robotsd_hold_signals(SIG_UNBLOCK);
 	robotsd_schedule_save(&rd);
 	if ((sig.watchdog = sysd_watchdog_start(rd.base, &wd_usec)) != NULL)
 		log_event(
