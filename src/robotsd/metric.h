@@ -24,7 +24,7 @@ struct metric {
 	uint64_t value;
 };
 
-#define METRICS_MAX 32
+#define METRICS_MAX 48
 
 /* Fill out (room for METRICS_MAX) with the current values; how many. */
 typedef size_t (*stats_fn)(void *arg, struct metric *out);

@@ -21,6 +21,7 @@ struct signals;
 struct metrics;
 struct dispatch;
 struct saver;
+struct looplag;
 
 struct robotsd {
 	struct event_base *base;
@@ -31,6 +32,7 @@ struct robotsd {
 	struct cache *cache;
 	struct metrics *metrics; /* NULL without --metrics */
 	struct saver *saver;     /* state file saves */
+	struct looplag *looplag; /* the event loop's lateness */
 	struct clock clock;
 	double started;             /* clock seconds at start, for uptime */
 	struct stats_sources stats; /* what the counters table reads */

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "dispatch.h"
 #include "fetch.h"
+#include "looplag.h"
 #include "server.h"
 #include "stats.h"
 
@@ -19,6 +20,40 @@ metric_add(struct metric *out, size_t *n, const char *name, const char *prom,
 {
 	out[*n] = (struct metric){ name, prom, help, type, value };
 	(*n)++;
+}
+
+/* Memory by use (what the budgets bound) and the loop's lateness. */
+static size_t
+stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
+{
+	const struct server_memory *m = server_memory(src->server);
+	struct looplag_stats l = looplag_stats(src->looplag);
+
+	metric_add(out, &n, "client_input_bytes", "robotsd_client_input_bytes",
+	    METRIC_GAUGE, m->input_bytes,
+	    "Bytes of requests read from clients, not yet handled.");
+	metric_add(out, &n, "client_output_bytes",
+	    "robotsd_client_output_bytes", METRIC_GAUGE, m->output_bytes,
+	    "Bytes of answers queued for clients, not yet read.");
+	metric_add(out, &n, "client_output_peak_bytes",
+	    "robotsd_client_output_peak_bytes", METRIC_GAUGE, m->output_peak,
+	    "The most client_output_bytes has been since start.");
+	metric_add(out, &n, "clients_paused", "robotsd_clients_paused_total",
+	    METRIC_COUNTER, m->paused,
+	    "Connections no longer read past half of max-output-total.");
+	metric_add(out, &n, "clients_shed", "robotsd_clients_shed_total",
+	    METRIC_COUNTER, m->shed,
+	    "Connections closed past max-output-total.");
+	metric_add(out, &n, "loop_lag_p99_us",
+	    "robotsd_loop_lag_p99_microseconds", METRIC_GAUGE, l.p99_us,
+	    "99th percentile lateness of a 10 ms timer, last 1000 ticks.");
+	metric_add(out, &n, "loop_lag_max_us",
+	    "robotsd_loop_lag_max_microseconds", METRIC_GAUGE, l.max_us,
+	    "Largest lateness of a 10 ms timer, last 1000 ticks.");
+	metric_add(out, &n, "loop_late", "robotsd_loop_late_total",
+	    METRIC_COUNTER, l.late,
+	    "Ticks of the 10 ms timer over 10 ms late.");
+	return n;
 }
 
 /* The current values of every counter and gauge. */
@@ -71,5 +106,5 @@ stats_collect(void *arg, struct metric *out)
 	metric_add(out, &n, "connections_total", "robotsd_connections_total",
 	    METRIC_COUNTER, server_connections_total(src->server),
 	    "Client connections accepted.");
-	return n;
+	return stats_memory(src, out, n);
 }

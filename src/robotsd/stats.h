@@ -11,6 +11,7 @@ struct cache;
 struct clock;
 struct dispatch;
 struct fetcher;
+struct looplag;
 struct server;
 
 /* The modules whose counters the table shows, all set before it is read. */
@@ -21,6 +22,7 @@ struct stats_sources {
 	const struct server *server;
 	const struct clock *clock;
 	double started; /* clock seconds at start, for uptime */
+	const struct looplag *looplag;
 };
 
 /* A stats_fn; arg is a struct stats_sources. */
