@@ -363,3 +363,38 @@ class IdleConnections(DaemonTest):
 if __name__ == "__main__":
     import unittest
     unittest.main()
+
+
+class DocumentedChoices(DaemonTest):
+    """The choices docs/robustness.md records, each held by a test."""
+
+    def test_redirect_to_a_scheme_robotsd_will_not_fetch_is_unavailable(self):
+        self.origin.set("gopher.test", status=302,
+                        headers={"Location": "gopher://gopher.test/r.txt"})
+        self.origin.set("file.test", status=301,
+                        headers={"Location": "file:///etc/passwd"})
+        c = self.start()
+        self.assertAnswer(c.check("http://gopher.test/x"), ok=True,
+                          allowed=True, reason="unavailable",
+                          http_status=302)
+        self.assertAnswer(c.check("http://file.test/x"), ok=True,
+                          allowed=True, reason="unavailable",
+                          http_status=301)
+
+    def test_duplicate_json_keys_the_last_wins(self):
+        self.origin.robots("dup.test", "User-agent: *\nDisallow: /private/\n")
+        c = self.start()
+        c.send_raw(b'{"op":"check","id":1,"id":2,"agent":"A",'
+                   b'"url":"http://dup.test/private/a",'
+                   b'"url":"http://dup.test/ok"}\n')
+        self.assertAnswer(c.recv(), id=2, ok=True, allowed=True,
+                          reason="no_rule")
+
+    def test_a_backslash_in_a_url_path_is_literal(self):
+        # not turned into "/" as browsers do for http(s)
+        self.origin.robots("bs.test", "User-agent: *\nDisallow: /private/\n")
+        c = self.start()
+        self.assertAnswer(c.check("http://bs.test/private\\x"), ok=True,
+                          allowed=True, reason="no_rule")
+        self.assertAnswer(c.check("http://bs.test/private/x"), ok=True,
+                          allowed=False, reason="rule")
