@@ -89,6 +89,7 @@ struct fetch {
 	int private_refused;
 	char *hdr[HDR_COUNT];
 	char *errbuf; /* CURL_ERROR_SIZE, with the easy handle */
+	size_t held;  /* bytes counted in fetcher->bytes */
 };
 
 TAILQ_HEAD(fetch_list, fetch);
@@ -102,6 +103,7 @@ struct fetcher {
 	struct fetch_list queued;
 	size_t nrunning;
 	size_t nqueued;
+	size_t bytes; /* the fetches themselves, their URLs and bodies */
 	LIST_HEAD(, fetch_sock) socks;
 	/* Copied from the config. */
 	char *user_agent;
@@ -341,6 +343,8 @@ fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
 			return 0;
 		}
 		fe->body = nb;
+		fe->held += cap - fe->body_cap;
+		fe->fetcher->bytes += cap - fe->body_cap;
 		fe->body_cap = cap;
 	}
 	memcpy(fe->body + fe->body_len, buf, take);
@@ -473,6 +477,7 @@ fetch_free(struct fetch *fe)
 	if (event_initialized(&fe->deadline))
 		evtimer_del(&fe->deadline);
 	fetch_release_easy(fe);
+	fe->fetcher->bytes -= fe->held;
 	for (i = 0; i < HDR_COUNT; i++)
 		free(fe->hdr[i]);
 	free(fe->body);
@@ -772,6 +777,8 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 	fe->arg = arg;
 	if ((fe->url = strdup(url)) == NULL)
 		goto fail;
+	fe->held = sizeof(*fe) + strlen(url) + 1;
+	f->bytes += fe->held;
 	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued)) {
 		if (fetch_begin(fe) == -1)
 			goto fail;
@@ -818,4 +825,11 @@ size_t
 fetcher_queued(const struct fetcher *f)
 {
 	return f->nqueued;
+}
+
+/* Bytes the fetches hold (curl's own buffers aside). */
+size_t
+fetcher_bytes(const struct fetcher *f)
+{
+	return f->bytes;
 }

@@ -29,6 +29,9 @@ stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
 	const struct server_memory *m = server_memory(src->server);
 	struct looplag_stats l = looplag_stats(src->looplag);
 
+	metric_add(out, &n, "fetch_bytes", "robotsd_fetch_bytes", METRIC_GAUGE,
+	    fetcher_bytes(src->fetcher),
+	    "Bytes the fetches running and queued hold, curl's aside.");
 	metric_add(out, &n, "client_input_bytes", "robotsd_client_input_bytes",
 	    METRIC_GAUGE, m->input_bytes,
 	    "Bytes of requests read from clients, not yet handled.");

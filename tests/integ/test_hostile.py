@@ -304,6 +304,8 @@ class HostileLoad(DaemonTest):
         st = self.stats()
         self.assertEqual(st["fetches_in_flight"] + st["fetches_queued"],
                          self.N, st)
+        # robotsd's own count: the fetch and its URL, some 300 bytes each
+        self.assertBetween(st["fetch_bytes"], self.N * 100, self.N * 1024)
         grown = vm(pid, "VmRSS") - base
         per = grown * 1024.0 / self.N
         print("\n  queued fetches: %d KiB for %d origins: %.0f B each"
@@ -317,6 +319,7 @@ class HostileLoad(DaemonTest):
         st = self.stats()
         self.assertEqual(st["fetches_in_flight"] + st["fetches_queued"],
                          0, st)
+        self.assertEqual(st["fetch_bytes"], 0, st)
         after = vm(pid, "VmRSS") - base
         kept = st["cache_bytes"] // 1024
         print("  after: %d KiB over the baseline, the cache accounts "
