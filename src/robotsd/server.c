@@ -744,7 +744,7 @@ server_busy(const struct server *srv)
 	const struct conn *c;
 
 	TAILQ_FOREACH(c, &srv->conns, link)
-	if (session_waiting(c->session) ||
+	if (c->deferred || session_waiting(c->session) ||
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
 		return 1;
 	return 0;

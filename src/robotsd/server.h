@@ -37,7 +37,10 @@ void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */
 /* Stop accepting and remove the socket file (SIGTERM). */
 void server_stop_accepting(struct server *);
-/* 1 while some connection waits on a check or has output queued. */
+/*
+ * 1 while some connection waits on a check, has output queued or has lines
+ * left for the next turn.
+ */
 int server_busy(const struct server *);
 size_t server_connections(const struct server *);
 
