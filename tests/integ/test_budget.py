@@ -120,12 +120,12 @@ class OutputBudget(DaemonTest):
         st = self.settled("hits")
         for s in socks:
             s.close()
-        print("\n  loop lag: p99 %d us, max %d us, %d ticks late of %d"
+        print("\n  loop lag: p99 %d us, max %d us, %d ticks over 10 ms late"
               % (st["loop_lag_p99_us"], st["loop_lag_max_us"],
-                 st["loop_late"], st["requests"]))
+                 st["loop_late"]))
         self.assertGreater(st["loop_lag_max_us"], 0, st)
         # Before, all the batches that arrived together were answered in
-        # one turn: p99 256 ms here. The target is 10 ms; the bound is
-        # generous for a loaded machine (the timer is late whenever the
-        # process waits for a CPU) and for ASan.
-        self.assertLess(st["loop_lag_p99_us"], 100000, st)
+        # one turn: p99 188 to 256 ms here. The target is 10 ms; the bound
+        # (150 ms) is generous for a loaded machine (the timer is late
+        # whenever robotsd waits for a CPU) and for ASan.
+        self.assertLess(st["loop_lag_p99_us"], 150000, st)
