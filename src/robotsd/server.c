@@ -68,9 +68,9 @@ struct conn {
 	int discarding; /* inside an over-long line */
 	int paused;     /* reading stopped: too much output queued */
 	int eof;        /* the client shut its side: close when done */
-	int deferred;   /* on the backlog: lines left for the next turn */
 	struct reply reply;
 	struct session *session;
+	uint64_t deferred; /* on the backlog since turn N; 0: not */
 };
 
 TAILQ_HEAD(conn_list, conn);
@@ -83,12 +83,8 @@ struct server {
 	struct event *resume; /* re-enables accept after EMFILE */
 	struct event *reaper; /* frees closed connections */
 	struct event *shed;   /* closes the largest holders past the budget */
-	struct event *resume_backlog; /* next turn: the deferred connections */
-	struct conn_list backlog;
-	struct timeval turn;    /* libevent's cached time: which turn */
-	uint64_t turn_start_us; /* when this turn first handled a line */
-	char *path;             /* our socket file, removed at stop */
-	dev_t dev;              /* ... only if it is still this inode */
+	char *path;           /* our socket file, removed at stop */
+	dev_t dev;            /* ... only if it is still this inode */
 	ino_t ino;
 	struct conn_list conns;
 	struct conn_list dead;
@@ -96,6 +92,13 @@ struct server {
 	uint64_t total;
 	struct server_memory mem;
 	size_t dropped; /* output bytes dropped since the last trim */
+
+	/* Request lines left for the next turn (see the top). */
+	struct conn_list backlog;
+	struct event *next_turn; /* takes up the backlog */
+	uint64_t backlog_gen;    /* which turn's backlog */
+	struct timeval turn;     /* libevent's cached time: which turn */
+	uint64_t turn_start_us;  /* when this turn first handled a line */
 };
 
 static void conn_process(struct conn *);
@@ -348,28 +351,28 @@ conn_defer(struct conn *c)
 	struct server *srv = c->srv;
 	struct timeval zero = { 0, 0 };
 
-	c->deferred = 1;
+	c->deferred = srv->backlog_gen;
 	bufferevent_disable(c->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&srv->backlog, c, backlog);
-	evtimer_add(srv->resume_backlog, &zero);
+	evtimer_add(srv->next_turn, &zero);
 }
 
-/* A new turn: carry on with the deferred connections, in order. */
+/*
+ * A new turn: carry on with the connections deferred before it, in order;
+ * those deferred again meanwhile wait for the next one.
+ */
 static void
 server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *srv = arg;
-	struct conn_list todo = TAILQ_HEAD_INITIALIZER(todo);
+	uint64_t gen = ++srv->backlog_gen;
 	struct conn *c;
 
 	(void)fd;
 	(void)what;
-	TAILQ_CONCAT(&todo, &srv->backlog, backlog);
-	while ((c = TAILQ_FIRST(&todo)) != NULL) {
-		TAILQ_REMOVE(&todo, c, backlog);
+	while ((c = TAILQ_FIRST(&srv->backlog)) != NULL && c->deferred != gen) {
+		TAILQ_REMOVE(&srv->backlog, c, backlog);
 		c->deferred = 0;
-		if (c->closing)
-			continue;
 		if (!c->paused && !c->eof)
 			bufferevent_enable(c->bev, EV_READ);
 		conn_process(c);
@@ -692,9 +695,10 @@ server_new(struct event_base *base, struct dispatch *d,
 	srv->resume = evtimer_new(base, server_resume_cb, srv);
 	srv->reaper = event_new(base, -1, 0, server_reap_cb, srv);
 	srv->shed = event_new(base, -1, 0, server_shed_cb, srv);
-	srv->resume_backlog = evtimer_new(base, server_backlog_cb, srv);
+	srv->next_turn = evtimer_new(base, server_backlog_cb, srv);
+	srv->backlog_gen = 1; /* 0 in conn->deferred: not deferred */
 	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL ||
-	    srv->shed == NULL || srv->resume_backlog == NULL)
+	    srv->shed == NULL || srv->next_turn == NULL)
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
 	return srv;
@@ -731,7 +735,7 @@ server_free(struct server *srv)
 	server_reap_cb(-1, 0, srv);
 	event_free(srv->reaper);
 	event_free(srv->shed);
-	event_free(srv->resume_backlog);
+	event_free(srv->next_turn);
 	event_free(srv->resume);
 	free(srv->path);
 	free(srv);
