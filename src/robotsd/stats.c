@@ -47,11 +47,11 @@ stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
 	metric_add(out, &n, "clients_shed", "robotsd_clients_shed_total",
 	    METRIC_COUNTER, m->shed,
 	    "Connections closed past max-output-total.");
-	metric_add(out, &n, "loop_lag_p99_us",
-	    "robotsd_loop_lag_p99_microseconds", METRIC_GAUGE, l.p99_us,
+	metric_add(out, &n, "loop_lag_p99_us", "robotsd_loop_lag_p99_micros",
+	    METRIC_GAUGE, l.p99_us,
 	    "99th percentile lateness of a 10 ms timer, last 1000 ticks.");
-	metric_add(out, &n, "loop_lag_max_us",
-	    "robotsd_loop_lag_max_microseconds", METRIC_GAUGE, l.max_us,
+	metric_add(out, &n, "loop_lag_max_us", "robotsd_loop_lag_max_micros",
+	    METRIC_GAUGE, l.max_us,
 	    "Largest lateness of a 10 ms timer, last 1000 ticks.");
 	metric_add(out, &n, "loop_late", "robotsd_loop_late_total",
 	    METRIC_COUNTER, l.late,
