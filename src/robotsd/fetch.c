@@ -88,6 +88,7 @@ struct fetch {
 	int private_refused;
 	char *hdr[HDR_COUNT];
 	char *errbuf; /* CURL_ERROR_SIZE, with the easy handle */
+	size_t held;  /* bytes counted in fetcher->bytes */
 };
 
 TAILQ_HEAD(fetch_list, fetch);
@@ -101,6 +102,7 @@ struct fetcher {
 	struct fetch_list queued;
 	size_t nrunning;
 	size_t nqueued;
+	size_t bytes; /* the fetches themselves, their URLs and bodies */
 	LIST_HEAD(, fetch_sock) socks;
 	/* Copied from the settings. */
 	char *user_agent;
@@ -273,9 +275,13 @@ static size_t
 fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
 {
 	struct fetch *fe = arg;
-	size_t len = size * n;
+	size_t len = size * n, cap, added;
 
-	if (buf_add_some(&fe->body, buf, len) == len)
+	cap = fe->body.cap;
+	added = buf_add_some(&fe->body, buf, len);
+	fe->held += fe->body.cap - cap;
+	fe->fetcher->bytes += fe->body.cap - cap;
+	if (added == len)
 		return len;
 	if (fe->body.state == BUF_NOMEM)
 		fe->nomem = 1;
@@ -405,6 +411,7 @@ fetch_free(struct fetch *fe)
 	if (event_initialized(&fe->deadline))
 		evtimer_del(&fe->deadline);
 	fetch_release_easy(fe);
+	fe->fetcher->bytes -= fe->held;
 	for (i = 0; i < HDR_COUNT; i++)
 		free(fe->hdr[i]);
 	buf_clear(&fe->body);
@@ -693,6 +700,8 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 	fe->arg = arg;
 	if ((fe->url = strdup(url)) == NULL)
 		goto fail;
+	fe->held = sizeof(*fe) + strlen(url) + 1;
+	f->bytes += fe->held;
 	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued)) {
 		if (fetch_begin(fe) == -1)
 			goto fail;
@@ -739,4 +748,11 @@ size_t
 fetcher_queued(const struct fetcher *f)
 {
 	return f->nqueued;
+}
+
+/* Bytes the fetches hold (curl's own buffers aside). */
+size_t
+fetcher_bytes(const struct fetcher *f)
+{
+	return f->bytes;
 }

@@ -46,6 +46,7 @@ struct config {
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */
 	size_t max_output;  /* per-connection queued output limit, bytes */
+	size_t all_output;  /* ... for all connections together */
 	long write_timeout; /* seconds a client may leave answers unread */
 	int test_clock;     /* hidden: accept the "clock" op (tests only) */
 	int check_only;     /* -n: check the configuration and exit */

@@ -25,6 +25,7 @@
 #include "dispatch.h"
 #include "fetch.h"
 #include "log.h"
+#include "looplag.h"
 #include "metrics.h"
 #include "robotsd.h"
 #include "sd.h"
@@ -174,6 +175,7 @@ robotsd_server_settings(const struct config *cf)
 		.mode = cf->socket_mode,
 		.max_line = cf->max_line,
 		.max_output = cf->max_output,
+		.output_budget = cf->all_output,
 		.write_timeout = cf->write_timeout,
 		.max_connections = (size_t)cf->max_connections,
 	};
@@ -462,6 +464,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	if ((rd->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
 	rd->started = clock_now(&rd->clock);
+	rd->looplag = looplag_new(rd->base);
 	cs = robotsd_cache_settings(rd->conf);
 	fs = robotsd_fetch_settings(rd->conf);
 	if ((rd->fetcher = fetcher_new(rd->base, &fs)) == NULL)
@@ -480,7 +483,8 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	         rd->base, rd->dispatch, &ss, fd, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
-		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared };
+		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
+		rd->looplag };
 	if (rd->conf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, rd->conf->metrics,
 	         stats_collect, &rd->stats, &cause)) == NULL)
@@ -510,6 +514,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	shared_free(rd->shared);
 #endif
 	fetcher_free(rd->fetcher);
+	looplag_free(rd->looplag);
 	event_free(sig->term);
 	event_free(sig->intr);
 	event_free(sig->hup);

@@ -23,6 +23,7 @@ struct dispatch;
 struct saver;
 struct tier;
 struct shared;
+struct looplag;
 
 struct robotsd {
 	struct event_base *base;
@@ -35,6 +36,7 @@ struct robotsd {
 	struct saver *saver;     /* state file saves */
 	struct tier *tier;       /* NULL without --redis */
 	struct shared *shared;   /* the fleet loader, NULL without --redis */
+	struct looplag *looplag; /* the event loop's lateness */
 	struct clock clock;
 	double started;             /* clock seconds at start, for uptime */
 	struct stats_sources stats; /* what the counters table reads */

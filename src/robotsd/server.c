@@ -6,6 +6,20 @@
  * implements, queued with a cap. Reading pauses while a client lets answers
  * pile up, and a client that keeps not reading is disconnected.
  *
+ * One budget covers the output queued for all clients together
+ * (max-output-total): past half of it, a client that queues an answer while
+ * holding more than the average is paused; past all of it, the clients
+ * holding the most are closed, largest first, until the total is back
+ * under three quarters. The totals are kept by callbacks on every
+ * connection's buffers, so they are exact at every add and drain.
+ *
+ * One turn of the event loop handles request lines for at most
+ * SERVER_SLICE_US; a connection with lines left, or one that has a line
+ * while the output is over the budget, yields: it is put on the backlog,
+ * which a zero timer takes up again on the next turn. So no turn runs long
+ * however many clients send at once, and no answer is queued past the
+ * budget but the one a line in progress makes.
+ *
  * A connection is never freed inside a callback that code up the stack
  * still uses: conn_close() unhooks it and the reaper event frees it.
  */
@@ -21,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,12 +49,19 @@
 #include "dispatch.h"
 #include "histo.h"
 #include "log.h"
+#include "looplag.h"
 #include "reply.h"
 #include "server.h"
 #include "xmalloc.h"
 
+/* Request lines handled in one turn of the loop, microseconds at most. */
+#define SERVER_SLICE_US 4000
+/* Output dropped with closed clients before the heap is trimmed. */
+#define SERVER_TRIM_BYTES (4 << 20)
+
 struct conn {
 	TAILQ_ENTRY(conn) link;
+	TAILQ_ENTRY(conn) backlog; /* while deferred */
 	struct server *srv;
 	struct bufferevent *bev;
 	uint64_t id;
@@ -49,6 +71,7 @@ struct conn {
 	int eof;        /* the client shut its side: close when done */
 	struct reply reply;
 	struct session *session;
+	uint64_t deferred; /* on the backlog since turn N; 0: not */
 };
 
 TAILQ_HEAD(conn_list, conn);
@@ -60,6 +83,7 @@ struct server {
 	struct evconnlistener *lev;
 	struct event *resume; /* re-enables accept after EMFILE */
 	struct event *reaper; /* frees closed connections */
+	struct event *shed;   /* closes the largest holders past the budget */
 	char *path;           /* our socket file, removed at stop */
 	dev_t dev;            /* ... only if it is still this inode */
 	ino_t ino;
@@ -68,9 +92,74 @@ struct server {
 	size_t nconns;
 	uint64_t total;
 	struct histo latency; /* request read to answer queued */
+	struct server_memory mem;
+	size_t dropped; /* output bytes dropped since the last trim */
+
+	/* Request lines left for the next turn (see the top). */
+	struct conn_list backlog;
+	struct event *next_turn; /* takes up the backlog */
+	uint64_t backlog_gen;    /* which turn's backlog */
+	struct timeval turn;     /* libevent's cached time: which turn */
+	uint64_t turn_start_us;  /* when this turn first handled a line */
 };
 
 static void conn_process(struct conn *);
+
+/* A connection's output buffer grew or shrank: keep the running total. */
+static void
+conn_out_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct server_memory *m = arg;
+
+	(void)b;
+	m->output_bytes += info->n_added;
+	m->output_bytes -= info->n_deleted;
+	if (m->output_bytes > m->output_peak)
+		m->output_peak = m->output_bytes;
+}
+
+/* The same for input. */
+static void
+conn_in_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct server_memory *m = arg;
+
+	(void)b;
+	m->input_bytes += info->n_added;
+	m->input_bytes -= info->n_deleted;
+}
+
+/* Bytes of answers c has queued and its client has not read. */
+static size_t
+conn_queued(const struct conn *c)
+{
+	return evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
+/*
+ * Drop the answers queued for c, through the buffer's callback so the
+ * total drops. A bufferevent keeps the front of its output frozen between
+ * writes, where a drain would fail.
+ */
+static void
+conn_drop_output(struct conn *c)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+
+	c->srv->dropped += evbuffer_get_length(out);
+	evbuffer_unfreeze(out, 1);
+	evbuffer_drain(out, evbuffer_get_length(out));
+}
+
+/* Empty c's buffers, so the totals drop before it is freed. */
+static void
+conn_drop_buffers(struct conn *c)
+{
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+
+	evbuffer_drain(in, evbuffer_get_length(in));
+	conn_drop_output(c);
+}
 
 /* Unhook c: cancel its waiting checks and free it at the end of the event. */
 static void
@@ -85,6 +174,10 @@ conn_close(struct conn *c, const char *why)
 	c->closing = 1;
 	session_close(c->session);
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	if (c->deferred)
+		TAILQ_REMOVE(&srv->backlog, c, backlog);
+	/* its answers will never be sent: out of the budget now */
+	conn_drop_output(c);
 	TAILQ_REMOVE(&srv->conns, c, link);
 	srv->nconns--;
 	TAILQ_INSERT_TAIL(&srv->dead, c, link);
@@ -102,9 +195,18 @@ server_reap_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while ((c = TAILQ_FIRST(&srv->dead)) != NULL) {
 		TAILQ_REMOVE(&srv->dead, c, link);
+		conn_drop_buffers(c);
 		session_free(c->session);
 		bufferevent_free(c->bev);
 		free(c);
+	}
+	/*
+	 * Clients closed with megabytes unread leave the heap full of free
+	 * chunks glibc keeps; hand them back to the system.
+	 */
+	if (srv->dropped > SERVER_TRIM_BYTES) {
+		srv->dropped = 0;
+		malloc_trim(0);
 	}
 }
 
@@ -112,27 +214,81 @@ server_reap_cb(evutil_socket_t fd, short what, void *arg)
 static void
 conn_maybe_finish(struct conn *c)
 {
-	if (c->eof && !c->closing && !session_waiting(c->session) &&
+	if (c->eof && !c->closing && !c->deferred &&
+	    !session_waiting(c->session) &&
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
 		conn_close(c, "client done");
 }
 
-/* Pause reading or disconnect when c's queued answers pile up. */
+/* Stop reading c's requests until its client reads its answers. */
+static void
+conn_pause(struct conn *c)
+{
+	c->paused = 1;
+	bufferevent_disable(c->bev, EV_READ);
+}
+
+/*
+ * Past the total budget, close the connections holding the most output,
+ * largest first, until the total is under three quarters of the budget.
+ * Runs as its own event: closing a connection cancels its waiting checks,
+ * which must not happen inside the cache's or another session's callback.
+ */
+static void
+server_shed_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	size_t max = srv->set.output_budget, most;
+	struct conn *c, *big;
+
+	(void)fd;
+	(void)what;
+	while (srv->mem.output_bytes > max / 4 * 3) {
+		big = NULL;
+		most = 0;
+		TAILQ_FOREACH(c, &srv->conns, link)
+		if (conn_queued(c) > most) {
+			most = conn_queued(c);
+			big = c;
+		}
+		if (big == NULL)
+			return;
+		log_warnx("connection %llu: %zu bytes of answers unread while "
+		          "all clients hold %zu, more than max-output-total "
+		          "%zu; disconnecting",
+		    (unsigned long long)big->id, most, srv->mem.output_bytes,
+		    max);
+		srv->mem.shed++;
+		conn_close(big, "total output limit");
+	}
+}
+
+/*
+ * Pause reading or disconnect when c's queued answers pile up; apply the
+ * budget of all connections together (see the top of the file).
+ */
 static void
 conn_check_output(struct conn *c)
 {
-	size_t max = c->srv->set.max_output;
-	size_t queued = evbuffer_get_length(bufferevent_get_output(c->bev));
+	struct server *srv = c->srv;
+	size_t max = srv->set.max_output, total = srv->mem.output_bytes;
+	size_t queued = conn_queued(c), budget = srv->set.output_budget;
 
 	if (queued > max) {
 		log_event(LOG_WARNING, "client_dropped",
 		    "connection=%llu why=output_limit unread_bytes=%zu",
 		    (unsigned long long)c->id, queued);
 		conn_close(c, "output limit");
-	} else if (queued > max / 2 && !c->paused) {
-		c->paused = 1;
-		bufferevent_disable(c->bev, EV_READ);
+		return;
 	}
+	if (queued > max / 2 && !c->paused)
+		conn_pause(c);
+	if (total > budget / 2 && !c->paused && queued > total / srv->nconns) {
+		srv->mem.paused++;
+		conn_pause(c);
+	}
+	if (total > budget)
+		event_active(srv->shed, EV_TIMEOUT, 0);
 }
 
 /* The connection behind its struct reply. */
@@ -167,6 +323,67 @@ conn_settled(struct reply *r)
 static const struct reply_ops conn_reply_ops = { conn_send, conn_settled };
 
 /*
+ * Must c leave its next line for the next turn: this turn has handled
+ * lines for its slice, or the output is over the budget? libevent's cached
+ * time changes at every turn, which is how a new one is recognised.
+ */
+static int
+conn_must_yield(struct conn *c)
+{
+	struct server *srv = c->srv;
+	struct timeval tv;
+	uint64_t now = looplag_now_us();
+
+	if (srv->mem.output_bytes > srv->set.output_budget) {
+		event_active(srv->shed, EV_TIMEOUT, 0);
+		return 1;
+	}
+	event_base_gettimeofday_cached(srv->base, &tv);
+	if (tv.tv_sec != srv->turn.tv_sec || tv.tv_usec != srv->turn.tv_usec) {
+		srv->turn = tv;
+		srv->turn_start_us = now;
+		return 0;
+	}
+	return now - srv->turn_start_us > SERVER_SLICE_US;
+}
+
+/* Put c on the backlog: no reading until the next turn takes it up. */
+static void
+conn_defer(struct conn *c)
+{
+	struct server *srv = c->srv;
+	struct timeval zero = { 0, 0 };
+
+	c->deferred = srv->backlog_gen;
+	bufferevent_disable(c->bev, EV_READ);
+	TAILQ_INSERT_TAIL(&srv->backlog, c, backlog);
+	evtimer_add(srv->next_turn, &zero);
+}
+
+/*
+ * A new turn: carry on with the connections deferred before it, in order;
+ * those deferred again meanwhile wait for the next one.
+ */
+static void
+server_backlog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	uint64_t gen = ++srv->backlog_gen;
+	struct conn *c;
+
+	(void)fd;
+	(void)what;
+	while ((c = TAILQ_FIRST(&srv->backlog)) != NULL && c->deferred != gen) {
+		TAILQ_REMOVE(&srv->backlog, c, backlog);
+		c->deferred = 0;
+		if (!c->paused && !c->eof)
+			bufferevent_enable(c->bev, EV_READ);
+		conn_process(c);
+		conn_maybe_finish(c);
+	}
+}
+
+/*
  * Handle every complete line in c's input, unless paused or closing. A
  * line may hold max_line bytes, plus a '\r' before its '\n'.
  */
@@ -180,7 +397,11 @@ conn_process(struct conn *c)
 
 	/* The lines read together are timed from now (request latency). */
 	c->reply.t0 = histo_now();
-	while (!c->closing && !c->paused) {
+	while (!c->closing && !c->paused && !c->deferred) {
+		if (evbuffer_get_length(in) > 0 && conn_must_yield(c)) {
+			conn_defer(c);
+			return;
+		}
 		p = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
 		n = evbuffer_get_length(in);
 		switch (bounds_request_line(
@@ -229,7 +450,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	(void)bev;
 	if (c->paused && !c->closing) {
 		c->paused = 0;
-		if (!c->eof)
+		if (!c->eof && !c->deferred)
 			bufferevent_enable(c->bev, EV_READ);
 		conn_process(c);
 	}
@@ -295,6 +516,11 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		fatalx("cannot set up a client connection");
 	bufferevent_setcb(
 	    c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	if (evbuffer_add_cb(bufferevent_get_output(c->bev), conn_out_cb,
+	        &srv->mem) == NULL ||
+	    evbuffer_add_cb(
+	        bufferevent_get_input(c->bev), conn_in_cb, &srv->mem) == NULL)
+		fatalx("cannot set up a client connection");
 	bufferevent_setwatermark(c->bev, EV_WRITE, max / 4, 0);
 	bufferevent_set_timeouts(c->bev, NULL, &write_timeout);
 	bufferevent_enable(c->bev, EV_READ);
@@ -462,6 +688,7 @@ server_new(struct event_base *base, struct dispatch *d,
 	srv->set = *set;
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
+	TAILQ_INIT(&srv->backlog);
 	if (fd == -1) {
 		if ((fd = server_listen(set->path, set->mode, cause)) == -1) {
 			free(srv);
@@ -474,7 +701,11 @@ server_new(struct event_base *base, struct dispatch *d,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
 	srv->resume = evtimer_new(base, server_resume_cb, srv);
 	srv->reaper = event_new(base, -1, 0, server_reap_cb, srv);
-	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL)
+	srv->shed = event_new(base, -1, 0, server_shed_cb, srv);
+	srv->next_turn = evtimer_new(base, server_backlog_cb, srv);
+	srv->backlog_gen = 1; /* 0 in conn->deferred: not deferred */
+	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL ||
+	    srv->shed == NULL || srv->next_turn == NULL)
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
 	return srv;
@@ -510,6 +741,8 @@ server_free(struct server *srv)
 		conn_close(TAILQ_FIRST(&srv->conns), "shutdown");
 	server_reap_cb(-1, 0, srv);
 	event_free(srv->reaper);
+	event_free(srv->shed);
+	event_free(srv->next_turn);
 	event_free(srv->resume);
 	free(srv->path);
 	free(srv);
@@ -522,7 +755,7 @@ server_busy(const struct server *srv)
 	const struct conn *c;
 
 	TAILQ_FOREACH(c, &srv->conns, link)
-	if (session_waiting(c->session) ||
+	if (c->deferred || session_waiting(c->session) ||
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
 		return 1;
 	return 0;
@@ -547,4 +780,11 @@ const struct histo *
 server_latency(const struct server *srv)
 {
 	return &srv->latency;
+}
+
+/* Bytes in the connections' buffers, and what the budget did. */
+const struct server_memory *
+server_memory(const struct server *srv)
+{
+	return &srv->mem;
 }

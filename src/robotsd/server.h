@@ -20,6 +20,7 @@ struct server_settings {
 	unsigned mode;          /* its mode (server_new only) */
 	size_t max_line;        /* request line limit, bytes */
 	size_t max_output;      /* queued answers per client, bytes */
+	size_t output_budget;   /* ... for all clients together */
 	long write_timeout;     /* seconds answers may stay unread */
 	size_t max_connections; /* clients at once */
 };
@@ -36,9 +37,23 @@ void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */
 /* Stop accepting and remove the socket file (SIGTERM). */
 void server_stop_accepting(struct server *);
-/* 1 while some connection waits on a check or has output queued. */
+/*
+ * 1 while some connection waits on a check, has output queued or has lines
+ * left for the next turn.
+ */
 int server_busy(const struct server *);
 size_t server_connections(const struct server *);
+
+/* What the connections' buffers hold now, and what the budget did. */
+struct server_memory {
+	size_t input_bytes;  /* requests read, not yet handled */
+	size_t output_bytes; /* answers queued, not yet read by clients */
+	size_t output_peak;  /* the most output_bytes has been */
+	uint64_t paused;     /* connections paused by the total budget */
+	uint64_t shed;       /* ... closed by it */
+};
+const struct server_memory *server_memory(const struct server *);
+
 uint64_t server_connections_total(const struct server *);
 
 struct histo;

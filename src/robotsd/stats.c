@@ -13,6 +13,7 @@
 #include "dispatch.h"
 #include "fetch.h"
 #include "fetchlog.h"
+#include "looplag.h"
 #include "server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
@@ -156,6 +157,43 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 }
 #endif
 
+/* Memory by use (what the budgets bound) and the loop's lateness. */
+static size_t
+stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
+{
+	const struct server_memory *m = server_memory(src->server);
+	struct looplag_stats l = looplag_stats(src->looplag);
+
+	metric_add(out, &n, "fetch_bytes", "robotsd_fetch_bytes", METRIC_GAUGE,
+	    fetcher_bytes(src->fetcher),
+	    "Bytes the fetches running and queued hold, curl's aside.");
+	metric_add(out, &n, "client_input_bytes", "robotsd_client_input_bytes",
+	    METRIC_GAUGE, m->input_bytes,
+	    "Bytes of requests read from clients, not yet handled.");
+	metric_add(out, &n, "client_output_bytes",
+	    "robotsd_client_output_bytes", METRIC_GAUGE, m->output_bytes,
+	    "Bytes of answers queued for clients, not yet read.");
+	metric_add(out, &n, "client_output_peak_bytes",
+	    "robotsd_client_output_peak_bytes", METRIC_GAUGE, m->output_peak,
+	    "The most client_output_bytes has been since start.");
+	metric_add(out, &n, "clients_paused", "robotsd_clients_paused_total",
+	    METRIC_COUNTER, m->paused,
+	    "Connections no longer read past half of max-output-total.");
+	metric_add(out, &n, "clients_shed", "robotsd_clients_shed_total",
+	    METRIC_COUNTER, m->shed,
+	    "Connections closed past max-output-total.");
+	metric_add(out, &n, "loop_lag_p99_us", "robotsd_loop_lag_p99_micros",
+	    METRIC_GAUGE, l.p99_us,
+	    "99th percentile lateness of a 10 ms timer, last 1000 ticks.");
+	metric_add(out, &n, "loop_lag_max_us", "robotsd_loop_lag_max_micros",
+	    METRIC_GAUGE, l.max_us,
+	    "Largest lateness of a 10 ms timer, last 1000 ticks.");
+	metric_add(out, &n, "loop_late", "robotsd_loop_late_total",
+	    METRIC_COUNTER, l.late,
+	    "Ticks of the 10 ms timer over 10 ms late.");
+	return n;
+}
+
 /* The current values of every counter and gauge. */
 size_t
 stats_collect(void *arg, struct metric *out)
@@ -212,5 +250,5 @@ stats_collect(void *arg, struct metric *out)
 	if (src->shared != NULL)
 		stats_shared(src->shared, out, &n);
 #endif
-	return n;
+	return stats_memory(src, out, n);
 }

@@ -11,6 +11,7 @@ struct cache;
 struct clock;
 struct dispatch;
 struct fetcher;
+struct looplag;
 struct server;
 struct shared;
 
@@ -23,6 +24,7 @@ struct stats_sources {
 	const struct clock *clock;
 	double started;              /* clock seconds at start, for uptime */
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
+	const struct looplag *looplag;
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

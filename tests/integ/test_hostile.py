@@ -305,6 +305,8 @@ class HostileLoad(DaemonTest):
         st = self.stats()
         self.assertEqual(st["fetches_in_flight"] + st["fetches_queued"],
                          self.N, st)
+        # robotsd's own count: the fetch and its URL, some 300 bytes each
+        self.assertBetween(st["fetch_bytes"], self.N * 100, self.N * 1024)
         grown = vm(pid, "VmRSS") - base
         per = grown * 1024.0 / self.N
         print("\n  queued fetches: %d KiB for %d origins: %.0f B each"
@@ -318,6 +320,7 @@ class HostileLoad(DaemonTest):
         st = self.stats()
         self.assertEqual(st["fetches_in_flight"] + st["fetches_queued"],
                          0, st)
+        self.assertEqual(st["fetch_bytes"], 0, st)
         after = vm(pid, "VmRSS") - base
         kept = st["cache_bytes"] // 1024
         print("  after: %d KiB over the baseline, the cache accounts "
@@ -364,3 +367,38 @@ class IdleConnections(DaemonTest):
 if __name__ == "__main__":
     import unittest
     unittest.main()
+
+
+class DocumentedChoices(DaemonTest):
+    """The choices docs/robustness.md records, each held by a test."""
+
+    def test_redirect_to_a_scheme_robotsd_will_not_fetch_is_unavailable(self):
+        self.origin.set("gopher.test", status=302,
+                        headers={"Location": "gopher://gopher.test/r.txt"})
+        self.origin.set("file.test", status=301,
+                        headers={"Location": "file:///etc/passwd"})
+        c = self.start()
+        self.assertAnswer(c.check("http://gopher.test/x"), ok=True,
+                          allowed=True, reason="unavailable",
+                          http_status=302)
+        self.assertAnswer(c.check("http://file.test/x"), ok=True,
+                          allowed=True, reason="unavailable",
+                          http_status=301)
+
+    def test_duplicate_json_keys_the_last_wins(self):
+        self.origin.robots("dup.test", "User-agent: *\nDisallow: /private/\n")
+        c = self.start()
+        c.send_raw(b'{"op":"check","id":1,"id":2,"agent":"A",'
+                   b'"url":"http://dup.test/private/a",'
+                   b'"url":"http://dup.test/ok"}\n')
+        self.assertAnswer(c.recv(), id=2, ok=True, allowed=True,
+                          reason="no_rule")
+
+    def test_a_backslash_in_a_url_path_is_literal(self):
+        # not turned into "/" as browsers do for http(s)
+        self.origin.robots("bs.test", "User-agent: *\nDisallow: /private/\n")
+        c = self.start()
+        self.assertAnswer(c.check("http://bs.test/private\\x"), ok=True,
+                          allowed=True, reason="no_rule")
+        self.assertAnswer(c.check("http://bs.test/private/x"), ok=True,
+                          allowed=False, reason="rule")
