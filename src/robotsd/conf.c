@@ -490,8 +490,10 @@ config_reload(const struct config *old, char **cause)
 	for (d = options; d < options + NOPTIONS; d++) {
 		if ((d->flags & OPT_RELOAD) || opt_equal(d, old, cf))
 			continue;
-		log_warnx("%s: %s changed; it takes effect after a restart",
-		    old->config_file ? old->config_file : "reload", d->name);
+		log_event(LOG_WARNING, "reload_needs_restart",
+		    "option=%s note=\"changed; takes effect after a "
+		    "restart\"",
+		    d->name);
 		opt_copy(d, cf, old);
 	}
 	return cf;

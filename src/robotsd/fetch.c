@@ -625,8 +625,9 @@ fetcher_new(struct event_base *base, const struct fetch_settings *set)
 	    f->multi, CURLMOPT_MAXCONNECTS, (long)FETCH_IDLE_CONNS);
 	if ((curl_version_info(CURLVERSION_NOW)->features &
 	        CURL_VERSION_ASYNCHDNS) == 0)
-		log_warnx("libcurl resolves names synchronously: a slow DNS "
-		          "server will stall the daemon");
+		log_event(LOG_WARNING, "dns_synchronous",
+		    "note=\"libcurl resolves names synchronously: a slow DNS "
+		    "server will stall the daemon\"");
 	fetcher_configure(f, set);
 	if (f->user_agent == NULL) {
 		fetcher_free(f);
@@ -678,8 +679,8 @@ fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 	}
 	if (fetch_set_str(&f->user_agent, ua) == -1 ||
 	    fetch_set_str(&f->ca_file, set->ca_file) == -1)
-		log_warnx(
-		    "fetch settings: out of memory, keeping the old ones");
+		log_event(LOG_WARNING, "settings_not_applied",
+		    "module=fetch error=\"out of memory\" outcome=kept_old");
 	f->timeout = set->timeout > 0 ? set->timeout : 30;
 	f->max_fetches = set->max_fetches > 0 ? set->max_fetches : 1;
 	f->deny_private = set->deny_private;

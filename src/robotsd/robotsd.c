@@ -11,9 +11,11 @@
 #include <sys/resource.h>
 
 #include <locale.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -272,9 +274,10 @@ static void
 robotsd_warn_unsupported(const struct config *cf)
 {
 	if (cf->test_clock)
-		log_warnx("TEST CLOCK ON (--test-clock): any client of the "
-		          "socket can move robotsd's clock; for tests only, "
-		          "never in production");
+		log_event(LOG_WARNING, "test_clock_on",
+		    "note=\"TEST CLOCK ON (--test-clock): any client of the "
+		    "socket can move robotsd's clock; for tests only, never "
+		    "in production\"");
 }
 
 /* Load the cache saved by the last run, if --state-file says where. */
@@ -288,9 +291,9 @@ robotsd_load_state(struct robotsd *rd)
 		return;
 	if ((n = state_load(rd->cache, rd->conf->state_file,
 	         rd->conf->cache_max_bytes, &cause)) == -1) {
-		log_warnx("state: %s; nothing loaded, starting with an empty "
-		          "cache",
-		    cause);
+		log_event(LOG_WARNING, "state_load_failed",
+		    "error=%s outcome=nothing_loaded",
+		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
 	} else
 		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
@@ -356,6 +359,7 @@ robotsd_schedule_save(struct robotsd *rd)
 static void
 robotsd_raise_nofile(const struct config *cf)
 {
+	char kv[LOG_KV_BUF];
 	struct rlimit rl;
 	rlim_t need = (rlim_t)cf->max_connections +
 	              (rlim_t)cf->max_fetches * FETCHER_FDS_PER_FETCH +
@@ -366,14 +370,17 @@ robotsd_raise_nofile(const struct config *cf)
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-			log_warn("setrlimit");
+			log_event(LOG_WARNING, "fd_limit_not_raised",
+			    "error=%s",
+			    log_kvs(strerror(errno), kv, sizeof(kv)));
 		(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (rl.rlim_cur < need)
-		log_warnx("only %llu file descriptors for max-connections %ld "
-		          "and max-fetches %ld; raise the limit or lower them",
-		    (unsigned long long)rl.rlim_cur, cf->max_connections,
-		    cf->max_fetches);
+		log_event(LOG_WARNING, "fd_limit_low",
+		    "limit=%llu needed=%llu max_connections=%ld "
+		    "max_fetches=%ld note=\"raise the limit or lower them\"",
+		    (unsigned long long)rl.rlim_cur, (unsigned long long)need,
+		    cf->max_connections, cf->max_fetches);
 }
 
 /*
@@ -422,8 +429,7 @@ robotsd_tier_start(struct robotsd *rd)
 	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
-	log_info("redis: sharing the cache through %zu server%s", cf->nredis,
-	    cf->nredis > 1 ? "s" : "");
+	log_event(LOG_INFO, "shared_tier", "servers=%zu", cf->nredis);
 #else
 	(void)rd; /* conf.c refuses --redis in a build without hiredis */
 #endif
@@ -456,8 +462,9 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	 * locale-dependent for bytes below 0x80.
 	 */
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
-		log_warnx(
-		    "no C.UTF-8 locale: redirects to IDN hosts will fail");
+		log_event(LOG_WARNING, "no_utf8_locale",
+		    "note=\"no C.UTF-8 locale: redirects to IDN hosts will "
+		    "fail\"");
 	robotsd_raise_nofile(rd->conf);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		fatalx("curl_global_init failed");

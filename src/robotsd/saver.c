@@ -56,13 +56,17 @@ saver_clear(struct saver *sv)
 static void
 saver_kill(struct saver *sv, const char *why)
 {
+	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF];
+
 	if (sv->pid == -1)
 		return;
 	kill(sv->pid, SIGKILL);
 	while (waitpid(sv->pid, NULL, 0) == -1 && errno == EINTR)
 		;
 	if (unlink(sv->tmp) == 0)
-		log_warnx("state: not saved to %s: %s", sv->path, why);
+		log_event(LOG_WARNING, "state_save_failed", "file=%s error=%s",
+		    log_kvs(sv->path, kv, sizeof(kv)),
+		    log_kvs(why, kv2, sizeof(kv2)));
 	saver_clear(sv);
 }
 
@@ -102,22 +106,25 @@ int
 saver_start(
     struct saver *sv, const struct cache *c, const char *path, double timeout)
 {
-	char *cause = NULL, *tmp;
+	char *cause = NULL, *tmp, kv[LOG_KV_BUF];
 	pid_t pid;
 	int fd;
 
 	if (saver_poll(sv)) {
-		log_warnx("state: the last save still runs; this one is "
-		          "skipped");
+		log_event(LOG_WARNING, "state_save_skipped",
+		    "why=previous_save_running note=\"the last save still "
+		    "runs; this one is skipped\"");
 		return -1;
 	}
 	if ((fd = state_tmp_open(path, &tmp, &cause)) == -1) {
-		log_warnx("state: not saved: %s", cause);
+		log_event(LOG_WARNING, "state_save_failed", "error=%s",
+		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
 		return -1;
 	}
 	if ((pid = fork()) == -1) {
-		log_warn("state: not saved: fork");
+		log_event(LOG_WARNING, "state_save_failed", "error=%s",
+		    log_kvs(strerror(errno), kv, sizeof(kv)));
 		close(fd);
 		unlink(tmp);
 		free(tmp);

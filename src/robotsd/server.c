@@ -253,9 +253,9 @@ server_shed_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		if (big == NULL)
 			return;
-		log_warnx("connection %llu: %zu bytes of answers unread while "
-		          "all clients hold %zu, more than max-output-total "
-		          "%zu; disconnecting",
+		log_event(LOG_WARNING, "client_shed",
+		    "connection=%llu unread_bytes=%zu all_clients_bytes=%zu "
+		    "max_output_total=%zu outcome=disconnected",
 		    (unsigned long long)big->id, most, srv->mem.output_bytes,
 		    max);
 		srv->mem.shed++;
@@ -639,12 +639,14 @@ server_listen(const char *path, unsigned mode, char **cause)
 static void
 server_note_socket(struct server *srv, const char *path)
 {
+	char kv[LOG_KV_BUF];
 	struct stat st;
 
 	if (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
-		log_warnx("%s: the socket file vanished after bind; it will "
-		          "not be removed at exit",
-		    path);
+		log_event(LOG_WARNING, "socket_vanished",
+		    "path=%s note=\"gone after bind; it will not be removed "
+		    "at exit\"",
+		    log_kvs(path, kv, sizeof(kv)));
 		return;
 	}
 	srv->path = xstrdup(path);
@@ -656,24 +658,31 @@ server_note_socket(struct server *srv, const char *path)
 static void
 server_unlink_own(struct server *srv)
 {
+	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF];
 	struct stat st;
 
 	if (srv->path == NULL)
 		return;
 	if (lstat(srv->path, &st) == -1) {
 		if (errno != ENOENT)
-			log_warn("%s", srv->path);
+			log_event(LOG_WARNING, "socket_not_removed",
+			    "path=%s error=%s",
+			    log_kvs(srv->path, kv, sizeof(kv)),
+			    log_kvs(strerror(errno), kv2, sizeof(kv2)));
 		return;
 	}
 	if (!S_ISSOCK(st.st_mode) || st.st_dev != srv->dev ||
 	    st.st_ino != srv->ino) {
-		log_warnx("%s: no longer robotsd's socket (replaced since "
-		          "start), left in place",
-		    srv->path);
+		log_event(LOG_WARNING, "socket_replaced",
+		    "path=%s outcome=left_in_place note=\"no longer robotsd's "
+		    "socket (replaced since start)\"",
+		    log_kvs(srv->path, kv, sizeof(kv)));
 		return;
 	}
 	if (unlink(srv->path) == -1)
-		log_warn("%s", srv->path);
+		log_event(LOG_WARNING, "socket_not_removed", "path=%s error=%s",
+		    log_kvs(srv->path, kv, sizeof(kv)),
+		    log_kvs(strerror(errno), kv2, sizeof(kv2)));
 }
 
 /* Listen and accept; see server.h. */

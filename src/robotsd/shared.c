@@ -87,16 +87,18 @@ static void
 shared_complain(struct shared *sh, const char *origin, const char *step,
     const struct tier_reply *rep, const char *then)
 {
+	char o[LOG_KV_BUF], e[LOG_KV_BUF], t[LOG_KV_BUF];
 	double now = clock_monotonic();
 
 	if (now < sh->log_next) {
 		sh->log_skip++;
 		return;
 	}
-	log_warnx("redis: %s %s: %s%s%s; %s (%lu similar lines skipped)", step,
-	    origin, tier_result_name(rep->result),
-	    rep->error != NULL ? ": " : "",
-	    rep->error != NULL ? rep->error : "", then, sh->log_skip);
+	log_event(LOG_WARNING, "shared_fallback",
+	    "step=%s origin=%s result=%s error=%s then=%s skipped=%lu", step,
+	    log_kvs(origin, o, sizeof(o)), tier_result_name(rep->result),
+	    log_kvs(rep->error, e, sizeof(e)), log_kvs(then, t, sizeof(t)),
+	    sh->log_skip);
 	sh->log_next = now + SHARED_LOG_EVERY;
 	sh->log_skip = 0;
 }

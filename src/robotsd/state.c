@@ -220,6 +220,7 @@ long
 state_write(const struct cache *c, int fd, const char *tmp, const char *path,
     double timeout, char **cause)
 {
+	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF];
 	int rc = state_write_fd(c, fd, timeout);
 
 	if (rc < 0 && rename(tmp, path) == -1)
@@ -232,7 +233,9 @@ state_write(const struct cache *c, int fd, const char *tmp, const char *path,
 		return -1;
 	}
 	if (state_sync_dir(path) == -1)
-		log_warn("state: fsync of the directory of %s", path);
+		log_event(LOG_WARNING, "state_fsync_failed", "file=%s error=%s",
+		    log_kvs(path, kv, sizeof(kv)),
+		    log_kvs(strerror(errno), kv2, sizeof(kv2)));
 	return -(long)rc - 1;
 }
 

@@ -31,7 +31,7 @@ void
 tier_server_warn(struct tier_server *srv, const char *fmt, ...)
 {
 	time_t now = time(NULL);
-	char msg[256];
+	char msg[256], kv[LOG_KV_BUF], name[LOG_KV_BUF];
 	va_list ap;
 
 	if (srv->log_at != 0 && now - srv->log_at < LOG_EVERY) {
@@ -41,11 +41,9 @@ tier_server_warn(struct tier_server *srv, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (srv->log_held > 0)
-		log_warnx("redis %s: %s (and %u more since)", srv->url.name,
-		    msg, srv->log_held);
-	else
-		log_warnx("redis %s: %s", srv->url.name, msg);
+	log_event(LOG_WARNING, "redis", "server=%s error=%s held=%u",
+	    log_kvs(srv->url.name, name, sizeof(name)),
+	    log_kvs(msg, kv, sizeof(kv)), srv->log_held);
 	srv->log_at = now;
 	srv->log_held = 0;
 }
@@ -101,6 +99,8 @@ tier_conn_drop(struct tier_conn *c, enum tier_result result, const char *why)
 static void
 conn_up(struct tier_conn *c)
 {
+	char name[LOG_KV_BUF];
+
 	evtimer_del(&c->handshake);
 	c->state = TIER_SERVER_UP;
 	c->backoff_ms = c->srv->t->cf.reconnect_min_ms;
@@ -109,7 +109,8 @@ conn_up(struct tier_conn *c)
 		c->srv->st.subscribed = 1;
 	else
 		c->srv->st.state = TIER_SERVER_UP;
-	log_info("redis %s: %s connection up", c->srv->url.name,
+	log_event(LOG_INFO, "redis_connected", "server=%s connection=%s",
+	    log_kvs(c->srv->url.name, name, sizeof(name)),
 	    c->is_sub ? "subscriber" : "command");
 }
 

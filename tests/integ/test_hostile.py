@@ -91,8 +91,8 @@ class HostileFiles(DaemonTest):
         os.mkfifo(state)
         c = self.start("--state-file", state)  # before: hung in open()
         self.assertAnswer(c.call({"op": "ping"}), ok=True)
-        self.assertIn("state: %s: not a regular file; nothing loaded, "
-                      "starting with an empty cache" % state, self.d.log())
+        self.assertIn('event=state_load_failed error="%s: not a regular '
+                      'file" outcome=nothing_loaded' % state, self.d.log())
         self.d.stop()
         self.d.proc = None
         self.assertTrue(stat.S_ISREG(os.lstat(state).st_mode),
@@ -139,8 +139,9 @@ class HostileFiles(DaemonTest):
         os.symlink(target, state)
         self.start("--state-file", state)
         self.assertEqual(self.stats()["cache_entries"], 0)
-        self.assertIn("state: %s: a symbolic link, not a regular file; "
-                      "nothing loaded" % state, self.d.log())
+        self.assertIn('event=state_load_failed error="%s: a symbolic link, '
+                      'not a regular file" outcome=nothing_loaded' % state,
+                      self.d.log())
         self.d.stop()
         self.d.proc = None
         self.assertTrue(stat.S_ISREG(os.lstat(state).st_mode),
@@ -158,10 +159,10 @@ class HostileFiles(DaemonTest):
                 with open(state, "wb") as f:
                     f.truncate(size)  # sparse: no disk used
                 self.start("--state-file", state, "--cache-max-bytes", cap)
-                self.assertIn("state: %s: " % state, self.d.log())
-                self.assertIn(why, self.d.log())
-                self.assertIn("nothing loaded, starting with an empty cache",
+                self.assertIn('event=state_load_failed error="%s: ' % state,
                               self.d.log())
+                self.assertIn(why, self.d.log())
+                self.assertIn("outcome=nothing_loaded", self.d.log())
                 # before: the whole file was read into memory first
                 self.assertLess(vm(self.d.proc.pid, "VmHWM"), 200 * 1024)
                 os.unlink(state)
@@ -186,8 +187,8 @@ class HostileFiles(DaemonTest):
         self.start("--state-file", state)
         self.assertEqual(self.stats()["cache_entries"], 0,
                          "the record before the bad one was kept")
-        self.assertIn("state: %s: record 2 (at byte %d): a policy out of "
-                      "range; nothing loaded, starting with an empty cache"
+        self.assertIn('event=state_load_failed error="%s: record 2 (at byte '
+                      '%d): a policy out of range" outcome=nothing_loaded'
                       % (state, pos + 1 + REC), self.d.log())
 
     def test_state_is_saved_periodically(self):
@@ -225,8 +226,9 @@ class HostileFiles(DaemonTest):
             return None
         kid = poll(stop_a_save, 20, 0.001)
         self.assertTrue(kid, "no save child process seen:\n" + self.d.log())
-        self.assertTrue(poll(lambda: "the last save still runs; this one is "
-                             "skipped" in self.d.log(), 10), self.d.log())
+        self.assertTrue(poll(lambda: "event=state_save_skipped "
+                             "why=previous_save_running" in self.d.log(), 10),
+                        self.d.log())
         self.assertAnswer(c.call({"op": "ping"}), ok=True)
         self.d.stop()  # kills the hung save, saves afresh and exits
         self.d.proc = None
@@ -254,8 +256,8 @@ class HostileSocket(DaemonTest):
         self.stop_keeping_socket(a)  # before: removed b's socket
         self.assertTrue(stat.S_ISSOCK(os.lstat(path).st_mode))
         self.assertAnswer(b.client().call({"op": "ping"}), ok=True)
-        self.assertIn("no longer robotsd's socket (replaced since start), "
-                      "left in place", a.log())
+        self.assertIn("event=socket_replaced path=%s "
+                      "outcome=left_in_place" % path, a.log())
         first.close()
 
     def test_regular_file_at_socket_path_is_never_deleted(self):
@@ -340,8 +342,8 @@ class IdleConnections(DaemonTest):
         self.daemons.append(d)
         d.start()
         self.addCleanup(d.stop)
-        self.assertIn("only 1000 file descriptors for max-connections 100 "
-                      "and max-fetches 300", d.log())
+        self.assertIn("event=fd_limit_low limit=1000 ", d.log())
+        self.assertIn("max_connections=100 max_fetches=300", d.log())
 
     def test_idle_keepalive_connections_are_capped(self):
         hosts = ["k%d.test" % i for i in range(300)]

@@ -256,9 +256,10 @@ class Service(DaemonTest):
         p.send_signal(signal.SIGTERM)
         self.assertEqual(self.wait(p), 0, self.stderr())
         err = self.stderr()
-        self.assertIn("<4>warn: TEST CLOCK ON (--test-clock): any client of "
-                      "the socket can move robotsd's clock; for tests only, "
-                      "never in production\n", err)
+        self.assertIn('<4>warn: event=test_clock_on note="TEST CLOCK ON '
+                      "(--test-clock): any client of the socket can move "
+                      "robotsd's clock; for tests only, never in "
+                      'production"\n', err)
         self.assertIn("<6>info: event=start version=%s socket=%s\n"
                       % (VERSION, sock), err)
 
@@ -278,7 +279,8 @@ class Service(DaemonTest):
 
     def test_test_clock_on_command_line_is_logged_as_warning(self):
         self.start()  # the harness passes --test-clock
-        self.assertRegex(self.d.log(), r"robotsd\[\d+\]: warn: TEST CLOCK ON "
+        self.assertRegex(self.d.log(), r"robotsd\[\d+\]: warn: "
+                         r'event=test_clock_on note="TEST CLOCK ON '
                          r"\(--test-clock\)")
 
     def test_bad_config_exits_78_at_error_priority_in_the_journal(self):
