@@ -332,6 +332,26 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
+ * The verdict for u into b when its origin is settled in the cache (a hit
+ * or a stale copy); 0 with nothing written or counted for /robots.txt or
+ * when the check needs the full way (a miss).
+ */
+static int
+check_cached_verdict(struct buf *b, const struct check_env *env,
+    const struct check_url *u, const char *agent, size_t agent_len)
+{
+	const struct cache_entry *e;
+	enum cache_status st;
+
+	if (strcmp(u->path, "/robots.txt") == 0 ||
+	    (st = cache_check_cached(env->cache, u->origin, &e)) == CACHE_MISS)
+		return 0;
+	check_verdict(b, env, u, agent, agent_len, e,
+	    st == CACHE_HIT ? "cache" : "stale");
+	return 1;
+}
+
+/*
  * A batch item of the common shape whose origin is settled in the cache:
  * split by url_fast() on the stack and answered at once, without the
  * URL's allocations; 0 when the item needs the full way.
@@ -340,21 +360,17 @@ static int
 check_item_cached(struct check_item *it, const char *url, size_t len)
 {
 	char ubuf[CHECK_FAST_URL_MAX + 3];
-	const struct cache_entry *e;
 	struct check_waiting *p = it->p;
-	enum cache_status st;
 	struct check_url cu;
 	struct url_view v;
 
 	if (len > CHECK_FAST_URL_MAX ||
-	    !url_fast(url, len, ubuf, sizeof(ubuf), &v) ||
-	    strcmp(v.path, "/robots.txt") == 0 ||
-	    (st = cache_check_cached(p->env->cache, v.origin, &e)) ==
-	        CACHE_MISS)
+	    !url_fast(url, len, ubuf, sizeof(ubuf), &v))
 		return 0;
 	cu = (struct check_url){ v.origin, v.path, v.path_len };
-	check_verdict(&it->frag, p->env, &cu, p->agent, p->agent_len, e,
-	    st == CACHE_HIT ? "cache" : "stale");
+	if (!check_cached_verdict(
+	        &it->frag, p->env, &cu, p->agent, p->agent_len))
+		return 0;
 	check_settle(it, 1);
 	return 1;
 }
@@ -510,17 +526,12 @@ static int
 check_fast_answer(const struct check_env *env, struct session *s,
     const struct wire_check *wc, const struct check_url *u)
 {
-	const struct cache_entry *e;
 	struct buf *b = &s->scratch;
-	enum cache_status st;
 
-	if (strcmp(u->path, "/robots.txt") == 0 ||
-	    (st = cache_check_cached(env->cache, u->origin, &e)) == CACHE_MISS)
-		return 0;
 	buf_reset(b);
 	check_fast_begin(b, wc);
-	check_verdict(b, env, u, wc->agent, wc->agent_len, e,
-	    st == CACHE_HIT ? "cache" : "stale");
+	if (!check_cached_verdict(b, env, u, wc->agent, wc->agent_len))
+		return 0;
 	buf_lit(b, "}\n");
 	if (b->state != BUF_OK)
 		return 0; /* out of memory: the full path answers "internal" */
