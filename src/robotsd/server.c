@@ -483,6 +483,23 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 }
 
+/*
+ * Close a refused connection. Closing a socket whose input is unread
+ * resets it, and the client may then lose the "overloaded" line before
+ * reading it: read (a bounded amount of) what it already sent first.
+ */
+static void
+refuse_close(int fd)
+{
+	char sink[4096];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
+	close(fd);
+}
+
 /* A new client: refuse it with "overloaded" past --max-connections. */
 static void
 server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
@@ -503,7 +520,7 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		log_event(LOG_WARNING, "connection_refused",
 		    "why=max_connections open=%zu", srv->nconns);
 		(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL);
-		close(fd);
+		refuse_close(fd);
 		return;
 	}
 	c = xcalloc(1, sizeof(*c));

@@ -1,7 +1,9 @@
 """Wire protocol (issue 4): error codes, ids, pipelining, many connections,
 stalled clients, batches, wait:false, purge, stats, out-of-order answers."""
 import json
+import os
 import random
+import signal
 import socket
 import threading
 import time
@@ -143,6 +145,27 @@ class Errors(DaemonTest):
         c.close()
         self.assertTrue(poll(self._connect_ok),
                         "no connection accepted after the first closed")
+
+    def test_refused_client_that_already_sent_reads_overloaded_then_eof(self):
+        # A client writes at once after connect(), usually before robotsd
+        # accepts. Closing a socket with unread input resets it, and a
+        # client could then lose the "overloaded" line; robotsd reads what
+        # was sent before it closes. SIGSTOP makes "sent before accept"
+        # certain.
+        self.start("--max-connections", "1")
+        self.c.close()
+        c = poll(self._connect_ok)
+        self.assertTrue(c, "no connection accepted with --max-connections 1")
+        os.kill(self.d.proc.pid, signal.SIGSTOP)
+        try:
+            extra = self.d.client()
+            extra.send({"op": "ping", "id": 1})
+        finally:
+            os.kill(self.d.proc.pid, signal.SIGCONT)
+        self.assertError(extra.recv(), "overloaded")
+        self.assertEqual(extra.read_line(), b"",
+                         "no clean end of stream after overloaded")
+        self.assertAnswer(c.call({"op": "ping"}), ok=True)
 
     def test_clock_op_exists_only_under_test_clock(self):
         c = self.start(test_clock=False)
