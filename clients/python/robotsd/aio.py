@@ -53,7 +53,8 @@ class _Connection:
                 async with self.drain_lock:
                     await self.writer.drain()
         except (OSError, RuntimeError) as e:
-            self._fail(ConnectionLostError("send to robotsd: %s" % e))
+            self._fail(self.closed_by or ConnectionLostError(
+                    "send to robotsd: %s" % e))
         return fut
 
     def _flush(self) -> None:
@@ -62,7 +63,8 @@ class _Connection:
             try:
                 self.writer.write(data)
             except (OSError, RuntimeError) as e:
-                self._fail(ConnectionLostError("send to robotsd: %s" % e))
+                self._fail(self.closed_by or ConnectionLostError(
+                    "send to robotsd: %s" % e))
 
     def expire(self, rid: int) -> None:
         """The call rid ran out of time: fail it with CallTimeoutError."""
@@ -89,7 +91,9 @@ class _Connection:
                     if line.strip():
                         self._dispatch(line)
         except OSError as e:
-            self._fail(ConnectionLostError("read from robotsd: %s" % e))
+            # A reset after "overloaded" still means overloaded.
+            self._fail(self.closed_by or ConnectionLostError(
+                "read from robotsd: %s" % e))
             return
         self._fail(self.closed_by or ConnectionLostError(
             "robotsd closed the connection"))

@@ -86,7 +86,8 @@ class _Connection:
             try:
                 self.sock.sendall(b"".join(parts))
             except OSError as e:
-                self._fail(ConnectionLostError("send to robotsd: %s" % e))
+                self._fail(self.closed_by or ConnectionLostError(
+                    "send to robotsd: %s" % e))
                 return
 
     def _read_loop(self) -> None:
@@ -95,7 +96,9 @@ class _Connection:
             try:
                 chunk = self.sock.recv(1 << 16)
             except OSError as e:
-                self._fail(ConnectionLostError("read from robotsd: %s" % e))
+                # A reset after "overloaded" still means overloaded.
+                self._fail(self.closed_by or ConnectionLostError(
+                    "read from robotsd: %s" % e))
                 return
             if not chunk:
                 self._fail(self.closed_by or ConnectionLostError(

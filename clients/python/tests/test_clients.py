@@ -3,7 +3,11 @@ local origin server. Each case runs for both clients: the asyncio one
 through a proxy that runs its coroutines on an event loop thread."""
 import asyncio
 import concurrent.futures
+import os
+import shutil
 import signal
+import socket
+import tempfile
 import threading
 import time
 import unittest
@@ -246,6 +250,32 @@ class Cases:
             except OverloadedError:
                 return None
         return ping
+
+    def test_overloaded_even_when_the_refusal_ends_in_a_reset(self):
+        # A server that writes "overloaded" and closes with the request
+        # unread resets the stream; the line read before the reset still
+        # decides the error.
+        tmp = tempfile.mkdtemp(prefix="robotsd-client-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, "refusing.sock")
+        lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lsock.bind(path)
+        lsock.listen(1)
+        self.addCleanup(lsock.close)
+
+        def refuse():
+            s, _ = lsock.accept()
+            s.recv(1, socket.MSG_PEEK)  # the request arrived, left unread
+            s.sendall(b'{"id":null,"ok":false,"error":{"code":"overloaded",'
+                      b'"message":"too many connections"}}\n')
+            s.close()
+        t = threading.Thread(target=refuse, daemon=True)
+        t.start()
+        cl = self.DRIVER(path, timeout=5)
+        self.addCleanup(cl.shutdown)
+        with self.assertRaises(OverloadedError):
+            cl.ping()
+        t.join(5)
 
     def test_daemon_timeout_is_a_typed_exception(self):
         # a's fetch times out at 2 s; b's is queued behind it and cannot
