@@ -1,10 +1,19 @@
 /*
  * server.c: the listening Unix socket and the client connections on it.
- * Each connection is a bufferevent and a dispatcher session: complete lines
- * go to the session, over-long lines are answered line_too_long and
- * skipped, and answers come back through the struct reply this file
- * implements, queued with a cap. Reading pauses while a client lets answers
- * pile up, and a client that keeps not reading is disconnected.
+ * Each connection is a socket with two evbuffers and a dispatcher session:
+ * complete lines go to the session, over-long lines are answered
+ * line_too_long and skipped, and answers come back through the struct reply
+ * this file implements, queued with a cap. Reading pauses while a client
+ * lets answers pile up, and a client that keeps not reading is
+ * disconnected.
+ *
+ * Answers are written the way redis writes them: the answers a turn of
+ * the loop queues for a connection leave in one writev() straight from the
+ * flush event, which runs after the turn's reads; the write event is armed
+ * only when the socket is full, and carries the write timeout. A cached
+ * check over a quiet connection so costs one read and one write; a
+ * bufferevent armed and disarmed its write event around every flush and
+ * asked FIONREAD before every read, three more system calls.
  *
  * One budget covers the output queued for all clients together
  * (max-output-total): past half of it, a client that queues an answer while
@@ -28,20 +37,17 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
+#include <sys/uio.h>
 
 #include <stddef.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 
@@ -52,8 +58,11 @@
 #include "looplag.h"
 #include "reply.h"
 #include "server.h"
+#include "sockfile.h"
 #include "xmalloc.h"
 
+/* Bytes read from a client at a time (a bufferevent's default). */
+#define SERVER_READ 16384
 /* Request lines handled in one turn of the loop, microseconds at most. */
 #define SERVER_SLICE_US 4000
 /* Output dropped with closed clients before the heap is trimmed. */
@@ -63,7 +72,14 @@ struct conn {
 	TAILQ_ENTRY(conn) link;
 	TAILQ_ENTRY(conn) backlog; /* while deferred */
 	struct server *srv;
-	struct bufferevent *bev;
+	int fd;
+	struct event *rev;   /* readable; added while reading */
+	struct event *wev;   /* writable, with the write timeout: added only
+	                        while answers wait for room in the socket */
+	struct evbuffer *in; /* requests read, not yet handled */
+	struct evbuffer *out;
+	TAILQ_ENTRY(conn) flushq; /* while flushing */
+	int flushing;             /* on the server's flush queue */
 	uint64_t id;
 	int closing;    /* unhooked; the reaper frees it */
 	int discarding; /* inside an over-long line */
@@ -84,11 +100,11 @@ struct server {
 	struct event *resume; /* re-enables accept after EMFILE */
 	struct event *reaper; /* frees closed connections */
 	struct event *shed;   /* closes the largest holders past the budget */
-	char *path;           /* our socket file, removed at stop */
-	dev_t dev;            /* ... only if it is still this inode */
-	ino_t ino;
+	struct sockfile sock; /* our socket file, removed at stop */
 	struct conn_list conns;
 	struct conn_list dead;
+	struct conn_list flushq; /* answers queued this turn, to write */
+	struct event *flush;     /* writes them, after the turn's reads */
 	size_t nconns;
 	uint64_t total;
 	struct histo latency; /* request read to answer queued */
@@ -133,31 +149,23 @@ conn_in_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
 static size_t
 conn_queued(const struct conn *c)
 {
-	return evbuffer_get_length(bufferevent_get_output(c->bev));
+	return evbuffer_get_length(c->out);
 }
 
-/*
- * Drop the answers queued for c, through the buffer's callback so the
- * total drops. A bufferevent keeps the front of its output frozen between
- * writes, where a drain would fail.
- */
+/* Drop the answers queued for c, through the buffer's callback so the
+ * total drops. */
 static void
 conn_drop_output(struct conn *c)
 {
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-
-	c->srv->dropped += evbuffer_get_length(out);
-	evbuffer_unfreeze(out, 1);
-	evbuffer_drain(out, evbuffer_get_length(out));
+	c->srv->dropped += evbuffer_get_length(c->out);
+	evbuffer_drain(c->out, evbuffer_get_length(c->out));
 }
 
 /* Empty c's buffers, so the totals drop before it is freed. */
 static void
 conn_drop_buffers(struct conn *c)
 {
-	struct evbuffer *in = bufferevent_get_input(c->bev);
-
-	evbuffer_drain(in, evbuffer_get_length(in));
+	evbuffer_drain(c->in, evbuffer_get_length(c->in));
 	conn_drop_output(c);
 }
 
@@ -173,7 +181,11 @@ conn_close(struct conn *c, const char *why)
 	    "connection %llu: closed: %s", (unsigned long long)c->id, why);
 	c->closing = 1;
 	session_close(c->session);
-	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	event_del(c->rev);
+	event_del(c->wev);
+	if (c->flushing)
+		TAILQ_REMOVE(&srv->flushq, c, flushq);
+	c->flushing = 0;
 	if (c->deferred)
 		TAILQ_REMOVE(&srv->backlog, c, backlog);
 	/* its answers will never be sent: out of the budget now */
@@ -197,7 +209,11 @@ server_reap_cb(evutil_socket_t fd, short what, void *arg)
 		TAILQ_REMOVE(&srv->dead, c, link);
 		conn_drop_buffers(c);
 		session_free(c->session);
-		bufferevent_free(c->bev);
+		event_free(c->rev);
+		event_free(c->wev);
+		evbuffer_free(c->in);
+		evbuffer_free(c->out);
+		close(c->fd);
 		free(c);
 	}
 	/*
@@ -215,8 +231,7 @@ static void
 conn_maybe_finish(struct conn *c)
 {
 	if (c->eof && !c->closing && !c->deferred &&
-	    !session_waiting(c->session) &&
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+	    !session_waiting(c->session) && evbuffer_get_length(c->out) == 0)
 		conn_close(c, "client done");
 }
 
@@ -225,7 +240,7 @@ static void
 conn_pause(struct conn *c)
 {
 	c->paused = 1;
-	bufferevent_disable(c->bev, EV_READ);
+	event_del(c->rev);
 }
 
 /*
@@ -299,6 +314,23 @@ conn_of(struct reply *r)
 	    struct conn *)(void *)((char *)r - offsetof(struct conn, reply));
 }
 
+/*
+ * Have c's answers written by the flush event, unless the write event
+ * already waits for room in the socket.
+ */
+static void
+conn_want_flush(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	if (c->flushing || c->closing || event_pending(c->wev, EV_WRITE, NULL))
+		return;
+	if (TAILQ_EMPTY(&srv->flushq))
+		event_active(srv->flush, EV_TIMEOUT, 0);
+	TAILQ_INSERT_TAIL(&srv->flushq, c, flushq);
+	c->flushing = 1;
+}
+
 /* reply.h: queue an answer line. */
 static void
 conn_send(struct reply *r, const char *line, size_t len)
@@ -308,9 +340,10 @@ conn_send(struct reply *r, const char *line, size_t len)
 	if (c->closing)
 		return;
 	histo_observe(&c->srv->latency, histo_now() - r->t0);
-	if (evbuffer_add(bufferevent_get_output(c->bev), line, len) == -1)
+	if (evbuffer_add(c->out, line, len) == -1)
 		fatalx("out of memory queueing an answer");
 	conn_check_output(c);
+	conn_want_flush(c);
 }
 
 /* reply.h: a waiting check of c was answered. */
@@ -355,7 +388,7 @@ conn_defer(struct conn *c)
 	struct timeval zero = { 0, 0 };
 
 	c->deferred = srv->backlog_gen;
-	bufferevent_disable(c->bev, EV_READ);
+	event_del(c->rev);
 	TAILQ_INSERT_TAIL(&srv->backlog, c, backlog);
 	evtimer_add(srv->next_turn, &zero);
 }
@@ -377,7 +410,7 @@ server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 		TAILQ_REMOVE(&srv->backlog, c, backlog);
 		c->deferred = 0;
 		if (!c->paused && !c->eof)
-			bufferevent_enable(c->bev, EV_READ);
+			event_add(c->rev, NULL);
 		conn_process(c);
 		conn_maybe_finish(c);
 	}
@@ -390,7 +423,7 @@ server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 static void
 conn_process(struct conn *c)
 {
-	struct evbuffer *in = bufferevent_get_input(c->bev);
+	struct evbuffer *in = c->in;
 	size_t max = c->srv->set.max_line, n, len = 0, eol_len;
 	struct evbuffer_ptr p;
 	char *line;
@@ -433,54 +466,110 @@ conn_process(struct conn *c)
 	}
 }
 
-/* Input arrived. */
+/*
+ * c's socket is readable: read once (the other connections get their turn
+ * before c reads again) and handle the lines.
+ */
 static void
-conn_read_cb(struct bufferevent *bev, void *arg)
-{
-	(void)bev;
-	conn_process(arg);
-}
-
-/* Output drained below the low mark: resume reading, maybe finish. */
-static void
-conn_write_cb(struct bufferevent *bev, void *arg)
+conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
+	struct evbuffer_iovec v[2];
+	size_t left;
+	ssize_t n;
+	int nv, used;
 
-	(void)bev;
-	if (c->paused && !c->closing) {
+	(void)what;
+	if ((nv = evbuffer_reserve_space(c->in, SERVER_READ, v, 2)) < 1)
+		fatalx("out of memory reading a request");
+	if ((n = readv(fd, (struct iovec *)v, nv)) > 0) {
+		left = (size_t)n;
+		for (used = 0; used < nv && left > 0; used++) {
+			if (v[used].iov_len > left)
+				v[used].iov_len = left;
+			left -= v[used].iov_len;
+		}
+		evbuffer_commit_space(c->in, v, used);
+		conn_process(c);
+		return;
+	}
+	evbuffer_commit_space(c->in, v, 0);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == -1) {
+		conn_close(c, strerror(errno));
+		return;
+	}
+	/* The client shut its side: answer what it sent, then close. */
+	c->eof = 1;
+	event_del(c->rev);
+	conn_process(c);
+	conn_maybe_finish(c);
+}
+
+/*
+ * Write c's queued answers; arm the write event (and its timeout) only if
+ * the socket cannot take them all. Once the output has drained enough, a
+ * paused client is read again.
+ */
+static void
+conn_flush(struct conn *c)
+{
+	struct server *srv = c->srv;
+	struct timeval timeout = { srv->set.write_timeout, 0 };
+
+	if (c->closing)
+		return;
+	if (evbuffer_get_length(c->out) > 0 &&
+	    evbuffer_write(c->out, c->fd) == -1 && errno != EAGAIN &&
+	    errno != EINTR) {
+		conn_close(c, strerror(errno));
+		return;
+	}
+	if (evbuffer_get_length(c->out) > 0)
+		event_add(c->wev, &timeout);
+	else
+		event_del(c->wev);
+	if (c->paused && conn_queued(c) <= srv->set.max_output / 4) {
 		c->paused = 0;
 		if (!c->eof && !c->deferred)
-			bufferevent_enable(c->bev, EV_READ);
+			event_add(c->rev, NULL);
 		conn_process(c);
 	}
 	conn_maybe_finish(c);
 }
 
-/* EOF or an error on the socket. */
+/* The end of a turn's callbacks: write what they queued. */
 static void
-conn_event_cb(struct bufferevent *bev, short what, void *arg)
+server_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+	struct conn *c;
+
+	(void)fd;
+	(void)what;
+	while ((c = TAILQ_FIRST(&srv->flushq)) != NULL) {
+		TAILQ_REMOVE(&srv->flushq, c, flushq);
+		c->flushing = 0;
+		conn_flush(c);
+	}
+}
+
+/* Room in c's socket again, or the write timeout. */
+static void
+conn_write_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 
-	(void)bev;
-	if (what & BEV_EVENT_ERROR) {
-		conn_close(
-		    c, evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
-		return;
-	}
-	if (what & BEV_EVENT_TIMEOUT) {
+	(void)fd;
+	if (what & EV_TIMEOUT) {
 		log_event(LOG_WARNING, "client_dropped",
 		    "connection=%llu why=write_timeout unread_s=%ld",
 		    (unsigned long long)c->id, c->srv->set.write_timeout);
 		conn_close(c, "write timeout");
 		return;
 	}
-	if (what & BEV_EVENT_EOF) {
-		c->eof = 1;
-		conn_process(c);
-		conn_maybe_finish(c);
-	}
+	conn_flush(c);
 }
 
 /*
@@ -509,8 +598,6 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	                           "\"code\":\"overloaded\",\"message\":"
 	                           "\"too many connections\"}}\n";
 	struct server *srv = arg;
-	struct timeval write_timeout = { srv->set.write_timeout, 0 };
-	size_t max = srv->set.max_output;
 	struct conn *c;
 
 	(void)lev;
@@ -528,19 +615,18 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	c->id = ++srv->total;
 	c->reply.ops = &conn_reply_ops;
 	c->session = session_new(srv->dispatch, &c->reply);
-	if ((c->bev = bufferevent_socket_new(
-	         srv->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+	c->fd = fd;
+	c->rev =
+	    event_new(srv->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
+	c->wev = event_new(srv->base, fd, EV_WRITE, conn_write_cb, c);
+	c->in = evbuffer_new();
+	c->out = evbuffer_new();
+	if (c->rev == NULL || c->wev == NULL || c->in == NULL ||
+	    c->out == NULL ||
+	    evbuffer_add_cb(c->out, conn_out_cb, &srv->mem) == NULL ||
+	    evbuffer_add_cb(c->in, conn_in_cb, &srv->mem) == NULL ||
+	    event_add(c->rev, NULL) == -1)
 		fatalx("cannot set up a client connection");
-	bufferevent_setcb(
-	    c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	if (evbuffer_add_cb(bufferevent_get_output(c->bev), conn_out_cb,
-	        &srv->mem) == NULL ||
-	    evbuffer_add_cb(
-	        bufferevent_get_input(c->bev), conn_in_cb, &srv->mem) == NULL)
-		fatalx("cannot set up a client connection");
-	bufferevent_setwatermark(c->bev, EV_WRITE, max / 4, 0);
-	bufferevent_set_timeouts(c->bev, NULL, &write_timeout);
-	bufferevent_enable(c->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&srv->conns, c, link);
 	srv->nconns++;
 	log_debug("connection %llu: accepted", (unsigned long long)c->id);
@@ -575,133 +661,6 @@ server_error_cb(struct evconnlistener *lev, void *arg)
 	}
 }
 
-/*
- * Is a socket file at path served by a live process? 1 yes, 0 no (stale
- * or absent), -1 when path exists and is not a socket.
- */
-static int
-server_path_live(const char *path, const struct sockaddr_un *sun)
-{
-	struct stat st;
-	int fd, live;
-
-	if (lstat(path, &st) == -1)
-		return 0;
-	if (!S_ISSOCK(st.st_mode))
-		return -1;
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return 0;
-	live = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == 0 ||
-	       (errno != ECONNREFUSED && errno != ENOENT);
-	close(fd);
-	return live;
-}
-
-/* Remove a stale socket file of a dead daemon; never anything else. */
-static void
-server_unlink_stale(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-		(void)unlink(path);
-}
-
-/* Bind and listen on path with mode; -1 with *cause on error. */
-static int
-server_listen(const char *path, unsigned mode, char **cause)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	mode_t old;
-	int fd, live, rc;
-
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		xasprintf(cause, "%s: socket path too long", path);
-		return -1;
-	}
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if ((live = server_path_live(path, &sun)) != 0) {
-		xasprintf(cause,
-		    live > 0 ? "%s: another robotsd is serving this socket"
-		             : "%s: exists and is not a socket",
-		    path);
-		return -1;
-	}
-	server_unlink_stale(path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	         0)) == -1) {
-		xasprintf(cause, "socket: %s", strerror(errno));
-		return -1;
-	}
-	/*
-	 * The umask gives the socket its mode as bind() creates it: no
-	 * window where it is more open, and no chmod(path), which would
-	 * follow a symbolic link put there meanwhile.
-	 */
-	old = umask(~mode & 0777);
-	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
-	umask(old);
-	if (rc == -1 || listen(fd, SOMAXCONN) == -1) {
-		xasprintf(cause, "%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Remember the device and inode of the socket file just bound, so that at
- * exit robotsd removes only its own socket, never one that replaced it.
- */
-static void
-server_note_socket(struct server *srv, const char *path)
-{
-	char kv[LOG_KV_BUF];
-	struct stat st;
-
-	if (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
-		log_event(LOG_WARNING, "socket_vanished",
-		    "path=%s note=\"gone after bind; it will not be removed "
-		    "at exit\"",
-		    log_kvs(path, kv, sizeof(kv)));
-		return;
-	}
-	srv->path = xstrdup(path);
-	srv->dev = st.st_dev;
-	srv->ino = st.st_ino;
-}
-
-/* Remove our socket file if the path still names it; see above. */
-static void
-server_unlink_own(struct server *srv)
-{
-	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF];
-	struct stat st;
-
-	if (srv->path == NULL)
-		return;
-	if (lstat(srv->path, &st) == -1) {
-		if (errno != ENOENT)
-			log_event(LOG_WARNING, "socket_not_removed",
-			    "path=%s error=%s",
-			    log_kvs(srv->path, kv, sizeof(kv)),
-			    log_kvs(strerror(errno), kv2, sizeof(kv2)));
-		return;
-	}
-	if (!S_ISSOCK(st.st_mode) || st.st_dev != srv->dev ||
-	    st.st_ino != srv->ino) {
-		log_event(LOG_WARNING, "socket_replaced",
-		    "path=%s outcome=left_in_place note=\"no longer robotsd's "
-		    "socket (replaced since start)\"",
-		    log_kvs(srv->path, kv, sizeof(kv)));
-		return;
-	}
-	if (unlink(srv->path) == -1)
-		log_event(LOG_WARNING, "socket_not_removed", "path=%s error=%s",
-		    log_kvs(srv->path, kv, sizeof(kv)),
-		    log_kvs(strerror(errno), kv2, sizeof(kv2)));
-}
-
 /* Listen and accept; see server.h. */
 struct server *
 server_new(struct event_base *base, struct dispatch *d,
@@ -715,12 +674,13 @@ server_new(struct event_base *base, struct dispatch *d,
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->backlog);
+	TAILQ_INIT(&srv->flushq);
 	if (fd == -1) {
-		if ((fd = server_listen(set->path, set->mode, cause)) == -1) {
+		if ((fd = sockfile_listen(set->path, set->mode, cause)) == -1) {
 			free(srv);
 			return NULL;
 		}
-		server_note_socket(srv, set->path);
+		sockfile_note(&srv->sock, set->path);
 	}
 	srv->set.path = NULL; /* only the copy above outlives the caller's */
 	srv->lev = evconnlistener_new(base, server_accept_cb, srv,
@@ -728,10 +688,11 @@ server_new(struct event_base *base, struct dispatch *d,
 	srv->resume = evtimer_new(base, server_resume_cb, srv);
 	srv->reaper = event_new(base, -1, 0, server_reap_cb, srv);
 	srv->shed = event_new(base, -1, 0, server_shed_cb, srv);
+	srv->flush = event_new(base, -1, 0, server_flush_cb, srv);
 	srv->next_turn = evtimer_new(base, server_backlog_cb, srv);
 	srv->backlog_gen = 1; /* 0 in conn->deferred: not deferred */
 	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL ||
-	    srv->shed == NULL || srv->next_turn == NULL)
+	    srv->shed == NULL || srv->flush == NULL || srv->next_turn == NULL)
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
 	return srv;
@@ -753,7 +714,7 @@ server_stop_accepting(struct server *srv)
 		return;
 	evconnlistener_free(srv->lev);
 	srv->lev = NULL;
-	server_unlink_own(srv);
+	sockfile_unlink(&srv->sock);
 }
 
 /* Close every connection and free the server. */
@@ -768,9 +729,10 @@ server_free(struct server *srv)
 	server_reap_cb(-1, 0, srv);
 	event_free(srv->reaper);
 	event_free(srv->shed);
+	event_free(srv->flush);
 	event_free(srv->next_turn);
 	event_free(srv->resume);
-	free(srv->path);
+	free(srv->sock.path);
 	free(srv);
 }
 
@@ -782,7 +744,7 @@ server_busy(const struct server *srv)
 
 	TAILQ_FOREACH(c, &srv->conns, link)
 	if (c->deferred || session_waiting(c->session) ||
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+	    evbuffer_get_length(c->out) > 0)
 		return 1;
 	return 0;
 }
