@@ -7,8 +7,8 @@
 # CORPUS_DIR the unpacked corpus (robots/HOST.txt, urls.txt). Starts its
 # own redis-server (the yardstick of the socket path) and nginx (the local
 # origin, HTTP and HTTPS with a certificate made here with openssl), both
-# on private sockets and ports, and stops them on exit. Servers run on
-# CPU 0, loadgen on CPU 1. SCALE_ORIGINS (default 1000000) sizes the
+# on private sockets and ports, and stops them on exit. robotsd and
+# redis-server run on CPU 0, loadgen and nginx on CPU 1. SCALE_ORIGINS (default 1000000) sizes the
 # scale test; SECONDS (default 3) is the length of each loadgen run.
 set -eu
 

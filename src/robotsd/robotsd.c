@@ -446,6 +446,32 @@ robotsd_cache_new(struct robotsd *rd, const struct cache_settings *cs)
 	return cache_new(cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock);
 }
 
+/*
+ * The event loop, with two priorities: the clients' sockets (server.c)
+ * first, then everything else, fetches included. Callbacks of the second
+ * run at most 16 at a time or for 2 ms before the loop looks at the
+ * clients again, so a burst of TLS handshakes or fetch completions cannot
+ * hold a cached check for long.
+ */
+static struct event_base *
+robotsd_base(void)
+{
+	struct timeval most = { 0, 2000 };
+	struct event_config *cfg;
+	struct event_base *base;
+
+	if ((cfg = event_config_new()) == NULL ||
+	    event_config_set_max_dispatch_interval(
+	        cfg, &most, 16, SERVER_PRIORITY + 1) == -1)
+		fatalx("out of memory");
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (base == NULL ||
+	    event_base_priority_init(base, SERVER_PRIORITIES) == -1)
+		fatalx("cannot set up the event loop");
+	return base;
+}
+
 /* Create the loop and the modules, and listen on where (set here). */
 static void
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
@@ -468,8 +494,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	robotsd_raise_nofile(rd->conf);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		fatalx("curl_global_init failed");
-	if ((rd->base = event_base_new()) == NULL)
-		fatalx("event_base_new failed");
+	rd->base = robotsd_base();
 	rd->started = clock_now(&rd->clock);
 	rd->looplag = looplag_new(rd->base);
 	cs = robotsd_cache_settings(rd->conf);

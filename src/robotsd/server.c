@@ -25,9 +25,16 @@
  * One turn of the event loop handles request lines for at most
  * SERVER_SLICE_US; a connection with lines left, or one that has a line
  * while the output is over the budget, yields: it is put on the backlog,
- * which a zero timer takes up again on the next turn. So no turn runs long
- * however many clients send at once, and no answer is queued past the
- * budget but the one a line in progress makes.
+ * which a zero timer takes up again on a later turn, and connections that
+ * have lines meanwhile queue behind it. So no turn runs long however many
+ * clients send at once, and no answer is queued past the budget but the
+ * one a line in progress makes.
+ *
+ * The clients' sockets run at SERVER_PRIORITY, before fetches and timers
+ * (robotsd.c sets the loop up), so a cached check is answered in the next
+ * turn whatever the fetches are doing. The backlog's timer runs at the
+ * lower priority with everything else: clients that keep sending cannot
+ * starve the fetches, which take turns with them.
  *
  * A connection is never freed inside a callback that code up the stack
  * still uses: conn_close() unhooks it and the reaper event frees it.
@@ -374,6 +381,13 @@ conn_must_yield(struct conn *c)
 	event_base_gettimeofday_cached(srv->base, &tv);
 	if (tv.tv_sec != srv->turn.tv_sec || tv.tv_usec != srv->turn.tv_usec) {
 		srv->turn = tv;
+		/*
+		 * A new turn opens a new slice, unless connections wait on
+		 * the backlog: c queues behind them, and the backlog's own
+		 * turn opens the next slice (server_backlog_cb).
+		 */
+		if (!TAILQ_EMPTY(&srv->backlog))
+			return 1;
 		srv->turn_start_us = now;
 		return 0;
 	}
@@ -406,6 +420,8 @@ server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	event_base_gettimeofday_cached(srv->base, &srv->turn);
+	srv->turn_start_us = looplag_now_us();
 	while ((c = TAILQ_FIRST(&srv->backlog)) != NULL && c->deferred != gen) {
 		TAILQ_REMOVE(&srv->backlog, c, backlog);
 		c->deferred = 0;
@@ -621,8 +637,10 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	c->wev = event_new(srv->base, fd, EV_WRITE, conn_write_cb, c);
 	c->in = evbuffer_new();
 	c->out = evbuffer_new();
-	if (c->rev == NULL || c->wev == NULL || c->in == NULL ||
-	    c->out == NULL ||
+	if (c->rev == NULL || c->wev == NULL ||
+	    event_priority_set(c->rev, SERVER_PRIORITY) == -1 ||
+	    event_priority_set(c->wev, SERVER_PRIORITY) == -1 ||
+	    c->in == NULL || c->out == NULL ||
 	    evbuffer_add_cb(c->out, conn_out_cb, &srv->mem) == NULL ||
 	    evbuffer_add_cb(c->in, conn_in_cb, &srv->mem) == NULL ||
 	    event_add(c->rev, NULL) == -1)
@@ -692,7 +710,10 @@ server_new(struct event_base *base, struct dispatch *d,
 	srv->next_turn = evtimer_new(base, server_backlog_cb, srv);
 	srv->backlog_gen = 1; /* 0 in conn->deferred: not deferred */
 	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL ||
-	    srv->shed == NULL || srv->flush == NULL || srv->next_turn == NULL)
+	    srv->shed == NULL || srv->flush == NULL || srv->next_turn == NULL ||
+	    event_priority_set(srv->flush, SERVER_PRIORITY) == -1 ||
+	    event_priority_set(srv->reaper, SERVER_PRIORITY) == -1 ||
+	    event_priority_set(srv->shed, SERVER_PRIORITY) == -1)
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
 	return srv;

@@ -15,6 +15,14 @@ struct event_base;
 struct dispatch;
 struct server;
 
+/*
+ * The event loop has SERVER_PRIORITIES priorities: the clients' sockets run
+ * at SERVER_PRIORITY, before every other event (libevent gives new events
+ * the one after it).
+ */
+#define SERVER_PRIORITIES 2
+#define SERVER_PRIORITY 0
+
 struct server_settings {
 	const char *path;       /* socket to create (server_new only) */
 	unsigned mode;          /* its mode (server_new only) */
