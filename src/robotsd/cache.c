@@ -48,13 +48,20 @@ entry_size(const struct entry *e)
 	return n;
 }
 
-/* Recount an entry's bytes after it changed. */
+/*
+ * Recount an entry's bytes, and whether it is in backoff (settled and
+ * failing), after it changed: stats read the totals without walking the
+ * cache, which at a million origins would hold the loop for milliseconds.
+ */
 static void
 entry_account(struct cache *c, struct entry *e)
 {
 	c->stats.bytes -= e->bytes;
 	e->bytes = entry_size(e);
 	c->stats.bytes += e->bytes;
+	c->stats.backoff -= e->in_backoff;
+	e->in_backoff = e->pub.policy != CACHE_NONE && e->pub.fail_streak > 0;
+	c->stats.backoff += e->in_backoff;
 }
 
 /* Release an entry's memory (it is in no structure any more). */
@@ -90,6 +97,8 @@ entry_remove(struct cache *c, struct entry *e)
 	c->stats.entries--;
 	c->stats.bytes -= e->bytes;
 	e->bytes = 0;
+	c->stats.backoff -= e->in_backoff;
+	e->in_backoff = 0;
 	if (e->fetch != NULL) {
 		c->fetch.cancel(e->fetch);
 		e->fetch = NULL;

@@ -81,6 +81,7 @@ struct cache_stats {
 	uint64_t hits, misses, fetches, fetch_errors, coalesced, stale;
 	uint64_t evictions;
 	size_t entries, bytes, waiting;
+	size_t backoff; /* settled entries failing, waiting for a retry */
 	uint64_t overloaded;
 };
 

@@ -25,11 +25,12 @@ struct entry {
 	struct entry *hnext; /* hash chain */
 	TAILQ_ENTRY(entry) lru;
 	struct cache_waiters waiters;
-	void *fetch;  /* the fetch in flight, or NULL */
-	size_t bytes; /* accounted in cache->stats.bytes */
-	int good;     /* holds a copy from a 2xx/4xx answer */
-	int waking;   /* waiters' callbacks are running */
-	int dead;     /* unlinked; freed when waking ends */
+	void *fetch;    /* the fetch in flight, or NULL */
+	size_t bytes;   /* accounted in cache->stats.bytes */
+	int good;       /* holds a copy from a 2xx/4xx answer */
+	int in_backoff; /* counted in cache->stats.backoff */
+	int waking;     /* waiters' callbacks are running */
+	int dead;       /* unlinked; freed when waking ends */
 };
 
 TAILQ_HEAD(entry_list, entry);

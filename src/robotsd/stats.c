@@ -50,15 +50,6 @@ metric_histo(struct metric *out, size_t *n, const char *prom,
 	(*n)++;
 }
 
-/* cache_foreach: count the origins failing, waiting for a retry. */
-static void
-stats_count_backoff(const struct cache_entry *e, int good, void *arg)
-{
-	(void)good;
-	if (e->fail_streak > 0)
-		(*(uint64_t *)arg)++;
-}
-
 /* The verdicts by source and reason. */
 static void
 stats_answers(const struct stats_sources *src, struct metric *out, size_t *n)
@@ -86,12 +77,10 @@ stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
 {
 	static char labels[FC_COUNT][32];
 	const struct fetch_stats *f = cache_fetch_stats(src->cache);
-	uint64_t backoff = 0;
 	size_t i;
 
-	cache_foreach(src->cache, stats_count_backoff, &backoff);
 	metric_add(out, n, "backoff", "robotsd_origins_in_backoff",
-	    METRIC_GAUGE, backoff,
+	    METRIC_GAUGE, cache_stats(src->cache)->backoff,
 	    "Origins failing, waiting for their next retry.");
 	for (i = 0; i < FC_COUNT; i++) {
 		if (labels[i][0] == '\0')

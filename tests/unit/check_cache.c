@@ -372,6 +372,38 @@ START_TEST(test_unreachable_30_days_without_good_copy_allows_all)
 }
 END_TEST
 
+/* The backoff gauge: settled origins failing, kept without a walk. */
+START_TEST(test_backoff_count_follows_failures_recoveries_and_purges)
+{
+	const struct cache_entry *e;
+
+	fetch_status("https://a.test", FETCH_OK, 503);
+	fetch_status("https://b.test", FETCH_NETWORK, 0);
+	fetch_rules("https://c.test");
+	ck_assert_uint_eq(cache_stats(cache)->backoff, 2);
+	/* A second failure of the same origin counts it once. */
+	advance_to(entry("https://a.test")->next_retry);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
+	fill_status("https://a.test", FETCH_OK, 500);
+	ck_assert_uint_eq(e->fail_streak, 2);
+	ck_assert_uint_eq(cache_stats(cache)->backoff, 2);
+	/* A success ends the backoff. */
+	advance_to(e->next_retry);
+	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_STALE);
+	fill_status("https://a.test", FETCH_OK, 404);
+	ck_assert_uint_eq(cache_stats(cache)->backoff, 1);
+	/* A good copy failing is in backoff too; a purge takes it out. */
+	clock_advance(&clk, DAY);
+	ck_assert_int_eq(check_now("https://c.test", &e), CACHE_STALE);
+	fill_status("https://c.test", FETCH_OK, 503);
+	ck_assert_uint_eq(cache_stats(cache)->backoff, 2);
+	ck_assert_uint_eq(cache_purge(cache, "https://b.test"), 1);
+	ck_assert_uint_eq(cache_stats(cache)->backoff, 1);
+	ck_assert_uint_eq(cache_purge_all(cache), 2);
+	ck_assert_uint_eq(cache_stats(cache)->backoff, 0);
+}
+END_TEST
+
 START_TEST(test_good_copy_kept_through_failures_and_30_days)
 {
 	const struct cache_entry *e;
@@ -629,6 +661,8 @@ cache_suite(void)
 	tcase_add_test(
 	    tc, test_unreachable_30_days_without_good_copy_allows_all);
 	tcase_add_test(tc, test_good_copy_kept_through_failures_and_30_days);
+	tcase_add_test(
+	    tc, test_backoff_count_follows_failures_recoveries_and_purges);
 	tc = fixture(s, "waiters");
 	tcase_add_test(tc, test_max_waiting_overloads_new_waiters_only);
 	tcase_add_test(
