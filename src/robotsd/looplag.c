@@ -12,6 +12,7 @@
 
 #include <event2/event.h>
 
+#include "histo.h"
 #include "log.h"
 #include "looplag.h"
 #include "xmalloc.h"
@@ -25,6 +26,7 @@ struct looplag {
 	uint32_t window[LOOPLAG_WINDOW]; /* lateness of the last samples, us */
 	uint64_t samples;
 	uint64_t late;
+	struct histo histo; /* every sample since start, in seconds */
 };
 
 /* Microseconds on the monotonic clock. */
@@ -57,6 +59,7 @@ looplag_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	histo_observe(&l->histo, (double)lag / 1e6);
 	if (lag > UINT32_MAX)
 		lag = UINT32_MAX;
 	l->window[l->samples % LOOPLAG_WINDOW] = (uint32_t)lag;
@@ -112,4 +115,11 @@ looplag_stats(const struct looplag *l)
 	s.p99_us = sorted[(n * 99 - 1) / 100];
 	s.max_us = sorted[n - 1];
 	return s;
+}
+
+/* Every sample since start, as a histogram (histo.h). */
+const struct histo *
+looplag_histo(const struct looplag *l)
+{
+	return &l->histo;
 }

@@ -3,7 +3,8 @@
  * timer due every 10 ms measures how late it fires: a turn of the loop
  * that runs long (a callback doing too much at once) makes it late by as
  * much. The last 1,000 samples (10 s while nothing is late) give the p99
- * and the maximum the counters table shows.
+ * and the maximum the counters table shows; a histogram of every sample
+ * since start gives Prometheus any quantile over any range.
  */
 #ifndef ROBOTSD_LOOPLAG_H
 #define ROBOTSD_LOOPLAG_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 struct event_base;
+struct histo;
 struct looplag;
 
 struct looplag_stats {
@@ -23,6 +25,7 @@ struct looplag_stats {
 struct looplag *looplag_new(struct event_base *);
 void looplag_free(struct looplag *); /* NULL ok */
 struct looplag_stats looplag_stats(const struct looplag *);
+const struct histo *looplag_histo(const struct looplag *);
 /* Microseconds on the monotonic clock, for timing work within a turn. */
 uint64_t looplag_now_us(void);
 

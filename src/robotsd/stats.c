@@ -180,6 +180,10 @@ stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
 	metric_add(out, &n, "loop_late", "robotsd_loop_late_total",
 	    METRIC_COUNTER, l.late,
 	    "Ticks of the 10 ms timer over 10 ms late.");
+	metric_histo(out, &n, "robotsd_loop_lag_seconds",
+	    looplag_histo(src->looplag),
+	    "Lateness of a 10 ms timer, every tick: how long a turn of the "
+	    "event loop kept it waiting.");
 	return n;
 }
 

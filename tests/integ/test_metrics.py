@@ -76,6 +76,7 @@ class MetricsTest(DaemonTest):
         self.assertEqual(sample(before, "robotsd_fetch_duration_seconds_count"),
                          0)
         req0 = sample(before, "robotsd_request_duration_seconds_count")
+        lag0 = sample(before, "robotsd_loop_lag_seconds_count")
         self.origin.robots("a.test", "User-agent: *\nDisallow: /p\n")
         self.assertAnswer(c.check("http://a.test/p"), source="fetched",
                           reason="rule")
@@ -103,6 +104,7 @@ class MetricsTest(DaemonTest):
             req0 + 6)
         self.assertGreater(
             sample(after, "robotsd_request_duration_seconds_sum"), 0)
+        self.assertLoopLag(after, lag0)
         for labels, n in (('source="fetched",reason="rule"', 1),
                           ('source="cache",reason="no_rule"', 1),
                           ('source="cache",reason="robots_txt"', 1),
@@ -129,6 +131,30 @@ class MetricsTest(DaemonTest):
                           st["backoff"]),
                          (2, 1, 1, 0))  # /robots.txt is no cache hit
         self.assertFalse([k for k in st if "{" in k or k.endswith("_bucket")])
+
+    def assertLoopLag(self, text, count0):
+        """The loop lag histogram has counted ticks since count0 (it runs
+        on the real clock, so wait for the next one), and the ticks it
+        puts over 10 ms are those robotsd_loop_late_total counts."""
+        def count():
+            return sample(self.scrape(), "robotsd_loop_lag_seconds_count")
+        self.assertIsNotNone(count0, "no robotsd_loop_lag_seconds")
+        self.assertTrue(poll(lambda: count() > count0, timeout=5),
+                        "the loop lag timer did not tick")
+        n = sample(text, "robotsd_loop_lag_seconds_count")
+        self.assertEqual(sample(text, "robotsd_loop_lag_seconds_bucket",
+                                'le="+Inf"'), n)
+        under = [sample(text, "robotsd_loop_lag_seconds_bucket",
+                        'le="%s"' % le)
+                 for le in ("0.0005", "0.001", "0.0025", "0.005", "0.01",
+                            "0.025", "0.05", "0.1", "0.25", "0.5", "1",
+                            "2.5")]
+        self.assertEqual(under, sorted(under), text)
+        self.assertLessEqual(under[-1], n)
+        self.assertEqual(n - under[4],
+                         sample(text, "robotsd_loop_late_total"), text)
+        self.assertGreaterEqual(
+            sample(text, "robotsd_loop_lag_seconds_sum"), 0)
 
     def test_failing_origin_backoff_and_recovery(self):
         c = self.start_metrics()
