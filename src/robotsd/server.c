@@ -402,20 +402,25 @@ conn_defer(struct conn *c)
 	struct timeval zero = { 0, 0 };
 
 	c->deferred = srv->backlog_gen;
+	srv->mem.deferred++;
 	event_del(c->rev);
 	TAILQ_INSERT_TAIL(&srv->backlog, c, backlog);
 	evtimer_add(srv->next_turn, &zero);
 }
 
 /*
- * A new turn: carry on with the connections deferred before it, in order;
- * those deferred again meanwhile wait for the next one.
+ * A new turn: carry on with the connections deferred before it, in order,
+ * while the turn's slice lasts; those deferred again meanwhile, and those
+ * it did not reach, wait for the next one. The rest of the backlog is left
+ * as it is: taking a connection up only to defer it again costs two epoll
+ * calls, which for thousands of waiting clients made a turn long.
  */
 static void
 server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *srv = arg;
 	uint64_t gen = ++srv->backlog_gen;
+	struct timeval zero = { 0, 0 };
 	struct conn *c;
 
 	(void)fd;
@@ -423,6 +428,10 @@ server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_gettimeofday_cached(srv->base, &srv->turn);
 	srv->turn_start_us = looplag_now_us();
 	while ((c = TAILQ_FIRST(&srv->backlog)) != NULL && c->deferred != gen) {
+		if (conn_must_yield(c)) {
+			evtimer_add(srv->next_turn, &zero);
+			return;
+		}
 		TAILQ_REMOVE(&srv->backlog, c, backlog);
 		c->deferred = 0;
 		if (!c->paused && !c->eof)

@@ -52,13 +52,17 @@ void server_stop_accepting(struct server *);
 int server_busy(const struct server *);
 size_t server_connections(const struct server *);
 
-/* What the connections' buffers hold now, and what the budget did. */
+/*
+ * What the connections' buffers hold now, what the budget did, and how
+ * often a turn's slice ran out.
+ */
 struct server_memory {
 	size_t input_bytes;  /* requests read, not yet handled */
 	size_t output_bytes; /* answers queued, not yet read by clients */
 	size_t output_peak;  /* the most output_bytes has been */
 	uint64_t paused;     /* connections paused by the total budget */
 	uint64_t shed;       /* ... closed by it */
+	uint64_t deferred;   /* connections with lines put on the backlog */
 };
 const struct server_memory *server_memory(const struct server *);
 

@@ -171,6 +171,10 @@ stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
 	metric_add(out, &n, "clients_shed", "robotsd_clients_shed_total",
 	    METRIC_COUNTER, m->shed,
 	    "Connections closed past max-output-total.");
+	metric_add(out, &n, "clients_deferred",
+	    "robotsd_clients_deferred_total", METRIC_COUNTER, m->deferred,
+	    "Connections with request lines left for a later turn of the "
+	    "loop.");
 	metric_add(out, &n, "loop_lag_p99_us", "robotsd_loop_lag_p99_micros",
 	    METRIC_GAUGE, l.p99_us,
 	    "99th percentile lateness of a 10 ms timer, last 1000 ticks.");

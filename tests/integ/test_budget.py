@@ -120,10 +120,23 @@ class OutputBudget(DaemonTest):
         st = self.settled("hits")
         for s in socks:
             s.close()
-        print("\n  loop lag: p99 %d us, max %d us, %d ticks over 10 ms late"
+        print("\n  loop lag: p99 %d us, max %d us, %d ticks over 10 ms late; "
+              "%d requests, %d times a client was left for a later turn"
               % (st["loop_lag_p99_us"], st["loop_lag_max_us"],
-                 st["loop_late"]))
+                 st["loop_late"], st["requests"], st["clients_deferred"]))
         self.assertGreater(st["loop_lag_max_us"], 0, st)
+        # The slice ran out and clients waited for later turns...
+        self.assertGreater(st["clients_deferred"], 0, st)
+        # ... and a turn took up only the waiting clients it had time for.
+        # A client waits again only after a line of it was answered, a
+        # read brought part of a line (a batch line is two reads of 16
+        # KiB), or it was paused and resumed; at most 3 times a line, once
+        # a pause, once when it goes. Before, every turn put every waiting
+        # client back on the backlog: 40 times a line here, a turn's worth
+        # of epoll calls each time.
+        self.assertLessEqual(st["clients_deferred"],
+                             3 * st["requests"] + st["clients_paused"]
+                             + st["connections_total"], st)
         # Before, all the batches that arrived together were answered in
         # one turn: p99 188 to 256 ms here. The target is 10 ms; the bound
         # (150 ms) is generous for a loaded machine (the timer is late
