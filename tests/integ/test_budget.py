@@ -127,13 +127,13 @@ class OutputBudget(DaemonTest):
         self.assertGreater(st["loop_lag_max_us"], 0, st)
         # The slice ran out and clients waited for later turns...
         self.assertGreater(st["clients_deferred"], 0, st)
-        # ... and a turn took up only the waiting clients it had time for.
-        # A client waits again only after a line of it was answered, a
-        # read brought part of a line (a batch line is two reads of 16
-        # KiB), or it was paused and resumed; at most 3 times a line, once
-        # a pause, once when it goes. Before, every turn put every waiting
-        # client back on the backlog: 40 times a line here, a turn's worth
-        # of epoll calls each time.
+        # ... and a turn took up only the waiting clients it had time for,
+        # each of which then moved on: a client waits again only after a
+        # line of it was answered or a read of its socket (a batch line is
+        # two reads of 16 KiB), or after it was paused and resumed; at most
+        # 3 times a line, once a pause, once when it goes. Before, every
+        # turn put every waiting client back on the backlog: 40 times a
+        # line here, a turn's worth of epoll calls each time.
         self.assertLessEqual(st["clients_deferred"],
                              3 * st["requests"] + st["clients_paused"]
                              + st["connections_total"], st)
