@@ -110,10 +110,10 @@ agent_is(const struct robots *r, const struct robots_agent_rules *a, uint32_t h,
 	return 1;
 }
 
-const struct robots_agent_rules *
+const struct robots_merged *
 robots_agent_find(const struct robots *r, const char *token, size_t len)
 {
-	const uint32_t *slots = ROBOTS_TAB(r, uint32_t, slots);
+	const uint32_t *slots = ROBOTS_SLOTS(r);
 	const struct robots_agent_rules *agents =
 	    ROBOTS_TAB(r, struct robots_agent_rules, agents);
 	uint32_t h, i, slot;
@@ -124,7 +124,7 @@ robots_agent_find(const struct robots *r, const char *token, size_t len)
 	for (i = h & r->slot_mask; (slot = slots[i]) != 0;
 	     i = (i + 1) & r->slot_mask)
 		if (agent_is(r, &agents[slot - 1], h, token, len))
-			return &agents[slot - 1];
+			return &agents[slot - 1].rules;
 	return NULL;
 }
 

@@ -61,14 +61,41 @@ sort_rules(struct parser *p)
 	return 0;
 }
 
-/* Reserve n bytes aligned to 8 at the end of the layout. */
-static size_t
-place(size_t *total, size_t n)
+/* Reserve n bytes aligned to align (a power of two) at the end. */
+static uint32_t
+place(size_t *total, size_t n, size_t align)
 {
-	size_t off = (*total + 7) & ~(size_t)7;
+	size_t off = (*total + align - 1) & ~(align - 1);
 
 	*total = off + n;
-	return off;
+	return (uint32_t)off;
+}
+
+/* Whether some agent, or '*', has several lists (then they are a table). */
+static int
+many_lists(const struct parser *p, const struct robots_tokens *t)
+{
+	const struct robots_tgroup *g = p->groups.v;
+	size_t i, named = t->n;
+
+	for (i = 0; i < p->groups.n; i++)
+		if (g[i].global) {
+			named++;
+			break;
+		}
+	return t->nagent_lists > named;
+}
+
+/* 8-byte words of the largest index of every list long enough to have one. */
+static size_t
+index_words(const struct robots_tokens *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nl; i++)
+		if (t->list_count[i] > ROBOTS_LINEAR_MAX)
+			n += 3 * (size_t)t->list_count[i];
+	return n;
 }
 
 /* Assign text offsets (creation order: twins follow their rule). */
@@ -106,37 +133,41 @@ plan(struct parser *p, const struct robots_tokens *t, struct robots *h,
     size_t *comp_base, size_t *total)
 {
 	size_t text = plan_text(p, comp_base), n = p->rules.n;
+	int many = many_lists(p, t);
 
 	/* What a check reads comes first, in the order it reads it. */
-	*total = sizeof(struct robots);
-	h->slots = place(total, (t->n ? t->mask + 1 : 0) * sizeof(uint32_t));
-	h->agents = place(total, t->n * sizeof(struct robots_agent_rules));
-	h->agent_lists = place(total, t->nagent_lists * sizeof(uint32_t));
-	h->lists = place(total, t->nl * sizeof(struct robots_list));
-	h->nodes = place(total, n * 3 * sizeof(uint64_t));
-	h->idx = place(total, n * sizeof(uint32_t));
-	h->rules = place(total, n * sizeof(struct robots_crule));
-	h->text = place(total, text);
-	h->groups = place(total, p->groups.n * sizeof(struct robots_group));
-	h->gagents = place(total, p->agents.n * sizeof(struct robots_span));
-	h->sitemaps = place(total, p->sitemaps.n * sizeof(struct robots_span));
+	*total = sizeof(struct robots) +
+	         (t->n ? t->mask + 1 : 0) * sizeof(uint32_t); /* slots */
+	h->agents = place(total, t->n * sizeof(struct robots_agent_rules), 8);
+	h->agent_lists =
+	    place(total, many ? t->nagent_lists * sizeof(uint32_t) : 0, 4);
+	h->lists =
+	    place(total, many ? t->nl * sizeof(struct robots_list) : 0, 4);
+	h->nodes = place(total, index_words(t) * sizeof(uint64_t), 8);
+	h->idx = place(total, n * sizeof(uint32_t), 4);
+	h->rules = place(total, n * sizeof(struct robots_crule), 4);
+	h->groups = place(total, p->groups.n * sizeof(struct robots_group), 8);
+	h->gagents = place(total, p->agents.n * sizeof(struct robots_span), 4);
+	h->sitemaps =
+	    place(total, p->sitemaps.n * sizeof(struct robots_span), 4);
+	h->text = place(total, text, 1);
 }
 
 /* Close the gap after the match index (sized for the worst); new size. */
 static size_t
-compact(struct robots *r, size_t total, size_t nwords)
+compact(struct robots *r, size_t total, size_t planned, size_t nwords)
 {
-	size_t gap = ((size_t)r->nrules * 3 - nwords) * sizeof(uint64_t);
+	size_t gap = (planned - nwords) * sizeof(uint64_t);
 
 	if (gap == 0)
 		return total;
 	memmove((char *)r + r->idx - gap, (char *)r + r->idx, total - r->idx);
-	r->idx -= gap;
-	r->rules -= gap;
-	r->text -= gap;
-	r->groups -= gap;
-	r->gagents -= gap;
-	r->sitemaps -= gap;
+	r->idx -= (uint32_t)gap;
+	r->rules -= (uint32_t)gap;
+	r->groups -= (uint32_t)gap;
+	r->gagents -= (uint32_t)gap;
+	r->sitemaps -= (uint32_t)gap;
+	r->text -= (uint32_t)gap;
 	return total - gap;
 }
 
@@ -179,17 +210,19 @@ fill_tables(struct parser *p, struct robots *r, size_t sitemap_off)
 	struct robots_group *rg = (struct robots_group *)(base + r->groups);
 	struct robots_span *ga = (struct robots_span *)(base + r->gagents);
 	struct robots_span *sm = (struct robots_span *)(base + r->sitemaps);
+	uint64_t need;
 	size_t i;
 
 	for (i = 0; i < p->rules.n; i++) {
 		c[i].pat = rules[i].pat_off;
 		c[i].pat_len = (uint16_t)rules[i].comp_len;
 		c[i].lit_len = (uint16_t)rules[i].lit_len;
-		c[i].prio = rules[i].prio;
 		c[i].src = rules[i].src_off;
 		c[i].src_len = (uint16_t)rules[i].src_len;
-		c[i].need = robots_match_need(
+		need = robots_match_need(
 		    (char *)r + r->text + c[i].pat, c[i].pat_len, c[i].lit_len);
+		c[i].need_lo = (uint32_t)need;
+		c[i].need_hi = (uint32_t)(need >> 32);
 		c[i].line = rules[i].line;
 		c[i].allow = rules[i].allow;
 		c[i].anchored = rules[i].anchored;
@@ -199,7 +232,6 @@ fill_tables(struct parser *p, struct robots *r, size_t sitemap_off)
 		rg[i].agent_count = groups[i].agent_count;
 		rg[i].rule_count = groups[i].rule_count;
 		rg[i].crawl_delay = groups[i].crawl_delay;
-		r->nwritten += groups[i].rule_count;
 	}
 	for (i = 0; i < p->agents.n; i++) {
 		ga[i].off = lines[i].off;
@@ -214,17 +246,15 @@ fill_tables(struct parser *p, struct robots *r, size_t sitemap_off)
 
 /* Name, lists and crawl delay of every token and of '*'. */
 static void
-fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r)
+fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r,
+    const struct robots_list *lists, int many)
 {
 	struct robots_agent_rules *ag =
-	                              (struct robots_agent_rules *)((char *)r +
-	                                                            r->agents),
-	                          *a;
+	    (struct robots_agent_rules *)((char *)r + r->agents);
 	uint32_t *al = (uint32_t *)((char *)r + r->agent_lists);
-	const struct robots_list *lists =
-	    (const struct robots_list *)((char *)r + r->lists);
 	const struct robots_tagent *lines = p->agents.v;
 	const struct robots_tgroup *g = p->groups.v, *rep;
+	struct robots_merged *m;
 	uint32_t i, k, first = 0;
 
 	for (i = 0; i < t->n; i++) {
@@ -233,61 +263,64 @@ fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r)
 		ag[i].name.len = lines[k].len;
 		ag[i].hash = robots_agent_hash(lines[k].src, lines[k].len);
 		robots_agent_set_head(&ag[i], lines[k].src);
-		ag[i].list_first = first;
-		ag[i].crawl_delay = -1.0;
+		ag[i].rules.list_first = first;
+		ag[i].rules.crawl_delay = -1.0;
 		first += t->nlists[i];
 	}
-	r->global.name.off = ROBOTS_GLOBAL_OFF;
 	r->global.list_first = first;
 	r->global.crawl_delay = -1.0;
 	for (i = 0; i < t->nl; i++) { /* each list once per agent */
 		rep = &g[t->list_rep[i]];
 		for (k = 0; k <= rep->sig_len; k++) {
 			if (k < rep->sig_len)
-				a = &ag[t->sig[rep->sig_first + k]];
+				m = &ag[t->sig[rep->sig_first + k]].rules;
 			else if (rep->global)
-				a = &r->global;
+				m = &r->global;
 			else
 				break;
-			al[a->list_first + a->nlists++] = i;
-			a->list = lists[i]; /* used when it is the only one */
+			if (many)
+				al[m->list_first + m->nlists] = i;
+			m->nlists++;
+			m->list = lists[i]; /* used when it is the only one */
 		}
 	}
 	for (i = 0; i < p->groups.n; i++) { /* the first delay in file order */
 		for (k = g[i].agent_first;
 		     k < g[i].agent_first + g[i].agent_count; k++)
 			if (lines[k].id != ROBOTS_NONE &&
-			    ag[lines[k].id].crawl_delay < 0)
-				ag[lines[k].id].crawl_delay = g[i].crawl_delay;
+			    ag[lines[k].id].rules.crawl_delay < 0)
+				ag[lines[k].id].rules.crawl_delay =
+				    g[i].crawl_delay;
 		if (g[i].global && r->global.crawl_delay < 0)
 			r->global.crawl_delay = g[i].crawl_delay;
 	}
-	r->has_global = r->global.nlists > 0;
-	for (i = 0; t->n > 0 && i <= t->mask; i++)
-		((uint32_t *)((char *)r + r->slots))[i] = t->slots[i];
+	if (t->n > 0)
+		memcpy(r + 1, t->slots, (t->mask + 1) * sizeof(uint32_t));
 	r->nagents = t->n;
 	r->slot_mask = t->mask;
 }
 
-/* Every list in table order, indexed by literal prefix. */
+/*
+ * Every list in table order (lists[]), those longer than ROBOTS_LINEAR_MAX
+ * indexed by literal prefix; *nwords: the index words used.
+ */
 static int
 fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
-    size_t *nwords)
+    struct robots_list *lists, size_t *nwords)
 {
-	struct robots_list *lists =
-	    (struct robots_list *)((char *)r + r->lists);
 	const struct trule *rules = p->rules.v;
 	const struct robots_tgroup *groups = p->groups.v;
 	uint32_t *idx = (uint32_t *)((char *)r + r->idx), i, first = 0;
 	uint64_t *words = (uint64_t *)(void *)((char *)r + r->nodes);
+	struct robots_sortent *tmp = NULL;
 	struct robots_list *l;
-	struct robots_sortent *tmp =
-	    malloc((t->max_count + 1) * (sizeof(*tmp) + sizeof(uint32_t)));
 
-	if (tmp == NULL)
+	if (t->max_count > ROBOTS_LINEAR_MAX &&
+	    (tmp = malloc((t->max_count + 1) *
+	                  (sizeof(*tmp) + sizeof(uint32_t)))) == NULL)
 		return -1;
 	for (i = 0; i < t->nl; i++) {
-		lists[i].first = first;
+		lists[i] = (struct robots_list){ .first = first };
 		first += t->list_count[i];
 	}
 	for (i = 0; i < p->rules.n; i++) {
@@ -296,12 +329,33 @@ fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
 	}
 	for (*nwords = 0, i = 0; i < t->nl; i++) {
 		l = &lists[i];
+		if (l->count <= ROBOTS_LINEAR_MAX)
+			continue;
 		l->node_first = (uint32_t)*nwords;
 		l->nnodes = robots_match_index(r, idx + l->first, l->count,
 		    words + *nwords, tmp, (uint32_t *)(tmp + t->max_count + 1));
 		*nwords += (size_t)l->nnodes * 3;
 	}
 	free(tmp);
+	return 0;
+}
+
+/* The lists, and the agents and '*' that use them, into r. */
+static int
+fill_match(struct parser *p, const struct robots_tokens *t, struct robots *r,
+    size_t *nwords)
+{
+	struct robots_list *lists = malloc((t->nl + 1) * sizeof(*lists));
+	int many = many_lists(p, t);
+
+	if (lists == NULL || fill_lists(p, t, r, lists, nwords) != 0) {
+		free(lists);
+		return -1;
+	}
+	if (many)
+		memcpy((char *)r + r->lists, lists, t->nl * sizeof(*lists));
+	fill_agents(p, t, r, lists, many);
+	free(lists);
 	return 0;
 }
 
@@ -326,21 +380,18 @@ build(struct parser *p)
 	r->ngroups = (uint32_t)p->groups.n;
 	r->nsitemaps = (uint32_t)p->sitemaps.n;
 	fill_text(p, comp_base, (char *)r + r->text);
-	if (p->rules.n > 1 && sort_rules(p) != 0) {
-		free(r);
-		r = NULL;
-		goto out;
-	}
+	if (p->rules.n > 1 && sort_rules(p) != 0)
+		goto fail;
 	fill_tables(p, r, comp_base + p->comp.n + token_bytes(p));
-	if (fill_lists(p, &t, r, &nwords) != 0) {
-		free(r);
-		r = NULL;
-		goto out;
-	}
-	fill_agents(p, &t, r);
-	r->memsize = compact(r, total, nwords);
+	if (fill_match(p, &t, r, &nwords) != 0)
+		goto fail;
+	r->memsize = (uint32_t)compact(r, total, index_words(&t), nwords);
 	if ((shrunk = realloc(r, r->memsize)) != NULL)
 		r = shrunk;
+	goto out;
+fail:
+	free(r);
+	r = NULL;
 out:
 	robots_agent_index_clear(&t);
 	return r;

@@ -21,19 +21,31 @@ robots_image(const struct robots *r, size_t *len)
 	return r;
 }
 
-/* Whether every table offset of r lies inside its len bytes. */
+/*
+ * Whether r's tables lie in order inside its len bytes, each large enough
+ * for its count.
+ */
 static int
 robots_image_bounded(const struct robots *r, size_t len)
 {
-	const size_t offs[] = { r->slots, r->agents, r->agent_lists, r->lists,
-		r->nodes, r->idx, r->rules, r->text, r->groups, r->gagents,
-		r->sitemaps };
-	size_t i;
+	const uint32_t offs[] = { r->agents, r->agent_lists, r->lists, r->nodes,
+		r->idx, r->rules, r->groups, r->gagents, r->sitemaps, r->text,
+		r->memsize };
+	size_t i, slots = r->nagents ? (size_t)r->slot_mask + 1 : 0;
 
-	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
-		if (offs[i] < sizeof(*r) || offs[i] > len)
+	if (r->memsize != len || offs[0] < sizeof(*r) + slots * 4)
+		return 0;
+	for (i = 1; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (offs[i] < offs[i - 1])
 			return 0;
-	return r->memsize == len;
+	return r->agent_lists - r->agents >=
+	           (size_t)r->nagents * sizeof(struct robots_agent_rules) &&
+	       r->groups - r->rules >=
+	           (size_t)r->nrules * sizeof(struct robots_crule) &&
+	       r->gagents - r->groups >=
+	           (size_t)r->ngroups * sizeof(struct robots_group) &&
+	       r->text - r->sitemaps >=
+	           (size_t)r->nsitemaps * sizeof(struct robots_span);
 }
 
 /* A ruleset from an image of robots_image(); NULL if it is not one. */

@@ -3,9 +3,11 @@
  * builds it (robots_parse.c), the matcher that reads it (robots_match.c) and
  * the product-token helpers (robots_agent.c). Not part of the API.
  *
- * A ruleset is one allocation: this header, then its tables and its text,
- * hot ones first. Tables are found by offsets from the header. The match
- * index is sized for the worst case, then the block is compacted to fit.
+ * A ruleset is one allocation: this header, then its tables (hot ones
+ * first) and its text. Tables are found by 32-bit offsets from the header;
+ * a table that would be empty or unread takes no bytes, so a two-rule file
+ * compiles to about 200 bytes. The match index is sized for the worst
+ * case, then the block is compacted to fit.
  *
  * Rules are sorted by specificity (longest normalized pattern first, allow
  * before disallow on a tie, then file order). Groups named by the same set
@@ -13,8 +15,10 @@
  * '*') has the lists of the groups naming it, and the smallest index that
  * matches in any of them decides (so groups are merged without copying
  * their rules, and memory stays linear in the file).
- * A list is ordered by literal prefix (the pattern up to its first '*'),
- * one index node per distinct prefix, each node pointing to its parent: the
+ * A list of at most ROBOTS_LINEAR_MAX rules has no index: it is read in
+ * table order and its first match decides. A longer list is ordered by
+ * literal prefix (the pattern up to its first '*'), one index node per
+ * distinct prefix, each node pointing to its parent: the
  * longest other prefix in the list that is a prefix of it. The prefixes of
  * a path in the list are then the parent chain of the greatest prefix not
  * above the path, found by binary search.
@@ -36,14 +40,16 @@ struct robots_span {
 	uint32_t len;
 };
 
-/* One entry of the matching table. */
+/*
+ * One entry of the matching table. need is split in two words so that an
+ * entry takes 28 bytes, not 32: robots_crule_need() joins them.
+ */
 struct robots_crule {
-	uint64_t
-	    need;     /* bit c % 64 for every byte c the glob's segments need */
-	uint32_t pat; /* compiled pattern: normalized, '$' and '**' done */
-	uint32_t src; /* the pattern as written */
-	uint32_t line;
-	uint32_t prio;    /* specificity: normalized length, '$' included */
+	uint32_t pat;  /* compiled pattern: normalized, '$' and '**' done */
+	uint32_t src;  /* the pattern as written */
+	uint32_t line; /* <= ROBOTS_MAX_BODY + 1 */
+	/* Bit c % 64 for every byte c the glob's segments need. */
+	uint32_t need_lo, need_hi;
 	uint16_t pat_len; /* without the anchoring '$' (<= 3 * line) */
 	uint16_t lit_len; /* literal prefix: bytes before the first '*' */
 	uint16_t src_len; /* <= ROBOTS_MAX_LINE */
@@ -64,12 +70,23 @@ struct robots_node {
 	uint32_t first;   /* its entries run to the next node's first */
 };
 
-/* The indexed rules of the groups named by one set of agents. */
+/* Lists of at most this many entries are read in order, without an index. */
+#define ROBOTS_LINEAR_MAX 8
+
+/* The rules of the groups named by one set of agents. */
 struct robots_list {
 	uint32_t first; /* slice of idx */
 	uint32_t count;
 	uint32_t node_first; /* its index: 8-byte words into the nodes table */
-	uint32_t nnodes;
+	uint32_t nnodes;     /* 0: no index (count <= ROBOTS_LINEAR_MAX) */
+};
+
+/* The lists a check consults for one agent (or for '*'), and its delay. */
+struct robots_merged {
+	uint32_t list_first; /* slice of agent_lists, when nlists > 1 */
+	uint32_t nlists;
+	struct robots_list list; /* the only one, when nlists == 1 */
+	double crawl_delay;      /* < 0: none */
 };
 
 /* Bytes of a token kept in its table entry, to compare without the text. */
@@ -80,10 +97,7 @@ struct robots_agent_rules {
 	struct robots_span name;      /* as first written */
 	uint32_t hash;                /* robots_agent_hash() of the name */
 	char head[ROBOTS_AGENT_HEAD]; /* the name's start, lower case */
-	uint32_t list_first;          /* slice of agent_lists */
-	uint32_t nlists;
-	struct robots_list list; /* the only one, when nlists == 1 */
-	double crawl_delay;      /* < 0: none */
+	struct robots_merged rules;
 };
 
 /* A group as written, for introspection. */
@@ -97,27 +111,41 @@ struct robots_group {
 /* gagents entry naming the '*' group. */
 #define ROBOTS_GLOBAL_OFF UINT32_MAX
 
+/*
+ * The header. Tables follow in this order: slots (right after the header:
+ * agent index + 1, 0 empty; none when nagents is 0), agents, agent_lists
+ * and lists (none unless some agent has several lists), nodes, idx, rules,
+ * groups, gagents, sitemaps, text.
+ */
 struct robots {
 	/* Read by every check: the first cache lines. */
-	struct robots_agent_rules global;
-	size_t slots, agents, agent_lists, lists, nodes, idx, rules,
-	    text; /* table offsets */
+	struct robots_merged global; /* nlists 0: no '*' group */
 	uint32_t nagents;
-	uint32_t slot_mask; /* slots: agent index + 1, 0 empty */
-	int has_global;
+	uint32_t slot_mask;
+	uint32_t agents, agent_lists, lists, nodes, idx, rules,
+	    text; /* table offsets */
 	/* Reports and lifetime. */
-	uint32_t nrules;   /* table entries, index.html twins included */
-	uint32_t nwritten; /* rules as written */
+	uint32_t nrules; /* table entries, index.html twins included */
 	uint32_t ngroups;
 	uint32_t nsitemaps;
-	size_t groups, gagents, sitemaps;
-	size_t memsize;
+	uint32_t groups, gagents, sitemaps;
+	uint32_t memsize;
 	atomic_uint refs;
 };
 
 /* A table of a ruleset. */
 #define ROBOTS_TAB(r, type, field)                                             \
 	((const type *)(const void *)((const char *)(r) + (r)->field))
+
+/* The slots table: right after the header. */
+#define ROBOTS_SLOTS(r) ((const uint32_t *)(const void *)((r) + 1))
+
+/* The need mask of a table entry. */
+static inline uint64_t
+robots_crule_need(const struct robots_crule *c)
+{
+	return (uint64_t)c->need_hi << 32 | c->need_lo;
+}
 
 /* Length of the product token at the start of s: its [A-Za-z_-] run. */
 size_t robots_agent_token(const char *s, size_t len);
@@ -129,7 +157,7 @@ int robots_agent_eq(const char *a, size_t alen, const char *b, size_t blen);
 /* Fill a->head from the name s. */
 void robots_agent_set_head(struct robots_agent_rules *a, const char *s);
 /* The merged rules for the caller's token, or NULL. */
-const struct robots_agent_rules *robots_agent_find(
+const struct robots_merged *robots_agent_find(
     const struct robots *, const char *token, size_t len);
 
 /*

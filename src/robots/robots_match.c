@@ -95,7 +95,7 @@ robots_match_need(const char *p, size_t n, size_t lit)
  * *have is the path's byte_mask(), computed on first need: a glob needing
  * a byte the path lacks is rejected without reading its pattern.
  */
-static int
+static inline int
 match_rest(const char *text, const struct robots_crule *c, const char *path,
     size_t path_len, uint64_t *have)
 {
@@ -103,7 +103,7 @@ match_rest(const char *text, const struct robots_crule *c, const char *path,
 		return !c->anchored || path_len == c->pat_len;
 	if (*have == 0)
 		*have = byte_mask(path, path_len) | 1;
-	if ((c->need & ~*have) != 0)
+	if ((robots_crule_need(c) & ~*have) != 0)
 		return 0;
 	return glob_rest(
 	    text + c->pat, c->pat_len, c->anchored, path, path_len, c->lit_len);
@@ -193,6 +193,31 @@ struct query {
 	uint64_t have; /* its byte_mask(), 0 until needed */
 };
 
+/*
+ * The smallest index below best of list l that matches, else best: a list
+ * without an index is read in table order, the first match decides.
+ */
+static uint32_t
+decide_linear(const struct robots *r, const struct robots_list *l,
+    uint32_t best, struct query *q)
+{
+	const char *text = ROBOTS_TAB(r, char, text);
+	const struct robots_crule *rules =
+	                              ROBOTS_TAB(r, struct robots_crule, rules),
+	                          *c;
+	const uint32_t *list = ROBOTS_TAB(r, uint32_t, idx) + l->first;
+	uint32_t i;
+
+	for (i = 0; i < l->count && list[i] < best; i++) {
+		c = &rules[list[i]];
+		if (c->lit_len <= q->len &&
+		    memcmp(text + c->pat, q->path, c->lit_len) == 0 &&
+		    match_rest(text, c, q->path, q->len, &q->have))
+			return list[i];
+	}
+	return best;
+}
+
 /* The smallest index below best of list l that matches, else best. */
 static uint32_t
 decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
@@ -208,6 +233,8 @@ decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
 	uint32_t n, i, end;
 	size_t lcp;
 
+	if (l->nnodes == 0)
+		return decide_linear(r, l, best, q);
 	n = floor_node(text, keys, nodes, l->nnodes, q->key, q->path, q->len);
 	if (n == ROBOTS_NONE)
 		return best;
@@ -233,10 +260,10 @@ decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
 	return best;
 }
 
-/* The deciding rule of a's lists for path: the smallest matching index. */
+/* The deciding rule of m's lists for path: the smallest matching index. */
 static uint32_t
-decide(const struct robots *r, const struct robots_agent_rules *a,
-    const char *path, size_t path_len)
+decide(const struct robots *r, const struct robots_merged *m, const char *path,
+    size_t path_len)
 {
 	const struct robots_list *lists =
 	    ROBOTS_TAB(r, struct robots_list, lists);
@@ -244,10 +271,10 @@ decide(const struct robots *r, const struct robots_agent_rules *a,
 	struct query q = { path, path_len, match_key(path, path_len), 0 };
 	uint32_t best = ROBOTS_NONE, k;
 
-	if (a->nlists == 1)
-		return decide_list(r, &a->list, best, &q);
-	for (k = 0; k < a->nlists; k++)
-		best = decide_list(r, &lists[al[a->list_first + k]], best, &q);
+	if (m->nlists == 1)
+		return decide_list(r, &m->list, best, &q);
+	for (k = 0; k < m->nlists; k++)
+		best = decide_list(r, &lists[al[m->list_first + k]], best, &q);
 	return best;
 }
 
@@ -414,20 +441,20 @@ robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
 }
 
 /* The merged rules that apply to agent: its own, else '*', else NULL. */
-static const struct robots_agent_rules *
+static const struct robots_merged *
 choose(const struct robots *r, const char *agent, size_t agent_len)
 {
-	const struct robots_agent_rules *a;
+	const struct robots_merged *a;
 
 	/* Start the '*' index on its way while the token is looked up. */
-	if (r->has_global && r->global.list.nnodes > 0)
+	if (r->global.nlists > 0 && r->global.list.nnodes > 0)
 		__builtin_prefetch(ROBOTS_TAB(r, uint64_t, nodes) +
 		                   r->global.list.node_first +
 		                   r->global.list.nnodes / 2);
 	a = r->nagents == 0 ? NULL /* only '*' groups: no token to look up */
 	                    : robots_agent_find(r, agent,
 	                          robots_agent_token(agent, agent_len));
-	if (a == NULL && r->has_global)
+	if (a == NULL && r->global.nlists > 0)
 		a = &r->global;
 	return a;
 }
@@ -436,7 +463,7 @@ void
 robots_check(const struct robots *r, const char *agent, size_t agent_len,
     const char *path, size_t path_len, struct robots_verdict *v)
 {
-	const struct robots_agent_rules *a = choose(r, agent, agent_len);
+	const struct robots_merged *a = choose(r, agent, agent_len);
 	const struct robots_crule *c;
 	uint32_t i;
 
@@ -492,7 +519,11 @@ groups(const struct robots *r)
 size_t
 robots_rule_count(const struct robots *r)
 {
-	return r->nwritten;
+	size_t g, n = 0;
+
+	for (g = 0; g < r->ngroups; g++)
+		n += groups(r)[g].rule_count;
+	return n;
 }
 
 size_t

@@ -362,6 +362,62 @@ START_TEST(test_memory_stays_linear_with_many_agents_and_groups)
 }
 END_TEST
 
+START_TEST(test_short_and_long_rule_lists_give_the_same_verdicts)
+{
+	/* A short list is read in order, a long one through its prefix
+	 * index: the same rules, padded from 0 to 24 more that match none
+	 * of the paths, decide every path the same way. */
+	static const char *const paths[] = { "/", "/a", "/a/b", "/a/b/c.php",
+		"/a/x.php?q", "/ab", "/b/c", "/c.php", "/d", "/d/e" };
+	static const char rules[] =
+	    "User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /*.php$\n"
+	    "Allow: /a/*.php\nDisallow: /d/\nAllow: /d$\nDisallow: /b*/c\n";
+	char body[2048];
+	struct robots_verdict want[10], got;
+	struct robots *r;
+	size_t i, pad, n;
+
+	for (pad = 0; pad <= 24; pad++) {
+		n = (size_t)snprintf(body, sizeof(body), "%s", rules);
+		for (i = 0; i < pad; i++)
+			n += (size_t)snprintf(body + n, sizeof(body) - n,
+			    "Disallow: /zz%zu/\n", i);
+		r = parse(body);
+		for (i = 0; i < 10; i++) {
+			got = check(r, "bot", paths[i]);
+			if (pad == 0) {
+				want[i] = got;
+				continue;
+			}
+			ck_assert_msg(got.allowed == want[i].allowed &&
+			                  got.reason == want[i].reason &&
+			                  got.rule.line == want[i].rule.line,
+			    "%s with %zu more rules", paths[i], pad);
+		}
+		robots_unref(r);
+	}
+	/* The globs and anchors decided where they should. */
+	ck_assert_uint_eq(want[3].rule.line, 5);
+	ck_assert_uint_eq(want[4].rule.line, 5);
+	ck_assert_uint_eq(want[6].rule.line, 8);
+	ck_assert_uint_eq(want[7].rule.line, 4);
+	ck_assert_uint_eq(want[8].rule.line, 7);
+}
+END_TEST
+
+START_TEST(test_two_rule_file_compiles_small)
+{
+	/* A cache of a million such origins keeps a million of these. */
+	struct robots *r =
+	    parse("User-agent: *\nDisallow: /p123456/\nAllow: /\n");
+
+	ck_assert_uint_le(robots_memsize(r), 224);
+	expect_rule(r, "x", "/p123456/z", 0, "/p123456/", 2);
+	expect_rule(r, "x", "/x", 1, "/", 3);
+	robots_unref(r);
+}
+END_TEST
+
 START_TEST(test_verdict_points_at_the_rule_as_written)
 {
 	static const char body[] = "User-agent: *\n\n  Disallow:   /A%7e*  \n";
@@ -481,6 +537,9 @@ match_suite(void)
 	    (int)(sizeof(google_paths) / sizeof(google_paths[0])));
 	tcase_add_test(m, test_google_order_of_precedence_table);
 	tcase_add_test(o, test_memory_stays_linear_with_many_agents_and_groups);
+	tcase_add_test(
+	    o, test_short_and_long_rule_lists_give_the_same_verdicts);
+	tcase_add_test(o, test_two_rule_file_compiles_small);
 	tcase_add_test(o, test_verdict_points_at_the_rule_as_written);
 	tcase_add_test(o, test_refcount_and_memsize);
 	tcase_add_test(o, test_introspection_lists_groups_agents_and_rules);
