@@ -33,11 +33,20 @@
 
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
 
-/* The bytes an entry holds: its struct, strings and compiled ruleset. */
+/* The allocation of an entry with an origin of len bytes. */
+static size_t
+entry_alloc_size(size_t len)
+{
+	size_t n = offsetof(struct entry, origin) + len + 1;
+
+	return n > sizeof(struct entry) ? n : sizeof(struct entry);
+}
+
+/* The bytes an entry holds: its block, strings and compiled ruleset. */
 static size_t
 entry_size(const struct entry *e)
 {
-	size_t n = sizeof(*e) + strlen(e->pub.origin) + 1;
+	size_t n = entry_alloc_size(strlen(e->origin));
 
 	if (e->pub.final_url != NULL)
 		n += strlen(e->pub.final_url) + 1;
@@ -57,7 +66,7 @@ static void
 entry_account(struct cache *c, struct entry *e)
 {
 	c->stats.bytes -= e->bytes;
-	e->bytes = entry_size(e);
+	e->bytes = (uint32_t)entry_size(e);
 	c->stats.bytes += e->bytes;
 	c->stats.backoff -= e->in_backoff;
 	e->in_backoff = e->pub.policy != CACHE_NONE && e->pub.fail_streak > 0;
@@ -69,10 +78,35 @@ static void
 entry_free(struct entry *e)
 {
 	robots_unref(e->pub.robots);
-	free(e->pub.origin);
 	free(e->pub.final_url);
 	free(e->pub.last_error);
+	free(e->flight);
 	free(e);
+}
+
+/* The entry's flight, made if it has none; NULL when memory runs out. */
+static struct flight *
+entry_flight(struct cache *c, struct entry *e)
+{
+	if (e->flight == NULL &&
+	    (e->flight = calloc(1, sizeof(*e->flight))) != NULL) {
+		e->flight->cache = c;
+		TAILQ_INIT(&e->flight->waiters);
+	}
+	return e->flight;
+}
+
+/* Free the entry's flight once no fetch, waiter or wake-up needs it. */
+static void
+entry_land(struct entry *e)
+{
+	struct flight *fl = e->flight;
+
+	if (fl != NULL && fl->fetch == NULL && TAILQ_EMPTY(&fl->waiters) &&
+	    !fl->waking) {
+		free(fl);
+		e->flight = NULL;
+	}
 }
 
 /* Unhook every waiter of an entry without calling back. */
@@ -81,8 +115,9 @@ entry_drop_waiters(struct cache *c, struct entry *e)
 {
 	struct cache_waiter *w;
 
-	while ((w = TAILQ_FIRST(&e->waiters)) != NULL) {
-		TAILQ_REMOVE(&e->waiters, w, link);
+	while (e->flight != NULL &&
+	       (w = TAILQ_FIRST(&e->flight->waiters)) != NULL) {
+		TAILQ_REMOVE(&e->flight->waiters, w, link);
 		w->entry = NULL;
 		c->stats.waiting--;
 	}
@@ -99,13 +134,13 @@ entry_remove(struct cache *c, struct entry *e)
 	e->bytes = 0;
 	c->stats.backoff -= e->in_backoff;
 	e->in_backoff = 0;
-	if (e->fetch != NULL) {
-		c->fetch.cancel(e->fetch);
-		e->fetch = NULL;
+	if (e->flight != NULL && e->flight->fetch != NULL) {
+		c->fetch.cancel(e->flight->fetch);
+		e->flight->fetch = NULL;
 		e->pub.fetching = 0;
 	}
-	if (e->waking) {
-		e->dead = 1; /* the waking loop frees it */
+	if (e->flight != NULL && e->flight->waking) {
+		e->flight->dead = 1; /* the waking loop frees it */
 		return;
 	}
 	entry_drop_waiters(c, e);
@@ -116,19 +151,15 @@ entry_remove(struct cache *c, struct entry *e)
 static struct entry *
 entry_new(struct cache *c, const char *origin)
 {
+	size_t len = strlen(origin), b;
 	struct entry *e;
-	size_t b;
 
-	if ((e = calloc(1, sizeof(*e))) == NULL)
+	if ((e = calloc(1, entry_alloc_size(len))) == NULL)
 		return NULL;
-	if ((e->pub.origin = strdup(origin)) == NULL) {
-		free(e);
-		return NULL;
-	}
-	e->cache = c;
-	e->hash = cache_hash(origin);
+	memcpy(e->origin, origin, len + 1);
+	e->pub.origin = e->origin;
+	e->hash = (uint32_t)cache_hash(origin);
 	e->pub.policy = CACHE_NONE;
-	TAILQ_INIT(&e->waiters);
 	if (c->stats.entries >= c->nbuckets)
 		cache_grow(c);
 	b = e->hash & (c->nbuckets - 1);
@@ -144,7 +175,14 @@ entry_new(struct cache *c, const char *origin)
 static int
 entry_idle(const struct entry *e)
 {
-	return e->fetch == NULL && TAILQ_EMPTY(&e->waiters) && !e->waking;
+	return e->flight == NULL;
+}
+
+/* Whether a fetch of the entry's origin runs. */
+static int
+entry_in_flight(const struct entry *e)
+{
+	return e->flight != NULL && e->flight->fetch != NULL;
 }
 
 /* Evict idle entries, least recently used first, while over the cap. */
@@ -175,16 +213,21 @@ entry_touch(struct cache *c, struct entry *e)
 static int
 entry_fetch(struct cache *c, struct entry *e)
 {
+	struct flight *fl;
 	char *url;
 
-	if (e->fetch != NULL)
+	if (entry_in_flight(e))
 		return 0;
-	if ((url = url_robots_txt(e->pub.origin)) == NULL)
+	if ((url = url_robots_txt(e->origin)) == NULL)
 		return -1;
-	e->fetch = c->fetch.start(c->fetch_impl, url, cache_fetch_done_cb, e);
+	if ((fl = entry_flight(c, e)) != NULL)
+		fl->fetch =
+		    c->fetch.start(c->fetch_impl, url, cache_fetch_done_cb, e);
 	free(url);
-	if (e->fetch == NULL)
+	if (fl == NULL || fl->fetch == NULL) {
+		entry_land(e);
 		return -1;
+	}
 	e->pub.fetching = 1;
 	c->stats.fetches++;
 	return 0;
@@ -195,7 +238,7 @@ static void
 entry_wait(struct cache *c, struct entry *e, struct cache_waiter *w)
 {
 	w->entry = &e->pub;
-	TAILQ_INSERT_TAIL(&e->waiters, w, link);
+	TAILQ_INSERT_TAIL(&e->flight->waiters, w, link);
 	c->stats.waiting++;
 }
 
@@ -227,7 +270,7 @@ entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
 	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
 	e->pub.expires_at =
 	    now + lifetime_ttl(&c->set.life, &m, clock_wall(c->clock));
-	e->pub.body_bytes = rb != NULL ? r->body_len : 0;
+	e->pub.body_bytes = rb != NULL ? (uint32_t)r->body_len : 0;
 	e->pub.truncated = rb != NULL ? r->truncated : 0;
 	entry_set_str(&e->pub.final_url, r->final_url);
 	entry_set_str(&e->pub.last_error, NULL);
@@ -263,8 +306,9 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 	if (e->pub.fail_streak++ == 0)
 		e->pub.fail_since = now;
 	entry_set_str(&e->pub.last_error, why);
-	e->pub.next_retry = now + lifetime_backoff(&c->set.life,
-	                              e->pub.fail_streak, soon, ra, e->hash);
+	e->pub.next_retry =
+	    now + lifetime_backoff(&c->set.life, e->pub.fail_streak, soon, ra,
+	              cache_hash(e->origin));
 	e->pub.expires_at = e->pub.next_retry;
 	if (e->good) {
 		e->pub.stale = 1; /* keep serving the last good copy */
@@ -411,27 +455,33 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 		entry_failed(c, e, &r, "out of memory", clock_now(c->clock));
 		return;
 	}
-	st.body_bytes = st.robots != NULL ? s->body_len : 0;
+	st.body_bytes = st.robots != NULL ? (uint32_t)s->body_len : 0;
 	st.truncated = st.robots != NULL ? s->truncated : 0;
 	(void)entry_settle(e, &st, s->good);
 }
 
-/* Answer every waiter of an entry; callbacks may cancel others or purge. */
+/*
+ * Answer every waiter of an entry (its fetch ended); callbacks may cancel
+ * others or purge. The entry is freed here if a callback removed it.
+ */
 static void
 entry_wake(struct cache *c, struct entry *e)
 {
+	struct flight *fl = e->flight;
 	struct cache_waiter *w;
 
-	e->waking = 1;
-	while ((w = TAILQ_FIRST(&e->waiters)) != NULL) {
-		TAILQ_REMOVE(&e->waiters, w, link);
+	fl->waking = 1;
+	while ((w = TAILQ_FIRST(&fl->waiters)) != NULL) {
+		TAILQ_REMOVE(&fl->waiters, w, link);
 		w->entry = NULL;
 		c->stats.waiting--;
 		w->cb(w, &e->pub);
 	}
-	e->waking = 0;
-	if (e->dead)
+	fl->waking = 0;
+	if (fl->dead)
 		entry_free(e);
+	else
+		entry_land(e);
 }
 
 /* The fetcher's callback: update the entry, wake its waiters, trim. */
@@ -439,7 +489,8 @@ static void
 cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 {
 	struct entry *e = arg;
-	struct cache *c = e->cache;
+	struct flight *fl = e->flight;
+	struct cache *c = fl->cache;
 
 	e->pub.fetching = 0;
 	e->pub.shared = r->shared != NULL;
@@ -448,10 +499,10 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	else {
 		entry_apply(c, e, r);
 		if (c->fetch.settled != NULL)
-			c->fetch.settled(e->fetch, &e->pub, e->good, r);
+			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	}
 	entry_account(c, e);
-	e->fetch = NULL;
+	fl->fetch = NULL;
 	entry_wake(c, e);
 	cache_enforce_cap(c);
 }
@@ -507,7 +558,7 @@ static enum cache_status
 cache_check_miss(struct cache *c, struct entry *e, const char *origin, int wait,
     struct cache_waiter *w)
 {
-	int joined = e != NULL && e->fetch != NULL;
+	int joined = e != NULL && entry_in_flight(e);
 
 	/*
 	 * Past --max-waiting waiting checks, or as many fetches queued for a
@@ -523,7 +574,7 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin, int wait,
 		return CACHE_NOMEM;
 	entry_touch(c, e);
 	if (entry_fetch(c, e) == -1) {
-		if (TAILQ_EMPTY(&e->waiters) && !e->waking)
+		if (entry_idle(e))
 			entry_remove(c, e);
 		return CACHE_NOMEM;
 	}
@@ -591,9 +642,10 @@ cache_waiter_cancel(struct cache_waiter *w)
 	if (w == NULL || w->entry == NULL)
 		return;
 	e = (struct entry *)(void *)w->entry;
-	TAILQ_REMOVE(&e->waiters, w, link);
+	TAILQ_REMOVE(&e->flight->waiters, w, link);
 	w->entry = NULL;
-	e->cache->stats.waiting--;
+	e->flight->cache->stats.waiting--;
+	entry_land(e);
 }
 
 /* Borrowed entry, or NULL; counts nothing and keeps the LRU order. */
@@ -613,7 +665,7 @@ cache_find(struct cache *c, const char *origin)
 static void
 entry_purge(struct cache *c, struct entry *e)
 {
-	if (e->fetch == NULL || e->waking) {
+	if (!entry_in_flight(e) || e->flight->waking) {
 		entry_remove(c, e);
 		return;
 	}

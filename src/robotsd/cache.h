@@ -26,25 +26,28 @@ enum cache_policy {
 	CACHE_DISALLOW_ALL, /* 5xx, 429, network error: "unreachable" */
 };
 
-/* What a check is answered from; fields are read-only for callers. */
+/*
+ * What a check is answered from; fields are read-only for callers. A cache
+ * keeps one per origin, so the fields are as narrow as their values allow.
+ */
 struct cache_entry {
 	char *origin;
-	enum cache_policy policy;
 	struct robots *robots; /* CACHE_RULES; shared, refcounted */
-	int http_status;       /* of the last fetch; 0 = no HTTP answer */
-	double fetched_at;     /* clock seconds of the last fetch's end */
-	double expires_at;     /* refresh after this */
-	size_t body_bytes;     /* bytes of the body kept (<= 500 KiB) */
-	int truncated;         /* the body was cut at 500 KiB */
 	char *final_url;       /* after redirects, or NULL */
 	char *last_error;      /* text of the last failure, or NULL */
-	int fetching;          /* a fetch of this origin is under way */
+	double fetched_at;     /* clock seconds of the last fetch's end */
+	double expires_at;     /* refresh after this */
 	/* Failure state (5xx, 429, network error, timeout). */
-	unsigned fail_streak; /* consecutive failed fetches */
 	double fail_since;    /* clock seconds of the first failure */
 	double next_retry;    /* clock seconds of the next retry */
-	int stale;            /* answers come from an older good copy */
-	int shared;           /* taken from the shared tier, not fetched here */
+	unsigned fail_streak; /* consecutive failed fetches */
+	uint32_t body_bytes;  /* bytes of the body kept (<= 500 KiB) */
+	int16_t http_status;  /* of the last fetch (3 digits); 0 = no answer */
+	uint8_t policy;       /* enum cache_policy */
+	uint8_t truncated;    /* the body was cut at 500 KiB */
+	uint8_t fetching;     /* a fetch of this origin is under way */
+	uint8_t stale;        /* answers come from an older good copy */
+	uint8_t shared;       /* taken from the shared tier, not fetched here */
 };
 
 enum cache_status {

@@ -35,12 +35,15 @@ cache_lookup(const struct cache *c, const char *origin)
 	struct entry *e;
 
 	for (e = c->buckets[h & (c->nbuckets - 1)]; e != NULL; e = e->hnext)
-		if (e->hash == h && strcmp(e->pub.origin, origin) == 0)
+		if (e->hash == (uint32_t)h && strcmp(e->origin, origin) == 0)
 			return e;
 	return NULL;
 }
 
-/* Double the bucket array; on memory exhaustion keep the old one. */
+/*
+ * Double the bucket array; on memory exhaustion keep the old one. Entries
+ * keep 32 bits of their hash: buckets stay fewer than 2^32.
+ */
 void
 cache_grow(struct cache *c)
 {

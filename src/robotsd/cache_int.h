@@ -17,20 +17,33 @@
 
 TAILQ_HEAD(cache_waiters, cache_waiter);
 
-/* The private entry; pub comes first so a public pointer converts back. */
+/*
+ * A fetch in flight for an entry and the checks waiting on it: only while
+ * the fetch runs or its waiters are being answered, so an idle entry (the
+ * great majority) carries none of it.
+ */
+struct flight {
+	struct cache *cache;
+	void *fetch; /* the fetch, or NULL once it ended */
+	struct cache_waiters waiters;
+	int waking; /* waiters' callbacks are running */
+	int dead;   /* the entry was unlinked; freed when waking ends */
+};
+
+/*
+ * The private entry; pub comes first so a public pointer converts back.
+ * One allocation with its origin string.
+ */
 struct entry {
 	struct cache_entry pub;
-	struct cache *cache;
-	uint64_t hash;
 	struct entry *hnext; /* hash chain */
 	TAILQ_ENTRY(entry) lru;
-	struct cache_waiters waiters;
-	void *fetch;    /* the fetch in flight, or NULL */
-	size_t bytes;   /* accounted in cache->stats.bytes */
-	int good;       /* holds a copy from a 2xx/4xx answer */
-	int in_backoff; /* counted in cache->stats.backoff */
-	int waking;     /* waiters' callbacks are running */
-	int dead;       /* unlinked; freed when waking ends */
+	struct flight *flight; /* NULL when idle */
+	uint32_t hash;         /* cache_hash() of the origin, low bits */
+	uint32_t bytes;        /* accounted in cache->stats.bytes */
+	uint8_t good;          /* holds a copy from a 2xx/4xx answer */
+	uint8_t in_backoff;    /* counted in cache->stats.backoff */
+	char origin[];         /* pub.origin */
 };
 
 TAILQ_HEAD(entry_list, entry);
