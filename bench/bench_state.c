@@ -115,6 +115,7 @@ fill(struct cache *c, long n, double t)
 		if (cache_restore(c, &e, 1) == -1)
 			fail("cache_restore", origin);
 	}
+	cache_restore_end(c, (size_t)n, 1);
 }
 
 /* The loadgen request lines, over origins spread across all n. */

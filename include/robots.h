@@ -69,6 +69,11 @@ size_t robots_memsize(const struct robots *);
 #define ROBOTS_IMAGE_VERSION 2
 const void *robots_image(const struct robots *, size_t *len);
 struct robots *robots_from_image(const void *, size_t len);
+/*
+ * robots_from_image() without a copy: buf (len bytes from malloc()) becomes
+ * the ruleset, or is freed when it is not an image.
+ */
+struct robots *robots_adopt_image(void *buf, size_t len);
 
 /*
  * The verdict for agent (a full User-Agent string or a product token; it is

@@ -52,13 +52,21 @@ robots_image_bounded(const struct robots *r, size_t len)
 struct robots *
 robots_from_image(const void *buf, size_t len)
 {
-	struct robots *r;
+	void *copy;
 
-	if (len < sizeof(*r) || (r = malloc(len)) == NULL)
+	if (len < sizeof(struct robots) || (copy = malloc(len)) == NULL)
 		return NULL;
-	memcpy(r, buf, len);
-	if (!robots_image_bounded(r, len)) {
-		free(r);
+	memcpy(copy, buf, len);
+	return robots_adopt_image(copy, len);
+}
+
+struct robots *
+robots_adopt_image(void *buf, size_t len)
+{
+	struct robots *r = buf;
+
+	if (len < sizeof(*r) || !robots_image_bounded(r, len)) {
+		free(buf);
 		return NULL;
 	}
 	atomic_init(&r->refs, 1);

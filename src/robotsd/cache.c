@@ -771,6 +771,16 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 		return -1;
 	}
 	entry_account(c, e);
-	cache_enforce_cap(c);
 	return 0;
+}
+
+/* Keep the entries restored (down to the cap), or remove the last n. */
+void
+cache_restore_end(struct cache *c, size_t n, int keep)
+{
+	if (keep)
+		cache_enforce_cap(c);
+	else
+		while (n-- > 0 && !TAILQ_EMPTY(&c->lru))
+			entry_remove(c, TAILQ_LAST(&c->lru, entry_list));
 }

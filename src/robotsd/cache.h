@@ -162,12 +162,16 @@ const char *cache_policy_name(enum cache_policy);
 /*
  * For the state file. cache_foreach calls cb for every settled entry (one
  * that is not CACHE_NONE), least recently used first; good says whether it
- * holds a copy from a 2xx/4xx answer. cache_restore adds a saved entry,
- * taking its robots reference; -1 (nothing taken) when the origin is
- * cached already or memory runs out.
+ * holds a copy from a 2xx/4xx answer. cache_restore adds a saved entry as
+ * the most recently used, taking its robots reference; -1 (nothing taken)
+ * when the origin is cached already or memory runs out. It evicts nothing:
+ * after the last one, cache_restore_end either keeps them (evicting down to
+ * the cap) or removes the n entries restored (n most recently used), when
+ * nothing else used the cache in between.
  */
 typedef void (*cache_each_cb)(const struct cache_entry *, int good, void *);
 void cache_foreach(const struct cache *, cache_each_cb, void *);
 int cache_restore(struct cache *, const struct cache_entry *saved, int good);
+void cache_restore_end(struct cache *, size_t n, int keep);
 
 #endif /* ROBOTSD_CACHE_H */

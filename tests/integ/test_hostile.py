@@ -15,15 +15,22 @@ from harness import ROBOTSD, Daemon, DaemonTest, START_TIMEOUT, poll
 
 MAGIC = b"robotsd-state\n"
 HEAD = 16          # struct state_head: 4 x uint32
-REC = 80           # struct state_rec (76 bytes, aligned to 8)
+REC = 72           # struct state_rec (68 bytes, aligned to 8)
 NOSTR = 0xFFFFFFFF
+MASK = 0xFFFFFFFFFFFFFFFF
 
 
-def fnv64(data):
+def checksum(data):
+    """The state file's checksum: 8-byte words (host order, the last one
+    zero-padded), each mixed in, then the length."""
+    def mix(h, w):
+        h = ((h ^ w) * 0x9e3779b97f4a7c15) & MASK
+        return h ^ (h >> 29)
+    padded = data + bytes(8 - len(data) % 8)
     h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h
+    for w in struct.unpack("=%dQ" % (len(padded) // 8), padded):
+        h = mix(h, w)
+    return mix(h, len(data))
 
 
 def records(data):
@@ -31,8 +38,8 @@ def records(data):
     out, pos = [], len(MAGIC) + HEAD
     while data[pos] == 1:
         rec = data[pos + 1:pos + 1 + REC]
-        image_len, = struct.unpack_from("=Q", rec, 40)
-        lens = struct.unpack_from("=4I", rec, 56)[1:]
+        image_len, = struct.unpack_from("=I", rec, 44)
+        lens = struct.unpack_from("=4I", rec, 48)[1:]
         strs, p = [], pos + 1 + REC
         for n in lens:
             if n != NOSTR:
@@ -178,10 +185,12 @@ class HostileFiles(DaemonTest):
             data = bytearray(f.read())
         recs = records(bytes(data))
         self.assertEqual(len(recs), 3)
+        self.assertEqual(struct.unpack("=Q", data[-8:])[0],
+                         checksum(bytes(data[:-8])))
         pos = recs[1][0]
-        struct.pack_into("=i", data, pos + 1 + 48, 99)  # policy
+        struct.pack_into("=i", data, pos + 1 + 32, 99)  # policy
         body = bytes(data[:-8])
-        data[-8:] = struct.pack("=Q", fnv64(body))  # a valid checksum
+        data[-8:] = struct.pack("=Q", checksum(body))  # a valid checksum
         with open(state, "wb") as f:
             f.write(data)
         self.start("--state-file", state)

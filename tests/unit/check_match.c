@@ -494,6 +494,7 @@ START_TEST(test_image_round_trip_gives_the_same_verdicts)
 	                         "Sitemap: https://x.test/s.xml\n"),
 	              *copy;
 	const void *img;
+	void *buf;
 	size_t len;
 
 	img = robots_image(r, &len);
@@ -509,6 +510,17 @@ START_TEST(test_image_round_trip_gives_the_same_verdicts)
 	img = robots_image(copy, &len);
 	ck_assert_ptr_null(robots_from_image(img, len - 1));
 	ck_assert_ptr_null(robots_from_image(img, 8));
+	/* Adopted without a copy: the buffer becomes the ruleset. */
+	ck_assert_ptr_nonnull(buf = malloc(len));
+	memcpy(buf, img, len);
+	robots_unref(copy);
+	ck_assert_ptr_eq(copy = robots_adopt_image(buf, len), buf);
+	expect_rule(copy, "foobot", "/a/b", 1, "/a/b$", 3);
+	img = robots_image(copy, &len);
+	ck_assert_ptr_nonnull(buf = malloc(len));
+	memcpy(buf, img, len);
+	/* Not an image of that size: refused, and freed. */
+	ck_assert_ptr_null(robots_adopt_image(buf, len - 1));
 	robots_unref(copy);
 }
 END_TEST

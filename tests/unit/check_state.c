@@ -177,15 +177,29 @@ START_TEST(test_state_missing_file_is_an_empty_start)
 END_TEST
 
 /* The state file suite. */
-/* FNV-1a 64, the state file's checksum. */
+/* One word into the state file's checksum. */
 static uint64_t
-fnv64(const unsigned char *p, size_t len)
+mix(uint64_t h, uint64_t w)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
 
-	while (len-- > 0)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
+/* The state file's checksum: 8-byte words, the last zero-padded, then len. */
+static uint64_t
+checksum(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, w;
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		w = 0;
+		memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+		h = mix(h, w);
+	}
+	if (len % 8 == 0)
+		h = mix(h, 0);
+	return mix(h, len);
 }
 
 /* Read the whole (small) state file; *len its size. */
@@ -213,39 +227,103 @@ spit(const unsigned char *buf, size_t len)
 	fclose(f);
 }
 
+/* Save the cache (want entries) and read the file back; *len its size. */
+static unsigned char *
+save_and_slurp(long want, size_t *len)
+{
+	char *cause = NULL;
+
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), want);
+	return slurp(len);
+}
+
+/* Write buf (then freed) over the state file; start a new, empty cache. */
+static void
+spit_and_restart(unsigned char *buf, size_t len)
+{
+	spit(buf, len);
+	free(buf);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+}
+
 START_TEST(test_state_bad_second_record_loads_nothing)
 {
 	struct fetch_result r = script_result(FETCH_OK, 404);
 	size_t len, pos = 14 + 16, rec;
-	uint32_t lens[3];
-	uint64_t ilen, sum;
+	uint32_t lens[3], ilen;
+	uint64_t sum;
 	int32_t bad = 99;
 	unsigned char *buf;
 	char *cause = NULL;
 
 	fetch_now("https://a.test", &r);
 	fetch_now("https://b.test", &r);
-	ck_assert_int_eq(state_save(cache, path, 10, &cause), 2);
-	buf = slurp(&len);
-	/* Skip record 1: tag, fixed part (80 bytes), strings, image. */
-	memcpy(&ilen, buf + pos + 1 + 40, 8);
-	memcpy(lens, buf + pos + 1 + 60, sizeof(lens));
-	for (rec = pos + 1 + 80, pos = 0; pos < 3; pos++)
+	buf = save_and_slurp(2, &len);
+	memcpy(&sum, buf + len - 8, 8);
+	ck_assert(sum == checksum(buf, len - 8)); /* the format, pinned */
+	/* Skip record 1: tag, fixed part (72 bytes), strings, image. */
+	memcpy(&ilen, buf + pos + 1 + 44, 4);
+	memcpy(lens, buf + pos + 1 + 52, sizeof(lens));
+	for (rec = pos + 1 + 72, pos = 0; pos < 3; pos++)
 		rec += lens[pos] != UINT32_MAX ? lens[pos] : 0;
 	pos = rec + ilen;
 	ck_assert_int_eq(buf[pos], 1);
-	memcpy(buf + pos + 1 + 48, &bad, 4); /* record 2's policy */
-	sum = fnv64(buf, len - 8);
+	memcpy(buf + pos + 1 + 32, &bad, 4); /* record 2's policy */
+	sum = checksum(buf, len - 8);
 	memcpy(buf + len - 8, &sum, 8); /* a valid checksum over it */
-	spit(buf, len);
-	free(buf);
-	cache_free(cache);
-	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	spit_and_restart(buf, len);
 	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 	ck_assert_ptr_nonnull(strstr(cause, ": record 2 (at byte "));
 	ck_assert_ptr_nonnull(strstr(cause, "): a policy out of range"));
 	free(cause);
+}
+END_TEST
+
+START_TEST(test_state_bad_file_keeps_what_was_cached_before)
+{
+	struct fetch_result r = script_result(FETCH_OK, 404);
+	size_t len, before;
+	unsigned char *buf;
+	char *cause = NULL;
+
+	fetch_now("https://a.test", &r);
+	fetch_now("https://b.test", &r);
+	buf = save_and_slurp(2, &len);
+	buf[len - 1] ^= 1; /* the checksum, read after both records */
+	spit_and_restart(buf, len);
+	r = script_result(FETCH_OK, 500);
+	fetch_now("https://b.test", &r);
+	before = cache_stats(cache)->bytes;
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "a checksum that does not match"));
+	free(cause);
+	/* a.test came and went; b.test is the one fetched here. */
+	ck_assert_uint_eq(cache_stats(cache)->entries, 1);
+	ck_assert_ptr_null(cache_find(cache, "https://a.test"));
+	ck_assert_int_eq(entry("https://b.test")->http_status, 500);
+	ck_assert_uint_eq(cache_stats(cache)->bytes, before);
+}
+END_TEST
+
+START_TEST(test_state_of_another_format_is_refused_whole)
+{
+	struct fetch_result r = script_result(FETCH_OK, 404);
+	uint32_t old = 1;
+	size_t len;
+	unsigned char *buf;
+	char *cause = NULL;
+
+	fetch_now("https://a.test", &r);
+	buf = save_and_slurp(1, &len);
+	memcpy(buf + 14, &old, 4); /* the format of the previous release */
+	spit_and_restart(buf, len);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_ptr_nonnull(
+	    strstr(cause, ": written by another robotsd build or machine"));
+	free(cause);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 }
 END_TEST
 
@@ -282,6 +360,8 @@ state_suite(void)
 	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
 	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);
 	tcase_add_test(tc, test_state_bad_second_record_loads_nothing);
+	tcase_add_test(tc, test_state_bad_file_keeps_what_was_cached_before);
+	tcase_add_test(tc, test_state_of_another_format_is_refused_whole);
 	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
