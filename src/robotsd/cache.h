@@ -173,5 +173,7 @@ typedef void (*cache_each_cb)(const struct cache_entry *, int good, void *);
 void cache_foreach(const struct cache *, cache_each_cb, void *);
 int cache_restore(struct cache *, const struct cache_entry *saved, int good);
 void cache_restore_end(struct cache *, size_t n, int keep);
+/* A hint: origin is looked up soon (a state file record being read). */
+void cache_prefetch(const struct cache *, const char *origin);
 
 #endif /* ROBOTSD_CACHE_H */

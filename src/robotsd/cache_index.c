@@ -40,6 +40,13 @@ cache_lookup(const struct cache *c, const char *origin)
 	return NULL;
 }
 
+/* Start loading what a lookup of origin reads first: its bucket. */
+void
+cache_prefetch(const struct cache *c, const char *origin)
+{
+	__builtin_prefetch(&c->buckets[cache_hash(origin) & (c->nbuckets - 1)]);
+}
+
 /*
  * Double the bucket array; on memory exhaustion keep the old one. Entries
  * keep 32 bits of their hash: buckets stay fewer than 2^32.
