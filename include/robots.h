@@ -66,7 +66,7 @@ size_t robots_memsize(const struct robots *);
  * image or memory runs out). Images are only valid for the same build:
  * store ROBOTS_IMAGE_VERSION beside them.
  */
-#define ROBOTS_IMAGE_VERSION 2
+#define ROBOTS_IMAGE_VERSION 3
 const void *robots_image(const struct robots *, size_t *len);
 struct robots *robots_from_image(const void *, size_t len);
 /*

@@ -115,7 +115,9 @@ robots_agent_find(const struct robots *r, const char *token, size_t len)
 {
 	const uint32_t *slots = ROBOTS_SLOTS(r);
 	const struct robots_agent_rules *agents =
-	    ROBOTS_TAB(r, struct robots_agent_rules, agents);
+	    (const struct robots_agent_rules *)(const void *)((const char *)r +
+	                                                      robots_agents_off(
+	                                                          r));
 	uint32_t h, i, slot;
 
 	if (len == 0 || r->nagents == 0)

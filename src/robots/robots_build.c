@@ -86,6 +86,13 @@ many_lists(const struct parser *p, const struct robots_tokens *t)
 	return t->nagent_lists > named;
 }
 
+/* Whether the only list is short: the whole table, in order, without idx. */
+static int
+whole_table_list(const struct robots_tokens *t)
+{
+	return t->nl == 1 && t->list_count[0] <= ROBOTS_LINEAR_MAX;
+}
+
 /* 8-byte words of the largest index of every list long enough to have one. */
 static size_t
 index_words(const struct robots_tokens *t)
@@ -136,15 +143,15 @@ plan(struct parser *p, const struct robots_tokens *t, struct robots *h,
 	int many = many_lists(p, t);
 
 	/* What a check reads comes first, in the order it reads it. */
-	*total = sizeof(struct robots) +
-	         (t->n ? t->mask + 1 : 0) * sizeof(uint32_t); /* slots */
-	h->agents = place(total, t->n * sizeof(struct robots_agent_rules), 8);
-	h->agent_lists =
-	    place(total, many ? t->nagent_lists * sizeof(uint32_t) : 0, 4);
+	h->nagents = t->n;
+	h->slot_mask = t->mask;
+	*total = robots_agent_lists_off(h) +
+	         (many ? t->nagent_lists * sizeof(uint32_t) : 0);
 	h->lists =
 	    place(total, many ? t->nl * sizeof(struct robots_list) : 0, 4);
 	h->nodes = place(total, index_words(t) * sizeof(uint64_t), 8);
-	h->idx = place(total, n * sizeof(uint32_t), 4);
+	h->idx =
+	    place(total, whole_table_list(t) ? 0 : n * sizeof(uint32_t), 4);
 	h->rules = place(total, n * sizeof(struct robots_crule), 4);
 	h->groups = place(total, p->groups.n * sizeof(struct robots_group), 8);
 	h->gagents = place(total, p->agents.n * sizeof(struct robots_span), 4);
@@ -250,8 +257,8 @@ fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r,
     const struct robots_list *lists, int many)
 {
 	struct robots_agent_rules *ag =
-	    (struct robots_agent_rules *)((char *)r + r->agents);
-	uint32_t *al = (uint32_t *)((char *)r + r->agent_lists);
+	    (struct robots_agent_rules *)((char *)r + robots_agents_off(r));
+	uint32_t *al = (uint32_t *)((char *)r + robots_agent_lists_off(r));
 	const struct robots_tagent *lines = p->agents.v;
 	const struct robots_tgroup *g = p->groups.v, *rep;
 	struct robots_merged *m;
@@ -296,8 +303,6 @@ fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r,
 	}
 	if (t->n > 0)
 		memcpy(r + 1, t->slots, (t->mask + 1) * sizeof(uint32_t));
-	r->nagents = t->n;
-	r->slot_mask = t->mask;
 }
 
 /*
@@ -315,6 +320,12 @@ fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
 	struct robots_sortent *tmp = NULL;
 	struct robots_list *l;
 
+	*nwords = 0;
+	if (whole_table_list(t)) {
+		lists[0] = (struct robots_list){ .count = (uint32_t)p->rules.n,
+			.node_first = ROBOTS_WHOLE_TABLE };
+		return 0;
+	}
 	if (t->max_count > ROBOTS_LINEAR_MAX &&
 	    (tmp = malloc((t->max_count + 1) *
 	                  (sizeof(*tmp) + sizeof(uint32_t)))) == NULL)
@@ -327,7 +338,7 @@ fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
 		l = &lists[groups[rules[i].group].lid];
 		idx[l->first + l->count++] = i;
 	}
-	for (*nwords = 0, i = 0; i < t->nl; i++) {
+	for (i = 0; i < t->nl; i++) {
 		l = &lists[i];
 		if (l->count <= ROBOTS_LINEAR_MAX)
 			continue;

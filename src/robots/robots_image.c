@@ -23,24 +23,22 @@ robots_image(const struct robots *r, size_t *len)
 
 /*
  * Whether r's tables lie in order inside its len bytes, each large enough
- * for its count.
+ * for its count (slots, agents and agent_lists are placed by their counts).
  */
 static int
 robots_image_bounded(const struct robots *r, size_t len)
 {
-	const uint32_t offs[] = { r->agents, r->agent_lists, r->lists, r->nodes,
+	const size_t offs[] = { robots_agent_lists_off(r), r->lists, r->nodes,
 		r->idx, r->rules, r->groups, r->gagents, r->sitemaps, r->text,
 		r->memsize };
-	size_t i, slots = r->nagents ? (size_t)r->slot_mask + 1 : 0;
+	size_t i;
 
-	if (r->memsize != len || offs[0] < sizeof(*r) + slots * 4)
+	if (r->memsize != len)
 		return 0;
 	for (i = 1; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (offs[i] < offs[i - 1])
 			return 0;
-	return r->agent_lists - r->agents >=
-	           (size_t)r->nagents * sizeof(struct robots_agent_rules) &&
-	       r->groups - r->rules >=
+	return r->groups - r->rules >=
 	           (size_t)r->nrules * sizeof(struct robots_crule) &&
 	       r->gagents - r->groups >=
 	           (size_t)r->ngroups * sizeof(struct robots_group) &&

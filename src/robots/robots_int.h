@@ -16,7 +16,8 @@
  * matches in any of them decides (so groups are merged without copying
  * their rules, and memory stays linear in the file).
  * A list of at most ROBOTS_LINEAR_MAX rules has no index: it is read in
- * table order and its first match decides. A longer list is ordered by
+ * table order and its first match decides (when it is the only list, it
+ * is the table itself and has no idx slice). A longer list is ordered by
  * literal prefix (the pattern up to its first '*'), one index node per
  * distinct prefix, each node pointing to its parent: the
  * longest other prefix in the list that is a prefix of it. The prefixes of
@@ -80,6 +81,12 @@ struct robots_list {
 	uint32_t node_first; /* its index: 8-byte words into the nodes table */
 	uint32_t nnodes;     /* 0: no index (count <= ROBOTS_LINEAR_MAX) */
 };
+/*
+ * node_first of a list without an index that is the whole matching table
+ * (the only list, short): it has no idx slice either, its entries are the
+ * table indexes first to first + count - 1.
+ */
+#define ROBOTS_WHOLE_TABLE ROBOTS_NONE
 
 /* The lists a check consults for one agent (or for '*'), and its delay. */
 struct robots_merged {
@@ -112,18 +119,17 @@ struct robots_group {
 #define ROBOTS_GLOBAL_OFF UINT32_MAX
 
 /*
- * The header. Tables follow in this order: slots (right after the header:
- * agent index + 1, 0 empty; none when nagents is 0), agents, agent_lists
- * and lists (none unless some agent has several lists), nodes, idx, rules,
- * groups, gagents, sitemaps, text.
+ * The header. Tables follow in this order: slots (agent index + 1, 0
+ * empty; none when nagents is 0), agents and agent_lists, all three found
+ * from nagents and slot_mask; lists and agent_lists (none unless some agent
+ * has several lists), nodes, idx, rules, groups, gagents, sitemaps, text.
  */
 struct robots {
 	/* Read by every check: the first cache lines. */
 	struct robots_merged global; /* nlists 0: no '*' group */
 	uint32_t nagents;
 	uint32_t slot_mask;
-	uint32_t agents, agent_lists, lists, nodes, idx, rules,
-	    text; /* table offsets */
+	uint32_t lists, nodes, idx, rules, text; /* table offsets */
 	/* Reports and lifetime. */
 	uint32_t nrules; /* table entries, index.html twins included */
 	uint32_t ngroups;
@@ -139,6 +145,22 @@ struct robots {
 
 /* The slots table: right after the header. */
 #define ROBOTS_SLOTS(r) ((const uint32_t *)(const void *)((r) + 1))
+
+/* Offset of the agents table, after the slots (a multiple of 16 bytes). */
+static inline size_t
+robots_agents_off(const struct robots *r)
+{
+	return sizeof(*r) +
+	       (r->nagents ? ((size_t)r->slot_mask + 1) * sizeof(uint32_t) : 0);
+}
+
+/* Offset of the agent_lists table, after the agents. */
+static inline size_t
+robots_agent_lists_off(const struct robots *r)
+{
+	return robots_agents_off(r) +
+	       r->nagents * sizeof(struct robots_agent_rules);
+}
 
 /* The need mask of a table entry. */
 static inline uint64_t

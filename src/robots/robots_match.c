@@ -193,6 +193,15 @@ struct query {
 	uint64_t have; /* its byte_mask(), 0 until needed */
 };
 
+/* Whether rule c matches q: its literal prefix, then the rest. */
+static inline int
+rule_matches(const char *text, const struct robots_crule *c, struct query *q)
+{
+	return c->lit_len <= q->len &&
+	       memcmp(text + c->pat, q->path, c->lit_len) == 0 &&
+	       match_rest(text, c, q->path, q->len, &q->have);
+}
+
 /*
  * The smallest index below best of list l that matches, else best: a list
  * without an index is read in table order, the first match decides.
@@ -203,18 +212,19 @@ decide_linear(const struct robots *r, const struct robots_list *l,
 {
 	const char *text = ROBOTS_TAB(r, char, text);
 	const struct robots_crule *rules =
-	                              ROBOTS_TAB(r, struct robots_crule, rules),
-	                          *c;
+	    ROBOTS_TAB(r, struct robots_crule, rules);
 	const uint32_t *list = ROBOTS_TAB(r, uint32_t, idx) + l->first;
-	uint32_t i;
+	uint32_t i, end = l->first + l->count;
 
-	for (i = 0; i < l->count && list[i] < best; i++) {
-		c = &rules[list[i]];
-		if (c->lit_len <= q->len &&
-		    memcmp(text + c->pat, q->path, c->lit_len) == 0 &&
-		    match_rest(text, c, q->path, q->len, &q->have))
-			return list[i];
+	if (l->node_first == ROBOTS_WHOLE_TABLE) {
+		for (i = l->first; i < end && i < best; i++)
+			if (rule_matches(text, &rules[i], q))
+				return i;
+		return best;
 	}
+	for (i = 0; i < l->count && list[i] < best; i++)
+		if (rule_matches(text, &rules[list[i]], q))
+			return list[i];
 	return best;
 }
 
@@ -265,14 +275,16 @@ static uint32_t
 decide(const struct robots *r, const struct robots_merged *m, const char *path,
     size_t path_len)
 {
-	const struct robots_list *lists =
-	    ROBOTS_TAB(r, struct robots_list, lists);
-	const uint32_t *al = ROBOTS_TAB(r, uint32_t, agent_lists);
 	struct query q = { path, path_len, match_key(path, path_len), 0 };
+	const struct robots_list *lists;
+	const uint32_t *al;
 	uint32_t best = ROBOTS_NONE, k;
 
 	if (m->nlists == 1)
 		return decide_list(r, &m->list, best, &q);
+	lists = ROBOTS_TAB(r, struct robots_list, lists);
+	al = (const uint32_t *)(const void *)((const char *)r +
+	                                      robots_agent_lists_off(r));
 	for (k = 0; k < m->nlists; k++)
 		best = decide_list(r, &lists[al[m->list_first + k]], best, &q);
 	return best;
