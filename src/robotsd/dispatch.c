@@ -369,8 +369,9 @@ session_fast(struct session *s, const char *line, size_t len)
 			return 0;
 		scratch = s->fast_in.p;
 	}
-	if (!wire_fast_check(line, len, scratch, &wc))
-		return 0;
+	if (!wire_fast_check(line, len, scratch, NULL, 0, &wc) ||
+	    wc.urls != NULL)
+		return 0; /* batches take the full path */
 	return check_fast(&s->d->env, s, &wc);
 }
 

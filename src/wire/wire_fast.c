@@ -1,15 +1,24 @@
 /*
  * wire_fast.c: the check request fast path (see wire_fast.h). A cursor
- * walks the line once; every "not sure" is a plain return 0.
+ * walks the line once; every "not sure" is a plain return 0. Strings are
+ * checked as jansson checks them (UTF-8, no raw controls, \u escapes with
+ * their surrogate pairs), so that a string taken here is the string
+ * jansson would have decoded.
  */
 #include "wire_fast.h"
 
 #include <string.h>
 
+#include "jsonw.h"
+
 struct cur {
 	const unsigned char *p, *end;
 	char *scratch; /* where the next unescaped string goes */
+	struct wire_str *urls;
+	size_t max_urls;
 };
+
+enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT };
 
 /* Skip JSON whitespace, as jansson does. */
 static void
@@ -31,13 +40,59 @@ hexval(unsigned char ch)
 	return -1;
 }
 
-/* One escape after the backslash at c->p[-1]: its byte, or -1. */
+/* The code unit of "uXXXX" at c->p, or -1. */
+static long
+hex4(struct cur *c)
+{
+	long v = 0;
+	int i, h;
+
+	if (c->end - c->p < 5 || *c->p != 'u')
+		return -1;
+	for (i = 1; i <= 4; i++) {
+		if ((h = hexval(c->p[i])) < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	c->p += 5;
+	return v;
+}
+
+/* Code point cp as UTF-8 into the scratch space. */
+static void
+utf8(struct cur *c, long cp)
+{
+	unsigned char *o = (unsigned char *)c->scratch;
+
+	if (cp < 0x80)
+		*o++ = (unsigned char)cp;
+	else if (cp < 0x800) {
+		*o++ = (unsigned char)(0xc0 | cp >> 6);
+		*o++ = (unsigned char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*o++ = (unsigned char)(0xe0 | cp >> 12);
+		*o++ = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		*o++ = (unsigned char)(0x80 | (cp & 0x3f));
+	} else {
+		*o++ = (unsigned char)(0xf0 | cp >> 18);
+		*o++ = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+		*o++ = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		*o++ = (unsigned char)(0x80 | (cp & 0x3f));
+	}
+	c->scratch = (char *)o;
+}
+
+/*
+ * One escape after the backslash at c->p[-1], its bytes into the scratch
+ * space (never more than the escape's own); 0, or -1 where jansson would
+ * refuse it: an unknown escape, a lone or unpaired surrogate.
+ */
 static int
 unescape(struct cur *c)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	const char *e;
-	int v = 0, i, h;
+	long cp, lo;
 
 	if (c->p >= c->end)
 		return -1;
@@ -45,63 +100,94 @@ unescape(struct cur *c)
 		if (*c->p == '\0' || (e = strchr(from, *c->p)) == NULL)
 			return -1;
 		c->p++;
-		return (unsigned char)to[e - from];
+		*c->scratch++ = to[e - from];
+		return 0;
 	}
-	if (c->end - c->p < 5)
+	if ((cp = hex4(c)) < 0 || (cp >= 0xdc00 && cp <= 0xdfff))
 		return -1;
-	for (i = 1; i <= 4; i++) {
-		if ((h = hexval(c->p[i])) < 0)
+	if (cp >= 0xd800 && cp <= 0xdbff) {
+		if (c->p >= c->end || *c->p++ != '\\' ||
+		    (lo = hex4(c)) < 0xdc00 || lo > 0xdfff)
 			return -1;
-		v = v << 4 | h;
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
-	if (v > 0x7f)
-		return -1; /* UTF-8 output, surrogates: jansson's business */
-	c->p += 5;
-	return v;
+	utf8(c, cp);
+	return 0;
+}
+
+/* Skip text that stands for itself: printable ASCII and valid UTF-8. */
+static void
+plain(struct cur *c)
+{
+	size_t n;
+
+	while (c->p < c->end) {
+		if (*c->p >= 0x20 && *c->p < 0x80) {
+			if (*c->p == '"' || *c->p == '\\')
+				return;
+			c->p++;
+		} else if (*c->p >= 0x80 &&
+		           (n = jw_utf8_len(c->p, (size_t)(c->end - c->p))) > 0)
+			c->p += n;
+		else
+			return;
+	}
+}
+
+/* Copy the text [from, c->p) to the scratch space. */
+static void
+copy(struct cur *c, const unsigned char *from)
+{
+	memcpy(c->scratch, from, (size_t)(c->p - from));
+	c->scratch += c->p - from;
 }
 
 /*
- * A string at c->p (just past its opening quote): printable ASCII and the
- * escapes unescape() knows. Sets *s, *len; 0 on success, -1 otherwise.
+ * A string at c->p (just past its opening quote) into *s: borrowed from
+ * the line when it has no escapes, else unescaped into the scratch space.
+ * 0 on success, -1 otherwise.
  */
 static int
-string(struct cur *c, const char **s, size_t *len)
+string(struct cur *c, struct wire_str *s)
 {
-	const unsigned char *start = c->p;
-	char *out;
-	int b;
+	const unsigned char *start = c->p, *run = c->p;
+	char *out = NULL;
 
-	while (c->p < c->end && *c->p != '"' && *c->p != '\\' &&
-	       *c->p >= 0x20 && *c->p < 0x80)
-		c->p++;
-	if (c->p < c->end && *c->p == '"') {
-		*s = (const char *)start;
-		*len = (size_t)(c->p++ - start);
-		return 0;
-	}
-	if (c->p >= c->end || *c->p != '\\')
-		return -1;
-	out = c->scratch;
-	memcpy(out, start, (size_t)(c->p - start));
-	c->scratch += c->p - start;
-	while (c->p < c->end && *c->p != '"') {
-		if (*c->p == '\\') {
-			c->p++;
-			if ((b = unescape(c)) < 0)
-				return -1;
-			*c->scratch++ = (char)b;
-		} else if (*c->p >= 0x20 && *c->p < 0x80) {
-			*c->scratch++ = (char)*c->p++;
-		} else {
+	for (;;) {
+		plain(c);
+		if (c->p >= c->end)
 			return -1;
-		}
+		if (*c->p == '"')
+			break;
+		if (*c->p != '\\')
+			return -1; /* a control character or bad UTF-8 */
+		if (out == NULL)
+			out = c->scratch;
+		copy(c, run);
+		c->p++;
+		if (unescape(c) == -1)
+			return -1;
+		run = c->p;
 	}
-	if (c->p >= c->end)
-		return -1;
+	if (out == NULL) {
+		s->p = (const char *)start;
+		s->len = (size_t)(c->p - start);
+	} else {
+		copy(c, run);
+		s->p = out;
+		s->len = (size_t)(c->scratch - out);
+	}
 	c->p++;
-	*s = out;
-	*len = (size_t)(c->scratch - out);
 	return 0;
+}
+
+/* A string value, with its opening quote. */
+static int
+string_value(struct cur *c, struct wire_str *s)
+{
+	if (c->p >= c->end || *c->p++ != '"')
+		return -1;
+	return string(c, s);
 }
 
 /* A key: a plain string (no escapes) followed by ':'. Its id, or -1. */
@@ -111,8 +197,12 @@ key(struct cur *c)
 	static const struct {
 		const char *name;
 		size_t len;
-	} keys[] = { { "op", 2 }, { "url", 3 }, { "agent", 5 }, { "id", 2 },
-		{ "wait", 4 } };
+	} keys[] = { [K_OP] = { "op", 2 },
+		[K_URL] = { "url", 3 },
+		[K_URLS] = { "urls", 4 },
+		[K_AGENT] = { "agent", 5 },
+		[K_ID] = { "id", 2 },
+		[K_WAIT] = { "wait", 4 } };
 	const unsigned char *start;
 	size_t len, i;
 
@@ -171,37 +261,76 @@ boolean(struct cur *c, int *v)
 	return -1;
 }
 
+/* A batch's array of URL strings, at most c->max_urls of them. */
+static int
+array(struct cur *c, struct wire_check *out)
+{
+	if (c->p >= c->end || *c->p++ != '[')
+		return -1;
+	out->urls = c->urls;
+	ws(c);
+	if (c->p < c->end && *c->p == ']') {
+		c->p++;
+		return 0;
+	}
+	for (;;) {
+		if (out->nurls == c->max_urls ||
+		    string_value(c, &out->urls[out->nurls++]) == -1)
+			return -1;
+		ws(c);
+		if (c->p >= c->end)
+			return -1;
+		if (*c->p == ']') {
+			c->p++;
+			return 0;
+		}
+		if (*c->p++ != ',')
+			return -1;
+		ws(c);
+	}
+}
+
 /* The value of key k into out; -1 when it is not the expected kind. */
 static int
-value(struct cur *c, int k, struct wire_check *out)
+value(struct cur *c, enum key k, struct wire_check *out)
 {
-	const char *s;
-	size_t len;
+	struct wire_str s;
 
-	if (k == 3) {
+	switch (k) {
+	case K_ID:
 		out->has_id = 1;
 		return integer(c, &out->id);
-	}
-	if (k == 4)
+	case K_WAIT:
 		return boolean(c, &out->wait);
-	if (c->p >= c->end || *c->p++ != '"' || string(c, &s, &len) == -1)
-		return -1;
-	if (k == 0)
-		return len == 5 && memcmp(s, "check", 5) == 0 ? 0 : -1;
-	if (k == 1)
-		out->url = s, out->url_len = len;
-	else
-		out->agent = s, out->agent_len = len;
-	return 0;
+	case K_URLS:
+		return array(c, out);
+	case K_OP:
+		if (string_value(c, &s) == -1)
+			return -1;
+		return s.len == 5 && memcmp(s.p, "check", 5) == 0 ? 0 : -1;
+	case K_URL:
+		if (string_value(c, &s) == -1)
+			return -1;
+		out->url = s.p, out->url_len = s.len;
+		return 0;
+	case K_AGENT:
+		if (string_value(c, &s) == -1)
+			return -1;
+		out->agent = s.p, out->agent_len = s.len;
+		return 0;
+	}
+	return -1;
 }
 
 /* Decode a check line; see wire_fast.h. */
 int
-wire_fast_check(
-    const char *line, size_t len, char *scratch, struct wire_check *out)
+wire_fast_check(const char *line, size_t len, char *scratch,
+    struct wire_str *urls, size_t max_urls, struct wire_check *out)
 {
 	struct cur c = { (const unsigned char *)line,
-		(const unsigned char *)line + len, scratch };
+		(const unsigned char *)line + len, scratch, urls, max_urls };
+	const unsigned need = 1u << K_OP | 1u << K_AGENT;
+	const unsigned one = 1u << K_URL | 1u << K_URLS;
 	unsigned seen = 0;
 	int k;
 
@@ -213,7 +342,7 @@ wire_fast_check(
 	for (;;) {
 		ws(&c);
 		if ((k = key(&c)) < 0 || (seen & 1u << k) ||
-		    value(&c, k, out) == -1)
+		    value(&c, (enum key)k, out) == -1)
 			return 0;
 		seen |= 1u << k;
 		ws(&c);
@@ -226,5 +355,7 @@ wire_fast_check(
 		break;
 	}
 	ws(&c);
-	return c.p == c.end && (seen & 7u) == 7u;
+	/* url xor urls: both or neither is proto_decode()'s bad_request */
+	return c.p == c.end && (seen & need) == need &&
+	       ((seen & one) == 1u << K_URL || (seen & one) == 1u << K_URLS);
 }

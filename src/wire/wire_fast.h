@@ -1,6 +1,8 @@
 /*
- * wire_fast.h: a decoder for the common request line only,
+ * wire_fast.h: a decoder for the common request lines only, a check of
+ * one URL or of a batch,
  *   {"op":"check","url":"...","agent":"...","id":N,"wait":B}
+ *   {"op":"check","urls":["...",...],"agent":"...","id":N,"wait":B}
  * in any key order ("id" and "wait" optional), without building a JSON
  * tree. It accepts a line only when it can tell exactly what the full
  * decoder (proto_decode(), jansson) would make of it; on anything else it
@@ -11,12 +13,20 @@
 
 #include <stddef.h>
 
-/* A single-URL check, as proto_decode() would have decoded it. */
+/* A decoded string: in the line, or in the scratch space for escapes. */
+struct wire_str {
+	const char *p;
+	size_t len;
+};
+
+/* A check, as proto_decode() would have decoded it. */
 struct wire_check {
-	long long id; /* when has_id */
-	int has_id;   /* 0: no "id" key (the answer's id is null) */
-	const char *url;
+	long long id;    /* when has_id */
+	int has_id;      /* 0: no "id" key (the answer's id is null) */
+	const char *url; /* one URL; NULL in a batch */
 	size_t url_len;
+	struct wire_str *urls; /* a batch: nurls URLs; NULL for one URL */
+	size_t nurls;
 	const char *agent;
 	size_t agent_len;
 	int wait; /* 1 unless "wait":false */
@@ -24,13 +34,14 @@ struct wire_check {
 
 /*
  * Decode line (len bytes, without its '\n'). Returns 1 and fills *out
- * when the line is a well-formed single-URL check; the strings point into
- * line, or into scratch (at least len bytes) when they held escapes.
- * Returns 0 for anything else (other ops, batches, errors, duplicate or
- * unknown keys, non-ASCII text, escapes above U+007F, ids that are not
+ * when the line is a well-formed check; the strings point into line, or
+ * into scratch (at least len bytes) when they held escapes. A batch's URLs
+ * go to urls, which has room for max_urls of them (a longer batch is not
+ * taken). Returns 0 for anything else (other ops, errors, duplicate or
+ * unknown keys, escaped keys, text that is not UTF-8, ids that are not
  * small non-negative integers): decode that line with proto_decode().
  */
-int wire_fast_check(
-    const char *line, size_t len, char *scratch, struct wire_check *out);
+int wire_fast_check(const char *line, size_t len, char *scratch,
+    struct wire_str *urls, size_t max_urls, struct wire_check *out);
 
 #endif /* ROBOTSD_WIRE_FAST_H */

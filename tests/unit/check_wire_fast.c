@@ -1,7 +1,8 @@
 /*
- * check_wire_fast.c: the check request fast path. Well-formed single-URL
- * checks decode to the fields proto_decode() gives them; every line it is
- * not sure about (the table below) is left to proto_decode().
+ * check_wire_fast.c: the check request fast path. Well-formed checks, of
+ * one URL or a batch, decode to the fields proto_decode() gives them;
+ * every line it is not sure about (the table below) is left to
+ * proto_decode().
  */
 #include <config.h>
 
@@ -15,12 +16,37 @@
 #include "wire_fast.h"
 
 static char scratch[4096];
+static struct wire_str urls[4];
 
-/* Fast-decode s into *w; 1 when accepted. */
+/* Fast-decode s into *w (batches of up to 4 URLs); 1 when accepted. */
 static int
 fast(const char *s, struct wire_check *w)
 {
-	return wire_fast_check(s, strlen(s), scratch, w);
+	return wire_fast_check(s, strlen(s), scratch, urls, 4, w);
+}
+
+/* The URLs proto_decode() found in r are w's. */
+static void
+assert_same_urls(const struct request *r, const struct wire_check *w)
+{
+	const json_t *u;
+	size_t i;
+
+	if (w->urls == NULL) {
+		ck_assert_ptr_null(r->urls);
+		ck_assert_uint_eq(r->url_len, w->url_len);
+		ck_assert_mem_eq(r->url, w->url, w->url_len);
+		return;
+	}
+	ck_assert_ptr_null(w->url);
+	ck_assert_ptr_null(r->url);
+	ck_assert_uint_eq(json_array_size(r->urls), w->nurls);
+	for (i = 0; i < w->nurls; i++) {
+		u = json_array_get(r->urls, i);
+		ck_assert_uint_eq(json_string_length(u), w->urls[i].len);
+		ck_assert_mem_eq(
+		    json_string_value(u), w->urls[i].p, w->urls[i].len);
+	}
 }
 
 /* w must be what proto_decode() makes of s. */
@@ -33,9 +59,7 @@ assert_same_as_jansson(const char *s, const struct wire_check *w)
 
 	ck_assert_int_eq(proto_decode(s, strlen(s), 0, &r, &err, &msg), 0);
 	ck_assert_int_eq(r.op, OP_CHECK);
-	ck_assert_ptr_null(r.urls);
-	ck_assert_uint_eq(r.url_len, w->url_len);
-	ck_assert_mem_eq(r.url, w->url, w->url_len);
+	assert_same_urls(&r, w);
 	ck_assert_uint_eq(r.agent_len, w->agent_len);
 	ck_assert_mem_eq(r.agent, w->agent, w->agent_len);
 	ck_assert_int_eq(r.wait, w->wait);
@@ -76,6 +100,17 @@ static const char *const accepted[] = {
 	 "\"agent\":\"x\\ty\\\\\" , \"id\" : 999999999999999999 }\r"),
 	("{\"op\":\"ch\\u0065ck\",\"url\":\"http://e.com/\\u0000\","
 	 "\"agent\":\"a\"}"),
+	"{\"op\":\"check\",\"url\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\","
+	"\"agent\":\"a\"}",
+	("{\"op\":\"check\",\"url\":\"\\u00e9\\u20AC\\ud83d\\ude00\","
+	 "\"agent\":\"\\u2028\"}"),
+	"{\"op\":\"check\",\"urls\":[\"http://e.com/\"],\"agent\":\"a\"}",
+	("{\"urls\" : [ \"http://e.com/a\" , \"\" ,\"h\\u0026\\/\xc3\xa9\" ] ,"
+	 "\"agent\":\"a\",\"op\":\"check\",\"wait\":false,\"id\":3}"),
+	"{\"op\":\"check\",\"urls\":[],\"agent\":\"a\",\"id\":0}",
+	"{\"op\":\"check\",\"urls\":[ ],\"agent\":\"a\"}",
+	("{\"op\":\"check\",\"urls\":[\"1\",\"2\",\"3\",\"4\"],"
+	 "\"agent\":\"a\"}"),
 };
 
 START_TEST(test_accepted_lines_decode_as_jansson_does)
@@ -100,13 +135,44 @@ START_TEST(test_escapes_are_decoded_into_scratch)
 }
 END_TEST
 
+START_TEST(test_batch_urls_borrow_from_the_line)
+{
+	const char *s = "{\"op\":\"check\",\"urls\":[\"http://e.com/a\","
+	                "\"http://f.com/\\/b\"],\"agent\":\"G\",\"id\":5}";
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(s, &w), 1);
+	ck_assert_ptr_null(w.url);
+	ck_assert_ptr_eq(w.urls, urls);
+	ck_assert_uint_eq(w.nurls, 2);
+	ck_assert_ptr_eq(w.urls[0].p, strstr(s, "http://e.com/a"));
+	ck_assert_uint_eq(w.urls[0].len, 14);
+	ck_assert_ptr_eq(w.urls[1].p, scratch);
+	ck_assert_uint_eq(w.urls[1].len, 15);
+	ck_assert_mem_eq(w.urls[1].p, "http://f.com//b", 15);
+	ck_assert_int_eq(w.id, 5);
+}
+END_TEST
+
+/* \u escapes above U+007F and surrogate pairs become UTF-8. */
+START_TEST(test_unicode_escapes_become_utf8)
+{
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(accepted[6], &w), 1);
+	ck_assert_uint_eq(w.url_len, 9);
+	ck_assert_mem_eq(w.url, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9);
+	ck_assert_uint_eq(w.agent_len, 3);
+	ck_assert_mem_eq(w.agent, "\xe2\x80\xa8", 3);
+}
+END_TEST
+
 /* Lines left to proto_decode(), valid or not. */
 static const char *const fallback[] = {
 	"",
 	"[]",
 	"{}",
 	"{\"op\":\"stats\",\"id\":1}",
-	"{\"op\":\"check\",\"urls\":[\"http://e.com/\"],\"agent\":\"a\"}",
 	"{\"op\":\"check\",\"url\":\"http://e.com/\"}",
 	"{\"op\":\"check\",\"agent\":\"a\"}",
 	"{\"url\":\"http://e.com/\",\"agent\":\"a\"}",
@@ -122,9 +188,28 @@ static const char *const fallback[] = {
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":\"s\"}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":null}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"wait\":1}",
-	"{\"op\":\"check\",\"url\":\"\xc3\xa9\",\"agent\":\"a\"}",
-	"{\"op\":\"check\",\"url\":\"\\u00e9\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\xc3\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\xc0\xaf\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\xed\xa0\x80\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\xf4\x90\x80\x80\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\xff\",\"agent\":\"a\"}",
 	"{\"op\":\"check\",\"url\":\"\\ud800\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\ud800x\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\ud800\\u0041\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\udc00\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"url\":\"\\u12\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[\"u\"],\"url\":\"u\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[\"u\"],\"urls\":[],\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[\"u\",1],\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[\"u\",],\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[,\"u\"],\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[\"u\" \"v\"],\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[\"u\",\"v\"}",
+	"{\"op\":\"check\",\"urls\":\"u\",\"agent\":\"a\"}",
+	"{\"op\":\"check\",\"urls\":[[\"u\"]],\"agent\":\"a\"}",
+	("{\"op\":\"check\",\"urls\":[\"1\",\"2\",\"3\",\"4\",\"5\"],"
+	 "\"agent\":\"a\"}"),
+	"{\"op\":\"check\",\"urls\":[\"u\"]}",
 	"{\"op\":\"check\",\"url\":\"\\x\",\"agent\":\"a\"}",
 	"{\"op\":\"check\",\"url\":\"a\tb\",\"agent\":\"a\"}",
 	"{\"o\\u0070\":\"check\",\"url\":\"u\",\"agent\":\"a\"}",
@@ -154,6 +239,8 @@ wire_fast_suite(void)
 	tcase_add_loop_test(tc, test_accepted_lines_decode_as_jansson_does, 0,
 	    sizeof(accepted) / sizeof(accepted[0]));
 	tcase_add_test(tc, test_escapes_are_decoded_into_scratch);
+	tcase_add_test(tc, test_batch_urls_borrow_from_the_line);
+	tcase_add_test(tc, test_unicode_escapes_become_utf8);
 	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
 	    sizeof(fallback) / sizeof(fallback[0]));
 	suite_add_tcase(s, tc);
