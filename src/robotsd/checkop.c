@@ -3,7 +3,8 @@
  * item is parsed, looked up and either answered at once or left waiting on
  * its origin's fetch. An item's answer is kept as a JSON fragment (the
  * fields after "ok"), and the whole answer line is assembled once every
- * item is known.
+ * item is known. Checks that wire_fast decoded and the cache answers at
+ * once are written straight into one reused answer buffer instead.
  */
 #include <config.h>
 
@@ -36,6 +37,8 @@
 
 struct check_item {
 	struct check_waiting *p;
+	const char *url; /* as sent, echoed in a batch's row */
+	size_t url_len;
 	struct url u;
 	int parsed; /* u holds a URL */
 	int done;   /* frag and ok are the item's answer */
@@ -49,8 +52,11 @@ struct check_waiting {
 	const struct check_env *env;
 	struct session *s;
 	json_t *id;
-	json_t *root; /* the request: agent and urls point into it */
-	json_t *urls; /* a batch's URLs, for echoing; NULL for one URL */
+	json_t *root;    /* the request: agent and URLs point into it, */
+	char *copies;    /* or into these copies of a fast-decoded batch's */
+	int batch;       /* answered "results":[...] */
+	struct buf head; /* a batch: its answer up to the rows of items[] */
+	size_t rows;     /* rows already in head */
 	const char *agent;
 	size_t agent_len;
 	size_t n, left;
@@ -183,29 +189,29 @@ check_settle(struct check_item *it, int ok)
 static void
 check_error(struct check_item *it, enum proto_err err, const char *msg)
 {
-	struct buf *b = &it->frag;
-
-	buf_reset(b);
-	buf_lit(b, "\"error\":{\"code\":\"");
-	buf_add(b, proto_err_code(err), strlen(proto_err_code(err)));
-	buf_lit(b, "\",\"message\":");
-	jw_str(b, msg, strlen(msg));
-	buf_lit(b, "}");
+	buf_reset(&it->frag);
+	proto_error_member(&it->frag, err, msg);
 	check_settle(it, 0);
 }
 
-/* The URL /robots.txt itself: always allowed, nothing fetched. */
+/* The fields for the URL /robots.txt itself: always allowed, no fetch. */
 static void
-check_robots_txt(struct check_item *it)
+check_robots_txt_fields(
+    struct buf *b, const struct check_env *env, const char *origin)
 {
-	struct buf *b = &it->frag;
-
 	buf_lit(b, "\"allowed\":true,\"origin\":");
-	jw_str(b, it->u.origin, strlen(it->u.origin));
+	jw_str(b, origin, strlen(origin));
 	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null");
-	check_count(it->p->env, "cache", "robots_txt");
+	check_count(env, "cache", "robots_txt");
+}
+
+/* An item for the URL /robots.txt itself. */
+static void
+check_robots_txt(struct check_item *it)
+{
+	check_robots_txt_fields(&it->frag, it->p->env, it->u.origin);
 	check_settle(it, 1);
 }
 
@@ -218,19 +224,46 @@ check_pending_answer(struct check_item *it)
 	check_settle(it, 1);
 }
 
-/* {"ok":B,FRAG} into b, led by the batch row's url or the reply's id. */
+/* ,"ok":true, or ,"ok":false, before an answer's fields. */
 static void
-check_object(struct buf *b, const char *key, const json_t *v,
-    const struct check_item *it)
+check_ok(struct buf *b, int ok)
 {
-	buf_lit(b, "{\"");
-	buf_add(b, key, strlen(key));
-	buf_lit(b, "\":");
-	jw_json(b, v);
-	if (it->ok)
+	if (ok)
 		buf_lit(b, ",\"ok\":true,");
 	else
 		buf_lit(b, ",\"ok\":false,");
+}
+
+/* {"url":URL,"ok":B, the start of a batch's row. */
+static void
+check_row_begin(struct buf *b, const char *url, size_t len, int ok)
+{
+	buf_lit(b, "{\"url\":");
+	jw_str(b, url, len);
+	check_ok(b, ok);
+}
+
+/* {"id":ID,"ok":true,"results":[ the start of a batch's answer. */
+static void
+check_results_begin(struct buf *b, const json_t *id)
+{
+	buf_lit(b, "{\"id\":");
+	jw_json(b, id);
+	buf_lit(b, ",\"ok\":true,\"results\":[");
+}
+
+/* An item's row of a batch, or the whole answer to one URL, into b. */
+static void
+check_object(
+    struct buf *b, const struct check_waiting *p, const struct check_item *it)
+{
+	if (p->batch)
+		check_row_begin(b, it->url, it->url_len, it->ok);
+	else {
+		buf_lit(b, "{\"id\":");
+		jw_json(b, p->id);
+		check_ok(b, it->ok);
+	}
 	buf_add(b, it->frag.p, it->frag.len);
 	buf_lit(b, "}");
 }
@@ -251,7 +284,31 @@ check_free(struct check_waiting *p)
 		event_free(p->timer);
 	json_decref(p->id);
 	json_decref(p->root);
+	free(p->copies);
+	buf_clear(&p->head);
 	free(p);
+}
+
+/* The whole answer line of p into b. */
+static void
+check_line(struct buf *b, const struct check_waiting *p)
+{
+	size_t i;
+
+	if (!p->batch) {
+		check_object(b, p, &p->items[0]);
+		buf_lit(b, "\n");
+		return;
+	}
+	if (p->head.state != BUF_OK)
+		b->state = p->head.state;
+	buf_add(b, p->head.p, p->head.len);
+	for (i = 0; i < p->n; i++) {
+		if (i > 0 || p->rows > 0)
+			buf_lit(b, ",");
+		check_object(b, p, &p->items[i]);
+	}
+	buf_lit(b, "]}\n");
 }
 
 /* Assemble and send the whole answer line; frees p. */
@@ -261,23 +318,8 @@ check_finish(struct check_waiting *p)
 	struct session *s = p->s;
 	struct buf b = BUF_INIT(0);
 	double t0;
-	size_t i;
 
-	if (p->urls == NULL)
-		check_object(&b, "id", p->id, &p->items[0]);
-	else {
-		buf_lit(&b, "{\"id\":");
-		jw_json(&b, p->id);
-		buf_lit(&b, ",\"ok\":true,\"results\":[");
-		for (i = 0; i < p->n; i++) {
-			if (i > 0)
-				buf_lit(&b, ",");
-			check_object(&b, "url", json_array_get(p->urls, i),
-			    &p->items[i]);
-		}
-		buf_lit(&b, "]}");
-	}
-	buf_lit(&b, "\n");
+	check_line(&b, p);
 	if (p->timer != NULL)
 		TAILQ_REMOVE(&s->waiting, p, link);
 	if (b.state != BUF_OK) {
@@ -357,15 +399,15 @@ check_cached_verdict(struct buf *b, const struct check_env *env,
  * URL's allocations; 0 when the item needs the full way.
  */
 static int
-check_item_cached(struct check_item *it, const char *url, size_t len)
+check_item_cached(struct check_item *it)
 {
 	char ubuf[CHECK_FAST_URL_MAX + 3];
 	struct check_waiting *p = it->p;
 	struct check_url cu;
 	struct url_view v;
 
-	if (len > CHECK_FAST_URL_MAX ||
-	    !url_fast(url, len, ubuf, sizeof(ubuf), &v))
+	if (it->url_len > CHECK_FAST_URL_MAX ||
+	    !url_fast(it->url, it->url_len, ubuf, sizeof(ubuf), &v))
 		return 0;
 	cu = (struct check_url){ v.origin, v.path, v.path_len };
 	if (!check_cached_verdict(
@@ -375,19 +417,18 @@ check_item_cached(struct check_item *it, const char *url, size_t len)
 	return 1;
 }
 
-/* Look one item up; settles it unless it must wait on a fetch. */
+/* Look item i up; settles it unless it must wait on a fetch. */
 static void
-check_item(
-    struct check_waiting *p, size_t i, const char *url, size_t len, int wait)
+check_item(struct check_waiting *p, size_t i, int wait)
 {
 	struct check_item *it = &p->items[i];
 	const struct cache_entry *e;
 	enum url_err ue;
 
 	it->p = p;
-	if (check_item_cached(it, url, len))
+	if (check_item_cached(it))
 		return;
-	if ((ue = url_parse(url, len, &it->u)) != URL_OK) {
+	if ((ue = url_parse(it->url, it->url_len, &it->u)) != URL_OK) {
 		check_error(it, proto_url_err(ue), url_err_message(ue));
 		return;
 	}
@@ -451,6 +492,36 @@ check_park(struct check_waiting *p)
 	p->s->nwaiting += p->left;
 }
 
+/* A check of n items for session s, for agent (borrowed). */
+static struct check_waiting *
+check_new(const struct check_env *env, struct session *s, size_t n,
+    const char *agent, size_t agent_len)
+{
+	struct check_waiting *p;
+
+	p = xcalloc(1, sizeof(*p) + n * sizeof(p->items[0]));
+	p->env = env;
+	p->s = s;
+	p->n = n;
+	p->agent = agent;
+	p->agent_len = agent_len;
+	return p;
+}
+
+/* Look every item of p up, then answer now or park until they are known. */
+static void
+check_run(struct check_waiting *p, int wait)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		check_item(p, i, wait);
+	if (p->left == 0)
+		check_finish(p);
+	else
+		check_park(p);
+}
+
 /* check: one URL or a batch for one agent. */
 void
 check_op(const struct check_env *env, struct session *s, struct request *req)
@@ -459,28 +530,22 @@ check_op(const struct check_env *env, struct session *s, struct request *req)
 	struct check_waiting *p;
 	json_t *u;
 
-	p = xcalloc(1, sizeof(*p) + n * sizeof(p->items[0]));
-	p->env = env;
-	p->s = s;
+	p = check_new(env, s, n, req->agent, req->agent_len);
 	p->id = req->id != NULL ? json_incref(req->id) : NULL;
-	p->root = json_incref(req->root); /* keeps agent and urls alive */
-	p->urls = req->urls;
-	p->agent = req->agent;
-	p->agent_len = req->agent_len;
-	p->n = n;
-	for (i = 0; i < n; i++) {
-		if (req->urls == NULL) {
-			check_item(p, i, req->url, req->url_len, req->wait);
-			continue;
+	p->root = json_incref(req->root); /* keeps agent and URLs alive */
+	if (req->urls == NULL) {
+		p->items[0].url = req->url;
+		p->items[0].url_len = req->url_len;
+	} else {
+		p->batch = 1;
+		check_results_begin(&p->head, p->id);
+		for (i = 0; i < n; i++) {
+			u = json_array_get(req->urls, i);
+			p->items[i].url = json_string_value(u);
+			p->items[i].url_len = json_string_length(u);
 		}
-		u = json_array_get(req->urls, i);
-		check_item(p, i, json_string_value(u), json_string_length(u),
-		    req->wait);
 	}
-	if (p->left == 0)
-		check_finish(p);
-	else
-		check_park(p);
+	check_run(p, req->wait);
 }
 
 /* Answer a session's waiting checks now with "timeout". */
@@ -518,21 +583,12 @@ check_fast_begin(struct buf *b, const struct wire_check *wc)
 	buf_lit(b, ",\"ok\":true,");
 }
 
-/*
- * Answer a fast-path check of URL u from a settled cache entry into the
- * session's reused buffer; 0 (nothing answered) for /robots.txt or a miss.
- */
+/* Send the answer buffer; 0 when it failed (the full path answers). */
 static int
-check_fast_answer(const struct check_env *env, struct session *s,
-    const struct wire_check *wc, const struct check_url *u)
+check_fast_send(const struct check_env *env, struct session *s)
 {
-	struct buf *b = &s->scratch;
+	struct buf *b = env->answer;
 
-	buf_reset(b);
-	check_fast_begin(b, wc);
-	if (!check_cached_verdict(b, env, u, wc->agent, wc->agent_len))
-		return 0;
-	buf_lit(b, "}\n");
 	if (b->state != BUF_OK)
 		return 0; /* out of memory: the full path answers "internal" */
 	s->out->ops->send(s->out, b->p, b->len);
@@ -540,11 +596,149 @@ check_fast_answer(const struct check_env *env, struct session *s,
 }
 
 /*
- * The fast path: a single-URL check decoded by wire_fast, answered at once
- * from a settled cache entry: no JSON tree, and for the common URL shape
- * (url_fast(), split on the stack) no allocation at all; other URLs go
- * through url_parse(). 0 when the check needs the full path (a miss, a bad
- * URL): nothing was answered or counted.
+ * Answer a fast-path check of URL u from a settled cache entry into the
+ * reused answer buffer; 0 (nothing answered) for /robots.txt or a miss.
+ */
+static int
+check_fast_answer(const struct check_env *env, struct session *s,
+    const struct wire_check *wc, const struct check_url *u)
+{
+	struct buf *b = env->answer;
+
+	buf_reset(b);
+	check_fast_begin(b, wc);
+	if (!check_cached_verdict(b, env, u, wc->agent, wc->agent_len))
+		return 0;
+	buf_lit(b, "}\n");
+	return check_fast_send(env, s);
+}
+
+/*
+ * A batch row for url, split as cu, into b: from a settled cache entry,
+ * or at once for /robots.txt. 0 on a miss (b then holds a partial row).
+ */
+static int
+check_row_cached(struct buf *b, const struct check_env *env,
+    const struct wire_check *wc, const struct wire_str *url,
+    const struct check_url *cu)
+{
+	check_row_begin(b, url->p, url->len, 1);
+	if (strcmp(cu->path, "/robots.txt") == 0)
+		check_robots_txt_fields(b, env, cu->origin);
+	else if (!check_cached_verdict(b, env, cu, wc->agent, wc->agent_len))
+		return 0;
+	buf_lit(b, "}");
+	return 1;
+}
+
+/*
+ * A batch row for url straight into b, as check_item() and check_object()
+ * would write it: split by url_fast() on the stack when it can, a bad URL
+ * answered with its error. 0 when its origin is not settled in the cache
+ * (b then holds a partial row).
+ */
+static int
+check_row_now(struct buf *b, const struct check_env *env,
+    const struct wire_check *wc, const struct wire_str *url)
+{
+	char ubuf[CHECK_FAST_URL_MAX + 3];
+	struct check_url cu;
+	struct url_view v;
+	struct url u;
+	enum url_err ue;
+	int done;
+
+	if (url->len <= CHECK_FAST_URL_MAX &&
+	    url_fast(url->p, url->len, ubuf, sizeof(ubuf), &v)) {
+		cu = (struct check_url){ v.origin, v.path, v.path_len };
+		return check_row_cached(b, env, wc, url, &cu);
+	}
+	if ((ue = url_parse(url->p, url->len, &u)) != URL_OK) {
+		check_row_begin(b, url->p, url->len, 0);
+		proto_error_member(b, proto_url_err(ue), url_err_message(ue));
+		buf_lit(b, "}");
+		return 1;
+	}
+	cu = (struct check_url){ u.origin, u.path, u.path_len };
+	done = check_row_cached(b, env, wc, url, &cu);
+	url_clear(&u);
+	return done;
+}
+
+/*
+ * Row first of a fast-decoded batch must wait on a fetch (or start one):
+ * the answer written so far becomes the head of a check that takes the
+ * rest of the batch the full way, with copies of its strings, since the
+ * line is gone by the time a fetch ends.
+ */
+static int
+check_batch_rest(const struct check_env *env, struct session *s,
+    const struct wire_check *wc, size_t first)
+{
+	struct buf *b = env->answer;
+	size_t i, bytes = wc->agent_len;
+	struct check_waiting *p;
+	char *c;
+
+	if (b->state != BUF_OK)
+		return 0; /* out of memory: the full path answers "internal" */
+	for (i = first; i < wc->nurls; i++)
+		bytes += wc->urls[i].len;
+	c = xmalloc(bytes + 1);
+	memcpy(c, wc->agent, wc->agent_len);
+	p = check_new(env, s, wc->nurls - first, c, wc->agent_len);
+	p->copies = c;
+	c += wc->agent_len;
+	for (i = 0; i < p->n; i++) {
+		memcpy(c, wc->urls[first + i].p, wc->urls[first + i].len);
+		p->items[i].url = c;
+		p->items[i].url_len = wc->urls[first + i].len;
+		c += p->items[i].url_len;
+	}
+	if (wc->has_id && (p->id = json_integer(wc->id)) == NULL)
+		fatalx("out of memory parking a check");
+	p->batch = 1;
+	p->rows = first;
+	buf_add(&p->head, b->p, b->len);
+	check_run(p, wc->wait);
+	return 1;
+}
+
+/*
+ * A batch that wire_fast decoded: each row written straight into the
+ * answer buffer as its URL is looked up, without allocating (for the
+ * common URL shape). At the first row that must wait, the rest goes the
+ * full way (check_batch_rest()). 0 when nothing was done.
+ */
+static int
+check_batch_fast(
+    const struct check_env *env, struct session *s, const struct wire_check *wc)
+{
+	struct buf *b = env->answer;
+	size_t i, mark;
+
+	buf_reset(b);
+	check_fast_begin(b, wc);
+	buf_lit(b, "\"results\":[");
+	for (i = 0; i < wc->nurls; i++) {
+		mark = b->len;
+		if (i > 0)
+			buf_lit(b, ",");
+		if (!check_row_now(b, env, wc, &wc->urls[i])) {
+			b->len = mark;
+			return check_batch_rest(env, s, wc, i);
+		}
+	}
+	buf_lit(b, "]}\n");
+	return check_fast_send(env, s);
+}
+
+/*
+ * The fast path: a check decoded by wire_fast. A single URL is answered
+ * at once from a settled cache entry: no JSON tree, and for the common URL
+ * shape (url_fast(), split on the stack) no allocation at all; other URLs
+ * go through url_parse(). 0 when the check needs the full path (a miss, a
+ * bad URL): nothing was answered or counted. A batch: check_batch_fast().
  */
 int
 check_fast(
@@ -556,6 +750,8 @@ check_fast(
 	struct url u;
 	int done;
 
+	if (wc->urls != NULL)
+		return check_batch_fast(env, s, wc);
 	if (url_fast(wc->url, wc->url_len, ubuf, sizeof(ubuf), &v)) {
 		cu = (struct check_url){ v.origin, v.path, v.path_len };
 		return check_fast_answer(env, s, wc, &cu);

@@ -13,6 +13,7 @@ struct event_base;
 struct cache;
 struct session;
 struct request;
+struct buf;
 
 /* Verdicts given, by source and reason (the answers' fields). */
 #define CHECK_SOURCES 4 /* cache, fetched, stale, shared */
@@ -28,15 +29,19 @@ struct check_env {
 	struct cache *cache;
 	double wait_timeout;           /* seconds a parked check may wait */
 	struct check_answers *answers; /* counted here */
+	struct buf
+	    *answer; /* the fast path's answers, reused (send() copies) */
 };
 
 /* Answer a check request for session s, now or when its fetches end. */
 void check_op(const struct check_env *, struct session *, struct request *);
 struct wire_check;
 /*
- * The fast path for a single-URL check decoded by wire_fast: 1 when it was
- * answered at once from the cache; 0 when nothing was done and the line
- * must take the full path (proto_decode(), check_op()).
+ * The fast path for a check decoded by wire_fast (its strings borrowed for
+ * the call only): 1 when it was taken care of: answered at once, or for a
+ * batch some of whose origins are not cached, answered up to the first of
+ * them and the rest left waiting as check_op() would; 0 when nothing was
+ * done and the line must take the full path (proto_decode(), check_op()).
  */
 int check_fast(
     const struct check_env *, struct session *, const struct wire_check *);

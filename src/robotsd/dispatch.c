@@ -41,6 +41,13 @@ struct dispatch {
 	int test_clock;
 	struct session_list sessions;
 	uint64_t requests;
+	/*
+	 * The fast path's reused space, one for all clients: lines are
+	 * answered one at a time, and send() copies an answer out.
+	 */
+	struct buf answer;
+	struct buf unescaped; /* a line's strings with escapes */
+	struct wire_str urls[PROTO_MAX_URLS]; /* a batch's URLs */
 };
 
 /* Send what b holds on s, or an internal error when b failed. */
@@ -353,26 +360,21 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 }
 
 /*
- * The common line, a single-URL check of a cached origin, decoded without
- * jansson and answered at once: 1 when done. The decoder's unescaped
- * strings go to the session's scratch buffer, which the answer then reuses.
+ * The common lines, checks of cached origins, decoded without jansson and
+ * answered at once: 1 when done (see check_fast()).
  */
 static int
 session_fast(struct session *s, const char *line, size_t len)
 {
+	struct dispatch *d = s->d;
 	struct wire_check wc;
-	char small[512], *scratch = small;
 
-	if (len > sizeof(small)) {
-		buf_reset(&s->fast_in);
-		if (buf_reserve(&s->fast_in, len) < len)
-			return 0;
-		scratch = s->fast_in.p;
-	}
-	if (!wire_fast_check(line, len, scratch, NULL, 0, &wc) ||
-	    wc.urls != NULL)
-		return 0; /* batches take the full path */
-	return check_fast(&s->d->env, s, &wc);
+	buf_reset(&d->unescaped);
+	if (buf_reserve(&d->unescaped, len) < len ||
+	    !wire_fast_check(
+	        line, len, d->unescaped.p, d->urls, PROTO_MAX_URLS, &wc))
+		return 0;
+	return check_fast(&d->env, s, &wc);
 }
 
 /* Decode and answer one request line; see dispatch.h. */
@@ -437,8 +439,6 @@ session_free(struct session *s)
 		return;
 	check_cancel_all(s);
 	TAILQ_REMOVE(&s->d->sessions, s, link);
-	buf_clear(&s->scratch);
-	buf_clear(&s->fast_in);
 	free(s);
 }
 
@@ -461,6 +461,7 @@ dispatch_new(struct event_base *base, struct cache *cache, struct clock *clk,
 	d->env.base = base;
 	d->env.cache = cache;
 	d->env.answers = &d->answers;
+	d->env.answer = &d->answer;
 	TAILQ_INIT(&d->sessions);
 	return d;
 }
@@ -475,6 +476,10 @@ dispatch_configure(struct dispatch *d, const struct dispatch_settings *set)
 void
 dispatch_free(struct dispatch *d)
 {
+	if (d == NULL)
+		return;
+	buf_clear(&d->answer);
+	buf_clear(&d->unescaped);
 	free(d);
 }
 

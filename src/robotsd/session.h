@@ -8,7 +8,7 @@
 
 #include <sys/queue.h>
 
-#include "buf.h"
+#include <stddef.h>
 
 struct reply;
 struct dispatch;
@@ -22,8 +22,6 @@ struct session {
 	struct reply *out;
 	struct check_list waiting; /* owned by checkop.c */
 	size_t nwaiting;           /* URLs of those still waiting */
-	struct buf scratch;        /* reused: fast path answers */
-	struct buf fast_in;        /* reused: unescaped strings of long lines */
 };
 
 #endif /* ROBOTSD_SESSION_H */

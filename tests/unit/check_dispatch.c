@@ -13,11 +13,15 @@
 #include <check.h>
 #include <event2/event.h>
 
+#include "buf.h"
 #include "cache.h"
+#include "checkop.h"
 #include "clock.h"
 #include "dispatch.h"
+#include "proto.h"
 #include "reply.h"
 #include "scripted_fetch.h"
+#include "wire_fast.h"
 
 #define MAX_LINES 64
 
@@ -246,6 +250,140 @@ START_TEST(test_cached_batch_items_answer_as_the_full_path_does)
 }
 END_TEST
 
+/*
+ * The two ways a check line is answered, side by side on two clients of
+ * one cache: the fast path (wire_fast_check() and check_fast(), which must
+ * take the line) and the full path (proto_decode() and check_op()).
+ */
+static struct fake_client full_client;
+static struct session *full_s;
+static struct buf fast_answer;
+static struct check_env fast_env, full_env;
+
+/* Send line down the fast path, which must take it. */
+static void
+send_fast(const char *line)
+{
+	static struct wire_str urls[PROTO_MAX_URLS];
+	char scratch[4096];
+	struct wire_check wc;
+
+	ck_assert_uint_lt(strlen(line), sizeof(scratch));
+	ck_assert_msg(wire_fast_check(line, strlen(line), scratch, urls,
+	                  PROTO_MAX_URLS, &wc),
+	    "not decoded: %s", line);
+	ck_assert_msg(check_fast(&fast_env, s, &wc), "not answered: %s", line);
+}
+
+/* Send line down the full path. */
+static void
+send_full(const char *line)
+{
+	struct request req;
+	enum proto_err err;
+	const char *msg;
+
+	ck_assert_int_eq(
+	    proto_decode(line, strlen(line), 0, &req, &err, &msg), 0);
+	check_op(&full_env, full_s, &req);
+	proto_request_clear(&req);
+}
+
+#define RULES_D "User-agent: b\nCrawl-delay: 1.5\nDisallow: /x\n"
+
+/*
+ * Batches of every kind the fast path takes; a.test, c.test and d.test are
+ * cached, b.test and e.test are not.
+ */
+static const char *const fast_batches[] = {
+	("{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\",\"http://c.test/"
+	 "z\",\"https://a.test/a/ok\",\"http://d.test/x?q\",\"HTTP://D.TEST:80/"
+	 "y\"],\"agent\":\"B\",\"id\":1}"),
+	("{\"id\":2, \"agent\" : \"B\\tx\\\"\\u0041\" ,\"urls\":[ "
+	 "\"https:\\/\\/a.test\\/\\u0061\\/b\" , \"http://c.test/e\\\"q\\\\\","
+	 "\"https://a.test/a/ok?\\u0026x=\\u003c\\n\"],\"op\":\"check\"}"),
+	("{\"op\":\"check\",\"urls\":[\"https://a.test/\\u00e9t\\u00e9\","
+	 "\"https://a.test/caf\xc3\xa9\",\"https://a.test/a/\\ud83d\\ude00\","
+	 "\"http://\xc3\xa9.d.test/\",\"https://a.test/a\\u2028\"],\"agent\":"
+	 "\"B\xc3\xa9/1\",\"id\":3}"),
+	("{\"op\":\"check\",\"urls\":[\"gopher://a.test/\",\"http://\",\"\","
+	 "\"https://a.test/robots.txt\",\"not a url\",\"https://a.test/a/ok\","
+	 "\"http://[::1/\",\"http://d.test/robots.txt?x\",\"http://a.test:0/\","
+	 "\"https://A.test/%7e/../a/./b\",\"http://z.test/robots.txt\"],"
+	 "\"agent\":\"B\",\"id\":4}"),
+	("{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\",\"http://b.test/"
+	 "1\",\"https://a.test/z\",\"http://b.test/robots.txt\",\"http://"
+	 "b.test/"
+	 "2\",\"gopher://x/\"],\"agent\":\"B\",\"id\":5}"),
+	("{\"op\":\"check\",\"urls\":[\"http://b.test/3\",\"https://a.test/a/"
+	 "b\"],\"agent\":\"B\"}"),
+	("{\"op\":\"check\",\"wait\":false,\"urls\":[\"https://a.test/a\","
+	 "\"http://e.test/\",\"https://a.test/z\"],\"agent\":\"B\",\"id\":7}"),
+	"{\"op\":\"check\",\"urls\":[],\"agent\":\"B\",\"id\":0}",
+	"{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\"],\"agent\":\"\"}",
+};
+
+/* Lines the fast path leaves to the full path. */
+static const char *const full_batches[] = {
+	("{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\",\"http://c.test/"
+	 "\"],\"agent\":\"X\",\"agent\":\"B\",\"id\":8}"),
+	("{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\"],\"agent\":\"B\","
+	 "\"x\":{\"y\":[1,\"]\"]},\"id\":9}"),
+	("{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\"],\"agent\":\"B\","
+	 "\"id\":\"s\\u00e9\"}"),
+};
+
+/*
+ * Both paths give every batch the same answer line, byte for byte, and
+ * wait on the same fetches; lines the fast path leaves alone still answer
+ * as the full path does.
+ */
+START_TEST(test_fast_batches_answer_as_the_full_path_does)
+{
+	size_t i, n = sizeof(fast_batches) / sizeof(fast_batches[0]);
+
+	memset(&full_client, 0, sizeof(full_client));
+	full_client.reply.ops = &client_ops;
+	full_s = session_new(d, &full_client.reply);
+	fast_env = (struct check_env){ .base = base,
+		.cache = cache,
+		.wait_timeout = 65,
+		.answer = &fast_answer };
+	full_env = fast_env;
+	full_env.answer = NULL;
+	send_line(CHECK_A);
+	finish("https://a.test", 200, rules);
+	send_line("{\"op\":\"check\",\"urls\":[\"http://c.test/\","
+	          "\"http://d.test/\"],\"agent\":\"B\",\"wait\":false}");
+	finish("http://c.test", 404, "");
+	finish("http://d.test", 200, RULES_D);
+	for (i = 0; i < client.nlines; i++)
+		free(client.lines[i]);
+	client.nlines = 0;
+	for (i = 0; i < n; i++) {
+		send_fast(fast_batches[i]);
+		send_full(fast_batches[i]);
+	}
+	for (i = 0; i < sizeof(full_batches) / sizeof(full_batches[0]); i++) {
+		send_line(full_batches[i]);
+		send_full(full_batches[i]);
+	}
+	/* and b.test, e.test, xn--9ca.d.test */
+	ck_assert_uint_eq(sc.n, 6);
+	finish("http://b.test", 200, RULES_D);
+	finish("http://e.test", 503, "");
+	finish("http://xn--9ca.d.test", 404, "");
+	ck_assert_uint_eq(client.nlines, full_client.nlines);
+	ck_assert_uint_eq(client.nlines, n + i);
+	for (i = 0; i < client.nlines; i++)
+		ck_assert_str_eq(client.lines[i], full_client.lines[i]);
+	session_free(full_s);
+	for (i = 0; i < full_client.nlines; i++)
+		free(full_client.lines[i]);
+	buf_clear(&fast_answer);
+}
+END_TEST
+
 START_TEST(test_wait_false_answers_pending_and_fetches_in_background)
 {
 	send_line("{\"op\":\"check\",\"url\":\"http://b.test/\",\"agent\":"
@@ -420,6 +558,7 @@ dispatch_suite(void)
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
 	tcase_add_test(
 	    tc, test_cached_batch_items_answer_as_the_full_path_does);
+	tcase_add_test(tc, test_fast_batches_answer_as_the_full_path_does);
 	tcase_add_test(
 	    tc, test_wait_false_answers_pending_and_fetches_in_background);
 	tcase_add_test(tc, test_bad_lines_get_errors_and_blank_lines_nothing);
