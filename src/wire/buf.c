@@ -40,7 +40,7 @@ buf_grow(struct buf *b, size_t len)
 }
 
 int
-buf_add(struct buf *b, const void *s, size_t len)
+buf_add_grow(struct buf *b, const void *s, size_t len)
 {
 	if (len == 0)
 		return b->state == BUF_OK ? 0 : -1;

@@ -9,6 +9,7 @@
 #define ROBOTS_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 enum buf_state {
 	BUF_OK,
@@ -26,11 +27,25 @@ struct buf {
 /* An empty buffer that may hold max bytes (0: no limit). */
 #define BUF_INIT(m) ((struct buf){ .max = (m) })
 
+/* buf_add() when the bytes do not simply fit in the room there is. */
+int buf_add_grow(struct buf *, const void *, size_t);
+
 /*
  * Append len bytes; 0, or -1 when they would pass the cap or memory ran out
- * (nothing is appended then, and every later append fails too).
+ * (nothing is appended then, and every later append fails too). Inline:
+ * answers are written a few bytes at a time into room already there.
  */
-int buf_add(struct buf *, const void *, size_t);
+static inline int
+buf_add(struct buf *b, const void *s, size_t len)
+{
+	if (len > 0 && len <= b->cap - b->len && b->state == BUF_OK &&
+	    (b->max == 0 || len <= b->max - b->len)) {
+		memcpy(b->p + b->len, s, len);
+		b->len += len;
+		return 0;
+	}
+	return buf_add_grow(b, s, len);
+}
 /* A literal, e.g. buf_lit(b, "\"ok\":true"). */
 #define buf_lit(b, s) buf_add((b), "" s, sizeof(s) - 1) /* literals only */
 /*
