@@ -7,6 +7,8 @@
  */
 #include <config.h>
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,34 @@ jw_utf8_len(const unsigned char *s, size_t n)
 	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
 	return want;
+}
+
+/* Does any byte of x hold a value below n (n <= 128)? */
+#define JW_ONES 0x0101010101010101u
+#define JW_ANY_BELOW(x, n) (((x)-JW_ONES * (n)) & ~(x)&JW_ONES * 0x80)
+
+/*
+ * The number of bytes at s (at most n) that stand for themselves in a JSON
+ * string: printable ASCII but '"' and backslash. Eight bytes at a time, for
+ * URLs and origins are long runs of them.
+ */
+size_t
+jw_plain_len(const unsigned char *s, size_t n)
+{
+	uint64_t x;
+	size_t i = 0;
+
+	for (; n - i >= 8; i += 8) {
+		memcpy(&x, s + i, 8);
+		if (((x & JW_ONES * 0x80) | JW_ANY_BELOW(x, 0x20) |
+		        JW_ANY_BELOW(x ^ JW_ONES * '"', 1) |
+		        JW_ANY_BELOW(x ^ JW_ONES * '\\', 1)) != 0)
+			break;
+	}
+	while (
+	    i < n && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
 }
 
 /* Append one byte escaped the way jansson escapes it in a string. */
@@ -93,9 +123,8 @@ jw_str_body(struct buf *b, const char *s, size_t len, int strict)
 	size_t i = 0, n, run = 0;
 
 	while (i < len) {
-		if (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' &&
-		    u[i] != '\\') {
-			run++, i++; /* the common case: plain ASCII */
+		if ((n = jw_plain_len(u + i, len - i)) > 0) {
+			run += n, i += n; /* the common case: plain ASCII */
 			continue;
 		}
 		n = u[i] < 0x80 ? 1 : jw_utf8_len(u + i, len - i);
@@ -156,13 +185,22 @@ jw_int(struct buf *b, long long v)
 
 /*
  * A real with 15 significant digits, written as jansson writes it: no '+'
- * and no leading zeros in the exponent, ".0" when it looks integral.
+ * and no leading zeros in the exponent, ".0" when it looks integral. A
+ * whole number of fewer than 16 digits (a Crawl-delay, mostly) is that
+ * number and ".0", without snprintf().
  */
 void
 jw_real(struct buf *b, double v)
 {
 	char buf[40], *e, *digits;
-	int n = snprintf(buf, sizeof(buf), "%.15g", v);
+	int n;
+
+	if (!signbit(v) && v < 1e15 && v == floor(v)) {
+		jw_int(b, (long long)v);
+		buf_lit(b, ".0");
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%.15g", v);
 
 	if ((e = strchr(buf, 'e')) != NULL) {
 		e++;

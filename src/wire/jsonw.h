@@ -25,5 +25,7 @@ void jw_real(struct buf *, double);
 void jw_json(struct buf *, const json_t *);
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 size_t jw_utf8_len(const unsigned char *s, size_t n);
+/* Bytes at s (at most n) that a JSON string holds as they are, in ASCII. */
+size_t jw_plain_len(const unsigned char *s, size_t n);
 
 #endif /* ROBOTS_JSONW_H */

@@ -388,7 +388,8 @@ END_TEST
 START_TEST(test_jw_numbers_are_what_jansson_writes)
 {
 	static const double reals[] = { 0, 1, 2, 0.5, 0.1, 10, 1e21, 1.5e-7,
-		86400, 123456789.125, -3 };
+		86400, 123456789.125, -3, -0.0, 999999999999999.0, 1e15, 1e16,
+		4.5, -1e15 };
 	struct buf b = BUF_INIT(0);
 	char *want;
 	size_t i;
