@@ -37,8 +37,7 @@
 
 struct check_item {
 	struct check_waiting *p;
-	const char *url; /* as sent, echoed in a batch's row */
-	size_t url_len;
+	struct wire_str url; /* as sent, echoed in a batch's row */
 	struct url u;
 	int parsed; /* u holds a URL */
 	int done;   /* frag and ok are the item's answer */
@@ -94,23 +93,54 @@ check_count(const struct check_env *env, const char *source, const char *reason)
 	env->answers->n[i][j]++;
 }
 
-/* ,"name":"value" for a plain ASCII value. */
+/* ,"source":"S","reason":"R" (names from the tables above). */
 static void
-check_field(struct buf *b, const char *name, const char *value)
+check_source_reason(struct buf *b, const char *source, const char *reason)
 {
-	buf_lit(b, ",\"");
-	buf_add(b, name, strlen(name));
-	buf_lit(b, "\":\"");
-	buf_add(b, value, strlen(value));
+	buf_lit(b, ",\"source\":\"");
+	buf_add(b, source, strlen(source));
+	buf_lit(b, "\",\"reason\":\"");
+	buf_add(b, reason, strlen(reason));
 	buf_lit(b, "\"");
 }
 
 /* A URL's origin key and match path, however it was split. */
 struct check_url {
 	const char *origin;
+	size_t origin_len;
+	int origin_plain; /* needs no escaping in JSON */
 	const char *path;
 	size_t path_len;
 };
+
+/* A URL split by url_fast(): scheme, host and port need no escaping. */
+static struct check_url
+check_url_fast(const struct url_view *v)
+{
+	return (struct check_url){ v->origin, v->origin_len, 1, v->path,
+		v->path_len };
+}
+
+/* A URL split by url_parse(). */
+static struct check_url
+check_url_parsed(const struct url *u)
+{
+	return (struct check_url){ u->origin, strlen(u->origin), 0, u->path,
+		u->path_len };
+}
+
+/* A JSON string of s, copied as it is when it is known to be plain. */
+static void
+check_str(struct buf *b, const char *s, size_t len, int plain)
+{
+	if (!plain) {
+		jw_str(b, s, len);
+		return;
+	}
+	buf_lit(b, "\"");
+	buf_add(b, s, len);
+	buf_lit(b, "\"");
+}
 
 /*
  * The verdict for URL u and agent from entry e, as the answer's members
@@ -137,9 +167,8 @@ check_verdict(struct buf *b, const struct check_env *env,
 		buf_lit(b, "\"allowed\":true,\"origin\":");
 	else
 		buf_lit(b, "\"allowed\":false,\"origin\":");
-	jw_str(b, u->origin, strlen(u->origin));
-	check_field(b, "source", source);
-	check_field(b, "reason", reason);
+	check_str(b, u->origin, u->origin_len, u->origin_plain);
+	check_source_reason(b, source, reason);
 	check_count(env, source, reason);
 	buf_lit(b, ",\"http_status\":");
 	if (e->http_status > 0)
@@ -172,7 +201,7 @@ static void
 check_answer(struct check_waiting *p, struct check_item *it,
     const struct cache_entry *e, const char *source)
 {
-	struct check_url u = { it->u.origin, it->u.path, it->u.path_len };
+	struct check_url u = check_url_parsed(&it->u);
 
 	check_verdict(&it->frag, p->env, &u, p->agent, p->agent_len, e, source);
 }
@@ -197,10 +226,10 @@ check_error(struct check_item *it, enum proto_err err, const char *msg)
 /* The fields for the URL /robots.txt itself: always allowed, no fetch. */
 static void
 check_robots_txt_fields(
-    struct buf *b, const struct check_env *env, const char *origin)
+    struct buf *b, const struct check_env *env, const struct check_url *u)
 {
 	buf_lit(b, "\"allowed\":true,\"origin\":");
-	jw_str(b, origin, strlen(origin));
+	check_str(b, u->origin, u->origin_len, u->origin_plain);
 	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null");
@@ -211,7 +240,9 @@ check_robots_txt_fields(
 static void
 check_robots_txt(struct check_item *it)
 {
-	check_robots_txt_fields(&it->frag, it->p->env, it->u.origin);
+	struct check_url u = check_url_parsed(&it->u);
+
+	check_robots_txt_fields(&it->frag, it->p->env, &u);
 	check_settle(it, 1);
 }
 
@@ -236,10 +267,10 @@ check_ok(struct buf *b, int ok)
 
 /* {"url":URL,"ok":B, the start of a batch's row. */
 static void
-check_row_begin(struct buf *b, const char *url, size_t len, int ok)
+check_row_begin(struct buf *b, const struct wire_str *url, int ok)
 {
 	buf_lit(b, "{\"url\":");
-	jw_str(b, url, len);
+	check_str(b, url->p, url->len, url->plain);
 	check_ok(b, ok);
 }
 
@@ -258,7 +289,7 @@ check_object(
     struct buf *b, const struct check_waiting *p, const struct check_item *it)
 {
 	if (p->batch)
-		check_row_begin(b, it->url, it->url_len, it->ok);
+		check_row_begin(b, &it->url, it->ok);
 	else {
 		buf_lit(b, "{\"id\":");
 		jw_json(b, p->id);
@@ -406,10 +437,10 @@ check_item_cached(struct check_item *it)
 	struct check_url cu;
 	struct url_view v;
 
-	if (it->url_len > CHECK_FAST_URL_MAX ||
-	    !url_fast(it->url, it->url_len, ubuf, sizeof(ubuf), &v))
+	if (it->url.len > CHECK_FAST_URL_MAX ||
+	    !url_fast(it->url.p, it->url.len, ubuf, sizeof(ubuf), &v))
 		return 0;
-	cu = (struct check_url){ v.origin, v.path, v.path_len };
+	cu = check_url_fast(&v);
 	if (!check_cached_verdict(
 	        &it->frag, p->env, &cu, p->agent, p->agent_len))
 		return 0;
@@ -428,7 +459,7 @@ check_item(struct check_waiting *p, size_t i, int wait)
 	it->p = p;
 	if (check_item_cached(it))
 		return;
-	if ((ue = url_parse(it->url, it->url_len, &it->u)) != URL_OK) {
+	if ((ue = url_parse(it->url.p, it->url.len, &it->u)) != URL_OK) {
 		check_error(it, proto_url_err(ue), url_err_message(ue));
 		return;
 	}
@@ -534,15 +565,15 @@ check_op(const struct check_env *env, struct session *s, struct request *req)
 	p->id = req->id != NULL ? json_incref(req->id) : NULL;
 	p->root = json_incref(req->root); /* keeps agent and URLs alive */
 	if (req->urls == NULL) {
-		p->items[0].url = req->url;
-		p->items[0].url_len = req->url_len;
+		p->items[0].url.p = req->url;
+		p->items[0].url.len = req->url_len;
 	} else {
 		p->batch = 1;
 		check_results_begin(&p->head, p->id);
 		for (i = 0; i < n; i++) {
 			u = json_array_get(req->urls, i);
-			p->items[i].url = json_string_value(u);
-			p->items[i].url_len = json_string_length(u);
+			p->items[i].url.p = json_string_value(u);
+			p->items[i].url.len = json_string_length(u);
 		}
 	}
 	check_run(p, req->wait);
@@ -622,9 +653,9 @@ check_row_cached(struct buf *b, const struct check_env *env,
     const struct wire_check *wc, const struct wire_str *url,
     const struct check_url *cu)
 {
-	check_row_begin(b, url->p, url->len, 1);
+	check_row_begin(b, url, 1);
 	if (strcmp(cu->path, "/robots.txt") == 0)
-		check_robots_txt_fields(b, env, cu->origin);
+		check_robots_txt_fields(b, env, cu);
 	else if (!check_cached_verdict(b, env, cu, wc->agent, wc->agent_len))
 		return 0;
 	buf_lit(b, "}");
@@ -650,16 +681,16 @@ check_row_now(struct buf *b, const struct check_env *env,
 
 	if (url->len <= CHECK_FAST_URL_MAX &&
 	    url_fast(url->p, url->len, ubuf, sizeof(ubuf), &v)) {
-		cu = (struct check_url){ v.origin, v.path, v.path_len };
+		cu = check_url_fast(&v);
 		return check_row_cached(b, env, wc, url, &cu);
 	}
 	if ((ue = url_parse(url->p, url->len, &u)) != URL_OK) {
-		check_row_begin(b, url->p, url->len, 0);
+		check_row_begin(b, url, 0);
 		proto_error_member(b, proto_url_err(ue), url_err_message(ue));
 		buf_lit(b, "}");
 		return 1;
 	}
-	cu = (struct check_url){ u.origin, u.path, u.path_len };
+	cu = check_url_parsed(&u);
 	done = check_row_cached(b, env, wc, url, &cu);
 	url_clear(&u);
 	return done;
@@ -690,10 +721,10 @@ check_batch_rest(const struct check_env *env, struct session *s,
 	p->copies = c;
 	c += wc->agent_len;
 	for (i = 0; i < p->n; i++) {
-		memcpy(c, wc->urls[first + i].p, wc->urls[first + i].len);
-		p->items[i].url = c;
-		p->items[i].url_len = wc->urls[first + i].len;
-		c += p->items[i].url_len;
+		p->items[i].url = wc->urls[first + i];
+		memcpy(c, p->items[i].url.p, p->items[i].url.len);
+		p->items[i].url.p = c;
+		c += p->items[i].url.len;
 	}
 	if (wc->has_id && (p->id = json_integer(wc->id)) == NULL)
 		fatalx("out of memory parking a check");
@@ -753,12 +784,12 @@ check_fast(
 	if (wc->urls != NULL)
 		return check_batch_fast(env, s, wc);
 	if (url_fast(wc->url, wc->url_len, ubuf, sizeof(ubuf), &v)) {
-		cu = (struct check_url){ v.origin, v.path, v.path_len };
+		cu = check_url_fast(&v);
 		return check_fast_answer(env, s, wc, &cu);
 	}
 	if (url_parse(wc->url, wc->url_len, &u) != URL_OK)
 		return 0;
-	cu = (struct check_url){ u.origin, u.path, u.path_len };
+	cu = check_url_parsed(&u);
 	done = check_fast_answer(env, s, wc, &cu);
 	url_clear(&u);
 	return done;

@@ -121,16 +121,12 @@ plain(struct cur *c)
 {
 	size_t n;
 
-	while (c->p < c->end) {
-		if (*c->p >= 0x20 && *c->p < 0x80) {
-			if (*c->p == '"' || *c->p == '\\')
-				return;
-			c->p++;
-		} else if (*c->p >= 0x80 &&
-		           (n = jw_utf8_len(c->p, (size_t)(c->end - c->p))) > 0)
-			c->p += n;
-		else
+	for (;;) {
+		c->p += jw_plain_len(c->p, (size_t)(c->end - c->p));
+		if (c->p >= c->end || *c->p < 0x80 ||
+		    (n = jw_utf8_len(c->p, (size_t)(c->end - c->p))) == 0)
 			return;
+		c->p += n;
 	}
 }
 
@@ -150,10 +146,17 @@ copy(struct cur *c, const unsigned char *from)
 static int
 string(struct cur *c, struct wire_str *s)
 {
-	const unsigned char *start = c->p, *run = c->p;
+	const unsigned char *start = c->p, *run;
 	char *out = NULL;
 
-	for (;;) {
+	c->p += jw_plain_len(c->p, (size_t)(c->end - c->p));
+	s->plain = c->p < c->end && *c->p == '"';
+	if (s->plain) { /* the common string */
+		s->p = (const char *)start;
+		s->len = (size_t)(c->p++ - start);
+		return 0;
+	}
+	for (run = start;;) {
 		plain(c);
 		if (c->p >= c->end)
 			return -1;

@@ -17,6 +17,7 @@
 struct wire_str {
 	const char *p;
 	size_t len;
+	int plain; /* printable ASCII but '"' and '\\': it is its JSON text */
 };
 
 /* A check, as proto_decode() would have decoded it. */

@@ -3,7 +3,7 @@
  * against the full decoder. Whenever wire_fast_check() accepts a line,
  * proto_decode() must decode the same line to the same check: same URL
  * (or the same batch of URLs, in order) and agent bytes, same wait, same
- * id.
+ * id. A URL said to be plain must be its own JSON text.
  */
 #include <config.h>
 
@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "jsonw.h"
 #include "proto.h"
 #include "wire_fast.h"
 
@@ -41,7 +42,10 @@ same_urls(const struct wire_check *w, const struct request *r)
 	for (i = 0; i < w->nurls; i++) {
 		u = json_array_get(r->urls, i);
 		if (!same_str(json_string_value(u), json_string_length(u),
-		        w->urls[i].p, w->urls[i].len))
+		        w->urls[i].p, w->urls[i].len) ||
+		    (w->urls[i].plain &&
+		        jw_plain_len((const unsigned char *)w->urls[i].p,
+		            w->urls[i].len) != w->urls[i].len))
 			return 0;
 	}
 	return 1;

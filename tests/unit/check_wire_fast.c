@@ -147,10 +147,26 @@ START_TEST(test_batch_urls_borrow_from_the_line)
 	ck_assert_uint_eq(w.nurls, 2);
 	ck_assert_ptr_eq(w.urls[0].p, strstr(s, "http://e.com/a"));
 	ck_assert_uint_eq(w.urls[0].len, 14);
+	ck_assert_int_eq(w.urls[0].plain, 1);
 	ck_assert_ptr_eq(w.urls[1].p, scratch);
 	ck_assert_uint_eq(w.urls[1].len, 15);
+	ck_assert_int_eq(w.urls[1].plain, 0);
 	ck_assert_mem_eq(w.urls[1].p, "http://f.com//b", 15);
 	ck_assert_int_eq(w.id, 5);
+}
+END_TEST
+
+/* Only printable ASCII without '"' or backslash is its own JSON text. */
+START_TEST(test_plain_strings_are_their_json_text)
+{
+	const char *s = "{\"op\":\"check\",\"urls\":[\"a b~\",\"\xc3\xa9\","
+	                "\"\"],\"agent\":\"a\"}";
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(s, &w), 1);
+	ck_assert_int_eq(w.urls[0].plain, 1);
+	ck_assert_int_eq(w.urls[1].plain, 0);
+	ck_assert_int_eq(w.urls[2].plain, 1);
 }
 END_TEST
 
@@ -241,6 +257,7 @@ wire_fast_suite(void)
 	tcase_add_test(tc, test_escapes_are_decoded_into_scratch);
 	tcase_add_test(tc, test_batch_urls_borrow_from_the_line);
 	tcase_add_test(tc, test_unicode_escapes_become_utf8);
+	tcase_add_test(tc, test_plain_strings_are_their_json_text);
 	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
 	    sizeof(fallback) / sizeof(fallback[0]));
 	suite_add_tcase(s, tc);
