@@ -21,10 +21,12 @@ clock_wall(const struct clock *c)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Wall-clock seconds, with the test offset added. */
+/* Wall-clock seconds, with the test offset added; or the held reading. */
 double
 clock_now(const struct clock *c)
 {
+	if (c != NULL && c->held > 0)
+		return c->held;
 	return clock_wall(c) + (c != NULL ? c->offset : 0);
 }
 
@@ -33,6 +35,22 @@ void
 clock_advance(struct clock *c, double seconds)
 {
 	c->offset += seconds;
+	if (c->held > 0)
+		c->held += seconds;
+}
+
+/* Answer clock_now() from one reading until clock_release(). */
+void
+clock_hold(struct clock *c)
+{
+	c->held = 0;
+	c->held = clock_now(c);
+}
+
+void
+clock_release(struct clock *c)
+{
+	c->held = 0;
 }
 
 /* Monotonic seconds, for deadlines that must not move with the clock. */

@@ -10,6 +10,7 @@
 struct clock {
 	double offset; /* seconds added to the wall clock */
 	double frozen; /* when > 0: the wall clock stands still here (tests) */
+	double held;   /* when > 0: "now" while a request line is answered */
 };
 
 /* Wall-clock seconds since the epoch, with the test offset added. */
@@ -21,7 +22,16 @@ double clock_now(const struct clock *);
  * for deadlines that tests never move.
  */
 double clock_wall(const struct clock *);
+/* Move the clock forward (or back), a held "now" with it. */
 void clock_advance(struct clock *, double seconds);
+/*
+ * Read the clock once and answer that reading from clock_now() until
+ * clock_release(): a request line is answered at one instant (every URL
+ * of a batch gets the same lifetimes), and a batch of N URLs reads the
+ * system clock once instead of 2N times.
+ */
+void clock_hold(struct clock *);
+void clock_release(struct clock *);
 /* Monotonic seconds (no test offset): for deadlines such as a save's. */
 double clock_monotonic(void);
 

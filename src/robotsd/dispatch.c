@@ -377,14 +377,28 @@ session_fast(struct session *s, const char *line, size_t len)
 	return check_fast(&d->env, s, &wc);
 }
 
-/* Decode and answer one request line; see dispatch.h. */
-void
-session_line(struct session *s, const char *line, size_t len)
+/* Decode a line with jansson and answer it. */
+static void
+session_full(struct session *s, const char *line, size_t len)
 {
 	struct dispatch *d = s->d;
 	struct request req;
 	enum proto_err err;
 	const char *msg;
+
+	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
+		dispatch_error(s, req.id, err, msg);
+		proto_request_clear(&req);
+		return;
+	}
+	dispatch_request(d, s, &req);
+}
+
+/* Decode and answer one request line, at one instant; see dispatch.h. */
+void
+session_line(struct session *s, const char *line, size_t len)
+{
+	struct dispatch *d = s->d;
 
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
@@ -393,14 +407,10 @@ session_line(struct session *s, const char *line, size_t len)
 	if (len == 0)
 		return; /* blank lines are ignored */
 	d->requests++;
-	if (session_fast(s, line, len))
-		return;
-	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
-		dispatch_error(s, req.id, err, msg);
-		proto_request_clear(&req);
-		return;
-	}
-	dispatch_request(d, s, &req);
+	clock_hold(d->clock);
+	if (!session_fast(s, line, len))
+		session_full(s, line, len);
+	clock_release(d->clock);
 }
 
 /* An over-long line: answered once, its bytes were skipped. */

@@ -623,6 +623,27 @@ START_TEST(test_fetch_that_cannot_start_leaves_nothing)
 }
 END_TEST
 
+/*
+ * A held clock answers one reading, moved only by clock_advance(), until
+ * it is released; the running wall clock (not the fixture's frozen one).
+ */
+START_TEST(test_held_clock_is_one_instant)
+{
+	struct clock c = { .offset = 10 };
+	double t;
+
+	clock_hold(&c);
+	t = clock_now(&c);
+	while (clock_wall(NULL) + 10 <= t)
+		; /* until the wall clock has moved on */
+	ck_assert_double_eq(clock_now(&c), t);
+	clock_advance(&c, 5);
+	ck_assert_double_eq(clock_now(&c), t + 5);
+	clock_release(&c);
+	ck_assert_double_gt(clock_now(&c), t + 5);
+}
+END_TEST
+
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 /* A test case of the cache suite, on the fixture. */
@@ -663,6 +684,7 @@ cache_suite(void)
 	tcase_add_test(tc, test_good_copy_kept_through_failures_and_30_days);
 	tcase_add_test(
 	    tc, test_backoff_count_follows_failures_recoveries_and_purges);
+	tcase_add_test(tc, test_held_clock_is_one_instant);
 	tc = fixture(s, "waiters");
 	tcase_add_test(tc, test_max_waiting_overloads_new_waiters_only);
 	tcase_add_test(
