@@ -3,6 +3,7 @@ stalled clients, batches, wait:false, purge, stats, out-of-order answers."""
 import json
 import os
 import random
+import re
 import signal
 import socket
 import threading
@@ -377,6 +378,39 @@ class Flow(DaemonTest):
             self.assertAnswer(r, ok=True, allowed=False, url=u)
         self.assertEqual(len(self.origin.hits("slow.test")), 1)
         self.assertEqual(self.stats()["fetches"], 2)
+
+    def test_batch_answer_same_whichever_decoder_takes_the_line(self):
+        """A batch line of the common shape (decoded without jansson) and
+        the same line with an unknown field (left to jansson) get the same
+        answer line, byte for byte but for expires_in (the two lines are
+        answered at two instants of the running clock): cached, uncached
+        and bad URLs, escapes and non-ASCII text, before and after a
+        fetch."""
+        self.origin.robots("a.test", RULES)
+        self.origin.robots("b.test", "User-agent: *\nCrawl-delay: 2\n"
+                           "Disallow: /\n")
+        self.origin.robots("slow.test", RULES, hold=True)
+        c = self.start()
+        c.check("http://a.test/")
+        c.check("http://b.test/")
+        urls = ["http://a.test/private/1", "http://slow.test/private/x",
+                "http://a.test/caf\u00e9?a=1&b=<\u2028>", "gopher://a.test/",
+                "http://b.test/\"q\\", "", "http://a.test/robots.txt",
+                "http://\u00e9.a.test/", "http://slow.test/open"]
+        for ascii_only in (True, False):
+            line = json.dumps({"op": "check", "agent": "Bot/1 \u00e9",
+                               "urls": urls, "id": 5},
+                              separators=(",", ":"), ensure_ascii=ascii_only)
+            full = line[:-1] + ',"x":{"y":[null]}}'
+            c.send_raw((line + "\n" + full + "\n").encode())
+            if ascii_only:
+                self.origin.wait_hits("slow.test", 1)
+                self.origin.release("slow.test")
+            first, second = (
+                re.sub(rb'"expires_in":[0-9]+', b'"expires_in":0', a)
+                for a in (c.read_line(), c.read_line()))
+            self.assertEqual(first, second)
+            self.assertEqual(len(json.loads(first)["results"]), len(urls))
 
     def test_wait_false_answers_pending_then_cached(self):
         self.origin.robots("a.test", RULES)
