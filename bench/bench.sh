@@ -91,6 +91,9 @@ echo PING >"$tmp/ping.txt"
 wire=$(on_client_cpu "$build/bench/bench_wire" "$tmp/checks.txt")
 row "decode a check line, ns (fast path)" "$(field "$wire" fast_ns)" \
 	"$(field "$wire" jansson_ns) (jansson, proto_decode)" "-"
+wire=$(on_client_cpu "$build/bench/bench_wire" "$tmp/batches.txt")
+row "decode a 100-URL batch line, ns (fast path)" "$(field "$wire" fast_ns)" \
+	"$(field "$wire" jansson_ns) (jansson, proto_decode)" "-"
 
 # --- servers ----------------------------------------------------------------
 start_nginx
