@@ -122,64 +122,60 @@ START_TEST(test_accepted_lines_decode_as_jansson_does)
 }
 END_TEST
 
+/*
+ * Escaped strings of accepted lines, unescaped into the scratch space:
+ * \u escapes above U+007F and surrogate pairs become UTF-8.
+ */
+static const struct {
+	size_t line;
+	const char *url, *agent;
+	size_t url_len, agent_len;
+} unescaped[] = {
+	{ 3, "http://e.com/A/\"", "x\ty\\", 16, 4 },
+	{ 6, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xe2\x80\xa8", 9, 3 },
+};
+
 START_TEST(test_escapes_are_decoded_into_scratch)
 {
 	struct wire_check w;
 
-	ck_assert_int_eq(fast(accepted[3], &w), 1);
-	ck_assert_uint_eq(w.url_len, 16);
-	ck_assert_mem_eq(w.url, "http://e.com/A/\"", 16);
-	ck_assert_uint_eq(w.agent_len, 4);
-	ck_assert_mem_eq(w.agent, "x\ty\\", 4);
-	ck_assert_ptr_eq(w.agent, scratch + 16);
+	ck_assert_int_eq(fast(accepted[unescaped[_i].line], &w), 1);
+	ck_assert_uint_eq(w.url_len, unescaped[_i].url_len);
+	ck_assert_mem_eq(w.url, unescaped[_i].url, w.url_len);
+	ck_assert_ptr_eq(w.url, scratch);
+	ck_assert_uint_eq(w.agent_len, unescaped[_i].agent_len);
+	ck_assert_mem_eq(w.agent, unescaped[_i].agent, w.agent_len);
+	ck_assert_ptr_eq(w.agent, scratch + w.url_len);
 }
 END_TEST
 
+/*
+ * A batch's URLs are borrowed from the line unless escaped; only printable
+ * ASCII without '"' or backslash is marked plain (its own JSON text).
+ */
 START_TEST(test_batch_urls_borrow_from_the_line)
 {
-	const char *s = "{\"op\":\"check\",\"urls\":[\"http://e.com/a\","
-	                "\"http://f.com/\\/b\"],\"agent\":\"G\",\"id\":5}";
+	static const int plain[] = { 1, 0, 0, 1 };
+	const char *s =
+	    "{\"op\":\"check\",\"urls\":[\"http://e.com/a\","
+	    "\"http://f.com/\\/b\",\"\xc3\xa9\",\"\"],\"agent\":\"G\","
+	    "\"id\":5}";
 	struct wire_check w;
+	size_t i;
 
 	ck_assert_int_eq(fast(s, &w), 1);
 	ck_assert_ptr_null(w.url);
 	ck_assert_ptr_eq(w.urls, urls);
-	ck_assert_uint_eq(w.nurls, 2);
+	ck_assert_uint_eq(w.nurls, 4);
 	ck_assert_ptr_eq(w.urls[0].p, strstr(s, "http://e.com/a"));
 	ck_assert_uint_eq(w.urls[0].len, 14);
-	ck_assert_int_eq(w.urls[0].plain, 1);
 	ck_assert_ptr_eq(w.urls[1].p, scratch);
 	ck_assert_uint_eq(w.urls[1].len, 15);
-	ck_assert_int_eq(w.urls[1].plain, 0);
 	ck_assert_mem_eq(w.urls[1].p, "http://f.com//b", 15);
+	ck_assert_ptr_eq(w.urls[2].p, strstr(s, "\xc3\xa9"));
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(w.urls[i].plain, plain[i]);
 	ck_assert_int_eq(w.id, 5);
-}
-END_TEST
-
-/* Only printable ASCII without '"' or backslash is its own JSON text. */
-START_TEST(test_plain_strings_are_their_json_text)
-{
-	const char *s = "{\"op\":\"check\",\"urls\":[\"a b~\",\"\xc3\xa9\","
-	                "\"\"],\"agent\":\"a\"}";
-	struct wire_check w;
-
-	ck_assert_int_eq(fast(s, &w), 1);
-	ck_assert_int_eq(w.urls[0].plain, 1);
-	ck_assert_int_eq(w.urls[1].plain, 0);
-	ck_assert_int_eq(w.urls[2].plain, 1);
-}
-END_TEST
-
-/* \u escapes above U+007F and surrogate pairs become UTF-8. */
-START_TEST(test_unicode_escapes_become_utf8)
-{
-	struct wire_check w;
-
-	ck_assert_int_eq(fast(accepted[6], &w), 1);
-	ck_assert_uint_eq(w.url_len, 9);
-	ck_assert_mem_eq(w.url, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9);
-	ck_assert_uint_eq(w.agent_len, 3);
-	ck_assert_mem_eq(w.agent, "\xe2\x80\xa8", 3);
 }
 END_TEST
 
@@ -254,10 +250,9 @@ wire_fast_suite(void)
 	tcase_add_test(tc, test_plain_check_borrows_from_the_line);
 	tcase_add_loop_test(tc, test_accepted_lines_decode_as_jansson_does, 0,
 	    sizeof(accepted) / sizeof(accepted[0]));
-	tcase_add_test(tc, test_escapes_are_decoded_into_scratch);
+	tcase_add_loop_test(tc, test_escapes_are_decoded_into_scratch, 0,
+	    sizeof(unescaped) / sizeof(unescaped[0]));
 	tcase_add_test(tc, test_batch_urls_borrow_from_the_line);
-	tcase_add_test(tc, test_unicode_escapes_become_utf8);
-	tcase_add_test(tc, test_plain_strings_are_their_json_text);
 	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
 	    sizeof(fallback) / sizeof(fallback[0]));
 	suite_add_tcase(s, tc);
