@@ -32,6 +32,7 @@
 #include "robots.h"
 #include "bounds.h"
 #include "buf.h"
+#include "cabundle.h"
 #include "strv.h"
 #include "fetch.h"
 #include "log.h"
@@ -118,6 +119,7 @@ struct fetcher {
 	/* Copied from the settings. */
 	char *user_agent;
 	char *ca_file;
+	struct cabundles ca;
 	char **connect_to; /* NULL-terminated */
 	long timeout;
 	size_t max_fetches;
@@ -395,7 +397,10 @@ fetch_setup_easy(struct fetch *fe)
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, fe);
 	if (fe->connect_to != NULL)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, fe->connect_to);
-	if (f->ca_file != NULL)
+	if (f->ca.cur.fd != -1) {
+		curl_easy_setopt(e, CURLOPT_CAINFO, f->ca.cur.path);
+		curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+	} else if (f->ca_file != NULL)
 		curl_easy_setopt(e, CURLOPT_CAINFO, f->ca_file);
 	return 0;
 }
@@ -630,6 +635,7 @@ fetcher_new(struct event_base *base, const struct fetch_settings *set)
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	f->base = base;
+	f->ca = (struct cabundles)CABUNDLES_NONE;
 	TAILQ_INIT(&f->running);
 	TAILQ_INIT(&f->queued);
 	LIST_INIT(&f->socks);
@@ -682,6 +688,7 @@ fetcher_free(struct fetcher *f)
 	strv_free(f->connect_to);
 	free(f->user_agent);
 	free(f->ca_file);
+	cabundles_free(&f->ca);
 	free(f);
 }
 
@@ -695,7 +702,7 @@ fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 {
 	const char *ua =
 	    set->user_agent != NULL ? set->user_agent : FETCH_DEFAULT_UA;
-	char **ct;
+	char **ct, err[256];
 
 	if ((ct = strv_dup(set->connect_to)) != NULL) {
 		strv_free(f->connect_to);
@@ -705,6 +712,10 @@ fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 	    fetch_set_str(&f->ca_file, set->ca_file) == -1)
 		log_event(LOG_WARNING, "settings_not_applied",
 		    "module=fetch error=\"out of memory\" outcome=kept_old");
+	if (cabundles_update(&f->ca, set->ca_file, err, sizeof(err)) == -1)
+		log_event(LOG_WARNING, "ca_bundle_failed",
+		    "error=\"%s\" outcome=%s", err,
+		    f->ca.cur.fd != -1 ? "kept_old" : "read_per_connection");
 	f->timeout = set->timeout > 0 ? set->timeout : 30;
 	f->max_fetches = set->max_fetches > 0 ? set->max_fetches : 1;
 	f->deny_private = set->deny_private;

@@ -5,6 +5,7 @@ fields, private addresses, LRU eviction, https with --ca-file."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -493,16 +494,22 @@ class Https(DaemonTest):
         super().setUp()
         if shutil.which("openssl") is None:
             self.skipTest("no openssl command to make a test certificate")
-        d = tempfile.mkdtemp(prefix="robotsd-tls-")
-        self.addCleanup(shutil.rmtree, d, True)
-        self.cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "key")
+        self.dir = tempfile.mkdtemp(prefix="robotsd-tls-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.cert, key = self.make_cert("cert")
+        self.tls_port = origin().start_tls(self.cert, key)
+
+    def make_cert(self, name):
+        """A self-signed certificate for tls.test: (cert path, key path)."""
+        cert = os.path.join(self.dir, name + ".pem")
+        key = os.path.join(self.dir, name + ".key")
         subprocess.run(
             ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
              "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
              "-subj", "/CN=tls.test", "-addext",
              "subjectAltName=DNS:tls.test", "-keyout", key, "-out",
-             self.cert], check=True, capture_output=True, timeout=30)
-        self.tls_port = origin().start_tls(self.cert, key)
+             cert], check=True, capture_output=True, timeout=30)
+        return cert, key
 
     def test_https_fetch_verified_with_ca_file(self):
         self.origin.robots("tls.test", RULES)
@@ -514,6 +521,34 @@ class Https(DaemonTest):
                           allowed=False, reason="rule", http_status=200,
                           origin="https://tls.test", source="fetched")
         self.assertEqual(self.origin.hits("tls.test")[0].host, "tls.test")
+
+    def test_ca_file_is_read_at_start_and_at_reload(self):
+        """robotsd gathers its CA certificates into one bundle when it
+        starts and when it reloads (so that libcurl parses them once, not
+        per connection): a --ca-file rewritten to hold the origin's
+        certificate is trusted after SIGHUP, not before."""
+        self.origin.robots("tls.test", RULES)
+        ca, _ = self.make_cert("other")
+        c = self.start("--connect-to", "tls.test:443:127.0.0.1:%d"
+                       % self.tls_port, "--ca-file", ca,
+                       "--connect-to", "::127.0.0.1:%d" % origin().port,
+                       connect_to=False)
+        url = "https://tls.test/private/x"
+
+        def check_again():
+            self.assertAnswer(c.call({"op": "purge",
+                                      "origin": "https://tls.test"}),
+                              ok=True)
+            return c.check(url, "TestBot")
+        self.assertAnswer(c.check(url, "TestBot"), reason="unreachable")
+        shutil.copyfile(self.cert, ca)
+        self.assertAnswer(check_again(), reason="unreachable")
+        self.d.proc.send_signal(signal.SIGHUP)
+        a = poll(lambda: (lambda a: a if a.get("reason") == "rule"
+                          else None)(check_again()), interval=0.05)
+        self.assertTrue(a, "SIGHUP did not read the new --ca-file")
+        self.assertAnswer(a, allowed=False, reason="rule", http_status=200,
+                          source="fetched")
 
     def test_https_untrusted_certificate_is_unreachable(self):
         self.origin.robots("tls.test", RULES)

@@ -1,0 +1,69 @@
+/*
+ * cabundle.h: the CA certificates https fetches trust, gathered into one
+ * in-memory file that libcurl can parse once.
+ *
+ * libcurl (7.87 and later, OpenSSL) keeps the store it parsed from its CA
+ * file in the multi handle and shares it among connections, but only when
+ * no CA directory is set; Debian's libcurl sets /etc/ssl/certs as one, so
+ * every new connection parsed the whole system bundle again: about 20 ms
+ * of CPU for its 144 certificates with OpenSSL 3, ten times the rest of a
+ * TLS handshake. robotsd therefore hands curl a single file and no
+ * directory: the system bundle followed by --ca-file's certificates,
+ * copied at start and at each reload into an anonymous file (memfd) named
+ * by its /proc/self/fd path.
+ */
+#ifndef ROBOTSD_CABUNDLE_H
+#define ROBOTSD_CABUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cabundle {
+	int fd;        /* -1: none */
+	size_t size;   /* bytes in it */
+	uint64_t hash; /* of those bytes, to see that a reload changed none */
+	char path[32]; /* "/proc/self/fd/N": what CURLOPT_CAINFO gets */
+};
+
+#define CABUNDLE_NONE                                                          \
+	{                                                                      \
+		-1, 0, 0, ""                                                   \
+	}
+
+/*
+ * Copy the files of paths[0..n) (NULL entries skipped) one after the other
+ * into a new bundle; -1 with a reason in err when one cannot be read or no
+ * in-memory file can be made.
+ */
+int cabundle_make(struct cabundle *, const char *const *paths, size_t n,
+    char *err, size_t errlen);
+/* Whether two bundles hold the same bytes. */
+int cabundle_same(const struct cabundle *, const struct cabundle *);
+void cabundle_close(struct cabundle *); /* back to CABUNDLE_NONE */
+
+/*
+ * What the fetcher holds: the bundle new transfers use, and the previous
+ * config's, kept open for transfers started under it that may still
+ * connect (redirects) with its path.
+ */
+struct cabundles {
+	struct cabundle cur;
+	struct cabundle prev;
+};
+
+#define CABUNDLES_NONE                                                         \
+	{                                                                      \
+		CABUNDLE_NONE, CABUNDLE_NONE                                   \
+	}
+
+/*
+ * Make the bundle of libcurl's own CA file followed by extra (NULL: none).
+ * An unchanged bundle stays as it is. -1 with a reason in err when libcurl
+ * names no CA file or the bundle cannot be made: the current one (if any)
+ * is kept.
+ */
+int cabundles_update(
+    struct cabundles *, const char *extra, char *err, size_t errlen);
+void cabundles_free(struct cabundles *);
+
+#endif /* ROBOTSD_CABUNDLE_H */
