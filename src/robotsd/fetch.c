@@ -22,7 +22,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -30,9 +29,9 @@
 #include <event2/event_struct.h>
 
 #include "robots.h"
-#include "bounds.h"
 #include "buf.h"
 #include "cabundle.h"
+#include "fetch_int.h"
 #include "strv.h"
 #include "fetch.h"
 #include "log.h"
@@ -57,74 +56,6 @@
  * pages back.
  */
 #define FETCH_TRIM_BYTES (4 << 20)
-
-enum fetch_hdr {
-	HDR_CACHE_CONTROL,
-	HDR_EXPIRES,
-	HDR_AGE,
-	HDR_RETRY_AFTER,
-	HDR_DATE,
-	HDR_COUNT,
-};
-
-static const char *const fetch_hdr_names[HDR_COUNT] = {
-	"cache-control",
-	"expires",
-	"age",
-	"retry-after",
-	"date",
-};
-
-/* One socket curl asked us to watch. */
-struct fetch_sock {
-	LIST_ENTRY(fetch_sock) link;
-	struct fetcher *fetcher;
-	curl_socket_t fd;
-	struct event ev;
-};
-
-struct fetch {
-	TAILQ_ENTRY(fetch) link;
-	struct fetcher *fetcher;
-	CURL *easy;
-	struct curl_slist *connect_to; /* own copy: outlives a reload */
-	char *url;
-	fetch_done_cb cb;
-	void *arg;
-	int running;           /* in the multi (else queued) */
-	struct event deadline; /* the whole fetch, redirects included */
-	struct buf body;       /* capped at ROBOTS_MAX_BODY */
-	int truncated;
-	int nomem;
-	int private_refused;
-	char *hdr[HDR_COUNT];
-	char *errbuf; /* CURL_ERROR_SIZE, with the easy handle */
-	size_t held;  /* bytes counted in fetcher->bytes */
-};
-
-TAILQ_HEAD(fetch_list, fetch);
-
-struct fetcher {
-	struct event_base *base;
-	CURLM *multi;
-	struct event timer;
-	int still_running;
-	struct fetch_list running;
-	struct fetch_list queued;
-	size_t nrunning;
-	size_t nqueued;
-	size_t bytes; /* the fetches themselves, their URLs and bodies */
-	size_t churn; /* bytes held by fetches ended since the last trim */
-	LIST_HEAD(, fetch_sock) socks;
-	/* Copied from the settings. */
-	char *user_agent;
-	char *ca_file;
-	struct cabundles ca;
-	char **connect_to; /* NULL-terminated */
-	long timeout;
-	size_t max_fetches;
-	int deny_private;
-};
 
 static void fetch_check_multi_info(struct fetcher *);
 static void fetch_finish(struct fetcher *, struct fetch *, CURLcode);
@@ -234,73 +165,6 @@ fetch_multi_sock_cb(
 	event_assign(&s->ev, f->base, fd, kind, fetch_event_cb, f);
 	event_add(&s->ev, NULL);
 	return 0;
-}
-
-/* Forget the headers and body of a previous response (redirect hop). */
-static void
-fetch_reset_response(struct fetch *fe)
-{
-	size_t i;
-
-	for (i = 0; i < HDR_COUNT; i++) {
-		free(fe->hdr[i]);
-		fe->hdr[i] = NULL;
-	}
-	buf_reset(&fe->body);
-	fe->truncated = 0;
-}
-
-/* CURLOPT_HEADERFUNCTION: keep the final response's policy headers. */
-static size_t
-fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
-{
-	struct fetch *fe = arg;
-	size_t len = size * n, i, nlen;
-	const char *colon, *v, *end = buf + len;
-
-	if (len >= 5 && strncasecmp(buf, "HTTP/", 5) == 0) {
-		fetch_reset_response(fe);
-		return len;
-	}
-	if ((colon = memchr(buf, ':', len)) == NULL)
-		return len;
-	nlen = (size_t)(colon - buf);
-	for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
-		;
-	while (end > v && (end[-1] == '\r' || end[-1] == '\n' ||
-	                      end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	for (i = 0; i < HDR_COUNT; i++) {
-		if (strlen(fetch_hdr_names[i]) == nlen &&
-		    strncasecmp(buf, fetch_hdr_names[i], nlen) == 0) {
-			/* repeats join with ", " (Cache-Control) */
-			if (bounds_header_join(
-			        &fe->hdr[i], v, (size_t)(end - v)) == -1)
-				fe->nomem = 1;
-			break;
-		}
-	}
-	return len;
-}
-
-/* CURLOPT_WRITEFUNCTION: keep decoded bytes up to the cap, then stop. */
-static size_t
-fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
-{
-	struct fetch *fe = arg;
-	size_t len = size * n, cap, added;
-
-	cap = fe->body.cap;
-	added = buf_add_some(&fe->body, buf, len);
-	fe->held += fe->body.cap - cap;
-	fe->fetcher->bytes += fe->body.cap - cap;
-	if (added == len)
-		return len;
-	if (fe->body.state == BUF_NOMEM)
-		fe->nomem = 1;
-	else
-		fe->truncated = 1;
-	return 0; /* CURLE_WRITE_ERROR: the first 500 KiB are used */
 }
 
 /* Is the URL curl is connecting for reached through a --connect-to entry? */
@@ -489,82 +353,6 @@ fetch_start_queued(struct fetcher *f)
 			break;
 		}
 	}
-}
-
-/*
- * Map curl's result code to a fetch error. A redirect whose Location
- * cannot be followed (malformed, or another protocol) ends the chain like
- * too many redirects do.
- */
-static enum fetch_error
-fetch_classify(const struct fetch *fe, CURLcode rc, long code)
-{
-	if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && fe->truncated))
-		return FETCH_OK;
-	if (fe->private_refused)
-		return FETCH_PRIVATE_ADDR;
-	if (code >= 300 && code < 400 &&
-	    (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL))
-		return FETCH_REDIRECTS;
-	switch (rc) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return FETCH_TIMEOUT;
-	case CURLE_TOO_MANY_REDIRECTS:
-		return FETCH_REDIRECTS;
-	default:
-		return FETCH_NETWORK;
-	}
-}
-
-/* Fill the result of a finished transfer from curl and the fetch. */
-static void
-fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
-{
-	long code = 0, redirs = 0;
-	char *url = NULL, *scheme = NULL;
-	curl_off_t us = 0;
-
-	memset(r, 0, sizeof(*r));
-	curl_easy_getinfo(fe->easy, CURLINFO_RESPONSE_CODE, &code);
-	r->error = fetch_classify(fe, rc, code);
-	curl_easy_getinfo(fe->easy, CURLINFO_EFFECTIVE_URL, &url);
-	curl_easy_getinfo(fe->easy, CURLINFO_REDIRECT_COUNT, &redirs);
-	curl_easy_getinfo(fe->easy, CURLINFO_SCHEME, &scheme);
-	if (scheme != NULL && strcasecmp(scheme, "ftp") == 0) {
-		/* An FTP file is a 200; a missing one a 404. */
-		code = r->error == FETCH_OK ? 200 : 0;
-		if (rc == CURLE_REMOTE_FILE_NOT_FOUND ||
-		    rc == CURLE_FTP_COULDNT_RETR_FILE) {
-			r->error = FETCH_OK;
-			code = 404;
-		}
-	}
-	if (fe->nomem && r->error == FETCH_OK)
-		r->error = FETCH_NETWORK;
-	r->http_status = r->error == FETCH_NETWORK ||
-	                         r->error == FETCH_TIMEOUT ||
-	                         r->error == FETCH_PRIVATE_ADDR
-	                     ? 0
-	                     : (int)code;
-	if (r->error != FETCH_OK)
-		r->error_message = fe->nomem ? "out of memory"
-		                   : fe->errbuf[0] != '\0'
-		                       ? fe->errbuf
-		                       : curl_easy_strerror(rc);
-	if (r->error == FETCH_PRIVATE_ADDR)
-		r->error_message = "refused a non-public address";
-	r->body = fe->body.p != NULL ? fe->body.p : "";
-	r->body_len = fe->body.len;
-	r->truncated = fe->truncated;
-	r->final_url = url != NULL ? url : fe->url;
-	r->redirects = (unsigned)redirs;
-	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
-	r->seconds = (double)us / 1e6;
-	r->cache_control = fe->hdr[HDR_CACHE_CONTROL];
-	r->expires = fe->hdr[HDR_EXPIRES];
-	r->age = fe->hdr[HDR_AGE];
-	r->retry_after = fe->hdr[HDR_RETRY_AFTER];
-	r->date = fe->hdr[HDR_DATE];
 }
 
 /* A cut body is logged here; the fetch line is the cache's (fetchlog.h). */
