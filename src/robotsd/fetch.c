@@ -57,6 +57,15 @@
  */
 #define FETCH_TRIM_BYTES (4 << 20)
 
+/*
+ * Transfers handed to curl per loop turn. curl sets up every new transfer
+ * in its next curl_multi_socket_action() call, whichever socket that call
+ * is for: 256 https fetches started at once made one callback of some
+ * 100 ms of TLS setup while cached checks waited behind it. The rest start
+ * in later turns, each after the clients' events.
+ */
+#define FETCH_BURST 16
+
 static void fetch_check_multi_info(struct fetcher *);
 static void fetch_finish(struct fetcher *, struct fetch *, CURLcode);
 static int fetch_begin(struct fetch *);
@@ -336,7 +345,30 @@ fetch_begin(struct fetch *fe)
 	return 0;
 }
 
-/* Start queued fetches while there is a free slot. */
+/* Refill the burst at the next loop turn, after the clients' events. */
+static void
+fetch_kick(struct fetcher *f)
+{
+	static const struct timeval now;
+
+	if (!evtimer_pending(&f->kick, NULL))
+		evtimer_add(&f->kick, &now);
+}
+
+static void fetch_start_queued(struct fetcher *);
+
+static void
+fetch_kick_cb(evutil_socket_t fd, short kind, void *arg)
+{
+	struct fetcher *f = arg;
+
+	(void)fd;
+	(void)kind;
+	f->burst = FETCH_BURST; /* a new turn */
+	fetch_start_queued(f);
+}
+
+/* Start queued fetches while there is a free slot and burst left. */
 static void
 fetch_start_queued(struct fetcher *f)
 {
@@ -344,6 +376,11 @@ fetch_start_queued(struct fetcher *f)
 
 	while (f->nrunning < f->max_fetches &&
 	       (fe = TAILQ_FIRST(&f->queued)) != NULL) {
+		if (f->burst == 0) {
+			fetch_kick(f);
+			break;
+		}
+		f->burst--;
 		TAILQ_REMOVE(&f->queued, fe, link);
 		f->nqueued--;
 		if (fetch_begin(fe) == -1) {
@@ -433,6 +470,8 @@ fetcher_new(struct event_base *base, const struct fetch_settings *set)
 		return NULL;
 	}
 	evtimer_assign(&f->timer, base, fetch_timer_cb, f);
+	evtimer_assign(&f->kick, base, fetch_kick_cb, f);
+	f->burst = FETCH_BURST;
 	curl_multi_setopt(
 	    f->multi, CURLMOPT_SOCKETFUNCTION, fetch_multi_sock_cb);
 	curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f);
@@ -470,6 +509,7 @@ fetcher_free(struct fetcher *f)
 	if (f->multi != NULL) {
 		curl_multi_cleanup(f->multi);
 		evtimer_del(&f->timer);
+		evtimer_del(&f->kick);
 	}
 	while (!LIST_EMPTY(&f->socks))
 		fetch_sock_free(LIST_FIRST(&f->socks));
@@ -526,12 +566,16 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 		goto fail;
 	fe->held = sizeof(*fe) + strlen(url) + 1;
 	f->bytes += fe->held;
-	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued)) {
+	if (f->nrunning < f->max_fetches && TAILQ_EMPTY(&f->queued) &&
+	    f->burst > 0) {
 		if (fetch_begin(fe) == -1)
 			goto fail;
+		f->burst--;
 	} else {
 		TAILQ_INSERT_TAIL(&f->queued, fe, link);
 		f->nqueued++;
+		if (f->nrunning < f->max_fetches)
+			fetch_kick(f);
 	}
 	return fe;
 fail:

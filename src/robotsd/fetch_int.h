@@ -57,6 +57,8 @@ struct fetcher {
 	struct event_base *base;
 	CURLM *multi;
 	struct event timer;
+	struct event kick; /* next turn: a new burst of starts */
+	int burst;         /* transfers curl may still be handed this turn */
 	int still_running;
 	struct fetch_list running;
 	struct fetch_list queued;

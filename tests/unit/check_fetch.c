@@ -372,6 +372,37 @@ START_TEST(test_fetch_beyond_max_fetches_queued_not_dropped)
 }
 END_TEST
 
+/*
+ * However many slots are free, curl is handed at most 16 new transfers per
+ * loop turn (it sets up all new ones in its next call, TLS included): 40
+ * fetches started at once put 16 in flight and queue 24; the next turn
+ * starts 16 more; all 40 end.
+ */
+START_TEST(test_fetch_starts_at_most_16_per_loop_turn)
+{
+	struct outcome o[40];
+	int i;
+
+	cf.max_fetches = 256;
+	fetcher_configure(fetcher, &cf);
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	for (i = 0; i < 40; i++)
+		ck_assert_ptr_nonnull(fetch_start(
+		    fetcher, "http://origin.test/ok", outcome_cb, &o[i]));
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 16);
+	ck_assert_uint_eq(fetcher_queued(fetcher), 24);
+	event_base_loop(evbase, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	ck_assert_int_eq(outcomes, 0);
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 32);
+	ck_assert_uint_eq(fetcher_queued(fetcher), 8);
+	run_until(&outcomes, 40);
+	for (i = 0; i < 40; i++)
+		ck_assert_int_eq(o[i].status, 200);
+	ck_assert_uint_eq(fetcher_queued(fetcher), 0);
+}
+END_TEST
+
 /* The fetch suite. */
 static Suite *
 fetch_suite(void)
@@ -388,6 +419,7 @@ fetch_suite(void)
 	    tc, test_fetch_refuses_private_address_also_after_redirect);
 	tcase_add_test(tc, test_fetch_timeout_enforced);
 	tcase_add_test(tc, test_fetch_beyond_max_fetches_queued_not_dropped);
+	tcase_add_test(tc, test_fetch_starts_at_most_16_per_loop_turn);
 	suite_add_tcase(s, tc);
 	return s;
 }
