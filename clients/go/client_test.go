@@ -112,10 +112,6 @@ func TestAllowedByRuleOrNoRule(t *testing.T) {
 
 func TestCheckManySplitsAtTheBatchLimit(t *testing.T) {
 	testOrigin.set("batch.test", "User-agent: *\nDisallow: /odd/\n", false)
-	// cached first: at most 1024 checks of a connection may wait on fetches
-	if r, err := client.Check(ctx(t), "http://batch.test/", agent); err != nil || r.Source != "fetched" {
-		t.Fatalf("%+v %v", r, err)
-	}
 	urls := make([]string, 2500)
 	for i := range urls {
 		kind := "even"
@@ -167,6 +163,41 @@ func TestCheckManySplitsAtMaxLine(t *testing.T) {
 	}
 	if last := res[1000]; !errors.Is(last.Err, robotsd.ErrLineTooLong) || last.URL != urls[1000] {
 		t.Fatalf("too long URL: %+v", last)
+	}
+}
+
+// Every URL of a batch of uncached origins waits on a fetch, and robotsd
+// lets at most 1024 checks of a connection wait at once: 1,100 such URLs
+// are answered only if the second batch is sent after the first is.
+func TestCheckManyOfUncachedOrigins(t *testing.T) {
+	const hosts = 550
+	urls := make([]string, 0, 2*hosts)
+	for h := 0; h < hosts; h++ {
+		host := fmt.Sprintf("uncached%d.test", h)
+		testOrigin.set(host, "User-agent: *\nDisallow: /odd/\n", false)
+		urls = append(urls, "http://"+host+"/even/1", "http://"+host+"/odd/2")
+	}
+	res, err := client.CheckMany(ctx(t), urls, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overloaded := 0
+	for i, r := range res {
+		if errors.Is(r.Err, robotsd.ErrOverloaded) {
+			overloaded++
+			continue
+		}
+		if r.Err != nil || r.URL != urls[i] || r.Allowed != (i%2 == 0) || r.Source != "fetched" {
+			t.Errorf("result %d: %+v", i, r)
+		}
+	}
+	if overloaded > 0 {
+		t.Fatalf("%d of %d URLs overloaded", overloaded, len(urls))
+	}
+	for h := 0; h < hosts; h++ {
+		if n := testOrigin.hitsOf(fmt.Sprintf("uncached%d.test", h)); n != 1 {
+			t.Fatalf("uncached%d.test: %d requests, want 1", h, n)
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 )
 
@@ -90,10 +89,13 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 }
 
 // CheckMany checks many URLs for one agent with robotsd's batch check, in
-// requests of at most BatchLimit URLs and MaxLine bytes sent at once. The
-// results come in the order of urls; a URL robotsd could not check has
-// its Err set. robotsd lets at most 1024 checks of a connection wait on
-// fetches: beyond that, URLs of origins it has not cached get ErrOverloaded.
+// requests of at most BatchLimit URLs and MaxLine bytes. The requests go
+// one after another: a batch of origins robotsd has not cached may hold
+// up to 1000 of the 1024 checks it lets a connection wait on fetches, and
+// once answered its origins are cached for the next. The results come in
+// the order of urls; a URL robotsd could not check has its Err set. On an
+// error the batches not yet sent are not sent. The whole call has one
+// deadline: ctx's, else Options.Timeout.
 func (c *Client) CheckMany(ctx context.Context, urls []string, agent string) ([]Result, error) {
 	return c.batch(ctx, urls, agent, true)
 }
@@ -146,32 +148,19 @@ func (c *Client) spans(urls []string, agent string, wait bool) []span {
 }
 
 func (c *Client) batch(ctx context.Context, urls []string, agent string, wait bool) ([]Result, error) {
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
 	out := make([]Result, len(urls))
-	var wg sync.WaitGroup
-	errs := make(chan error, 1)
 	for _, sp := range c.spans(urls, agent, wait) {
 		if sp.err != nil {
 			out[sp.start] = Result{URL: urls[sp.start], Err: sp.err}
 			continue
 		}
-		wg.Add(1)
-		go func(sp span) {
-			defer wg.Done()
-			if err := c.batchOne(ctx, urls[sp.start:sp.end], agent, wait, out[sp.start:sp.end]); err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
-			}
-		}(sp)
+		if err := c.batchOne(ctx, urls[sp.start:sp.end], agent, wait, out[sp.start:sp.end]); err != nil {
+			return out, err
+		}
 	}
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return out, err
-	default:
-		return out, nil
-	}
+	return out, nil
 }
 
 func (c *Client) batchOne(ctx context.Context, urls []string, agent string, wait bool, out []Result) error {

@@ -93,11 +93,15 @@ export class Client {
 
   /**
    * Checks many URLs for one agent, in batches of at most BATCH_LIMIT URLs
-   * and maxLine bytes, pipelined; the results come in the order of `urls`.
+   * and maxLine bytes; the results come in the order of `urls`. Each batch
+   * is sent once the one before is answered: a batch of uncached origins
+   * may hold up to 1000 of the 1024 checks robotsd lets a connection wait
+   * on fetches, and once answered its origins are cached for the next. The
+   * timeout is for the whole call.
    */
   async checkMany(urls, agent, opts = {}) {
     const out = new Array(urls.length);
-    const sends = [];
+    const deadline = Date.now() + (opts.timeout ?? this.timeout);
     for (const { start, list, error } of this._batches(urls, agent, opts.wait)) {
       if (error) {
         out[start] = new CheckResult({ ok: false, error }, list[0]);
@@ -105,13 +109,9 @@ export class Client {
       }
       const req = { op: "check", urls: list, agent };
       if (opts.wait === false) req.wait = false;
-      sends.push(
-        this.request(req, opts).then((ans) => {
-          ans.results.forEach((r, i) => (out[start + i] = new CheckResult(r, list[i])));
-        }),
-      );
+      const ans = await this.request(req, { timeout: Math.max(0, deadline - Date.now()) });
+      ans.results.forEach((r, i) => (out[start + i] = new CheckResult(r, list[i])));
     }
-    await Promise.all(sends);
     return out;
   }
 

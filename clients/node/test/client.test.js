@@ -81,9 +81,6 @@ test("an allowed URL: the longer allow rule wins, or no rule matches", async () 
 
 test("checkMany splits 2,500 URLs into batches of 1,000 and keeps their order", async () => {
   origin.robots("batch.test", "User-agent: *\nDisallow: /odd/\n");
-  // cached first: robotsd lets at most 1024 checks of a connection wait on
-  // fetches, and the 2,500 checks would all wait
-  assert.equal((await client.check("http://batch.test/", AGENT)).source, "fetched");
   const urls = [];
   for (let i = 0; i < 2500; i++) urls.push(`http://batch.test/${i % 2 ? "odd" : "even"}/${i}`);
   const before = (await client.stats()).requests;
@@ -115,6 +112,30 @@ test("checkMany also splits so that no line is over maxLine", async () => {
   assert.ok(results[1000].error instanceof LineTooLongError);
   assert.equal(results[1000].url, urls[1000]);
   await small.close();
+});
+
+// Every URL of an uncached origin waits on a fetch, and robotsd lets at
+// most 1024 checks of a connection wait at once: 1,100 such URLs are all
+// answered only if the second batch goes once the first is answered.
+test("checkMany of 1,100 URLs of uncached origins: none overloaded", async () => {
+  const hosts = [];
+  const urls = [];
+  for (let h = 0; h < 550; h++) {
+    const host = `uncached${h}.test`;
+    origin.robots(host, "User-agent: *\nDisallow: /odd/\n");
+    hosts.push(host);
+    urls.push(`http://${host}/even/1`, `http://${host}/odd/2`);
+  }
+  const results = await client.checkMany(urls, AGENT);
+  const overloaded = results.filter((r) => r.error instanceof OverloadedError).length;
+  assert.equal(overloaded, 0, `${overloaded} of ${urls.length} URLs overloaded`);
+  results.forEach((r, i) => {
+    assert.equal(r.error, null, urls[i]);
+    assert.equal(r.url, urls[i]);
+    assert.equal(r.allowed, i % 2 === 0, urls[i]);
+    assert.equal(r.source, "fetched", urls[i]);
+  });
+  for (const host of hosts) assert.equal(origin.hitsOf(host).length, 1, host);
 });
 
 test("a batch carries a per-URL error beside the verdicts", async () => {

@@ -1,9 +1,10 @@
 """crawl.py CONFIG.json OUT.json: one real Scrapy crawl (run by
 test_scrapy.py with a python3 that has Scrapy) with RobotsdMiddleware in
 place of Scrapy's RobotsTxtMiddleware. It follows every link from
-CONFIG["start"] and writes what it saw to OUT.json: the URLs it got, the
-crawl's stats, and the delay of each download slot as the responses came
-in."""
+CONFIG["start"], with CONFIG["settings"] over its own Scrapy settings, and
+writes what it saw to OUT.json: the URLs it got, the crawl's stats, the
+delay of each download slot as the responses came in, and the downloader
+middlewares the crawl ran with."""
 import json
 import os
 import sys
@@ -15,7 +16,7 @@ import scrapy  # noqa: E402
 from scrapy.crawler import CrawlerProcess  # noqa: E402
 
 cfg = json.load(open(sys.argv[1]))
-seen = {"urls": [], "slot_delays": {}, "stats": {}}
+seen = {"urls": [], "slot_delays": {}, "stats": {}, "middlewares": []}
 
 
 class SiteSpider(scrapy.Spider):
@@ -35,6 +36,9 @@ class SiteSpider(scrapy.Spider):
         seen["stats"] = {k: v for k, v in self.crawler.stats.get_stats()
                          .items() if isinstance(v, (int, float, str))}
         seen["reason"] = reason
+        seen["middlewares"] = [
+            "%s.%s" % (type(m).__module__, type(m).__name__)
+            for m in self.crawler.engine.downloader.middleware.middlewares]
 
 
 settings = {
@@ -44,7 +48,6 @@ settings = {
         "robotsd.scrapy.RobotsdMiddleware": 100,
     },
     "ROBOTSD_SOCKET": cfg["socket"],
-    "ROBOTSD_FAIL_OPEN": cfg.get("fail_open", False),
     "USER_AGENT": cfg["user_agent"],
     "RANDOMIZE_DOWNLOAD_DELAY": False,
     "CONCURRENT_REQUESTS": 8,
@@ -52,8 +55,7 @@ settings = {
     "LOG_LEVEL": "DEBUG",
     "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
 }
-if cfg.get("reactor"):
-    settings["TWISTED_REACTOR"] = cfg["reactor"]
+settings.update(cfg.get("settings", {}))
 process = CrawlerProcess(settings)
 process.crawl(SiteSpider)
 process.start()

@@ -13,10 +13,15 @@ from support import ClientTest
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOST = "127.0.0.1"
 UA = "PyTestCrawler/1.0 (+http://crawler.example/bot)"
+# ROBOTSTXT_USER_AGENT in the crawl that sets it: a group of its own.
+ROBOTS_UA = "SweepBot/2.0"
 ROBOTS = ("User-agent: pytestcrawler\n"
           "Disallow: /private/\n"
           "Allow: /private/open\n"
           "Crawl-delay: 0.4\n"
+          "\n"
+          "User-agent: sweepbot\n"
+          "Disallow: /b\n"
           "\n"
           "User-agent: *\n"
           "Disallow: /\n")
@@ -28,6 +33,7 @@ PAGES = {
     "/private/open": ["/a"],
 }
 FORBIDDEN = {"/private/1", "/private/2", "/private/3/x"}
+MIDDLEWARE = "robotsd.scrapy.RobotsdMiddleware"
 
 
 def scrapy_python():
@@ -58,13 +64,14 @@ class ScrapyCrawl(ClientTest):
                             headers={"Content-Type": "text/html"})
         self.base = "http://%s:%d" % (HOST, self.origin.port)
 
-    def crawl(self, socket, **cfg):
-        """Run crawl.py; its result dict."""
+    def crawl(self, socket, **settings):
+        """Run crawl.py with these Scrapy settings over its own; its result
+        dict."""
         tmp = tempfile.mkdtemp(prefix="robotsd-scrapy-")
         conf, out = os.path.join(tmp, "conf.json"), os.path.join(tmp, "out")
         with open(conf, "w") as f:
-            json.dump(dict(cfg, start=self.base + "/", socket=socket,
-                           user_agent=UA), f)
+            json.dump(dict(start=self.base + "/", socket=socket,
+                           user_agent=UA, settings=settings), f)
         p = subprocess.run([self.python, os.path.join(HERE, "crawl.py"),
                             conf, out], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=120)
@@ -80,6 +87,7 @@ class ScrapyCrawl(ClientTest):
 
     def assert_polite_crawl(self, res):
         log = res["log"][-4000:]
+        self.assertIn(MIDDLEWARE, res["middlewares"])
         hits = self.page_hits()
         paths = sorted(h.path for h in hits)
         self.assertEqual(paths, sorted(PAGES), log)
@@ -111,8 +119,8 @@ class ScrapyCrawl(ClientTest):
     def test_asyncio_reactor(self):
         self.start()
         self.assert_polite_crawl(self.crawl(
-            self.d.socket,
-            reactor="twisted.internet.asyncioreactor.AsyncioSelectorReactor"))
+            self.d.socket, TWISTED_REACTOR=(
+                "twisted.internet.asyncioreactor.AsyncioSelectorReactor")))
 
     def test_robotsd_down_fails_closed_by_default(self):
         res = self.crawl(os.path.join(tempfile.mkdtemp(), "none.sock"))
@@ -124,13 +132,50 @@ class ScrapyCrawl(ClientTest):
 
     def test_robotsd_down_with_fail_open_crawls(self):
         res = self.crawl(os.path.join(tempfile.mkdtemp(), "none.sock"),
-                         fail_open=True)
+                         ROBOTSD_FAIL_OPEN=True)
         paths = sorted(h.path for h in self.page_hits())
         self.assertEqual(paths, sorted(set(PAGES) | FORBIDDEN))
         self.assertEqual(self.origin.hits(HOST, "/robots.txt"), [])
         self.assertEqual(
             res["stats"].get("robotsd/error_count/ConnectionLostError"),
             len(PAGES) + len(FORBIDDEN) + 1)  # + s3://
+
+    def test_robotstxt_user_agent_picks_the_group(self):
+        # Pages are still requested as USER_AGENT; robotsd judges them for
+        # ROBOTSTXT_USER_AGENT, whose group disallows only /b (so
+        # /private/3/x, linked from /b alone, is never seen) and sets no
+        # Crawl-delay.
+        self.start()
+        res = self.crawl(self.d.socket, ROBOTSTXT_USER_AGENT=ROBOTS_UA)
+        log = res["log"][-4000:]
+        hits = self.page_hits()
+        self.assertEqual(sorted(h.path for h in hits),
+                         ["/", "/a", "/c", "/private/1", "/private/2",
+                          "/private/open"], log)
+        for h in hits:
+            self.assertEqual(h.headers["user-agent"], UA)
+        self.assertEqual(res["stats"].get("robotstxt/forbidden"), 1, log)
+        self.assertEqual(res["slot_delays"], {HOST: 0}, log)
+        self.assertEqual(len(self.origin.hits(HOST, "/robots.txt")), 1)
+
+    def test_disabled_leaves_requests_to_scrapy(self):
+        # ROBOTSD_ENABLED=False: the middleware is not installed
+        # (NotConfigured), so robotsd is never asked and nothing is held
+        # back, not even what robots.txt disallows.
+        self.start()
+        before = self.stats()
+        res = self.crawl(self.d.socket, ROBOTSD_ENABLED=False)
+        after = self.stats()
+        log = res["log"][-4000:]
+        self.assertNotIn(MIDDLEWARE, res["middlewares"])
+        self.assertEqual(sorted(h.path for h in self.page_hits()),
+                         sorted(set(PAGES) | FORBIDDEN), log)
+        self.assertEqual(self.origin.hits(HOST, "/robots.txt"), [])
+        self.assertEqual(after["requests"] - before["requests"], 1)  # stats
+        self.assertEqual(after["connections_total"],
+                         before["connections_total"])
+        self.assertFalse([k for k in res["stats"]
+                          if k.startswith(("robotstxt/", "robotsd/"))], log)
 
 
 if __name__ == "__main__":
