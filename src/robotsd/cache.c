@@ -660,15 +660,6 @@ cache_waiter_cancel(struct cache_waiter *w)
 	entry_land(e);
 }
 
-/* Borrowed entry, or NULL; counts nothing and keeps the LRU order. */
-const struct cache_entry *
-cache_find(struct cache *c, const char *origin)
-{
-	struct entry *e = cache_lookup(c, origin);
-
-	return e != NULL ? &e->pub : NULL;
-}
-
 /*
  * Forget an entry's data. An entry being fetched stays as the placeholder
  * of that fetch (policy CACHE_NONE: checks wait for it) and the fetch
@@ -712,59 +703,6 @@ cache_purge_all(struct cache *c)
 		n++;
 	}
 	return n;
-}
-
-/* Seconds until the entry is refreshed or retried, never negative. */
-double
-cache_expires_in(const struct cache *c, const struct cache_entry *pe)
-{
-	double d = pe->expires_at - clock_now(c->clock);
-
-	return d > 0 ? d : 0;
-}
-
-/* The counters. */
-const struct cache_stats *
-cache_stats(const struct cache *c)
-{
-	return &c->stats;
-}
-
-/* The fetch metrics (fetchlog.h). */
-const struct fetch_stats *
-cache_fetch_stats(const struct cache *c)
-{
-	return &c->fstats;
-}
-
-/* A name for a policy, for inspect and logs. */
-const char *
-cache_policy_name(enum cache_policy p)
-{
-	switch (p) {
-	case CACHE_NONE:
-		return "none";
-	case CACHE_RULES:
-		return "rules";
-	case CACHE_ALLOW_ALL:
-		return "allow_all";
-	case CACHE_DISALLOW_ALL:
-		return "disallow_all";
-	}
-	return "?";
-}
-
-/* Every settled entry, least recently used first (state file). */
-void
-cache_foreach(const struct cache *c, cache_each_cb cb, void *arg)
-{
-	const struct entry *e;
-
-	TAILQ_FOREACH(e, &c->lru, lru)
-	{
-		if (e->pub.policy != CACHE_NONE)
-			cb(&e->pub, e->good, arg);
-	}
 }
 
 /* Add an entry saved by a previous run (state file). */
