@@ -645,6 +645,19 @@ cache_check_cached(
 	return cache_check_settled(c, e, entry);
 }
 
+/* The same for an entry just answered; see cache.h. */
+enum cache_status
+cache_check_again(struct cache *c, const struct cache_entry *pub,
+    const struct cache_entry **entry)
+{
+	struct entry *e = (struct entry *)(void *)pub;
+
+	*entry = NULL;
+	if (e->pub.policy == CACHE_NONE)
+		return CACHE_MISS;
+	return cache_check_settled(c, e, entry);
+}
+
 /* Unhook a waiter; its callback will not run. */
 void
 cache_waiter_cancel(struct cache_waiter *w)

@@ -142,6 +142,13 @@ void cache_waiter_cancel(struct cache_waiter *); /* no callback after this */
  */
 enum cache_status cache_check_cached(
     struct cache *, const char *origin, const struct cache_entry **entry);
+/*
+ * cache_check_cached() once more for the origin of an entry it has just
+ * answered within the same request line (same clock, no fetch callback
+ * between): done and counted the same, without looking the origin up.
+ */
+enum cache_status cache_check_again(struct cache *, const struct cache_entry *,
+    const struct cache_entry **entry);
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */
 const struct cache_entry *cache_find(struct cache *, const char *origin);

@@ -10,7 +10,6 @@
 
 #include <sys/queue.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "checkop.h"
+#include "checkop_int.h"
 #include "jsonw.h"
 #include "log.h"
 #include "proto.h"
@@ -30,8 +30,6 @@
 #include "wire_fast.h"
 #include "xmalloc.h"
 
-/* URLs up to this long are split on the stack by url_fast(). */
-#define CHECK_FAST_URL_MAX 4096
 /* URLs one client may have waiting on fetches at once. */
 #define CHECK_SESSION_MAX_WAITING 1024
 
@@ -69,133 +67,6 @@ const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",
 const char *const check_reason_names[CHECK_REASONS] = { "rule", "no_rule",
 	"robots_txt", "unavailable", "unreachable" };
 
-/*
- * Count one verdict by its source and reason (names as in the tables
- * above). On the hot path: told apart by a letter or two, not strcmp.
- */
-static void
-check_count(const struct check_env *env, const char *source, const char *reason)
-{
-	size_t i, j;
-
-	if (env->answers == NULL)
-		return;
-	i = source[0] == 'c'   ? 0
-	    : source[0] == 'f' ? 1
-	    : source[1] == 't' ? 2
-	                       : 3;
-	if (reason[0] == 'n')
-		j = 1;
-	else if (reason[0] == 'r')
-		j = reason[1] == 'u' ? 0 : 2;
-	else
-		j = reason[2] == 'a' ? 3 : 4;
-	env->answers->n[i][j]++;
-}
-
-/* ,"source":"S","reason":"R" (names from the tables above). */
-static void
-check_source_reason(struct buf *b, const char *source, const char *reason)
-{
-	buf_lit(b, ",\"source\":\"");
-	buf_add(b, source, strlen(source));
-	buf_lit(b, "\",\"reason\":\"");
-	buf_add(b, reason, strlen(reason));
-	buf_lit(b, "\"");
-}
-
-/* A URL's origin key and match path, however it was split. */
-struct check_url {
-	const char *origin;
-	size_t origin_len;
-	int origin_plain; /* needs no escaping in JSON */
-	const char *path;
-	size_t path_len;
-};
-
-/* A URL split by url_fast(): scheme, host and port need no escaping. */
-static struct check_url
-check_url_fast(const struct url_view *v)
-{
-	return (struct check_url){ v->origin, v->origin_len, 1, v->path,
-		v->path_len };
-}
-
-/* A URL split by url_parse(). */
-static struct check_url
-check_url_parsed(const struct url *u)
-{
-	return (struct check_url){ u->origin, strlen(u->origin), 0, u->path,
-		u->path_len };
-}
-
-/* A JSON string of s, copied as it is when it is known to be plain. */
-static void
-check_str(struct buf *b, const char *s, size_t len, int plain)
-{
-	if (!plain) {
-		jw_str(b, s, len);
-		return;
-	}
-	buf_lit(b, "\"");
-	buf_add(b, s, len);
-	buf_lit(b, "\"");
-}
-
-/*
- * The verdict for URL u and agent from entry e, as the answer's members
- * after "ok" (without a leading comma), into b.
- */
-static void
-check_verdict(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const char *agent, size_t agent_len,
-    const struct cache_entry *e, const char *source)
-{
-	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
-	const char *reason = "unavailable";
-	double expires = cache_expires_in(env->cache, e);
-
-	if (e->policy == CACHE_RULES) {
-		robots_check(
-		    e->robots, agent, agent_len, u->path, u->path_len, &v);
-		reason = robots_reason_name(v.reason);
-	} else if (e->policy == CACHE_DISALLOW_ALL) {
-		v.allowed = 0;
-		reason = "unreachable";
-	}
-	if (v.allowed)
-		buf_lit(b, "\"allowed\":true,\"origin\":");
-	else
-		buf_lit(b, "\"allowed\":false,\"origin\":");
-	check_str(b, u->origin, u->origin_len, u->origin_plain);
-	check_source_reason(b, source, reason);
-	check_count(env, source, reason);
-	buf_lit(b, ",\"http_status\":");
-	if (e->http_status > 0)
-		jw_int(b, e->http_status);
-	else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"rule\":");
-	if (e->policy == CACHE_RULES && v.reason == ROBOTS_REASON_RULE) {
-		buf_lit(b, "{\"directive\":\"");
-		buf_add(b, robots_directive_name(v.rule.directive),
-		    strlen(robots_directive_name(v.rule.directive)));
-		buf_lit(b, "\",\"pattern\":");
-		jw_str(b, v.rule.pattern, v.rule.pattern_len);
-		buf_lit(b, ",\"line\":");
-		jw_int(b, v.rule.line);
-		buf_lit(b, "}");
-	} else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"crawl_delay\":");
-	if (v.crawl_delay >= 0)
-		jw_real(b, v.crawl_delay);
-	else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"expires_in\":");
-	jw_int(b, llround(expires));
-}
-
 /* An item's verdict from entry e into its frag. */
 static void
 check_answer(struct check_waiting *p, struct check_item *it,
@@ -223,19 +94,6 @@ check_error(struct check_item *it, enum proto_err err, const char *msg)
 	check_settle(it, 0);
 }
 
-/* The fields for the URL /robots.txt itself: always allowed, no fetch. */
-static void
-check_robots_txt_fields(
-    struct buf *b, const struct check_env *env, const struct check_url *u)
-{
-	buf_lit(b, "\"allowed\":true,\"origin\":");
-	check_str(b, u->origin, u->origin_len, u->origin_plain);
-	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
-	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
-	           "\"expires_in\":null");
-	check_count(env, "cache", "robots_txt");
-}
-
 /* An item for the URL /robots.txt itself. */
 static void
 check_robots_txt(struct check_item *it)
@@ -253,25 +111,6 @@ check_pending_answer(struct check_item *it)
 	buf_lit(&it->frag, "\"pending\":true,\"origin\":");
 	jw_str(&it->frag, it->u.origin, strlen(it->u.origin));
 	check_settle(it, 1);
-}
-
-/* ,"ok":true, or ,"ok":false, before an answer's fields. */
-static void
-check_ok(struct buf *b, int ok)
-{
-	if (ok)
-		buf_lit(b, ",\"ok\":true,");
-	else
-		buf_lit(b, ",\"ok\":false,");
-}
-
-/* {"url":URL,"ok":B, the start of a batch's row. */
-static void
-check_row_begin(struct buf *b, const struct wire_str *url, int ok)
-{
-	buf_lit(b, "{\"url\":");
-	check_str(b, url->p, url->len, url->plain);
-	check_ok(b, ok);
 }
 
 /* {"id":ID,"ok":true,"results":[ the start of a batch's answer. */
@@ -405,26 +244,6 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The verdict for u into b when its origin is settled in the cache (a hit
- * or a stale copy); 0 with nothing written or counted for /robots.txt or
- * when the check needs the full way (a miss).
- */
-static int
-check_cached_verdict(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const char *agent, size_t agent_len)
-{
-	const struct cache_entry *e;
-	enum cache_status st;
-
-	if (strcmp(u->path, "/robots.txt") == 0 ||
-	    (st = cache_check_cached(env->cache, u->origin, &e)) == CACHE_MISS)
-		return 0;
-	check_verdict(b, env, u, agent, agent_len, e,
-	    st == CACHE_HIT ? "cache" : "stale");
-	return 1;
-}
-
-/*
  * A batch item of the common shape whose origin is settled in the cache:
  * split by url_fast() on the stack and answered at once, without the
  * URL's allocations; 0 when the item needs the full way.
@@ -442,7 +261,7 @@ check_item_cached(struct check_item *it)
 		return 0;
 	cu = check_url_fast(&v);
 	if (!check_cached_verdict(
-	        &it->frag, p->env, &cu, p->agent, p->agent_len))
+	        &it->frag, p->env, &cu, p->agent, p->agent_len, NULL))
 		return 0;
 	check_settle(it, 1);
 	return 1;
@@ -638,7 +457,7 @@ check_fast_answer(const struct check_env *env, struct session *s,
 
 	buf_reset(b);
 	check_fast_begin(b, wc);
-	if (!check_cached_verdict(b, env, u, wc->agent, wc->agent_len))
+	if (!check_cached_verdict(b, env, u, wc->agent, wc->agent_len, NULL))
 		return 0;
 	buf_lit(b, "}\n");
 	return check_fast_send(env, s);
@@ -651,12 +470,12 @@ check_fast_answer(const struct check_env *env, struct session *s,
 static int
 check_row_cached(struct buf *b, const struct check_env *env,
     const struct wire_check *wc, const struct wire_str *url,
-    const struct check_url *cu)
+    const struct check_url *cu, struct check_memo *m)
 {
 	check_row_begin(b, url, 1);
 	if (strcmp(cu->path, "/robots.txt") == 0)
 		check_robots_txt_fields(b, env, cu);
-	else if (!check_cached_verdict(b, env, cu, wc->agent, wc->agent_len))
+	else if (!check_cached_verdict(b, env, cu, wc->agent, wc->agent_len, m))
 		return 0;
 	buf_lit(b, "}");
 	return 1;
@@ -670,7 +489,8 @@ check_row_cached(struct buf *b, const struct check_env *env,
  */
 static int
 check_row_now(struct buf *b, const struct check_env *env,
-    const struct wire_check *wc, const struct wire_str *url)
+    const struct wire_check *wc, const struct wire_str *url,
+    struct check_memo *m)
 {
 	char ubuf[CHECK_FAST_URL_MAX + 3];
 	struct check_url cu;
@@ -682,7 +502,7 @@ check_row_now(struct buf *b, const struct check_env *env,
 	if (url->len <= CHECK_FAST_URL_MAX &&
 	    url_fast(url->p, url->len, ubuf, sizeof(ubuf), &v)) {
 		cu = check_url_fast(&v);
-		return check_row_cached(b, env, wc, url, &cu);
+		return check_row_cached(b, env, wc, url, &cu, m);
 	}
 	if ((ue = url_parse(url->p, url->len, &u)) != URL_OK) {
 		check_row_begin(b, url, 0);
@@ -691,7 +511,7 @@ check_row_now(struct buf *b, const struct check_env *env,
 		return 1;
 	}
 	cu = check_url_parsed(&u);
-	done = check_row_cached(b, env, wc, url, &cu);
+	done = check_row_cached(b, env, wc, url, &cu, m);
 	url_clear(&u);
 	return done;
 }
@@ -746,6 +566,7 @@ check_batch_fast(
     const struct check_env *env, struct session *s, const struct wire_check *wc)
 {
 	struct buf *b = env->answer;
+	struct check_memo m = { NULL, 0, "" };
 	size_t i, mark;
 
 	buf_reset(b);
@@ -755,7 +576,7 @@ check_batch_fast(
 		mark = b->len;
 		if (i > 0)
 			buf_lit(b, ",");
-		if (!check_row_now(b, env, wc, &wc->urls[i])) {
+		if (!check_row_now(b, env, wc, &wc->urls[i], &m)) {
 			b->len = mark;
 			return check_batch_rest(env, s, wc, i);
 		}

@@ -384,6 +384,29 @@ START_TEST(test_fast_batches_answer_as_the_full_path_does)
 }
 END_TEST
 
+/*
+ * Rows of one origin in a fast batch look it up once (check_memo) yet each
+ * counts the hit it is, as the full path counts them; the origin spelled
+ * another way (case, default port) is the same origin.
+ */
+START_TEST(test_fast_batch_rows_of_one_origin_each_count_a_hit)
+{
+	uint64_t hits;
+
+	fast_env = (struct check_env){ .base = base,
+		.cache = cache,
+		.wait_timeout = 65,
+		.answer = &fast_answer };
+	send_line(CHECK_A);
+	finish("https://a.test", 200, rules);
+	hits = cache_stats(cache)->hits;
+	send_fast("{\"op\":\"check\",\"urls\":[\"https://a.test/a/b\","
+	          "\"https://A.TEST/x\",\"https://a.test:443/a/ok\","
+	          "\"https://a.test/y\"],\"agent\":\"B\",\"id\":1}");
+	ck_assert_uint_eq(cache_stats(cache)->hits - hits, 4);
+}
+END_TEST
+
 START_TEST(test_wait_false_answers_pending_and_fetches_in_background)
 {
 	send_line("{\"op\":\"check\",\"url\":\"http://b.test/\",\"agent\":"
@@ -559,6 +582,7 @@ dispatch_suite(void)
 	tcase_add_test(
 	    tc, test_cached_batch_items_answer_as_the_full_path_does);
 	tcase_add_test(tc, test_fast_batches_answer_as_the_full_path_does);
+	tcase_add_test(tc, test_fast_batch_rows_of_one_origin_each_count_a_hit);
 	tcase_add_test(
 	    tc, test_wait_false_answers_pending_and_fetches_in_background);
 	tcase_add_test(tc, test_bad_lines_get_errors_and_blank_lines_nothing);

@@ -1,0 +1,208 @@
+/*
+ * checkop_text.c: a verdict as the text of an answer: the members after
+ * "ok" for a URL from its cache entry (written straight into a buffer, as
+ * jansson would write them), the start of a batch's row, and the counting
+ * of each verdict by source and reason.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "checkop_int.h"
+#include "jsonw.h"
+
+/*
+ * Count one verdict by its source and reason (names as in the tables
+ * above). On the hot path: told apart by a letter or two, not strcmp.
+ */
+static void
+check_count(const struct check_env *env, const char *source, const char *reason)
+{
+	size_t i, j;
+
+	if (env->answers == NULL)
+		return;
+	i = source[0] == 'c'   ? 0
+	    : source[0] == 'f' ? 1
+	    : source[1] == 't' ? 2
+	                       : 3;
+	if (reason[0] == 'n')
+		j = 1;
+	else if (reason[0] == 'r')
+		j = reason[1] == 'u' ? 0 : 2;
+	else
+		j = reason[2] == 'a' ? 3 : 4;
+	env->answers->n[i][j]++;
+}
+
+/* ,"source":"S","reason":"R" (names from the tables above). */
+static void
+check_source_reason(struct buf *b, const char *source, const char *reason)
+{
+	buf_lit(b, ",\"source\":\"");
+	buf_add(b, source, strlen(source));
+	buf_lit(b, "\",\"reason\":\"");
+	buf_add(b, reason, strlen(reason));
+	buf_lit(b, "\"");
+}
+
+/* A URL split by url_fast(): scheme, host and port need no escaping. */
+struct check_url
+check_url_fast(const struct url_view *v)
+{
+	return (struct check_url){ v->origin, v->origin_len, 1, v->path,
+		v->path_len };
+}
+
+/* A URL split by url_parse(). */
+struct check_url
+check_url_parsed(const struct url *u)
+{
+	return (struct check_url){ u->origin, strlen(u->origin), 0, u->path,
+		u->path_len };
+}
+
+/* A JSON string of s, copied as it is when it is known to be plain. */
+static void
+check_str(struct buf *b, const char *s, size_t len, int plain)
+{
+	if (!plain) {
+		jw_str(b, s, len);
+		return;
+	}
+	buf_lit(b, "\"");
+	buf_add(b, s, len);
+	buf_lit(b, "\"");
+}
+
+/*
+ * The verdict for URL u and agent from entry e, as the answer's members
+ * after "ok" (without a leading comma), into b.
+ */
+void
+check_verdict(struct buf *b, const struct check_env *env,
+    const struct check_url *u, const char *agent, size_t agent_len,
+    const struct cache_entry *e, const char *source)
+{
+	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
+	const char *reason = "unavailable";
+	double expires = cache_expires_in(env->cache, e);
+
+	if (e->policy == CACHE_RULES) {
+		robots_check(
+		    e->robots, agent, agent_len, u->path, u->path_len, &v);
+		reason = robots_reason_name(v.reason);
+	} else if (e->policy == CACHE_DISALLOW_ALL) {
+		v.allowed = 0;
+		reason = "unreachable";
+	}
+	if (v.allowed)
+		buf_lit(b, "\"allowed\":true,\"origin\":");
+	else
+		buf_lit(b, "\"allowed\":false,\"origin\":");
+	check_str(b, u->origin, u->origin_len, u->origin_plain);
+	check_source_reason(b, source, reason);
+	check_count(env, source, reason);
+	buf_lit(b, ",\"http_status\":");
+	if (e->http_status > 0)
+		jw_int(b, e->http_status);
+	else
+		buf_lit(b, "null");
+	buf_lit(b, ",\"rule\":");
+	if (e->policy == CACHE_RULES && v.reason == ROBOTS_REASON_RULE) {
+		buf_lit(b, "{\"directive\":\"");
+		buf_add(b, robots_directive_name(v.rule.directive),
+		    strlen(robots_directive_name(v.rule.directive)));
+		buf_lit(b, "\",\"pattern\":");
+		jw_str(b, v.rule.pattern, v.rule.pattern_len);
+		buf_lit(b, ",\"line\":");
+		jw_int(b, v.rule.line);
+		buf_lit(b, "}");
+	} else
+		buf_lit(b, "null");
+	buf_lit(b, ",\"crawl_delay\":");
+	if (v.crawl_delay >= 0)
+		jw_real(b, v.crawl_delay);
+	else
+		buf_lit(b, "null");
+	buf_lit(b, ",\"expires_in\":");
+	jw_int(b, llround(expires));
+}
+
+/* The fields for the URL /robots.txt itself: always allowed, no fetch. */
+void
+check_robots_txt_fields(
+    struct buf *b, const struct check_env *env, const struct check_url *u)
+{
+	buf_lit(b, "\"allowed\":true,\"origin\":");
+	check_str(b, u->origin, u->origin_len, u->origin_plain);
+	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
+	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
+	           "\"expires_in\":null");
+	check_count(env, "cache", "robots_txt");
+}
+
+/* ,"ok":true, or ,"ok":false, before an answer's fields. */
+void
+check_ok(struct buf *b, int ok)
+{
+	if (ok)
+		buf_lit(b, ",\"ok\":true,");
+	else
+		buf_lit(b, ",\"ok\":false,");
+}
+
+/* {"url":URL,"ok":B, the start of a batch's row. */
+void
+check_row_begin(struct buf *b, const struct wire_str *url, int ok)
+{
+	buf_lit(b, "{\"url\":");
+	check_str(b, url->p, url->len, url->plain);
+	check_ok(b, ok);
+}
+
+/* Remember u's origin and its entry e (NULL: nothing to reuse). */
+static void
+check_memo_set(struct check_memo *m, const struct cache_entry *e,
+    const struct check_url *u)
+{
+	m->e = u->origin_len < sizeof(m->origin) ? e : NULL;
+	if (m->e == NULL)
+		return;
+	memcpy(m->origin, u->origin, u->origin_len);
+	m->len = u->origin_len;
+}
+
+/*
+ * The verdict for u into b when its origin is settled in the cache (a hit
+ * or a stale copy); 0 with nothing written or counted for /robots.txt or
+ * when the check needs the full way (a miss). With a memo (the rows of a
+ * batch), an origin like the last row's is not looked up again.
+ */
+int
+check_cached_verdict(struct buf *b, const struct check_env *env,
+    const struct check_url *u, const char *agent, size_t agent_len,
+    struct check_memo *m)
+{
+	const struct cache_entry *e;
+	enum cache_status st;
+
+	if (strcmp(u->path, "/robots.txt") == 0)
+		return 0;
+	if (m != NULL && m->e != NULL && m->len == u->origin_len &&
+	    memcmp(m->origin, u->origin, m->len) == 0) {
+		if ((st = cache_check_again(env->cache, m->e, &e)) ==
+		    CACHE_MISS)
+			m->e = NULL;
+	} else {
+		st = cache_check_cached(env->cache, u->origin, &e);
+		if (m != NULL)
+			check_memo_set(m, st == CACHE_MISS ? NULL : e, u);
+	}
+	if (st == CACHE_MISS)
+		return 0;
+	check_verdict(b, env, u, agent, agent_len, e,
+	    st == CACHE_HIT ? "cache" : "stale");
+	return 1;
+}
