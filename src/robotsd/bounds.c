@@ -1,6 +1,7 @@
 /*
- * bounds.c: request line and response header caps; see bounds.h. server.c
- * frames client input with it, fetch.c keeps origin headers with it.
+ * bounds.c: request line and response header caps; see bounds.h.
+ * server_conn.c frames client input with it, fetch.c keeps origin headers
+ * with it.
  */
 #include <config.h>
 
