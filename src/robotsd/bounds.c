@@ -1,6 +1,7 @@
 /*
- * bounds.c: request line and response header caps; see bounds.h. server.c
- * frames client input with it, fetch.c keeps origin headers with it.
+ * bounds.c: request line and response header caps; see bounds.h.
+ * server_conn.c frames client input with it, fetch_resp.c keeps origin
+ * headers with it.
  */
 #include <config.h>
 
@@ -8,23 +9,33 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "buf.h"
+
+/*
+ * The most a kept value holds: one of at most BOUNDS_HEADER_MAX bytes
+ * joined to a value of at most as many. The rule in bounds_header_join()
+ * decides what is kept; the buffer's cap is the bound that rule implies.
+ */
+#define BOUNDS_JOINED_MAX (2 * BOUNDS_HEADER_MAX + 2)
 
 int
 bounds_header_join(char **slot, const char *v, size_t len)
 {
 	size_t old = *slot != NULL ? strlen(*slot) : 0;
-	size_t sep = old != 0 ? 2 : 0;
-	char *s;
+	struct buf b = BUF_INIT(BOUNDS_JOINED_MAX);
 
 	if (len > BOUNDS_HEADER_MAX || old > BOUNDS_HEADER_MAX)
 		return 0; /* nothing the policy needs is that long */
-	if ((s = realloc(*slot, old + sep + len + 1)) == NULL)
+	buf_add(&b, *slot, old);
+	if (old != 0)
+		buf_lit(&b, ", ");
+	buf_add(&b, v, len);
+	if (buf_terminate(&b) == -1 || b.state != BUF_OK) {
+		buf_clear(&b); /* out of memory: the rule keeps under the cap */
 		return -1;
-	if (sep != 0)
-		memcpy(s + old, ", ", 2);
-	memcpy(s + old + sep, v, len);
-	s[old + sep + len] = '\0';
-	*slot = s;
+	}
+	free(*slot);
+	*slot = buf_take(&b, NULL);
 	return 1;
 }
 

@@ -15,7 +15,6 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
-#include "conf.h"
 #include "histo.h"
 #include "metrics.h"
 #include "parse.h"

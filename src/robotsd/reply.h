@@ -1,8 +1,8 @@
 /*
  * reply.h: how the layers below the connection answer a client. The
- * connection layer (server.c) implements it; the dispatcher and the check
- * path call only through it, so nothing below the server calls back up
- * into it.
+ * connection layer (server_conn.c) implements it; the dispatcher and the
+ * check path call only through it, so nothing below the server calls back
+ * up into it.
  */
 #ifndef ROBOTSD_REPLY_H
 #define ROBOTSD_REPLY_H

@@ -89,6 +89,7 @@ static void
 robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 {
 	struct robotsd *rd = arg;
+	const struct config *cf = rd->conf;
 	struct signals *sig = rd->signals;
 	struct timeval tv = { 0, DRAIN_POLL_USEC };
 
@@ -103,7 +104,7 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 	sysd_status("stopping: answering the checks in flight");
 	sysd_stopping();
 	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_wall(NULL) + rd->conf->fetch_timeout + 1;
+	sig->drain_deadline = clock_wall(NULL) + cf->fetch_timeout + 1;
 	evtimer_add(sig->drain, &tv);
 }
 
@@ -284,20 +285,21 @@ robotsd_warn_unsupported(const struct config *cf)
 static void
 robotsd_load_state(struct robotsd *rd)
 {
+	const struct config *cf = rd->conf;
 	char *cause = NULL, kv[LOG_KV_BUF];
 	long n;
 
-	if (rd->conf->state_file == NULL)
+	if (cf->state_file == NULL)
 		return;
-	if ((n = state_load(rd->cache, rd->conf->state_file,
-	         rd->conf->cache_max_bytes, &cause)) == -1) {
+	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
+	         &cause)) == -1) {
 		log_event(LOG_WARNING, "state_load_failed",
 		    "error=%s outcome=nothing_loaded",
 		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
 	} else
 		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
-		    log_kvs(rd->conf->state_file, kv, sizeof(kv)));
+		    log_kvs(cf->state_file, kv, sizeof(kv)));
 }
 
 /*
@@ -308,11 +310,13 @@ robotsd_load_state(struct robotsd *rd)
 static void
 robotsd_save_state(struct robotsd *rd, int at_exit)
 {
-	if (rd->conf->state_file == NULL)
+	const struct config *cf = rd->conf;
+
+	if (cf->state_file == NULL)
 		return;
 	if (at_exit)
 		saver_cancel(rd->saver, "superseded by the save at exit");
-	if (saver_start(rd->saver, rd->cache, rd->conf->state_file,
+	if (saver_start(rd->saver, rd->cache, cf->state_file,
 	        STATE_SAVE_TIMEOUT) == 0 &&
 	    at_exit)
 		saver_wait(rd->saver);
@@ -342,11 +346,12 @@ robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
 static void
 robotsd_schedule_save(struct robotsd *rd)
 {
+	const struct config *cf = rd->conf;
 	struct signals *sig = rd->signals;
-	struct timeval tv = { rd->conf->state_save_interval, 0 };
+	struct timeval tv = { cf->state_save_interval, 0 };
 
 	evtimer_del(sig->save);
-	if (rd->conf->state_file != NULL && tv.tv_sec > 0)
+	if (cf->state_file != NULL && tv.tv_sec > 0)
 		event_add(sig->save, &tv);
 }
 
@@ -476,11 +481,12 @@ robotsd_base(void)
 static void
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 {
+	const struct config *cf = rd->conf;
 	struct server_settings ss;
 	struct cache_settings cs;
 	struct fetch_settings fs;
 	char *cause = NULL;
-	int fd, daemonize = !rd->conf->foreground && !sysd_detected();
+	int fd, daemonize = !cf->foreground && !sysd_detected();
 
 	/*
 	 * curl converts an IDN host in a redirect's Location through the
@@ -491,14 +497,14 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		log_event(LOG_WARNING, "no_utf8_locale",
 		    "note=\"no C.UTF-8 locale: redirects to IDN hosts will "
 		    "fail\"");
-	robotsd_raise_nofile(rd->conf);
+	robotsd_raise_nofile(cf);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		fatalx("curl_global_init failed");
 	rd->base = robotsd_base();
 	rd->started = clock_now(&rd->clock);
 	rd->looplag = looplag_new(rd->base);
-	cs = robotsd_cache_settings(rd->conf);
-	fs = robotsd_fetch_settings(rd->conf);
+	cs = robotsd_cache_settings(cf);
+	fs = robotsd_fetch_settings(cf);
 	if ((rd->fetcher = fetcher_new(rd->base, &fs)) == NULL)
 		fatalx("out of memory");
 	robotsd_tier_start(rd);
@@ -509,17 +515,17 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	robotsd_configure(rd);
 	robotsd_load_state(rd);
 	rd->saver = saver_new();
-	ss = robotsd_server_settings(rd->conf);
-	fd = robotsd_passed_socket(rd->conf, where, wsz);
+	ss = robotsd_server_settings(cf);
+	fd = robotsd_passed_socket(cf, where, wsz);
 	if ((rd->server = server_new(
 	         rd->base, rd->dispatch, &ss, fd, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
 		rd->looplag };
-	if (rd->conf->metrics != NULL &&
-	    (rd->metrics = metrics_new(rd->base, rd->conf->metrics,
-	         stats_collect, &rd->stats, &cause)) == NULL)
+	if (cf->metrics != NULL &&
+	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
+	         &rd->stats, &cause)) == NULL)
 		fatalx("%s", cause);
 	if (daemonize) {
 		/* Keep the directory: relative paths in the config stay valid.

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "robots.h"
+#include "buf.h"
 #include "cache.h"
 #include "clock.h"
 #include "log.h"
@@ -41,6 +42,7 @@
 #define STATE_SUM_INIT 0xcbf29ce484222325ULL
 #define STATE_SLACK (1024 * 1024)   /* header, end and rounding */
 #define STATE_MAX_STR (1024 * 1024) /* no saved string is that long */
+#define STATE_STRS 3                /* origin, final URL, last error */
 #define STATE_IOBUF (1024 * 1024)   /* stdio's own is a 4 KiB page */
 
 struct state_head {
@@ -328,8 +330,7 @@ struct state_in {
 	unsigned long long max_image;
 	const char *why; /* what was wrong, for the log */
 	char *iobuf;
-	char *str; /* the strings of the record being read */
-	size_t str_cap;
+	struct buf str;  /* the strings of the record being read */
 	size_t records;  /* good records read */
 	size_t restored; /* entries the cache took of them */
 };
@@ -347,7 +348,11 @@ state_get(struct state_in *in, void *p, size_t len)
 	return 0;
 }
 
-/* Room in in->str for a record's strings (lens[], STATE_NOSTR: none). */
+/*
+ * Room in in->str for a record's strings (lens[], STATE_NOSTR: none), made
+ * at once: the strings are read in place and handed out as pointers, which
+ * growing the buffer string by string would move.
+ */
 static int
 state_str_room(struct state_in *in, const uint32_t *lens, size_t n)
 {
@@ -362,10 +367,10 @@ state_str_room(struct state_in *in, const uint32_t *lens, size_t n)
 		}
 		need += (size_t)lens[i] + 1;
 	}
-	if (need > in->str_cap) {
-		in->str = xreallocarray(in->str, need, 1);
-		in->str_cap = need;
-	}
+	buf_reset(&in->str);
+	if (need > 0 && buf_reserve(&in->str, need) < need)
+		fatalx("out of memory reading %zu bytes of strings", need);
+	in->str.len = need; /* state_get_strs() fills it in place */
 	return 0;
 }
 
@@ -381,7 +386,7 @@ state_get_strs(struct state_in *in, const uint32_t *lens, char **s[], size_t n)
 
 	if (state_str_room(in, lens, n) == -1)
 		return -1;
-	for (p = in->str, i = 0; i < n; i++) {
+	for (p = in->str.p, i = 0; i < n; i++) {
 		*s[i] = NULL;
 		if (lens[i] == STATE_NOSTR)
 			continue;
@@ -444,8 +449,8 @@ state_get_entry(struct state_in *in, struct cache *c)
 {
 	struct cache_entry e = { 0 };
 	struct state_rec r;
-	uint32_t lens[3];
-	char **strs[] = { &e.origin, &e.final_url, &e.last_error };
+	uint32_t lens[STATE_STRS];
+	char **strs[STATE_STRS] = { &e.origin, &e.final_url, &e.last_error };
 
 	if (state_get(in, &r, sizeof(r)) == -1)
 		return -1;
@@ -460,7 +465,7 @@ state_get_entry(struct state_in *in, struct cache *c)
 	lens[0] = r.origin_len;
 	lens[1] = r.final_url_len;
 	lens[2] = r.last_error_len;
-	if (in->why != NULL || state_get_strs(in, lens, strs, 3) == -1)
+	if (in->why != NULL || state_get_strs(in, lens, strs, STATE_STRS) == -1)
 		return -1;
 	cache_prefetch(c, e.origin); /* while the image is read */
 	if (state_get_image(in, r.image_len, &e.robots) == -1)
@@ -567,7 +572,8 @@ long
 state_load(struct cache *c, const char *path,
     unsigned long long cache_max_bytes, char **cause)
 {
-	struct state_in in = { .sum = { .h = STATE_SUM_INIT } };
+	struct state_in in = { .sum = { .h = STATE_SUM_INIT },
+		.str = BUF_INIT(STATE_STRS * (STATE_MAX_STR + 1)) };
 	int bad;
 
 	*cause = NULL;
@@ -585,6 +591,6 @@ state_load(struct cache *c, const char *path,
 	cache_restore_end(c, in.restored, !bad);
 	fclose(in.f);
 	free(in.iobuf);
-	free(in.str);
+	buf_clear(&in.str);
 	return bad ? -1 : (long)in.records;
 }
