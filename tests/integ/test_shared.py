@@ -2,7 +2,8 @@
 redis-server processes on private Unix sockets (no persistence) and the
 local origin server. One fetch per origin for the whole fleet, a dead lock
 holder, a shared failure state, Redis stopped, paused and restarted,
-refused values, two servers, the Redis expiry of an entry, purge."""
+refused values, two servers, the Redis expiry of an entry, purge. A robotsd
+built without hiredis skips all of that and must refuse --redis at start."""
 import http.client
 import os
 import shutil
@@ -15,10 +16,35 @@ import threading
 import time
 import zlib
 
-from harness import DaemonTest, closed_port, poll
+from harness import ROBOTSD, START_TIMEOUT, Daemon, DaemonTest, closed_port, \
+    poll
 
 RULES = "User-agent: *\nDisallow: /private\n"
 ENTRY = "robotsd:v1:e:"
+EX_CONFIG = 78
+# What a robotsd built without hiredis says to --redis (src/robotsd/conf.c).
+NO_TIER = ("robotsd: redis: this robotsd was built without hiredis, so it "
+           "has no shared Redis tier; rebuild it with hiredis "
+           "(libhiredis-dev) or drop --redis")
+_built = []
+
+
+def tier_built():
+    """Whether robotsd has the shared tier: its configuration check (-n)
+    takes --redis, or refuses it with exit 78 and NO_TIER. Any other
+    outcome is a failure, never a reason to skip."""
+    if not _built:
+        r = subprocess.run([ROBOTSD, "-n", "-c", "/dev/null", "--redis",
+                            "unix:///nonexistent/redis.sock"],
+                           capture_output=True, timeout=START_TIMEOUT)
+        out = (r.returncode, r.stdout.decode(), r.stderr.decode())
+        if out == (0, "configuration OK\n", ""):
+            _built.append(True)
+        elif out == (EX_CONFIG, "", NO_TIER + "\n"):
+            _built.append(False)
+        else:
+            raise AssertionError("robotsd -n --redis: %r" % (out,))
+    return _built[0]
 
 
 def entry_key(origin):
@@ -121,6 +147,8 @@ def value_times(v):
 class Shared(DaemonTest):
 
     def setUp(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
         super().setUp()
         self.tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
         self.addCleanup(shutil.rmtree, self.tmp, True)
@@ -425,3 +453,18 @@ class Shared(DaemonTest):
                          ("rules", True, "shared"), e)
         self.assertEqual(e["retry"]["fail_streak"], 1)
         self.assertEqual(len(self.origin.hits("flaky.test")), 2)
+
+
+class WithoutTier(DaemonTest):
+    """A robotsd built without hiredis never ignores --redis: it refuses it
+    at start, before it listens, with the reason and exit status 78."""
+
+    def test_redis_is_refused_at_start(self):
+        if tier_built():
+            self.skipTest("robotsd was built with hiredis")
+        d = Daemon(["--redis", "unix:///nonexistent/redis.sock"])
+        self.daemons.append(d)
+        d.start(wait=False)
+        self.assertEqual(d.wait_exit(), EX_CONFIG, d.log())
+        self.assertEqual(d.log(), NO_TIER)
+        self.assertFalse(os.path.exists(d.socket))
