@@ -134,7 +134,8 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 	    "Redis calls failed: error reply, lost or no connection.");
 	metric_add(out, n, "redis_timeouts", "robotsd_redis_timeouts_total",
 	    METRIC_COUNTER, ts->timeouts,
-	    "Redis calls unanswered within --redis-timeout.");
+	    "Redis calls unanswered in time (--redis-timeout, or what was left "
+	    "of a miss's).");
 	for (i = 0; i < tier_nservers(t) && i < STATS_MAX_SERVERS; i++) {
 		tier_server_stats(t, i, &ss);
 		metric_add(out, n, shared_server_name(sh, i),
