@@ -461,6 +461,23 @@ on_wait_poll(evutil_socket_t fd, short what, void *arg)
 }
 
 void
+tier_server_lost(struct tier_server *srv)
+{
+	struct tier_call *c;
+
+	TAILQ_FOREACH(c, &srv->t->calls, all)
+	{
+		if (c->kind != CALL_WAIT || c->srv != srv || c->done ||
+		    c->deferred)
+			continue;
+		evtimer_del(&c->poll);
+		snprintf(c->why, sizeof(c->why),
+		    "lost the connection to server %s", srv->url.name);
+		call_defer(c, TIER_DOWN, c->why);
+	}
+}
+
+void
 tier_notified(struct tier_server *srv, const char *origin, size_t len)
 {
 	struct tier *t = srv->t;

@@ -12,7 +12,8 @@
  * Every call takes a callback (NULL: none wanted) that runs exactly once,
  * always from the event loop (never before the call returns), unless
  * tier_free comes first:
- *   - a server that is down fails its calls at once (TIER_DOWN);
+ *   - a server that is down fails its calls at once (TIER_DOWN), and a
+ *     lost command connection ends the waits on its server (TIER_DOWN);
  *   - a call unanswered after timeout_ms (--redis-timeout) ends TIER_TIMEOUT
  *     and its late reply is ignored; the connection is then dropped (its
  *     other calls end TIER_TIMEOUT too) and reconnected with backoff, as

@@ -71,6 +71,8 @@ conn_lost(struct tier_conn *c, const char *why)
 	evtimer_del(&c->handshake);
 	if (t->freeing)
 		return;
+	if (!c->is_sub) /* a wait can no longer poll: it ends now */
+		tier_server_lost(c->srv);
 	tier_server_warn(c->srv, "%s connection: %s; retrying in %ld ms",
 	    c->is_sub ? "subscriber" : "command", why, c->backoff_ms);
 	ms_to_tv(c->backoff_ms, &tv);

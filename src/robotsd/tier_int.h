@@ -75,6 +75,8 @@ void tier_server_warn(struct tier_server *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* tier.c: free what tier_free left for the last lookup to end. */
 void tier_destroy(struct tier *);
+/* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
+void tier_server_lost(struct tier_server *);
 /* tier.c: a publish of origin was announced on srv's channel. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
 

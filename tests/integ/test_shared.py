@@ -95,7 +95,8 @@ class Redis:
         self.proc = None
 
     def pause(self, on):
-        self.proc.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
 
     def cmd(self, *args):
         """One command over RESP; bulk strings come back as bytes."""
@@ -449,6 +450,60 @@ class Shared(DaemonTest):
         self.assertEqual((s["shared_local"], s["redis_timeouts"]), (1, 1))
         self.redis.pause(False)
         self.assertTrue(poll(lambda: self.stats(c)["redis_up_0"] == 1, 10))
+
+    def test_redis_stopped_while_a_miss_is_in_flight(self):
+        # One instance holds the lock and fetches (the origin holds its
+        # answer until released), the other waits for it; then Redis goes.
+        for h in ("after1.test", "after2.test"):
+            self.origin.robots(h, RULES, delay=DELAY)
+        a, b = self.fleet(2, "--redis-timeout", "200")
+
+        def lost_mid_fetch(host, waits, lose, bound):
+            """lose() Redis while a fetches host and b waits (b's waits so
+            far: waits): b fetches too, within bound of it; once the
+            origin answers, both answer right at once."""
+            self.origin.robots(host, RULES, hold=True)
+            a.send({"op": "check", "id": 1, "agent": "Bot",
+                    "url": "http://%s/private/x" % host})
+            self.origin.wait_hits(host, 1)
+            b.send({"op": "check", "id": 2, "agent": "Bot",
+                    "url": "http://%s/private/x" % host})
+            self.assertTrue(poll(lambda: self.stats(b)["shared_lock_waits"]
+                                 == waits + 1))
+            lose()
+            t0 = time.monotonic()
+            self.origin.wait_hits(host, 2)
+            self.assertLess(time.monotonic() - t0, bound)
+            self.origin.release(host)
+            t0 = time.monotonic()
+            for c, rid in ((a, 1), (b, 2)):
+                self.assertAnswer(c.wait_id(rid), ok=True, allowed=False,
+                                  reason="rule")
+                self.assertLess(time.monotonic() - t0, SLACK)
+            self.assertEqual(len(self.origin.hits(host)), 2)
+
+        def shared_again(host):
+            for c in (a, b):
+                self.assertTrue(poll(lambda: self.stats(c)["redis_up_0"]
+                                     == 1, 10))
+            self.assertEqual(self.answers_right(a, host)["source"],
+                             "fetched")
+            self.assertEqual(self.answers_right(b, host)["source"], "shared")
+            self.assertEqual(len(self.origin.hits(host)), 1)
+
+        # Killed: the waiter hears its connection go and fetches at once;
+        # the holder's answer does not wait for its failed publish.
+        lost_mid_fetch("killed.test", 0, self.redis.stop, SLACK)
+        self.assertEqual(self.stats(b)["shared_local"], 1)
+        self.redis.start()
+        shared_again("after1.test")
+        # Stopped: the waiter learns it from its next poll of the lock (at
+        # most a second later) and that poll's 200 ms deadline.
+        self.addCleanup(self.redis.pause, False)
+        lost_mid_fetch("stopped.test", 1, lambda: self.redis.pause(True),
+                       1.0 + 0.2 + SLACK)
+        self.redis.pause(False)
+        shared_again("after2.test")
 
     def test_refused_values_are_refetched_and_overwritten(self):
         hosts = ["bad%d.test" % i for i in range(3)]

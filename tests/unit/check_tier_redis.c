@@ -612,6 +612,35 @@ START_TEST(caller_deadline)
 }
 END_TEST
 
+/*
+ * A wait whose server's command connection is lost ends at once (down),
+ * not at its next poll: the waiter goes local-only now.
+ */
+START_TEST(wait_ends_with_the_connection)
+{
+	const char *urls[] = { srv[0].url };
+	char want[256];
+	struct res w;
+	struct tier *t;
+
+	redis_start(0, NULL);
+	t = tier_up(urls, 1, 1000, 60000); /* no poll after the first */
+	freeReplyObject(
+	    redis_cmd(0, "SET %s held PX 60000", "robotsd:v1:l:{" O "}"));
+	memset(&w, 0, sizeof(w));
+	tier_wait(t, O, 60000, on_res, &w);
+	drive_for(50); /* its first poll sees the lock */
+	ck_assert_int_eq(w.n, 0);
+	redis_kill(0);
+	ck_assert_msg(drive_until(&w.n, 1, 5000), "the wait goes on");
+	ck_assert_str_eq(tier_result_name(w.r), "down");
+	snprintf(want, sizeof(want), "lost the connection to server %s?db=0",
+	    srv[0].url);
+	ck_assert_str_eq(w.error, want);
+	tier_free(t);
+}
+END_TEST
+
 /* TCP to a host name (resolved off the loop), a password, a database. */
 START_TEST(tcp_auth_db)
 {
@@ -714,6 +743,7 @@ tier_redis_suite(void)
 	tcase_add_test(tc, server_slow);
 	tcase_add_test(tc, budget_left);
 	tcase_add_test(tc, caller_deadline);
+	tcase_add_test(tc, wait_ends_with_the_connection);
 	tcase_add_test(tc, tcp_auth_db);
 	tcase_add_test(tc, tcp_bad_password);
 	tcase_add_test(tc, config_errors);
