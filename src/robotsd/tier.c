@@ -406,6 +406,12 @@ on_reply_cb(redisAsyncContext *ac, void *reply, void *priv)
 
 	c->owed--;
 	c->nreplies++;
+	/*
+	 * An answer: the connection works. Not before: a peer that passes the
+	 * handshake and garbles every call keeps its backoff growing.
+	 */
+	if (r != NULL && conn->ac == ac)
+		conn->backoff_ms = c->t->cf.reconnect_min_ms;
 	if (c->done) {
 		if (c->kind == CALL_LOCK && r != NULL && !c->t->freeing &&
 		    r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)

@@ -105,11 +105,12 @@ conn_up(struct tier_conn *c)
 
 	evtimer_del(&c->handshake);
 	c->state = TIER_SERVER_UP;
-	c->backoff_ms = c->srv->t->cf.reconnect_min_ms;
 	c->srv->st.connects++;
-	if (c->is_sub)
+	if (c->is_sub) {
 		c->srv->st.subscribed = 1;
-	else
+		/* it works; a command connection, once a call is answered */
+		c->backoff_ms = c->srv->t->cf.reconnect_min_ms;
+	} else
 		c->srv->st.state = TIER_SERVER_UP;
 	log_event(LOG_INFO, "redis_connected", "server=%s connection=%s",
 	    log_kvs(c->srv->url.name, name, sizeof(name)),

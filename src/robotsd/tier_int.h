@@ -24,7 +24,8 @@ struct tier_conn {
 	int is_sub;
 	redisAsyncContext *ac; /* NULL while down */
 	enum tier_state state;
-	long backoff_ms;        /* before the next attempt after a failure */
+	long backoff_ms;        /* before the next attempt after a failure;
+	                           back to the least once the connection works */
 	struct event retry;     /* next connection attempt */
 	struct event handshake; /* deadline of connect + AUTH/SELECT/PING */
 	struct evdns_getaddrinfo_request *dns; /* a lookup under way */

@@ -61,11 +61,15 @@ def lock_key(origin):
 
 
 class Redis:
-    """One redis-server on a private Unix socket, without persistence."""
+    """One redis-server on a private Unix socket (or, given a port, on
+    127.0.0.1:port), without persistence."""
 
-    def __init__(self, tmp, name):
+    def __init__(self, tmp, name, port=None):
         self.sock = os.path.join(tmp, name + ".sock")
         self.url = "unix://" + self.sock
+        self.port = port
+        if port is not None:
+            self.url = "redis://127.0.0.1:%d" % port
         self.proc = None
 
     def start(self):
@@ -73,13 +77,15 @@ class Redis:
         if exe is None:
             raise AssertionError("redis-server is not installed: run "
                                  "scripts/deps (the README's test command)")
+        where = ["--port", "0", "--unixsocket", self.sock]
+        if self.port is not None:
+            where = ["--port", str(self.port), "--bind", "127.0.0.1"]
         self.proc = subprocess.Popen(
-            [exe, "--port", "0", "--unixsocket", self.sock, "--save", "",
-             "--appendonly", "no"], stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+            [exe] + where + ["--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         ok = poll(self._ping, 10, 0.02)
         if not ok:
-            raise AssertionError("redis-server did not start on " + self.sock)
+            raise AssertionError("redis-server did not start on " + self.url)
         return self
 
     def _ping(self):
@@ -100,10 +106,14 @@ class Redis:
 
     def cmd(self, *args):
         """One command over RESP; bulk strings come back as bytes."""
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if self.port is None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        else:
+            s = socket.socket()
         s.settimeout(5)
         try:
-            s.connect(self.sock)
+            s.connect(self.sock if self.port is None else
+                      ("127.0.0.1", self.port))
             out = b"*%d\r\n" % len(args)
             for a in args:
                 a = a if isinstance(a, bytes) else str(a).encode()
@@ -117,7 +127,40 @@ class Redis:
         return sorted(k.decode() for k in self.cmd("KEYS", prefix + "*"))
 
 
-class Link:
+class Peer:
+    """Something robotsd connects to in place of Redis, listening on
+    listener: each connection goes to serve(sock), and close() ends them
+    all."""
+
+    def __init__(self, listener):
+        self.listener = listener
+        self.socks = []
+        listener.listen(16)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self):
+        for s in [self.listener] + self.socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)  # wakes a blocked accept
+            except OSError:
+                pass
+            s.close()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.listener.accept()
+            except OSError:
+                return
+            self.socks.append(c)
+            self.serve(c)
+
+    @staticmethod
+    def thread(f, *args):
+        threading.Thread(target=f, args=args, daemon=True).start()
+
+
+class Link(Peer):
     """A Unix socket in front of a Redis: the link robotsd reaches it by.
     Whatever Redis says arrives delay seconds late (a slow Redis, or a slow
     network), and stop_at, when it is in a command on its way to Redis,
@@ -128,29 +171,18 @@ class Link:
         self.path = os.path.join(tmp, "link.sock")
         self.url = "unix://" + self.path
         self.stopped = threading.Event()
-        self.socks = []
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(self.path)
-        self.listener.listen(16)
-        threading.Thread(target=self._accept, daemon=True).start()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(self.path)
+        super().__init__(listener)
 
-    def close(self):
-        for s in [self.listener] + self.socks:
-            s.close()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.listener.accept()
-            except OSError:
-                return
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(self.redis.sock)
-            self.socks += [c, s]
-            late = queue.Queue()
-            for f, a in ((self._up, (c, s)), (self._down, (s, late)),
-                         (self._late, (late, c))):
-                threading.Thread(target=f, args=a, daemon=True).start()
+    def serve(self, c):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.redis.sock)
+        self.socks.append(s)
+        late = queue.Queue()
+        self.thread(self._up, c, s)
+        self.thread(self._down, s, late)
+        self.thread(self._late, late, c)
 
     def _up(self, c, s):
         while True:
@@ -187,6 +219,48 @@ class Link:
                 c.sendall(data)
             except OSError:
                 break
+        c.close()
+
+
+class Garbage(Peer):
+    """A TCP peer where robotsd expects Redis, answering bytes that are not
+    RESP (an HTTP server's, say) to the first command of each connection;
+    with pong, it answers PING right (the handshake passes) and garbles
+    only what comes after. Keeps when each connection came and what it
+    said first."""
+
+    ANSWER = b"HTTP/1.1 400 Bad Request\r\n\r\n"
+
+    def __init__(self, pong=False):
+        self.pong = pong
+        self.conns = []  # (time.monotonic(), first bytes)
+        listener = socket.socket()
+        # the connections it leaves (in TIME_WAIT) must not keep a Redis
+        # from the port
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        self.port = listener.getsockname()[1]
+        self.url = "redis://127.0.0.1:%d" % self.port
+        super().__init__(listener)
+
+    def first(self, word):
+        """When the connections that began with word came."""
+        return [t for t, data in self.conns if word in data]
+
+    def serve(self, c):
+        self.thread(self._garble, c)
+
+    def _garble(self, c):
+        try:
+            data = c.recv(65536)
+            self.conns.append((time.monotonic(), data))
+            while data:
+                ping = data.startswith(b"*1\r\n$4\r\nPING\r\n")
+                c.sendall(b"+PONG\r\n" if self.pong and ping
+                          else self.ANSWER)
+                data = c.recv(65536)  # until robotsd hangs up
+        except OSError:
+            pass
         c.close()
 
 
@@ -504,6 +578,72 @@ class Shared(DaemonTest):
                        1.0 + 0.2 + SLACK)
         self.redis.pause(False)
         shared_again("after2.test")
+
+    def garbage_peer(self, pong):
+        """robotsd with a peer answering garbage where Redis should be:
+        every check right, local-only; one log line of each kind for many
+        misses; its connections retried. Returns the peer and the client."""
+        peer = Garbage(pong)
+        self.addCleanup(peer.close)
+        c = self.start("--redis", peer.url, "--redis-timeout", "200")
+        hosts = ["g%d.test" % i for i in range(20)]
+        for h in hosts:
+            self.origin.robots(h, RULES)
+        t0 = time.monotonic()
+        for h in hosts:
+            self.assertEqual(self.answers_right(c, h)["source"], "fetched")
+        self.assertLess(time.monotonic() - t0, 5)  # in one log period
+        s = self.stats(c)
+        self.assertEqual((s["shared_local"], s["shared_hits"],
+                          s["shared_publishes"]), (20, 0, 0), s)
+        self.assertGreaterEqual(s["redis_errors"], 1, s)
+        log = self.d.log(100000).splitlines()
+        warned = [ln for ln in log if "warn: event=redis " in ln]
+        fallback = [ln for ln in log if "warn: event=shared_fallback " in ln]
+        self.assertEqual(len(warned), 1, warned)
+        self.assertIn("Protocol error", warned[0])
+        self.assertEqual(len(fallback), 1, fallback)
+        self.assertIsNone(self.d.proc.poll())
+        return peer, c
+
+    def test_peer_answering_garbage_at_once(self):
+        peer, c = self.garbage_peer(pong=False)
+        self.assertEqual(self.stats(c)["redis_up_0"], 0)
+        # the command connection is retried: not given up, not in a loop
+        self.assertTrue(poll(lambda: len(peer.first(b"PING")) >= 4, 5))
+        self.assertBacksOff(peer.first(b"PING"))
+        # a real Redis takes the port: robotsd connects by itself, shares
+        peer.close()
+        r = Redis(self.tmp, "tcp", port=peer.port).start()
+        self.addCleanup(r.stop)
+        self.assertTrue(poll(lambda: self.stats(c)["redis_up_0"] == 1, 10))
+        self.origin.robots("after.test", RULES)
+        self.answers_right(c, "after.test")
+        self.assertTrue(poll(lambda: r.cmd("EXISTS",
+                                           entry_key("http://after.test"))))
+        self.assertEqual(self.stats(c)["shared_publishes"], 1)
+
+    def test_peer_answering_garbage_after_the_handshake(self):
+        peer, c = self.garbage_peer(pong=True)
+        # Each connection passes the handshake and the next call fails it:
+        # with misses coming all the time, the reconnections back off all
+        # the same.
+        for i in range(200):
+            if len(peer.first(b"PING")) >= 4:
+                break
+            self.origin.robots("m%d.test" % i, RULES)
+            self.answers_right(c, "m%d.test" % i)
+            time.sleep(0.02)  # misses keep coming, in real time
+        self.assertBacksOff(peer.first(b"PING"))
+        self.assertIsNone(self.d.proc.poll())
+
+    def assertBacksOff(self, at):
+        """Connections at these times came after 100, 200, 400 ms (each
+        backoff at least, whatever the load)."""
+        self.assertGreaterEqual(len(at), 4, at)
+        gaps = [b - a for a, b in zip(at, at[1:4])]
+        for k, gap in enumerate(gaps):
+            self.assertGreaterEqual(gap, 0.1 * 2 ** k - 0.01, gaps)
 
     def test_refused_values_are_refetched_and_overwritten(self):
         hosts = ["bad%d.test" % i for i in range(3)]
