@@ -333,6 +333,19 @@ class Shared(DaemonTest):
                 return int(line.split("=")[1].split(",")[0])
         return 0
 
+    def scrape(self, port):
+        """The text of /metrics on port (polled until it answers)."""
+        def get():
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                conn.request("GET", "/metrics")
+                return conn.getresponse().read().decode()
+            except OSError:
+                return None
+            finally:
+                conn.close()
+        return poll(get, timeout=5, interval=0.05)
+
     def answers_right(self, c, host, **kw):
         a = self.check("http://%s/private/x" % host, client=c, **kw)
         self.assertAnswer(a, ok=True, allowed=False, reason="rule")
@@ -737,16 +750,7 @@ class Shared(DaemonTest):
                        "--metrics", "127.0.0.1:%d" % port)
         r1.stop()
         self.assertTrue(poll(lambda: self.stats(b)["redis_up_1"] == 0))
-
-        def scrape():
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port,
-                                                  timeout=5)
-                conn.request("GET", "/metrics")
-                return conn.getresponse().read().decode()
-            except OSError:
-                return None
-        text = poll(scrape, timeout=5, interval=0.05)
+        text = self.scrape(port)
         self.assertIn('robotsd_redis_up{server="%s?db=0"} 1\n'
                       % self.redis.url, text)
         self.assertIn('robotsd_redis_up{server="%s?db=0"} 0\n' % r1.url,
@@ -764,6 +768,28 @@ class Shared(DaemonTest):
         self.assertEqual(self.answers_right(b, "hup.test")["source"],
                          "shared")
         self.assertEqual(len(self.origin.hits("hup.test")), 1)
+
+    def test_every_server_in_stats_up_to_the_cap(self):
+        # 32 servers at most, each with its row in stats and /metrics
+        port = closed_port()
+        tier = []
+        for i in range(32):
+            tier += ["--redis", "unix://%s/none%d.sock" % (self.tmp, i)]
+        c = self.start(*tier, "--metrics", "127.0.0.1:%d" % port)
+        s = self.stats(c)
+        rows = {k: v for k, v in s.items() if k.startswith("redis_up_")}
+        self.assertEqual(rows, {"redis_up_%d" % i: 0 for i in range(32)})
+        text = self.scrape(port)
+        for i in range(32):
+            self.assertIn('robotsd_redis_up{server="unix://%s/none%d.sock'
+                          '?db=0"} 0\n' % (self.tmp, i), text)
+        # a 33rd is a configuration error, not a server left out
+        r = subprocess.run([ROBOTSD, "-n", "-c", "/dev/null"] + tier +
+                           ["--redis", "unix:///none32.sock"],
+                           capture_output=True, timeout=START_TIMEOUT)
+        self.assertEqual((r.returncode, r.stderr.decode()), (
+            EX_CONFIG, "robotsd: redis: 33 servers given, at most 32 "
+            "(stats and /metrics show each one's state)\n"))
 
     def test_failing_origin_keeps_the_fleets_good_copy(self):
         self.origin.robots("flaky.test", RULES,
