@@ -346,6 +346,14 @@ class Shared(DaemonTest):
                 conn.close()
         return poll(get, timeout=5, interval=0.05)
 
+    def published(self, origin, r=None):
+        """origin's value in Redis r, once there: a publish follows the
+        answers of the fetch it publishes."""
+        r = r or self.redis
+        v = poll(lambda: r.cmd("GET", entry_key(origin)))
+        self.assertIsNotNone(v, "%s never published" % origin)
+        return v
+
     def answers_right(self, c, host, **kw):
         a = self.check("http://%s/private/x" % host, client=c, **kw)
         self.assertAnswer(a, ok=True, allowed=False, reason="rule")
@@ -665,7 +673,7 @@ class Shared(DaemonTest):
         a, b = self.fleet(2)
         for h in hosts:
             self.answers_right(a, h)
-        good = [self.redis.cmd("GET", entry_key("http://" + h)) for h in hosts]
+        good = [self.published("http://" + h) for h in hosts]
         self.assertTrue(all(value_ok(v) for v in good))
         v = good[0]
         corrupt = v[:30] + bytes([v[30] ^ 0xFF]) + v[31:]
@@ -690,8 +698,11 @@ class Shared(DaemonTest):
         a, b = self.fleet(2, servers=[self.redis, r1])
         for h in hosts:
             self.answers_right(a, h)
-        on0 = {k[len(ENTRY) + 1:-1] for k in self.redis.keys(ENTRY)}
-        on1 = {k[len(ENTRY) + 1:-1] for k in r1.keys(ENTRY)}
+
+        def stored(r):
+            return {k[len(ENTRY) + 1:-1] for k in r.keys(ENTRY)}
+        poll(lambda: len(stored(self.redis) | stored(r1)) == len(hosts))
+        on0, on1 = stored(self.redis), stored(r1)
         self.assertEqual(on0 | on1, {"http://" + h for h in hosts})
         self.assertEqual(on0 & on1, set())
         self.assertTrue(on0 and on1, (on0, on1))
@@ -712,9 +723,8 @@ class Shared(DaemonTest):
                            headers={"Cache-Control": "max-age=600"})
         a, b = self.fleet(2)
         self.answers_right(a, "ttl.test")
-        key = entry_key("http://ttl.test")
-        pttl = self.redis.cmd("PTTL", key)
-        v = self.redis.cmd("GET", key)
+        v = self.published("http://ttl.test")
+        pttl = self.redis.cmd("PTTL", entry_key("http://ttl.test"))
         fetched, expires, stale = value_times(v)
         self.assertEqual(expires - fetched, 600000)
         # remaining lifetime (600 s) + as long again served stale
@@ -732,7 +742,7 @@ class Shared(DaemonTest):
         a, b = self.fleet(2)
         self.answers_right(a, "gone.test")
         key = entry_key("http://gone.test")
-        self.assertIsNotNone(self.redis.cmd("GET", key))
+        self.published("http://gone.test")
         p = a.call({"op": "purge", "origin": "http://gone.test"})
         self.assertIs(p["ok"], True, p)
         self.assertTrue(poll(lambda: self.redis.cmd("EXISTS", key) == 0))
