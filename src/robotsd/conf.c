@@ -292,6 +292,13 @@ config_check_redis(const struct config *cf, char **cause)
 	    "--redis");
 	return -1;
 #else
+	if (cf->nredis > TIER_MAX_SERVERS) {
+		xasprintf(cause,
+		    "redis: %zu servers given, at most %d (stats and /metrics "
+		    "show each one's state)",
+		    cf->nredis, TIER_MAX_SERVERS);
+		return -1;
+	}
 	if (cf->redis_lock_time <= cf->fetch_timeout) {
 		xasprintf(cause,
 		    "redis-lock-time (%ld) must be greater than fetch-timeout "

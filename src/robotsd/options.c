@@ -87,7 +87,7 @@ const struct option_def options[] = {
 	{ "redis", 0, OT_LIST, 0, 0, NULL, OFF(redis), 0, "URL",
 	    "shared cache tier in Redis; may repeat" },
 	{ "redis-timeout", 0, OT_LONG, 1, 60000, "250", OFF(redis_timeout), 0,
-	    "MS", "deadline of every Redis call, milliseconds" },
+	    "MS", "Redis time a miss may take, milliseconds" },
 	{ "redis-lock-time", 0, OT_LONG, 1, DAY, "40", OFF(redis_lock_time), 0,
 	    "SECONDS", "lifetime of a fetch lock in Redis" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",

@@ -13,9 +13,12 @@
  *         LOCK with TIER_LOCK_TAKEOVER if still missing;
  *   FETCH the real fetch; the cache's settled hook publishes the entry it
  *         made and releases the lock in the same pipeline.
- * Any other tier answer (down, timeout, error) fetches here at once. A
- * cancelled load is freed when its pending tier call ends (or by
- * shared_free, when tier_free dropped that call).
+ * Any other tier answer (down, timeout, error) fetches here at once. GET,
+ * LOCK and RECHECK share one budget of --redis-timeout, begun at the first
+ * GET (again after a WAIT): each call gets what is left of it, and once it
+ * is spent no call starts: the load fetches at once (still under the lock,
+ * when it holds it). A cancelled load is freed when its pending tier call
+ * ends (or by shared_free, when tier_free dropped that call).
  */
 #include <config.h>
 
@@ -47,6 +50,7 @@ struct load {
 	void *arg;
 	enum stage stage;
 	int rounds;              /* waits so far */
+	double began;            /* clock_monotonic() when the budget began */
 	int cancelled;           /* free when the pending tier call ends */
 	struct fetch *fetch;     /* ST_FETCH */
 	struct tier_value *prev; /* the tier's unusable value, or NULL */
@@ -139,6 +143,23 @@ load_local(struct load *l, const char *step, const struct tier_reply *rep)
 	load_fetch(l);
 }
 
+/* What is left of the load's budget for a call (ms); 0: spent. */
+static long
+load_left(const struct load *l)
+{
+	return tier_budget_left(l->sh->tier, l->began, clock_monotonic());
+}
+
+/* The budget is spent before step: fetch here without another call. */
+static void
+load_spent(struct load *l, const char *step)
+{
+	struct tier_reply rep = { .result = TIER_TIMEOUT,
+		.error = "the miss's Redis budget is spent" };
+
+	load_local(l, step, &rep);
+}
+
 /*
  * Keep the latest unusable value the tier had: should the fetch fail, its
  * good copy is still served (stale) and published with the failure.
@@ -182,7 +203,8 @@ load_waited_cb(struct tier_reply *rep, void *arg)
 	case TIER_UNLOCKED:
 	case TIER_TIMEOUT: /* the holder took too long: look again */
 		l->stage = ST_GET;
-		tier_get(l->sh->tier, l->origin, load_got_cb, l);
+		l->began = clock_monotonic(); /* a new budget */
+		tier_get(l->sh->tier, l->origin, 0, load_got_cb, l);
 		break;
 	default:
 		load_local(l, "wait", rep);
@@ -220,6 +242,7 @@ static void
 load_locked_cb(struct tier_reply *rep, void *arg)
 {
 	struct load *l = arg;
+	long left;
 
 	if (l->cancelled) {
 		if (rep->result == TIER_OK)
@@ -231,8 +254,13 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 	switch (rep->result) {
 	case TIER_OK:
 		snprintf(l->token, sizeof(l->token), "%s", rep->token);
+		if ((left = load_left(l)) == 0) { /* no time to look again */
+			l->sh->stats.misses++;
+			load_fetch(l);
+			break;
+		}
 		l->stage = ST_RECHECK;
-		tier_get(l->sh->tier, l->origin, load_rechecked_cb, l);
+		tier_get(l->sh->tier, l->origin, left, load_rechecked_cb, l);
 		break;
 	case TIER_BUSY:
 		if (l->rounds >= SHARED_WAIT_ROUNDS) {
@@ -255,6 +283,7 @@ load_got_cb(struct tier_reply *rep, void *arg)
 {
 	struct load *l = arg;
 	struct shared *sh = l->sh;
+	long left;
 
 	if (l->cancelled) {
 		load_free(l);
@@ -273,9 +302,13 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		load_local(l, "get", rep);
 		return;
 	}
+	if ((left = load_left(l)) == 0) {
+		load_spent(l, "lock");
+		return;
+	}
 	l->stage = ST_LOCK;
 	tier_lock(sh->tier, l->origin, l->rounds > 0 ? TIER_LOCK_TAKEOVER : 0,
-	    load_locked_cb, l);
+	    left, load_locked_cb, l);
 }
 
 /* cache_fetch_ops.start: begin with the tier's value of the origin. */
@@ -304,7 +337,8 @@ shared_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	l->arg = arg;
 	LIST_INSERT_HEAD(&sh->loads, l, link);
 	l->stage = ST_GET;
-	tier_get(sh->tier, l->origin, load_got_cb, l);
+	l->began = clock_monotonic();
+	tier_get(sh->tier, l->origin, 0, load_got_cb, l);
 	return l;
 }
 

@@ -19,6 +19,7 @@
 #ifdef HAVE_REDIS
 #include "shared.h"
 #include "tier.h"
+#include "tier_url.h"
 #endif
 
 /* Append one metric to out. */
@@ -97,9 +98,6 @@ stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
 }
 
 #ifdef HAVE_REDIS
-/* Servers listed one by one at most (their gauges fill the table). */
-#define STATS_MAX_SERVERS 32
-
 /* The shared tier's counters, and each Redis server's state. */
 static void
 stats_shared(const struct shared *sh, struct metric *out, size_t *n)
@@ -134,8 +132,10 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 	    "Redis calls failed: error reply, lost or no connection.");
 	metric_add(out, n, "redis_timeouts", "robotsd_redis_timeouts_total",
 	    METRIC_COUNTER, ts->timeouts,
-	    "Redis calls unanswered within --redis-timeout.");
-	for (i = 0; i < tier_nservers(t) && i < STATS_MAX_SERVERS; i++) {
+	    "Redis calls unanswered in time (--redis-timeout, or what was left "
+	    "of a miss's).");
+	/* Every server: conf.c refuses more than the table holds. */
+	for (i = 0; i < tier_nservers(t) && i < TIER_MAX_SERVERS; i++) {
 		tier_server_stats(t, i, &ss);
 		metric_add(out, n, shared_server_name(sh, i),
 		    "robotsd_redis_up", METRIC_GAUGE,

@@ -1,8 +1,9 @@
 /*
  * tier.c: the shared tier's calls (get, publish, lock, unlock, wait,
  * purge) on the connections of tier_conn.c. A call lives until both its
- * callback has run and hiredis owes it no reply; its timer is its deadline,
- * or delivers a result decided before any I/O (a server that is down).
+ * callback has run and hiredis owes it no reply; its timer is its deadline
+ * (the caller's, then --redis-timeout's for the connection), or delivers a
+ * result decided before any I/O (a server that is down).
  */
 #include <config.h>
 
@@ -46,6 +47,7 @@ struct tier_call {
 	void *arg;
 	char *origin;
 	struct event timer; /* deadline, or the moment to deliver reply */
+	long limit_ms;      /* the caller's deadline, after the call began */
 	struct event poll;  /* wait: next poll, or a poll's deadline */
 	int deferred;       /* the timer delivers reply */
 	int done;           /* the callback ran */
@@ -201,11 +203,17 @@ call_defer(struct tier_call *c, enum tier_result r, const char *why)
 	event_active(&c->timer, EV_TIMEOUT, 1);
 }
 
+/*
+ * A call's deadline: the caller's, which ends the call; then, if that was
+ * sooner, --redis-timeout's, which drops the connection.
+ */
 static void
 on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct tier_call *c = arg;
 	struct tier_conn *conn = &c->srv->cmd;
+	long rest = c->t->cf.timeout_ms - c->limit_ms;
+	struct timeval tv;
 
 	(void)fd, (void)what;
 	if (c->deferred) {
@@ -216,9 +224,16 @@ on_timer(evutil_socket_t fd, short what, void *arg)
 		call_finish(c, TIER_TIMEOUT, "no publish nor release in time");
 		return;
 	}
-	snprintf(c->why, sizeof(c->why), "no answer within %ld ms",
-	    c->t->cf.timeout_ms);
-	call_finish(c, TIER_TIMEOUT, c->why);
+	if (!c->done) {
+		snprintf(c->why, sizeof(c->why), "no answer within %ld ms",
+		    c->limit_ms);
+		call_finish(c, TIER_TIMEOUT, c->why); /* owed > 0: c stays */
+		if (rest > 0) { /* the caller's haste says nothing of Redis */
+			ms_to_tv(rest, &tv);
+			evtimer_add(&c->timer, &tv);
+			return;
+		}
+	}
 	/* Replies come in order: the ones behind it are late too. */
 	tier_conn_drop(conn, TIER_TIMEOUT, "a call timed out");
 }
@@ -251,9 +266,12 @@ call_down(struct tier_call *c)
 	call_defer(c, TIER_DOWN, c->why);
 }
 
-/* Arm the deadline; 0, or -1 when the server is down (result deferred). */
+/*
+ * Arm the caller's deadline (0: --redis-timeout; a wait's may be longer);
+ * 0, or -1 when the server is down (result deferred).
+ */
 static int
-call_start(struct tier_call *c, long timeout_ms)
+call_start(struct tier_call *c, long limit_ms)
 {
 	struct timeval tv;
 
@@ -261,7 +279,11 @@ call_start(struct tier_call *c, long timeout_ms)
 		call_down(c);
 		return -1;
 	}
-	ms_to_tv(timeout_ms, &tv);
+	if (limit_ms <= 0 ||
+	    (c->kind != CALL_WAIT && limit_ms > c->t->cf.timeout_ms))
+		limit_ms = c->t->cf.timeout_ms;
+	c->limit_ms = limit_ms;
+	ms_to_tv(limit_ms, &tv);
 	evtimer_add(&c->timer, &tv);
 	return 0;
 }
@@ -384,7 +406,17 @@ on_reply_cb(redisAsyncContext *ac, void *reply, void *priv)
 
 	c->owed--;
 	c->nreplies++;
+	/*
+	 * An answer: the connection works. Not before: a peer that passes the
+	 * handshake and garbles every call keeps its backoff growing.
+	 */
+	if (r != NULL && conn->ac == ac)
+		conn->backoff_ms = c->t->cf.reconnect_min_ms;
 	if (c->done) {
+		if (c->kind == CALL_LOCK && r != NULL && !c->t->freeing &&
+		    r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
+			/* granted after its caller gave up: nobody fetches */
+			tier_unlock(c->t, c->origin, c->token, NULL, NULL);
 		call_free_if_idle(c);
 	} else if (r == NULL && conn->drop_why != NULL) {
 		call_finish(c, conn->drop_result, conn->drop_why);
@@ -435,6 +467,23 @@ on_wait_poll(evutil_socket_t fd, short what, void *arg)
 }
 
 void
+tier_server_lost(struct tier_server *srv)
+{
+	struct tier_call *c;
+
+	TAILQ_FOREACH(c, &srv->t->calls, all)
+	{
+		if (c->kind != CALL_WAIT || c->srv != srv || c->done ||
+		    c->deferred)
+			continue;
+		evtimer_del(&c->poll);
+		snprintf(c->why, sizeof(c->why),
+		    "lost the connection to server %s", srv->url.name);
+		call_defer(c, TIER_DOWN, c->why);
+	}
+}
+
+void
 tier_notified(struct tier_server *srv, const char *origin, size_t len)
 {
 	struct tier *t = srv->t;
@@ -455,22 +504,34 @@ tier_notified(struct tier_server *srv, const char *origin, size_t len)
 /* A call of one command on origin's entry key: GET or DEL. */
 static void
 entry_call(struct tier *t, enum call_kind kind, const char *origin,
-    const char *cmd, tier_cb cb, void *arg)
+    long timeout_ms, const char *cmd, tier_cb cb, void *arg)
 {
 	struct tier_call *c = call_new(t, kind, origin, cb, arg);
 	char *key;
 
-	if (call_start(c, t->cf.timeout_ms) == -1)
+	if (call_start(c, timeout_ms) == -1)
 		return;
 	key = tier_entry_key(origin);
 	call_cmd(c, cmd, key);
 	free(key);
 }
 
-void
-tier_get(struct tier *t, const char *origin, tier_cb cb, void *arg)
+long
+tier_budget_left(const struct tier *t, double started, double now)
 {
-	entry_call(t, CALL_GET, origin, "GET %s", cb, arg);
+	double left = t->cf.timeout_ms - (now - started) * 1000;
+
+	if (left <= 0)
+		return 0;
+	return left < t->cf.timeout_ms ? (long)left + (left > (long)left)
+	                               : t->cf.timeout_ms;
+}
+
+void
+tier_get(
+    struct tier *t, const char *origin, long timeout_ms, tier_cb cb, void *arg)
+{
+	entry_call(t, CALL_GET, origin, timeout_ms, "GET %s", cb, arg);
 }
 
 void
@@ -485,7 +546,7 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 		call_defer(c, TIER_ERROR, "value cannot be encoded");
 		return;
 	}
-	if (call_start(c, t->cf.timeout_ms) == 0) {
+	if (call_start(c, 0) == 0) {
 		key = tier_entry_key(v->origin);
 		lock = tier_lock_key(v->origin);
 		if (call_cmd(c, "SET %s %b PX %lld", key, buf, len,
@@ -519,14 +580,15 @@ make_token(char *out)
 }
 
 void
-tier_lock(struct tier *t, const char *origin, int flags, tier_cb cb, void *arg)
+tier_lock(struct tier *t, const char *origin, int flags, long timeout_ms,
+    tier_cb cb, void *arg)
 {
 	struct tier_call *c = call_new(t, CALL_LOCK, origin, cb, arg);
 	char *key;
 
 	c->flags = flags;
 	make_token(c->token);
-	if (call_start(c, t->cf.timeout_ms) == -1)
+	if (call_start(c, timeout_ms) == -1)
 		return;
 	key = tier_lock_key(origin);
 	call_cmd(c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
@@ -540,7 +602,7 @@ tier_unlock(struct tier *t, const char *origin, const char *token, tier_cb cb,
 	struct tier_call *c = call_new(t, CALL_UNLOCK, origin, cb, arg);
 	char *key;
 
-	if (call_start(c, t->cf.timeout_ms) == -1)
+	if (call_start(c, 0) == -1)
 		return;
 	key = tier_lock_key(origin);
 	call_cmd(c, "EVAL %s 1 %s %s", UNLOCK_LUA, key, token);
@@ -566,7 +628,7 @@ tier_wait(
 void
 tier_purge(struct tier *t, const char *origin, tier_cb cb, void *arg)
 {
-	entry_call(t, CALL_PURGE, origin, "DEL %s", cb, arg);
+	entry_call(t, CALL_PURGE, origin, 0, "DEL %s", cb, arg);
 }
 
 /* --- the tier --------------------------------------------------------------

@@ -12,11 +12,17 @@
  * Every call takes a callback (NULL: none wanted) that runs exactly once,
  * always from the event loop (never before the call returns), unless
  * tier_free comes first:
- *   - a server that is down fails its calls at once (TIER_DOWN);
+ *   - a server that is down fails its calls at once (TIER_DOWN), and a
+ *     lost command connection ends the waits on its server (TIER_DOWN);
  *   - a call unanswered after timeout_ms (--redis-timeout) ends TIER_TIMEOUT
  *     and its late reply is ignored; the connection is then dropped (its
  *     other calls end TIER_TIMEOUT too) and reconnected with backoff, as
- *     after any lost connection, by the tier itself.
+ *     after any lost connection, by the tier itself;
+ *   - tier_get and tier_lock may be given less time (what is left of a
+ *     miss's budget): unanswered by then, the call ends TIER_TIMEOUT but
+ *     the connection stays (its answer may still come, and is ignored; a
+ *     lock it grants then is released at once), as only a reply later
+ *     than timeout_ms says Redis is stuck.
  *
  * How the cache uses it (each step falls back to local-only operation on
  * any result it does not expect):
@@ -26,6 +32,8 @@
  *     TIER_BUSY calls tier_wait, then tier_get again on TIER_NOTIFIED or
  *     TIER_UNLOCKED (and tier_lock with TIER_LOCK_TAKEOVER if still
  *     missing: the holder died or gave up);
+ *   - the get, the lock and the get under the lock of one miss share one
+ *     budget of timeout_ms (shared.c);
  *   - after every fetch, failures included: tier_publish with the token,
  *     px_ms = remaining lifetime + stale window (or until next_retry for a
  *     failure state); it stores, releases the lock and notifies waiters;
@@ -71,9 +79,9 @@ typedef void (*tier_cb)(struct tier_reply *, void *arg);
 struct tier_config {
 	const char *const *urls; /* --redis URLs (tier_url.h), nurls >= 1 */
 	size_t nurls;
-	long timeout_ms;       /* deadline of every Redis call */
-	long lock_ms;          /* lifetime of a lock (PX) */
-	long poll_ms;          /* a wait's fallback poll period */
+	long timeout_ms; /* deadline of every Redis call, a miss's budget */
+	long lock_ms;    /* lifetime of a lock (PX) */
+	long poll_ms;    /* a wait's fallback poll period */
 	long reconnect_min_ms; /* backoff after a failure, doubling ... */
 	long reconnect_max_ms; /* ... up to this */
 };
@@ -115,7 +123,16 @@ struct tier *tier_new(
  */
 void tier_free(struct tier *);
 
-void tier_get(struct tier *, const char *origin, tier_cb, void *arg);
+/*
+ * The time a caller gives a get or a lock: what is left, in milliseconds,
+ * of a budget of --redis-timeout that began at started (clock_monotonic()
+ * seconds); 0 once it is spent: start no call then.
+ */
+long tier_budget_left(const struct tier *, double started, double now);
+
+/* Both give up after timeout_ms, at most (and when 0) --redis-timeout. */
+void tier_get(
+    struct tier *, const char *origin, long timeout_ms, tier_cb, void *arg);
 /*
  * Store v under its origin for px_ms (>= 1) and notify waiters; token, when
  * not NULL, is a lock to release in the same pipeline (before the notice).
@@ -123,8 +140,8 @@ void tier_get(struct tier *, const char *origin, tier_cb, void *arg);
 void tier_publish(struct tier *, const struct tier_value *v, long long px_ms,
     const char *token, tier_cb, void *arg);
 #define TIER_LOCK_TAKEOVER 0x1 /* the previous holder never published */
-void tier_lock(
-    struct tier *, const char *origin, int flags, tier_cb, void *arg);
+void tier_lock(struct tier *, const char *origin, int flags, long timeout_ms,
+    tier_cb, void *arg);
 /* Release only when token still holds the lock (compare-and-delete). */
 void tier_unlock(
     struct tier *, const char *origin, const char *token, tier_cb, void *arg);

@@ -71,6 +71,8 @@ conn_lost(struct tier_conn *c, const char *why)
 	evtimer_del(&c->handshake);
 	if (t->freeing)
 		return;
+	if (!c->is_sub) /* a wait can no longer poll: it ends now */
+		tier_server_lost(c->srv);
 	tier_server_warn(c->srv, "%s connection: %s; retrying in %ld ms",
 	    c->is_sub ? "subscriber" : "command", why, c->backoff_ms);
 	ms_to_tv(c->backoff_ms, &tv);
@@ -103,11 +105,12 @@ conn_up(struct tier_conn *c)
 
 	evtimer_del(&c->handshake);
 	c->state = TIER_SERVER_UP;
-	c->backoff_ms = c->srv->t->cf.reconnect_min_ms;
 	c->srv->st.connects++;
-	if (c->is_sub)
+	if (c->is_sub) {
 		c->srv->st.subscribed = 1;
-	else
+		/* it works; a command connection, once a call is answered */
+		c->backoff_ms = c->srv->t->cf.reconnect_min_ms;
+	} else
 		c->srv->st.state = TIER_SERVER_UP;
 	log_event(LOG_INFO, "redis_connected", "server=%s connection=%s",
 	    log_kvs(c->srv->url.name, name, sizeof(name)),

@@ -24,7 +24,8 @@ struct tier_conn {
 	int is_sub;
 	redisAsyncContext *ac; /* NULL while down */
 	enum tier_state state;
-	long backoff_ms;        /* before the next attempt after a failure */
+	long backoff_ms;        /* before the next attempt after a failure;
+	                           back to the least once the connection works */
 	struct event retry;     /* next connection attempt */
 	struct event handshake; /* deadline of connect + AUTH/SELECT/PING */
 	struct evdns_getaddrinfo_request *dns; /* a lookup under way */
@@ -75,6 +76,8 @@ void tier_server_warn(struct tier_server *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* tier.c: free what tier_free left for the last lookup to end. */
 void tier_destroy(struct tier *);
+/* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
+void tier_server_lost(struct tier_server *);
 /* tier.c: a publish of origin was announced on srv's channel. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
 

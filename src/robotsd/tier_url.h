@@ -12,6 +12,8 @@
 #define ROBOTSD_TIER_URL_H
 
 #define TIER_URL_MAX_DB 2147483647
+/* --redis URLs at most: stats and /metrics show each server's state. */
+#define TIER_MAX_SERVERS 32
 
 struct tier_url {
 	int is_unix;

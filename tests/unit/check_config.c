@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "capture.h"
 #include "log.h"
+#include "tier_url.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
 #ifdef HAVE_REDIS
@@ -564,6 +565,24 @@ START_TEST(test_every_option_is_documented)
 }
 END_TEST
 
+#ifdef HAVE_REDIS
+/* Load a config file naming n Redis servers. */
+static void
+redis_servers(int n)
+{
+	char text[64 * 40];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+		    "redis unix:///run/redis/%d.sock\n", i);
+	if (conf_path[0] != '\0')
+		unlink(conf_path);
+	LOAD(text, NULL);
+}
+#endif
+
 /*
  * --redis repeats (a file's list is replaced by the command line's), each
  * URL checked at load; a build without hiredis refuses it with the reason.
@@ -597,6 +616,15 @@ START_TEST(test_redis_options)
 	ck_assert_str_eq(cause,
 	    "redis-lock-time (30) must be greater than fetch-timeout (30): a "
 	    "lock must outlive the fetch it guards");
+	redis_servers(TIER_MAX_SERVERS);
+	ck_assert_msg(cf != NULL, "%s", cause);
+	ck_assert_uint_eq(cf->nredis, 32);
+	config_free(cf);
+	redis_servers(TIER_MAX_SERVERS + 1);
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause,
+	    "redis: 33 servers given, at most 32 (stats and "
+	    "/metrics show each one's state)");
 #else
 	ck_assert_ptr_null(cf);
 	ck_assert_str_eq(cause,

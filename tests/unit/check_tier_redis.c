@@ -118,14 +118,14 @@ START_TEST(get_publish_get)
 
 	redis_start(0, NULL);
 	t = tier_up(urls, 1, 1000, 1000);
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_str_eq(tier_result_name(res.r), "miss");
 	sample(&v, O);
 	RUN(res, tier_publish(t, &v, 60000, NULL, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	pttl = redis_int(0, "PTTL %s", "robotsd:v1:e:{" O "}");
 	ck_assert_msg(pttl > 59000 && pttl <= 60000, "PTTL %lld", pttl);
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	ck_assert_ptr_nonnull(res.v);
 	ck_assert_str_eq(res.v->origin, O);
@@ -153,12 +153,12 @@ START_TEST(lock_unlock)
 
 	redis_start(0, NULL);
 	t = tier_up(urls, 1, 1000, 1000);
-	RUN(a, tier_lock(t, O, 0, on_res, &a));
+	RUN(a, tier_lock(t, O, 0, 0, on_res, &a));
 	ck_assert_int_eq(a.r, TIER_OK);
 	ck_assert_uint_eq(strlen(a.token), TIER_TOKEN_LEN);
 	pttl = redis_int(0, "PTTL %s", "robotsd:v1:l:{" O "}");
 	ck_assert_msg(pttl > 29000 && pttl <= 30000, "PTTL %lld", pttl);
-	RUN(b, tier_lock(t, O, 0, on_res, &b));
+	RUN(b, tier_lock(t, O, 0, 0, on_res, &b));
 	ck_assert_int_eq(b.r, TIER_BUSY);
 	RUN(res, tier_unlock(
 	             t, O, "0123456789abcdef0123456789abcdef", on_res, &res));
@@ -167,7 +167,7 @@ START_TEST(lock_unlock)
 	RUN(res, tier_unlock(t, O, a.token, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	ck_assert_int_eq(redis_int(0, "EXISTS %s", "robotsd:v1:l:{" O "}"), 0);
-	RUN(b, tier_lock(t, O, TIER_LOCK_TAKEOVER, on_res, &b));
+	RUN(b, tier_lock(t, O, TIER_LOCK_TAKEOVER, 0, on_res, &b));
 	ck_assert_int_eq(b.r, TIER_OK);
 	ck_assert_str_ne(a.token, b.token); /* tokens are random */
 	ck_assert_uint_eq(tier_stats(t)->locks, 2);
@@ -192,7 +192,7 @@ START_TEST(wait_notified)
 	redis_start(0, NULL);
 	holder = tier_up(urls, 1, 1000, 60000);
 	other = tier_up(urls, 1, 1000, 60000);
-	RUN(lk, tier_lock(holder, O, 0, on_res, &lk));
+	RUN(lk, tier_lock(holder, O, 0, 0, on_res, &lk));
 	ck_assert_int_eq(lk.r, TIER_OK);
 	memset(&w, 0, sizeof(w));
 	tier_wait(other, O, 10000, on_res, &w);
@@ -271,7 +271,7 @@ START_TEST(purge)
 	RUN(res, tier_purge(t, O, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	ck_assert_int_eq(redis_int(0, "EXISTS %s", "robotsd:v1:e:{" O "}"), 0);
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_MISS);
 	RUN(res, tier_purge(t, O, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_MISS);
@@ -295,22 +295,22 @@ START_TEST(corrupt_values)
 	sample(&v, O);
 	ck_assert_ptr_nonnull(buf = tier_value_encode(&v, &len));
 	freeReplyObject(redis_cmd(0, "SET %s %s", key, "garbage"));
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_CORRUPT);
 	ck_assert_str_eq(res.error, "not a robotsd value (bad magic)");
 	freeReplyObject(redis_cmd(0, "SET %s %b", key, buf, len - 10));
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_CORRUPT);
 	ck_assert_str_eq(res.error, "truncated value");
 	buf[5] = 2; /* version 2 */
 	freeReplyObject(redis_cmd(0, "SET %s %b", key, buf, len));
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_str_eq(
 	    res.error, "value written by an incompatible robotsd version");
 	buf[5] = 1;
 	freeReplyObject(redis_cmd(
 	    0, "SET %s %b", "robotsd:v1:e:{http://x.test}", buf, len));
-	RUN(res, tier_get(t, "http://x.test", on_res, &res));
+	RUN(res, tier_get(t, "http://x.test", 0, on_res, &res));
 	ck_assert_str_eq(res.error, "value belongs to another origin");
 	ck_assert_uint_eq(tier_stats(t)->corrupt, 4);
 	ck_assert_uint_eq(tier_stats(t)->hits, 0);
@@ -402,15 +402,15 @@ START_TEST(server_down)
 		tier_server_stats(t, 1, &st);
 	}
 	t0 = now_ms();
-	RUN(res, tier_get(t, on1, on_res, &res));
+	RUN(res, tier_get(t, on1, 0, on_res, &res));
 	ck_assert_msg(res.r == TIER_DOWN || res.r == TIER_ERROR, "%s",
 	    tier_result_name(res.r));
 	ck_assert_msg(res.at - t0 < 100, "failed after %.0f ms", res.at - t0);
-	RUN(res, tier_lock(t, on1, 0, on_res, &res));
+	RUN(res, tier_lock(t, on1, 0, 0, on_res, &res));
 	ck_assert(res.r == TIER_DOWN || res.r == TIER_ERROR);
-	RUN(res, tier_get(t, on0, on_res, &res));
+	RUN(res, tier_get(t, on0, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_MISS);
-	RUN(res, tier_lock(t, on0, 0, on_res, &res));
+	RUN(res, tier_lock(t, on0, 0, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	ck_assert_uint_ge(tier_stats(t)->errors, 2);
 	tier_free(t);
@@ -433,7 +433,7 @@ START_TEST(server_absent)
 	char *cause = NULL;
 
 	ck_assert_ptr_nonnull(t = tier_new(base, &cf, &cause));
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_DOWN);
 	ck_assert_msg(strstr(res.error, "is down") != NULL, "%s", res.error);
 	tier_server_stats(t, 0, &st);
@@ -456,7 +456,7 @@ START_TEST(server_restart)
 	redis_start(0, NULL);
 	t = tier_up(urls, 1, 1000, 1000);
 	redis_kill(0);
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert(res.r == TIER_DOWN || res.r == TIER_ERROR);
 	redis_start(0, NULL);
 	end = now_ms() + 5000;
@@ -470,7 +470,7 @@ START_TEST(server_restart)
 	sample(&v, O);
 	RUN(res, tier_publish(t, &v, 60000, NULL, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	tier_value_clear(res.v);
 	free(res.v);
@@ -498,8 +498,8 @@ START_TEST(server_slow)
 	memset(res, 0, sizeof(res));
 	sample(&v, O);
 	t0 = now_ms();
-	tier_get(t, O, on_res, &res[0]);
-	tier_lock(t, O, 0, on_res, &res[1]);
+	tier_get(t, O, 0, on_res, &res[0]);
+	tier_lock(t, O, 0, 0, on_res, &res[1]);
 	tier_publish(t, &v, 1000, NULL, on_res, &res[2]);
 	tier_wait(t, O, 5000, on_res, &res[3]);
 	tier_purge(t, O, on_res, &res[4]);
@@ -520,8 +520,123 @@ START_TEST(server_slow)
 		drive_for(10);
 		tier_server_stats(t, 0, &st);
 	} while (st.state != TIER_SERVER_UP && now_ms() < end);
-	RUN(res[0], tier_get(t, O, on_res, &res[0]));
+	RUN(res[0], tier_get(t, O, 0, on_res, &res[0]));
 	ck_assert_int_eq(res[0].r, TIER_MISS);
+	tier_free(t);
+}
+END_TEST
+
+/*
+ * A miss's budget (tier_budget_left), at instants given, not read: all of
+ * --redis-timeout at its start, what is left later (a fraction of a
+ * millisecond counts as one), nothing once it has run out.
+ */
+START_TEST(budget_left)
+{
+	const char *urls[] = { "unix:///nonexistent/redis.sock" };
+	struct tier_config cf = { .urls = urls, .nurls = 1, .timeout_ms = 250 };
+	char *cause = NULL;
+	struct tier *t;
+
+	ck_assert_ptr_nonnull(t = tier_new(base, &cf, &cause));
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 100.0), 250);
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 100.125), 125);
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 100.2004), 50);
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 100.2499), 1);
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 100.25), 0);
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 160.0), 0);
+	ck_assert_int_eq(tier_budget_left(t, 100.0, 99.0), 250); /* at most */
+	tier_free(t);
+}
+END_TEST
+
+/* Calls of one command since the server started, from INFO commandstats. */
+static long
+redis_calls(int i, const char *cmd)
+{
+	redisReply *r = redis_cmd(i, "INFO commandstats");
+	char key[64];
+	const char *p;
+	long n = 0;
+
+	ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+	snprintf(key, sizeof(key), "cmdstat_%s:calls=", cmd);
+	if ((p = strstr(r->str, key)) != NULL)
+		n = strtol(p + strlen(key), NULL, 10);
+	freeReplyObject(r);
+	return n;
+}
+
+/*
+ * A caller's deadline shorter than --redis-timeout ends the call but not
+ * the connection: Redis may only be slower than that caller can wait. Its
+ * late answer is ignored, and a lock granted late is released at once.
+ */
+START_TEST(caller_deadline)
+{
+	const char *urls[] = { srv[0].url };
+	struct tier_server_stats st;
+	struct res res;
+	struct tier *t;
+	int i;
+
+	redis_start(0, NULL);
+	t = tier_up(urls, 1, 2000, 60000);
+	for (i = 0; i < 2; i++) {
+		kill(srv[0].pid, SIGSTOP);
+		if (i == 0)
+			RUN(res, tier_get(t, O, 50, on_res, &res));
+		else
+			RUN(res, tier_lock(t, O, 0, 50, on_res, &res));
+		kill(srv[0].pid, SIGCONT);
+		ck_assert_int_eq(res.r, TIER_TIMEOUT);
+		ck_assert_str_eq(res.error, "no answer within 50 ms");
+		tier_server_stats(t, 0, &st);
+		ck_assert_str_eq(tier_state_name(st.state), "up");
+		ck_assert_uint_eq(st.connects, 2); /* never dropped */
+		ck_assert_uint_eq(tier_stats(t)->timeouts, (unsigned)i + 1);
+	}
+	/* The lock: taken once Redis ran again, then released by the tier. */
+	for (i = 0; i < 300 && redis_calls(0, "eval") == 0; i++)
+		drive_for(10);
+	ck_assert_int_eq(redis_calls(0, "set"), 1);
+	ck_assert_int_eq(redis_calls(0, "eval"), 1);
+	ck_assert_int_eq(redis_int(0, "EXISTS %s", "robotsd:v1:l:{" O "}"), 0);
+	ck_assert_int_eq(res.n, 1);
+	RUN(res, tier_get(t, O, 0, on_res, &res));
+	ck_assert_int_eq(res.r, TIER_MISS);
+	tier_server_stats(t, 0, &st);
+	ck_assert_uint_eq(st.connects, 2);
+	ck_assert_uint_eq(tier_stats(t)->errors, 0);
+	tier_free(t);
+}
+END_TEST
+
+/*
+ * A wait whose server's command connection is lost ends at once (down),
+ * not at its next poll: the waiter goes local-only now.
+ */
+START_TEST(wait_ends_with_the_connection)
+{
+	const char *urls[] = { srv[0].url };
+	char want[256];
+	struct res w;
+	struct tier *t;
+
+	redis_start(0, NULL);
+	t = tier_up(urls, 1, 1000, 60000); /* no poll after the first */
+	freeReplyObject(
+	    redis_cmd(0, "SET %s held PX 60000", "robotsd:v1:l:{" O "}"));
+	memset(&w, 0, sizeof(w));
+	tier_wait(t, O, 60000, on_res, &w);
+	drive_for(50); /* its first poll sees the lock */
+	ck_assert_int_eq(w.n, 0);
+	redis_kill(0);
+	ck_assert_msg(drive_until(&w.n, 1, 5000), "the wait goes on");
+	ck_assert_str_eq(tier_result_name(w.r), "down");
+	snprintf(want, sizeof(want), "lost the connection to server %s?db=0",
+	    srv[0].url);
+	ck_assert_str_eq(w.error, want);
 	tier_free(t);
 }
 END_TEST
@@ -578,7 +693,7 @@ START_TEST(tcp_bad_password)
 	urls[0] = url;
 	cf.urls = urls;
 	ck_assert_ptr_nonnull(t = tier_new(base, &cf, &cause));
-	RUN(res, tier_get(t, O, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_msg(res.r == TIER_ERROR || res.r == TIER_DOWN, "%s: %s",
 	    tier_result_name(res.r), res.error);
 	drive_for(100);
@@ -626,6 +741,9 @@ tier_redis_suite(void)
 	tcase_add_loop_test(tc, server_absent, 0, 2);
 	tcase_add_test(tc, server_restart);
 	tcase_add_test(tc, server_slow);
+	tcase_add_test(tc, budget_left);
+	tcase_add_test(tc, caller_deadline);
+	tcase_add_test(tc, wait_ends_with_the_connection);
 	tcase_add_test(tc, tcp_auth_db);
 	tcase_add_test(tc, tcp_bad_password);
 	tcase_add_test(tc, config_errors);
