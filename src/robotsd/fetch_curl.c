@@ -545,6 +545,7 @@ fetch_thread_main(void *arg)
 
 	/* Best effort: refused under a seccomp filter, which is fine. */
 	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), FETCH_NICE);
+	(void)pthread_setname_np(pthread_self(), "robotsd-fetch");
 	if (fetch_multi_new(f) == -1) {
 		pthread_mutex_lock(&f->lock);
 		f->dead = 1;
