@@ -114,29 +114,44 @@ cabundle_close(struct cabundle *b)
 }
 
 int
-cabundles_update(
-    struct cabundles *cb, const char *extra, char *err, size_t errlen)
+cabundles_make(struct cabundle *nb, const char *extra, char *err, size_t errlen)
 {
 	const char *paths[2] = { NULL, extra };
-	struct cabundle nb;
 	CURL *e;
 	int rc = -1;
 
+	*nb = (struct cabundle)CABUNDLE_NONE;
 	snprintf(err, errlen, "libcurl names no CA file");
 	if ((e = curl_easy_init()) != NULL &&
 	    curl_easy_getinfo(e, CURLINFO_CAINFO, &paths[0]) == CURLE_OK &&
 	    paths[0] != NULL)
-		rc = cabundle_make(&nb, paths, 2, err, errlen);
+		rc = cabundle_make(nb, paths, 2, err, errlen);
 	curl_easy_cleanup(e); /* paths[0] was its copy: used by now */
-	if (rc == -1)
-		return -1;
-	if (cabundle_same(&nb, &cb->cur)) {
-		cabundle_close(&nb);
-		return 0;
+	return rc;
+}
+
+void
+cabundles_install(struct cabundles *cb, struct cabundle *nb)
+{
+	if (cabundle_same(nb, &cb->cur))
+		cabundle_close(nb);
+	else {
+		cabundle_close(&cb->prev);
+		cb->prev = cb->cur;
+		cb->cur = *nb;
+		*nb = (struct cabundle)CABUNDLE_NONE;
 	}
-	cabundle_close(&cb->prev);
-	cb->prev = cb->cur;
-	cb->cur = nb;
+}
+
+int
+cabundles_update(
+    struct cabundles *cb, const char *extra, char *err, size_t errlen)
+{
+	struct cabundle nb;
+
+	if (cabundles_make(&nb, extra, err, errlen) == -1)
+		return -1;
+	cabundles_install(cb, &nb);
 	return 0;
 }
 

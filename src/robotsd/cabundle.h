@@ -57,11 +57,18 @@ struct cabundles {
 	}
 
 /*
- * Make the bundle of libcurl's own CA file followed by extra (NULL: none).
- * An unchanged bundle stays as it is. -1 with a reason in err when libcurl
- * names no CA file or the bundle cannot be made: the current one (if any)
- * is kept.
+ * Make the bundle of libcurl's own CA file followed by extra (NULL: none)
+ * into *nb. -1 with a reason in err when libcurl names no CA file or the
+ * bundle cannot be made.
  */
+int cabundles_make(
+    struct cabundle *nb, const char *extra, char *err, size_t errlen);
+/*
+ * Make *nb the current bundle (it is taken: *nb becomes CABUNDLE_NONE). An
+ * unchanged bundle stays as it is, and the new copy is closed.
+ */
+void cabundles_install(struct cabundles *, struct cabundle *nb);
+/* Both: on error the current one (if any) is kept. */
 int cabundles_update(
     struct cabundles *, const char *extra, char *err, size_t errlen);
 void cabundles_free(struct cabundles *);

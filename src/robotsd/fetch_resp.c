@@ -5,6 +5,7 @@
  */
 #include <config.h>
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -78,7 +79,7 @@ fetch_write_cb(char *buf, size_t size, size_t n, void *arg)
 	cap = fe->body.cap;
 	added = buf_add_some(&fe->body, buf, len);
 	fe->held += fe->body.cap - cap;
-	fe->fetcher->bytes += fe->body.cap - cap;
+	atomic_fetch_add(&fe->fetcher->bytes, fe->body.cap - cap);
 	if (added == len)
 		return len;
 	if (fe->body.state == BUF_NOMEM)
@@ -113,50 +114,68 @@ fetch_classify(const struct fetch *fe, CURLcode rc, long code)
 	}
 }
 
-/* Fill the result of a finished transfer from curl and the fetch. */
+/*
+ * Keep what curl says of a transfer that ended, in the fetch: the easy
+ * handle goes next, and main builds the result from this alone.
+ */
 void
-fetch_fill_result(struct fetch *fe, CURLcode rc, struct fetch_result *r)
+fetch_fill_outcome(struct fetch *fe, CURLcode rc)
 {
 	long code = 0, redirs = 0;
 	char *url = NULL, *scheme = NULL;
 	curl_off_t us = 0;
+	enum fetch_error error;
 
-	memset(r, 0, sizeof(*r));
 	curl_easy_getinfo(fe->easy, CURLINFO_RESPONSE_CODE, &code);
-	r->error = fetch_classify(fe, rc, code);
+	error = fetch_classify(fe, rc, code);
 	curl_easy_getinfo(fe->easy, CURLINFO_EFFECTIVE_URL, &url);
 	curl_easy_getinfo(fe->easy, CURLINFO_REDIRECT_COUNT, &redirs);
 	curl_easy_getinfo(fe->easy, CURLINFO_SCHEME, &scheme);
 	if (scheme != NULL && strcasecmp(scheme, "ftp") == 0) {
 		/* An FTP file is a 200; a missing one a 404. */
-		code = r->error == FETCH_OK ? 200 : 0;
+		code = error == FETCH_OK ? 200 : 0;
 		if (rc == CURLE_REMOTE_FILE_NOT_FOUND ||
 		    rc == CURLE_FTP_COULDNT_RETR_FILE) {
-			r->error = FETCH_OK;
+			error = FETCH_OK;
 			code = 404;
 		}
 	}
-	if (fe->nomem && r->error == FETCH_OK)
-		r->error = FETCH_NETWORK;
-	r->http_status = r->error == FETCH_NETWORK ||
-	                         r->error == FETCH_TIMEOUT ||
-	                         r->error == FETCH_PRIVATE_ADDR
-	                     ? 0
-	                     : (int)code;
-	if (r->error != FETCH_OK)
-		r->error_message = fe->nomem ? "out of memory"
-		                   : fe->errbuf[0] != '\0'
-		                       ? fe->errbuf
-		                       : curl_easy_strerror(rc);
-	if (r->error == FETCH_PRIVATE_ADDR)
-		r->error_message = "refused a non-public address";
+	if (url != NULL && strcmp(url, fe->url) != 0 &&
+	    (fe->final_url = strdup(url)) == NULL)
+		fe->nomem = 1;
+	if (fe->nomem && error == FETCH_OK)
+		error = FETCH_NETWORK;
+	fe->http_status = error == FETCH_NETWORK || error == FETCH_TIMEOUT ||
+	                          error == FETCH_PRIVATE_ADDR
+	                      ? 0
+	                      : (int)code;
+	if (error != FETCH_OK)
+		fe->error_message = fe->nomem ? "out of memory"
+		                    : fe->errbuf[0] != '\0'
+		                        ? fe->errbuf
+		                        : curl_easy_strerror(rc);
+	if (error == FETCH_PRIVATE_ADDR)
+		fe->error_message = "refused a non-public address";
+	fe->error = (unsigned char)error;
+	fe->redirects = (unsigned)redirs;
+	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
+	fe->seconds = (double)us / 1e6;
+}
+
+/* The result handed to the callback: strings of the fetch's own. */
+void
+fetch_result_of(const struct fetch *fe, struct fetch_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->error = (enum fetch_error)fe->error;
+	r->error_message = fe->error_message;
+	r->http_status = fe->http_status;
 	r->body = fe->body.p != NULL ? fe->body.p : "";
 	r->body_len = fe->body.len;
 	r->truncated = fe->truncated;
-	r->final_url = url != NULL ? url : fe->url;
-	r->redirects = (unsigned)redirs;
-	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
-	r->seconds = (double)us / 1e6;
+	r->final_url = fe->final_url != NULL ? fe->final_url : fe->url;
+	r->redirects = fe->redirects;
+	r->seconds = fe->seconds;
 	r->cache_control = fe->hdr[HDR_CACHE_CONTROL];
 	r->expires = fe->hdr[HDR_EXPIRES];
 	r->age = fe->hdr[HDR_AGE];

@@ -1,11 +1,15 @@
 /*
- * check_fetch.c: the fetcher (fetch.c) against an in-process HTTP server on
- * 127.0.0.1 (libevent's evhttp on the same loop). Origins are named
- * "origin.test" and reach the server through --connect-to, as the
- * integration tests do.
+ * check_fetch.c: the fetcher (fetch.c, fetch_curl.c) against an in-process
+ * HTTP server on 127.0.0.1 (libevent's evhttp on the main loop, whose
+ * events also bring the results back from the fetch thread). Origins are
+ * named "origin.test" and reach the server through --connect-to, as the
+ * integration tests do. The fetch thread starts at the loop's first turn:
+ * until then every fetch started waits in the inbox.
  */
 #include <config.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 
 #include "robots.h"
 #include "fetch.h"
+#include "fetch_int.h"
 #include "log.h"
 
 static char test_ua[] = "robotsd-test/1";
@@ -40,12 +45,15 @@ struct outcome {
 	unsigned redirects;
 	char body[128];
 	char retry_after[32];
+	int on_main;          /* called back on the main thread */
+	struct fetch *cancel; /* cancel this one when called back */
 };
 
 static int httpd_port;
 static char connect_spec[64];
 static char *connect_list[2] = { connect_spec, NULL };
 static int outcomes;
+static pthread_t main_thread;
 
 /* A bit writer for the deflate stream below (RFC 1951: LSB first). */
 struct bitw {
@@ -217,7 +225,9 @@ outcome_cb(const struct fetch_result *r, void *arg)
 	    (int)(r->body_len < 100 ? r->body_len : 100), r->body);
 	snprintf(o->retry_after, sizeof(o->retry_after), "%s",
 	    r->retry_after != NULL ? r->retry_after : "");
+	o->on_main = pthread_equal(pthread_self(), main_thread);
 	outcomes++;
+	fetch_cancel(o->cancel);
 }
 
 /* Guard: a test that runs too long fails instead of hanging. */
@@ -253,6 +263,18 @@ fetch_one(const char *url, struct outcome *o)
 	outcomes = 0;
 	ck_assert_ptr_nonnull(fetch_start(fetcher, url, outcome_cb, o));
 	run_until(&outcomes, 1);
+	ck_assert_int_eq(o->on_main, 1);
+}
+
+/*
+ * Wait, without running the main loop, until the thread holds no fetch in
+ * flight or queued beyond want: what it finished waits in the outbox.
+ */
+static void
+wait_thread_down_to(size_t want)
+{
+	while (fetcher_in_flight(fetcher) + fetcher_queued(fetcher) > want)
+		sched_yield();
 }
 
 /* What the fetcher hands back for each kind of answer. */
@@ -362,21 +384,22 @@ START_TEST(test_fetch_beyond_max_fetches_queued_not_dropped)
 	for (i = 0; i < 4; i++)
 		ck_assert_ptr_nonnull(fetch_start(
 		    fetcher, "http://origin.test/ok", outcome_cb, &o[i]));
-	ck_assert_uint_eq(fetcher_in_flight(fetcher), 1);
-	ck_assert_uint_eq(fetcher_queued(fetcher), 3);
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 0);
+	ck_assert_uint_eq(fetcher_queued(fetcher), 4);
 	run_until(&outcomes, 4);
 	for (i = 0; i < 4; i++)
 		ck_assert_int_eq(o[i].status, 200);
+	ck_assert_uint_eq(atomic_load(&fetcher->max_running), 1);
 	ck_assert_uint_eq(fetcher_in_flight(fetcher), 0);
 	ck_assert_uint_eq(fetcher_queued(fetcher), 0);
+	ck_assert_uint_eq(fetcher_bytes(fetcher), 0);
 }
 END_TEST
 
 /*
  * However many slots are free, curl is handed at most 16 new transfers per
- * loop turn (it sets up all new ones in its next call, TLS included): 40
- * fetches started at once put 16 in flight and queue 24; the next turn
- * starts 16 more; all 40 end.
+ * turn of the fetch thread's loop (it sets up all new ones in its next
+ * call, TLS included): 40 fetches started at once go in as 16, 16 and 8.
  */
 START_TEST(test_fetch_starts_at_most_16_per_loop_turn)
 {
@@ -390,16 +413,116 @@ START_TEST(test_fetch_starts_at_most_16_per_loop_turn)
 	for (i = 0; i < 40; i++)
 		ck_assert_ptr_nonnull(fetch_start(
 		    fetcher, "http://origin.test/ok", outcome_cb, &o[i]));
-	ck_assert_uint_eq(fetcher_in_flight(fetcher), 16);
-	ck_assert_uint_eq(fetcher_queued(fetcher), 24);
-	event_base_loop(evbase, EVLOOP_ONCE | EVLOOP_NONBLOCK);
-	ck_assert_int_eq(outcomes, 0);
-	ck_assert_uint_eq(fetcher_in_flight(fetcher), 32);
-	ck_assert_uint_eq(fetcher_queued(fetcher), 8);
 	run_until(&outcomes, 40);
 	for (i = 0; i < 40; i++)
 		ck_assert_int_eq(o[i].status, 200);
+	ck_assert_uint_eq(atomic_load(&fetcher->max_per_turn), 16);
 	ck_assert_uint_eq(fetcher_queued(fetcher), 0);
+}
+END_TEST
+
+/*
+ * A cancel before the thread took the fetch, and one just after it was
+ * started while the thread runs (taken or not yet): neither calls back,
+ * the others do, and every byte is given back.
+ */
+START_TEST(test_fetch_cancel_right_after_start)
+{
+	struct outcome o[3], sync;
+	struct fetch *fe[3];
+	int i;
+
+	memset(o, 0, sizeof(o));
+	fe[0] =
+	    fetch_start(fetcher, "http://origin.test/ok", outcome_cb, &o[0]);
+	fe[1] =
+	    fetch_start(fetcher, "http://origin.test/ok", outcome_cb, &o[1]);
+	fetch_cancel(fe[0]); /* the thread has not started yet */
+	ck_assert_uint_eq(fetcher_queued(fetcher), 1);
+	outcomes = 0;
+	run_until(&outcomes, 1);
+	ck_assert_int_eq(o[1].status, 200);
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_nonnull(
+		    fe[i] = fetch_start(
+		        fetcher, "http://origin.test/ok", outcome_cb, &o[i]));
+	fetch_cancel(fe[1]);
+	ck_assert_uint_eq(
+	    fetcher_in_flight(fetcher) + fetcher_queued(fetcher), 2);
+	run_until(&outcomes, 2);
+	fetch_one("http://origin.test/ok", &sync); /* after the cancel */
+	ck_assert_int_eq(o[0].done + o[1].done + o[2].done, 2);
+	ck_assert_int_eq(o[1].done, 0);
+	ck_assert_uint_eq(fetcher_bytes(fetcher), 0);
+}
+END_TEST
+
+/*
+ * A running fetch cancelled leaves the counters at once and is freed by
+ * the thread; one the thread has finished but main not yet called back
+ * (cancelled from another fetch's callback) is freed by main, uncalled.
+ */
+START_TEST(test_fetch_cancel_running_and_finished)
+{
+	struct outcome o[3];
+	struct fetch *slow, *done;
+	char url[64];
+
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	slow =
+	    fetch_start(fetcher, "http://origin.test/slow", outcome_cb, &o[0]);
+	fetch_one("http://origin.test/ok", &o[1]);
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 1);
+	fetch_cancel(slow);
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 0);
+	/* Refused in the thread: no server needed to end them. */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/ok", httpd_port);
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	ck_assert_ptr_nonnull(fetch_start(fetcher, url, outcome_cb, &o[0]));
+	wait_thread_down_to(0); /* o[0] is in the outbox */
+	ck_assert_ptr_nonnull(
+	    done = fetch_start(fetcher, url, outcome_cb, &o[1]));
+	wait_thread_down_to(0);
+	o[0].cancel = done;
+	run_until(&outcomes, 1);
+	fetch_one("http://origin.test/ok", &o[2]);
+	ck_assert_int_eq(o[0].error, FETCH_PRIVATE_ADDR);
+	ck_assert_int_eq(o[1].done, 0);
+	ck_assert_uint_eq(fetcher_bytes(fetcher), 0);
+}
+END_TEST
+
+/*
+ * Freeing the fetcher with fetches in every hand (queued in the inbox,
+ * running in curl, finished in the outbox) calls none back and frees them
+ * all (ASan and valgrind would see a leak).
+ */
+START_TEST(test_fetch_free_with_fetches_in_flight)
+{
+	struct outcome o[6];
+	char url[64];
+	int i;
+
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_nonnull(fetch_start(
+		    fetcher, "http://origin.test/slow", outcome_cb, &o[i]));
+	fetch_one("http://origin.test/ok", &o[3]);
+	ck_assert_uint_eq(fetcher_in_flight(fetcher), 3);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/ok", httpd_port);
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	ck_assert_ptr_nonnull(fetch_start(fetcher, url, outcome_cb, &o[4]));
+	wait_thread_down_to(3);
+	ck_assert_ptr_nonnull(fetch_start(fetcher, url, outcome_cb, &o[5]));
+	fetcher_free(fetcher);
+	fetcher = NULL;
+	ck_assert_int_eq(outcomes, 0);
 }
 END_TEST
 
@@ -420,6 +543,9 @@ fetch_suite(void)
 	tcase_add_test(tc, test_fetch_timeout_enforced);
 	tcase_add_test(tc, test_fetch_beyond_max_fetches_queued_not_dropped);
 	tcase_add_test(tc, test_fetch_starts_at_most_16_per_loop_turn);
+	tcase_add_test(tc, test_fetch_cancel_right_after_start);
+	tcase_add_test(tc, test_fetch_cancel_running_and_finished);
+	tcase_add_test(tc, test_fetch_free_with_fetches_in_flight);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -438,6 +564,7 @@ main(void)
 	unsetenv("all_proxy");
 	unsetenv("ALL_PROXY");
 	log_init(1, LOG_WARNING);
+	main_thread = pthread_self();
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	sr = srunner_create(fetch_suite());
 	srunner_run_all(sr, CK_NORMAL);
