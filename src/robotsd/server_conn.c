@@ -213,6 +213,15 @@ conn_want_flush(struct conn *c)
 	c->flushing = 1;
 }
 
+/* An answer line was queued on c. */
+static void
+conn_answered(struct conn *c, const struct reply *r)
+{
+	histo_observe(&c->srv->latency, histo_now() - r->t0);
+	conn_check_output(c);
+	conn_want_flush(c);
+}
+
 /* reply.h: queue an answer line. */
 static void
 conn_send(struct reply *r, const char *line, size_t len)
@@ -221,11 +230,34 @@ conn_send(struct reply *r, const char *line, size_t len)
 
 	if (c->closing)
 		return;
-	histo_observe(&c->srv->latency, histo_now() - r->t0);
 	if (evbuffer_add(c->out, line, len) == -1)
 		fatalx("out of memory queueing an answer");
-	conn_check_output(c);
-	conn_want_flush(c);
+	conn_answered(c, r);
+}
+
+/* Free a given line once the output buffer is done with it. */
+static void
+conn_free_line(const void *data, size_t len, void *arg)
+{
+	(void)data;
+	(void)len;
+	free(arg);
+}
+
+/* reply.h: queue an answer line without copying it. */
+static void
+conn_give(struct reply *r, char *line, size_t len)
+{
+	struct conn *c = conn_of(r);
+
+	if (c->closing) {
+		free(line);
+		return;
+	}
+	if (evbuffer_add_reference(c->out, line, len, conn_free_line, line) ==
+	    -1)
+		fatalx("out of memory queueing an answer");
+	conn_answered(c, r);
 }
 
 /* reply.h: a waiting check of c was answered. */
@@ -235,7 +267,8 @@ conn_settled(struct reply *r)
 	conn_maybe_finish(conn_of(r));
 }
 
-static const struct reply_ops conn_reply_ops = { conn_send, conn_settled };
+static const struct reply_ops conn_reply_ops = { conn_send, conn_give,
+	conn_settled };
 
 /*
  * Must c leave its next line for the next turn: this turn has handled
