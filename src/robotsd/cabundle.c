@@ -143,18 +143,6 @@ cabundles_install(struct cabundles *cb, struct cabundle *nb)
 	}
 }
 
-int
-cabundles_update(
-    struct cabundles *cb, const char *extra, char *err, size_t errlen)
-{
-	struct cabundle nb;
-
-	if (cabundles_make(&nb, extra, err, errlen) == -1)
-		return -1;
-	cabundles_install(cb, &nb);
-	return 0;
-}
-
 void
 cabundles_free(struct cabundles *cb)
 {

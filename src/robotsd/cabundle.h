@@ -68,9 +68,6 @@ int cabundles_make(
  * unchanged bundle stays as it is, and the new copy is closed.
  */
 void cabundles_install(struct cabundles *, struct cabundle *nb);
-/* Both: on error the current one (if any) is kept. */
-int cabundles_update(
-    struct cabundles *, const char *extra, char *err, size_t errlen);
 void cabundles_free(struct cabundles *);
 
 #endif /* ROBOTSD_CABUNDLE_H */

@@ -68,22 +68,6 @@ head(const char *path, char *out)
 	return out;
 }
 
-static char *
-head_of(const char *path)
-{
-	static char out[1025];
-
-	return head(path, out);
-}
-
-static char *
-slurp_head(const struct cabundle *b)
-{
-	static char out[1025];
-
-	return head(b->path, out);
-}
-
 /* Remove the test directory and what put() left in it. */
 static void
 cleanup(void)
@@ -164,6 +148,20 @@ START_TEST(test_same_means_same_bytes)
 }
 END_TEST
 
+/* A reload with an extra CA file holding text: make, then install. */
+static void
+update(struct cabundles *cb, const char *text)
+{
+	struct cabundle nb;
+	char err[256];
+
+	ck_assert_msg(
+	    cabundles_make(&nb, put("x.pem", text), err, sizeof(err)) == 0,
+	    "%s", err);
+	cabundles_install(cb, &nb);
+	ck_assert_int_eq(nb.fd, -1); /* taken, or closed when unchanged */
+}
+
 /*
  * Reloads: the same extra file keeps the bundle (its path, which curl's
  * store cache is keyed on); a changed one makes a new bundle holding
@@ -173,33 +171,27 @@ START_TEST(test_update_keeps_an_unchanged_bundle_and_rotates_a_new_one)
 {
 	struct cabundles cb = CABUNDLES_NONE;
 	const char *sys = NULL;
-	char err[256], *text;
+	char bundle_head[1025], sys_head[1025];
 	int fd1;
 	CURL *e;
 
 	ck_assert_ptr_nonnull(e = curl_easy_init());
 	curl_easy_getinfo(e, CURLINFO_CAINFO, &sys);
 	if (sys == NULL || access(sys, R_OK) == -1) {
+		/* libcurl has no readable CA file here: nothing to add to */
 		curl_easy_cleanup(e);
-		return; /* libcurl has no readable CA file here: nothing to add
-		         */
+		return;
 	}
-	ck_assert_int_eq(cabundles_update(&cb, put("x.pem", "EXTRA-ONE\n"), err,
-	                     sizeof(err)),
-	    0);
+	update(&cb, "EXTRA-ONE\n");
 	fd1 = cb.cur.fd;
 	ck_assert_int_ge(fd1, 0);
 	ck_assert_int_eq(cb.prev.fd, -1);
-	text = slurp_head(&cb.cur);
-	ck_assert_str_eq(text, head_of(sys)); /* libcurl's file comes first */
-	ck_assert_int_ge(cabundles_update(&cb, put("x.pem", "EXTRA-ONE\n"), err,
-	                     sizeof(err)),
-	    0);
+	/* libcurl's file comes first */
+	ck_assert_str_eq(head(cb.cur.path, bundle_head), head(sys, sys_head));
+	update(&cb, "EXTRA-ONE\n");
 	ck_assert_int_eq(cb.cur.fd, fd1);
 	ck_assert_int_eq(cb.prev.fd, -1);
-	ck_assert_int_eq(cabundles_update(&cb, put("x.pem", "EXTRA-TWO\n"), err,
-	                     sizeof(err)),
-	    0);
+	update(&cb, "EXTRA-TWO\n");
 	ck_assert_int_ne(cb.cur.fd, fd1);
 	ck_assert_int_eq(cb.prev.fd, fd1);
 	ck_assert_uint_eq(cb.cur.size, cb.prev.size);
