@@ -444,8 +444,8 @@ static int
 check_fast_send(const struct check_env *env, struct session *s)
 {
 	struct buf *b = env->answer;
-	size_t cap = b->cap, len;
-	char *line;
+	size_t len;
+	char *line, *fit;
 
 	if (b->state != BUF_OK)
 		return 0; /* out of memory: the full path answers "internal" */
@@ -453,10 +453,16 @@ check_fast_send(const struct check_env *env, struct session *s)
 		s->out->ops->send(s->out, b->p, b->len);
 		return 1;
 	}
-	/* A batch's answer: handed over, and the next one gets a new block. */
+	/*
+	 * A batch's answer: handed over in a block of its own size (the
+	 * output budget counts its bytes), and the next answer gets a block
+	 * of that size to start from.
+	 */
 	line = buf_take(b, &len);
+	if ((fit = realloc(line, len)) != NULL)
+		line = fit;
 	s->out->ops->give(s->out, line, len);
-	(void)buf_reserve(b, cap);
+	(void)buf_reserve(b, len);
 	return 1;
 }
 
@@ -581,7 +587,7 @@ check_batch_fast(
     const struct check_env *env, struct session *s, const struct wire_check *wc)
 {
 	struct buf *b = env->answer;
-	struct check_memo m = { NULL, 0, "" };
+	struct check_memo m = { NULL };
 	size_t i, mark;
 
 	buf_reset(b);

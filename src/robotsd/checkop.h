@@ -29,8 +29,8 @@ struct check_env {
 	struct cache *cache;
 	double wait_timeout;           /* seconds a parked check may wait */
 	struct check_answers *answers; /* counted here */
-	struct buf
-	    *answer; /* the fast path's answers, reused (send() copies) */
+	/* The fast path's answers: reused, or handed over with give(). */
+	struct buf *answer;
 };
 
 /* Answer a check request for session s, now or when its fetches end. */

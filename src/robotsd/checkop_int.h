@@ -27,14 +27,13 @@ struct check_url {
 };
 
 /*
- * A batch line's last looked-up origin and its entry: URLs of one site
- * come in runs, and the rows of a run skip the origin's lookup (hash and
- * compare: a tenth of a cached batch's CPU) through cache_check_again().
+ * The entry a batch line's last row was answered from: URLs of one site
+ * come in runs, and the rows of a run skip the origin's lookup (hashing:
+ * a tenth of a cached batch's CPU) through cache_check_again(). Entries
+ * stay put within a line (nothing between two rows removes one).
  */
 struct check_memo {
 	const struct cache_entry *e; /* NULL: none to reuse */
-	size_t len;
-	char origin[CHECK_FAST_URL_MAX + 3];
 };
 
 struct check_url check_url_fast(const struct url_view *);

@@ -13,8 +13,9 @@
 #include "jsonw.h"
 
 /*
- * Count one verdict by its source and reason (names as in the tables
- * above). On the hot path: told apart by a letter or two, not strcmp.
+ * Count one verdict by its source and reason (names as in
+ * check_source_names and check_reason_names, checkop.c). On the hot path:
+ * told apart by a letter or two, not strcmp.
  */
 static void
 check_count(const struct check_env *env, const char *source, const char *reason)
@@ -36,7 +37,8 @@ check_count(const struct check_env *env, const char *source, const char *reason)
 	env->answers->n[i][j]++;
 }
 
-/* ,"source":"S","reason":"R" (names from the tables above). */
+/* ,"source":"S","reason":"R" (names from check_source_names and
+ * check_reason_names, checkop.c). */
 static void
 check_source_reason(struct buf *b, const char *source, const char *reason)
 {
@@ -162,18 +164,6 @@ check_row_begin(struct buf *b, const struct wire_str *url, int ok)
 	check_ok(b, ok);
 }
 
-/* Remember u's origin and its entry e (NULL: nothing to reuse). */
-static void
-check_memo_set(struct check_memo *m, const struct cache_entry *e,
-    const struct check_url *u)
-{
-	m->e = u->origin_len < sizeof(m->origin) ? e : NULL;
-	if (m->e == NULL)
-		return;
-	memcpy(m->origin, u->origin, u->origin_len);
-	m->len = u->origin_len;
-}
-
 /*
  * The verdict for u into b when its origin is settled in the cache (a hit
  * or a stale copy); 0 with nothing written or counted for /robots.txt or
@@ -190,16 +180,12 @@ check_cached_verdict(struct buf *b, const struct check_env *env,
 
 	if (strcmp(u->path, "/robots.txt") == 0)
 		return 0;
-	if (m != NULL && m->e != NULL && m->len == u->origin_len &&
-	    memcmp(m->origin, u->origin, m->len) == 0) {
-		if ((st = cache_check_again(env->cache, m->e, &e)) ==
-		    CACHE_MISS)
-			m->e = NULL;
-	} else {
+	if (m != NULL && m->e != NULL && strcmp(m->e->origin, u->origin) == 0)
+		st = cache_check_again(env->cache, m->e, &e);
+	else
 		st = cache_check_cached(env->cache, u->origin, &e);
-		if (m != NULL)
-			check_memo_set(m, st == CACHE_MISS ? NULL : e, u);
-	}
+	if (m != NULL)
+		m->e = e; /* NULL on a miss */
 	if (st == CACHE_MISS)
 		return 0;
 	check_verdict(b, env, u, agent, agent_len, e,

@@ -43,7 +43,8 @@ struct dispatch {
 	uint64_t requests;
 	/*
 	 * The fast path's reused space, one for all clients: lines are
-	 * answered one at a time, and send() copies an answer out.
+	 * answered one at a time, and send() copies an answer out (a large
+	 * one is handed over by give() and the space made anew).
 	 */
 	struct buf answer;
 	struct buf unescaped; /* a line's strings with escapes */

@@ -412,6 +412,35 @@ class Flow(DaemonTest):
             self.assertEqual(first, second)
             self.assertEqual(len(json.loads(first)["results"]), len(urls))
 
+    def test_large_batch_answer_leaves_whole_and_in_order(self):
+        """A fast-path answer of 4 KB or more is handed to the connection
+        without a copy: pipelined between small answers it arrives whole
+        and in order, the same as the full path's answer to the line; a
+        client that leaves with such answers unread costs the daemon
+        nothing after it (the sanitizer builds check that they are
+        freed)."""
+        self.origin.robots("a.test", RULES)
+        c = self.start()
+        c.check("http://a.test/")
+        urls = ["http://a.test/private/%d" % i for i in range(100)]
+        line = json.dumps({"op": "check", "agent": "Bot", "urls": urls,
+                           "id": 7}, separators=(",", ":"))
+        full = line[:-1] + ',"x":1}'
+        c.send_raw(("\n".join([line, '{"op":"ping","id":8}', line, full])
+                    + "\n").encode())
+        first, ping, second, third = (
+            re.sub(rb'"expires_in":[0-9]+', b'"expires_in":0', c.read_line())
+            for _ in range(4))
+        self.assertGreaterEqual(len(first), 4096)
+        self.assertEqual(len(json.loads(first)["results"]), 100)
+        self.assertAnswer(json.loads(ping), id=8, ok=True)
+        self.assertEqual(second, first)
+        self.assertEqual(third, first)
+        gone = self.d.client()
+        gone.send_raw(((line + "\n") * 50).encode())
+        gone.close()
+        self.assertAnswer(c.call({"op": "ping"}), ok=True)
+
     def test_wait_false_answers_pending_then_cached(self):
         self.origin.robots("a.test", RULES)
         c = self.start()
