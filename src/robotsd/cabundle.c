@@ -19,14 +19,27 @@
 #define CABUNDLE_FNV_OFFSET 0xcbf29ce484222325ULL
 #define CABUNDLE_FNV_PRIME 0x100000001b3ULL
 
-/* Write all of buf to fd; -1 on error. */
+/*
+ * Above every fd number a bundle has had: libcurl keys its cached store on
+ * the CAINFO path, so a new bundle must never get an old one's number
+ * (memfd_create() would reuse the lowest free one).
+ */
+static int cabundle_next_fd;
+
+/* Write all of buf to b, counted in its size and hash; -1 on error. */
 static int
-cabundle_write(int fd, const char *buf, size_t len)
+cabundle_write(struct cabundle *b, const char *buf, size_t len)
 {
+	size_t i;
 	ssize_t n;
 
+	for (i = 0; i < len; i++)
+		b->hash =
+		    (b->hash ^ (unsigned char)buf[i]) * CABUNDLE_FNV_PRIME;
+	b->size += len;
+
 	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
+		if ((n = write(b->fd, buf, len)) == -1) {
 			if (errno == EINTR)
 				continue;
 			return -1;
@@ -43,8 +56,7 @@ cabundle_append(struct cabundle *b, const char *path)
 {
 	char chunk[16384];
 	ssize_t n;
-	size_t i;
-	int fd, rc = 0;
+	int fd, rc = 0, saved;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
@@ -53,19 +65,15 @@ cabundle_append(struct cabundle *b, const char *path)
 			rc = errno == EINTR ? 0 : -1;
 			continue;
 		}
-		for (i = 0; i < (size_t)n; i++)
-			b->hash = (b->hash ^ (unsigned char)chunk[i]) *
-			          CABUNDLE_FNV_PRIME;
-		b->size += (size_t)n;
-		rc = cabundle_write(b->fd, chunk, (size_t)n);
+		rc = cabundle_write(b, chunk, (size_t)n);
 	}
 	/* PEM blocks of the next file start on a line of their own. */
-	if (rc == 0 && n == 0 && (rc = cabundle_write(b->fd, "\n", 1)) == 0)
-		b->size++;
+	if (rc == 0)
+		rc = cabundle_write(b, "\n", 1);
 	if (rc == -1) {
-		n = errno;
+		saved = errno;
 		close(fd);
-		errno = (int)n;
+		errno = saved;
 		return -1;
 	}
 	close(fd);
@@ -77,13 +85,22 @@ cabundle_make(struct cabundle *b, const char *const *paths, size_t n, char *err,
     size_t errlen)
 {
 	size_t i;
+	int fd;
 
 	*b = (struct cabundle)CABUNDLE_NONE;
 	b->hash = CABUNDLE_FNV_OFFSET;
-	if ((b->fd = memfd_create("robotsd-ca", MFD_CLOEXEC)) == -1) {
+	if ((fd = memfd_create("robotsd-ca", MFD_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
 		return -1;
 	}
+	b->fd = fcntl(fd, F_DUPFD_CLOEXEC, cabundle_next_fd);
+	close(fd);
+	if (b->fd == -1) {
+		snprintf(err, errlen, "a new descriptor for the bundle: %s",
+		    strerror(errno));
+		return -1;
+	}
+	cabundle_next_fd = b->fd + 1;
 	for (i = 0; i < n; i++) {
 		if (paths[i] == NULL)
 			continue;
@@ -95,6 +112,13 @@ cabundle_make(struct cabundle *b, const char *const *paths, size_t n, char *err,
 		}
 	}
 	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", b->fd);
+	/* What curl will open (no /proc: better read per connection). */
+	if ((fd = open(b->path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", b->path, strerror(errno));
+		cabundle_close(b);
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 

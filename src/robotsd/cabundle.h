@@ -22,7 +22,11 @@ struct cabundle {
 	int fd;        /* -1: none */
 	size_t size;   /* bytes in it */
 	uint64_t hash; /* of those bytes, to see that a reload changed none */
-	char path[32]; /* "/proc/self/fd/N": what CURLOPT_CAINFO gets */
+	/*
+	 * "/proc/self/fd/N", what CURLOPT_CAINFO gets; no two bundles of a
+	 * process share N, since libcurl's cached store is keyed on it.
+	 */
+	char path[32];
 };
 
 #define CABUNDLE_NONE                                                          \
@@ -31,9 +35,10 @@ struct cabundle {
 	}
 
 /*
- * Copy the files of paths[0..n) (NULL entries skipped) one after the other
- * into a new bundle; -1 with a reason in err when one cannot be read or no
- * in-memory file can be made.
+ * Copy the files of paths[0..n) (NULL entries skipped) one after the other,
+ * each ending in a newline, into a new bundle; -1 with a reason in err
+ * when one cannot be read, or no in-memory file can be made or opened
+ * through its path (no /proc).
  */
 int cabundle_make(struct cabundle *, const char *const *paths, size_t n,
     char *err, size_t errlen);

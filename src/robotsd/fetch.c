@@ -317,14 +317,18 @@ fetch_conf_new(const struct fetch_settings *set)
 
 /*
  * Apply a (re)loaded config: the thread takes a copy at its next turn.
- * Fetches already running keep their settings; a larger max_fetches starts
- * queued ones at once. On memory exhaustion the old values stay.
+ * Fetches already running keep what their easy handle was given (user
+ * agent, timeout, CA bundle, --connect-to list); the address policy
+ * checked at each of their connects (--deny-private-addresses, and which
+ * --connect-to entries exempt a host) is the current one. A larger
+ * max_fetches starts queued ones at once. On memory exhaustion the old
+ * values stay.
  */
 void
 fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 {
 	struct fetch_conf *c, *old;
-	char err[256];
+	char err[256], ebuf[LOG_KV_BUF];
 
 	if ((c = fetch_conf_new(set)) == NULL) {
 		log_event(LOG_WARNING, "settings_not_applied",
@@ -333,7 +337,7 @@ fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 	}
 	if (cabundles_make(&c->ca, set->ca_file, err, sizeof(err)) == -1)
 		log_event(LOG_WARNING, "ca_bundle_failed",
-		    "error=\"%s\" outcome=%s", err,
+		    "error=%s outcome=%s", log_kvs(err, ebuf, sizeof(ebuf)),
 		    f->ca_made ? "kept_old" : "read_per_connection");
 	else
 		f->ca_made = 1;

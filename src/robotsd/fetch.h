@@ -1,8 +1,10 @@
 /*
- * fetch.h: robots.txt fetches through libcurl's multi-socket API on the
- * libevent loop (the hiperfifo shape). Pure transport: one GET, redirects up
- * to 5 hops, body capped at ROBOTS_MAX_BODY decoded bytes, gzip/deflate
- * decoded; what the outcome means for the cache is decided by cache.c.
+ * fetch.h: robots.txt fetches through libcurl's multi-socket API, on a
+ * fetch thread with a libevent loop of its own (the hiperfifo shape);
+ * results are called back on the caller's loop. Pure transport: one GET,
+ * redirects up to 5 hops, body capped at ROBOTS_MAX_BODY decoded bytes,
+ * gzip/deflate decoded; what the outcome means for the cache is decided by
+ * cache.c.
  * Extra fetches beyond max_fetches queue; they are never dropped.
  */
 #ifndef ROBOTSD_FETCH_H

@@ -137,8 +137,6 @@ fetch_multi_sock_cb(
 	if (s == NULL) {
 		if ((s = calloc(1, sizeof(*s))) == NULL)
 			return -1; /* curl fails the transfers on this fd */
-		s->fetcher = f;
-		s->fd = fd;
 		LIST_INSERT_HEAD(&f->socks, s, link);
 		curl_multi_assign(f->multi, fd, s);
 	} else

@@ -64,9 +64,7 @@ enum fetch_tstate { FETCH_T_QUEUED, FETCH_T_RUNNING, FETCH_T_OUT };
 /* One socket curl asked the thread to watch. */
 struct fetch_sock {
 	LIST_ENTRY(fetch_sock) link;
-	struct fetcher *fetcher;
-	curl_socket_t fd;
-	struct event ev;
+	struct event ev; /* on the socket curl named */
 };
 
 struct fetch {
@@ -120,7 +118,7 @@ struct fetcher {
 	struct event_base *base;
 	struct event outbox_ev; /* on base: the thread ended some */
 	struct event start_ev;  /* on base: start the thread */
-	int ca_made;            /* some bundle reached the thread */
+	int ca_made;            /* a bundle was made (and posted) once */
 	size_t churn; /* bytes held by fetches ended since the last trim */
 	pthread_t thread;
 	int started;

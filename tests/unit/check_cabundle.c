@@ -148,6 +148,26 @@ START_TEST(test_same_means_same_bytes)
 }
 END_TEST
 
+/* "x" then "y" is not "xy" then "": the newlines between count too. */
+START_TEST(test_same_sees_where_files_end)
+{
+	const char *xy[2], *xy0[2];
+	struct cabundle a, b;
+	char err[256];
+
+	xy[0] = put("a.pem", "x");
+	xy[1] = put("b.pem", "y");
+	ck_assert_int_eq(cabundle_make(&a, xy, 2, err, sizeof(err)), 0);
+	xy0[0] = put("a.pem", "xy");
+	xy0[1] = put("b.pem", "");
+	ck_assert_int_eq(cabundle_make(&b, xy0, 2, err, sizeof(err)), 0);
+	ck_assert_uint_eq(a.size, b.size);
+	ck_assert(!cabundle_same(&a, &b));
+	cabundle_close(&a);
+	cabundle_close(&b);
+}
+END_TEST
+
 /* A reload with an extra CA file holding text: make, then install. */
 static void
 update(struct cabundles *cb, const char *text)
@@ -161,6 +181,31 @@ update(struct cabundles *cb, const char *text)
 	cabundles_install(cb, &nb);
 	ck_assert_int_eq(nb.fd, -1); /* taken, or closed when unchanged */
 }
+
+/*
+ * libcurl keeps the store it parsed under the CAINFO path: a bundle must
+ * never get the path of one closed before (memfd_create() alone reuses
+ * the lowest free descriptor).
+ */
+START_TEST(test_no_two_bundles_share_a_path)
+{
+	const char *paths[1] = { put("a.pem", "A\n") };
+	struct cabundle b[4];
+	char err[256], seen[4][32];
+	int i, j;
+
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(
+		    cabundle_make(&b[i], paths, 1, err, sizeof(err)), 0);
+		snprintf(seen[i], sizeof(seen[i]), "%s", b[i].path);
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(seen[i], seen[j]);
+		if (i > 0)
+			cabundle_close(&b[i - 1]); /* free the lower number */
+	}
+	cabundle_close(&b[3]);
+}
+END_TEST
 
 /*
  * Reloads: the same extra file keeps the bundle (its path, which curl's
@@ -210,6 +255,8 @@ cabundle_suite(void)
 	    tc, test_files_are_copied_in_order, 0, NROWS(concat_rows));
 	tcase_add_test(tc, test_unreadable_file_is_refused_by_name);
 	tcase_add_test(tc, test_same_means_same_bytes);
+	tcase_add_test(tc, test_no_two_bundles_share_a_path);
+	tcase_add_test(tc, test_same_sees_where_files_end);
 	tcase_add_test(
 	    tc, test_update_keeps_an_unchanged_bundle_and_rotates_a_new_one);
 	suite_add_tcase(s, tc);
