@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sys/socket.h>
 
@@ -273,8 +274,14 @@ fetch_one(const char *url, struct outcome *o)
 static void
 wait_thread_down_to(size_t want)
 {
-	while (fetcher_in_flight(fetcher) + fetcher_queued(fetcher) > want)
+	time_t give_up = time(NULL) + 10;
+
+	while (fetcher_in_flight(fetcher) + fetcher_queued(fetcher) > want) {
+		ck_assert_msg(time(NULL) < give_up,
+		    "the fetch thread did not get down to %zu fetches in 10 s",
+		    want);
 		sched_yield();
+	}
 }
 
 /* What the fetcher hands back for each kind of answer. */
