@@ -116,7 +116,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((r = robots_parse(s, body_len)) == NULL)
 		return 0;
 	img = robots_image(r, &img_len);
-	if ((copy = robots_from_image_version(img, img_len, 4)) == NULL) {
+	if ((copy = robots_from_image_version(
+	         img, img_len, ROBOTS_IMAGE_VERSION)) == NULL) {
 		robots_unref(r);
 		return 0;
 	}
