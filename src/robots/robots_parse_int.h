@@ -96,11 +96,11 @@ struct parser {
 	uint32_t seq;
 	int nomem;
 	/* Usage preferences (robots_parse_prefs.c). */
-	struct vec prefs;  /* struct tpref */
-	struct vec extras; /* struct textra */
-	struct vec warns;  /* struct twarn */
-	struct vec pcomp;  /* char: compiled preference patterns */
-	size_t extra_bytes;
+	struct vec prefs;           /* struct tpref */
+	struct vec extras;          /* struct textra */
+	struct vec warns;           /* struct twarn */
+	struct vec pcomp;           /* char: compiled preference patterns */
+	size_t nother, extra_bytes; /* extra lines not preference lines */
 	size_t pend; /* statements of the agent run not yet followed by one */
 };
 

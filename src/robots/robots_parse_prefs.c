@@ -15,10 +15,11 @@
  * four, at most 4096 checks a file) by the compiled rules. Such a path
  * never has preferences: a disallowed URL gets none.
  *
- * Bounds: at most ROBOTS_EXTRA_MAX extra lines and warnings each are kept
- * and PREF_EXTRA_TEXT bytes of lines that are not preference lines (an
- * HTML page served as robots.txt has thousands); preference statements
- * themselves are all kept, as they decide answers.
+ * Bounds: of the lines that are not preference lines (License, unknown
+ * directives: an HTML page served as robots.txt has thousands) the first
+ * OTHER_MAX, within OTHER_TEXT bytes of name and value, are kept, and at
+ * most WARN_MAX warnings; preference lines are all kept, as they decide
+ * answers. A compiled ruleset of a file without such lines is unchanged.
  */
 #include <config.h>
 
@@ -29,8 +30,9 @@
 #include "robots_parse_int.h"
 #include "robots_prefs.h"
 
-#define ROBOTS_EXTRA_MAX 1024
-#define PREF_EXTRA_TEXT 65536
+#define OTHER_MAX 64
+#define OTHER_TEXT 4096
+#define WARN_MAX 1024
 #define DISALLOWED_AGENTS 4
 #define DISALLOWED_CHECKS 4096
 
@@ -54,7 +56,7 @@ warn(struct parser *p, uint32_t line, enum robots_wcode code)
 {
 	struct twarn *w;
 
-	if (p->warns.n < ROBOTS_EXTRA_MAX &&
+	if (p->warns.n < WARN_MAX &&
 	    (w = parse_vec_push(&p->warns, sizeof(*w), &p->nomem)) != NULL) {
 		w->line = line;
 		w->code = code;
@@ -74,12 +76,15 @@ extra(struct parser *p, const char *key, size_t kn, const char *v, size_t n,
 {
 	struct textra *e;
 
-	if (!pref && (p->extras.n >= ROBOTS_EXTRA_MAX ||
-	                 p->extra_bytes + kn + n > PREF_EXTRA_TEXT))
+	if (!pref &&
+	    (p->nother >= OTHER_MAX || p->extra_bytes + kn + n > OTHER_TEXT))
 		return;
 	if ((e = parse_vec_push(&p->extras, sizeof(*e), &p->nomem)) == NULL)
 		return;
-	p->extra_bytes += pref ? 0 : kn + n;
+	if (!pref) {
+		p->nother++;
+		p->extra_bytes += kn + n;
+	}
 	e->name = key;
 	e->name_len = (uint32_t)kn;
 	e->val = v;

@@ -204,84 +204,10 @@ ctl_print_inspect(json_t *ans)
 	json_decref(warnings);
 }
 
-/* "line 3: disallow /a/", the deciding rule of a verdict. */
-static void
-print_rule(const json_t *rule)
-{
-	printf("line %" JSON_INTEGER_FORMAT ": ",
-	    json_integer_value(json_object_get(rule, "line")));
-	ctl_print_scalar(json_object_get(rule, "directive"));
-	putchar(' ');
-	ctl_print_scalar(json_object_get(rule, "pattern"));
-}
-
-/*
- * The "usage" and "usage_from" members of a check's answer, when there:
- *   usage: train-ai=disallowed search=allowed ai-input=unknown
- *     from line 4: content-usage / train-ai=n
- */
-static void
-print_usage(const json_t *ans)
-{
-	const json_t *usage = json_object_get(ans, "usage"), *v;
-	const char *k;
-	size_t i;
-
-	if (usage == NULL)
-		return;
-	fputs("usage:", stdout);
-	if (!json_is_object(usage))
-		fputs(" none (the URL is disallowed)", stdout);
-	json_object_foreach((json_t *)usage, k, v)
-	{
-		printf(" %s=", k);
-		ctl_print_scalar(v);
-	}
-	putchar('\n');
-	json_array_foreach(json_object_get(ans, "usage_from"), i, v)
-	{
-		printf("  from line %" JSON_INTEGER_FORMAT ": ",
-		    json_integer_value(json_object_get(v, "line")));
-		ctl_print_scalar(json_object_get(v, "directive"));
-		putchar(' ');
-		ctl_print_scalar(json_object_get(v, "pattern"));
-		putchar(' ');
-		ctl_print_scalar(json_object_get(v, "value"));
-		if (json_is_string(json_object_get(v, "scope"))) {
-			fputs(" (scope ", stdout);
-			ctl_print_scalar(json_object_get(v, "scope"));
-			putchar(')');
-		}
-		putchar('\n');
-	}
-}
-
-/* The "tokens" member: "token google-extended: disallowed (line 5: ...)". */
-static void
-print_tokens(const json_t *ans)
-{
-	const json_t *v, *rule;
-	const char *k;
-
-	json_object_foreach(json_object_get(ans, "tokens"), k, v)
-	{
-		printf("token %s: %s", k,
-		    json_is_true(json_object_get(v, "allowed")) ? "allowed"
-		                                                : "disallowed");
-		if (json_is_object(rule = json_object_get(v, "rule"))) {
-			fputs(" (", stdout);
-			print_rule(rule);
-			putchar(')');
-		}
-		putchar('\n');
-	}
-}
-
 /*
  * Print a check-shaped answer: "allowed URL (DETAIL)" where DETAIL is the
  * deciding rule ("line 3: disallow /a/"), else the reason, with the HTTP
- * status for unavailable/unreachable, and ", stale" for a stale copy; then
- * the usage preferences and control tokens when the answer has them.
+ * status for unavailable/unreachable, and ", stale" for a stale copy.
  */
 void
 ctl_print_check(const char *url, const json_t *ans)
@@ -296,9 +222,13 @@ ctl_print_check(const char *url, const json_t *ans)
 	    json_is_true(json_object_get(ans, "allowed")) ? "allowed"
 	                                                  : "disallowed",
 	    url);
-	if (json_is_object(rule))
-		print_rule(rule);
-	else {
+	if (json_is_object(rule)) {
+		printf("line %" JSON_INTEGER_FORMAT ": ",
+		    json_integer_value(json_object_get(rule, "line")));
+		ctl_print_scalar(json_object_get(rule, "directive"));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(rule, "pattern"));
+	} else {
 		fputs(reason, stdout);
 		if (json_is_integer(status) &&
 		    (strcmp(reason, "unavailable") == 0 ||
@@ -309,6 +239,59 @@ ctl_print_check(const char *url, const json_t *ans)
 	if (strcmp(source, "stale") == 0)
 		fputs(", stale", stdout);
 	fputs(")\n", stdout);
-	print_usage(ans);
-	print_tokens(ans);
+}
+
+/* "line N: DIRECTIVE PATTERN" of a rule object, or REASON. */
+static void
+print_rule(const json_t *rule, const char *none)
+{
+	if (!json_is_object(rule)) {
+		fputs(none, stdout);
+		return;
+	}
+	printf("line %" JSON_INTEGER_FORMAT ": ",
+	    json_integer_value(json_object_get(rule, "line")));
+	ctl_print_scalar(json_object_get(rule, "directive"));
+	putchar(' ');
+	ctl_print_scalar(json_object_get(rule, "pattern"));
+}
+
+void
+ctl_print_usage(const json_t *ans)
+{
+	const json_t *usage = json_object_get(ans, "usage");
+	const json_t *tokens = json_object_get(ans, "tokens"), *v, *s;
+	const char *k;
+	size_t i;
+
+	if (json_is_null(usage))
+		puts("  usage: none (a disallowed URL has no preferences)");
+	else if (json_is_object(usage)) {
+		fputs("  usage:", stdout);
+		json_object_foreach((json_t *)usage, k, v)
+		    printf(" %s=%s", k, ctl_str_or(v, "?"));
+		putchar('\n');
+	}
+	json_array_foreach(json_object_get(ans, "usage_from"), i, s)
+	{
+		printf("    line %" JSON_INTEGER_FORMAT ": %s",
+		    json_integer_value(json_object_get(s, "line")),
+		    ctl_str_or(json_object_get(s, "directive"), "?"));
+		if (json_is_string(json_object_get(s, "scope")))
+			printf(" (%s)",
+			    ctl_str_or(json_object_get(s, "scope"), ""));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(s, "pattern"));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(s, "value"));
+		putchar('\n');
+	}
+	json_object_foreach((json_t *)tokens, k, v)
+	{
+		printf("  token %s: %s (", k,
+		    json_is_true(json_object_get(v, "allowed")) ? "allowed"
+		                                                : "disallowed");
+		print_rule(json_object_get(v, "rule"), "no rule");
+		fputs(")\n", stdout);
+	}
 }

@@ -10,6 +10,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -103,8 +104,10 @@ cmd_check(const struct ctl *ctl, int argc, char **argv)
 		return CTL_EXIT_ERROR;
 	}
 	allowed = json_is_true(json_object_get(ans, "allowed"));
-	if (!ctl->json)
+	if (!ctl->json) {
 		ctl_print_check(argv[0], ans);
+		ctl_print_usage(ans);
+	}
 	json_decref(ans);
 	return allowed ? CTL_EXIT_OK : CTL_EXIT_DISALLOWED;
 }
@@ -223,8 +226,6 @@ usage(void)
 	    "commands:\n"
 	    "  check URL AGENT          may AGENT fetch URL? (exit 0 yes, "
 	    "1 no)\n"
-	    "        [--usage]          and the usage preferences of URL\n"
-	    "        [--token T]...     and the verdict for control token T\n"
 	    "  stats                    the daemon's counters\n"
 	    "  inspect ORIGIN           the cached entry of an origin\n"
 	    "  purge ORIGIN | --all     drop an origin (or all) from the "
@@ -247,6 +248,11 @@ usage(void)
 	    "(default 1)\n"
 	    "  -n, --count N            watch: stop after N lines (default 0: "
 	    "never)\n"
+	    "  --usage                  check, test: the usage preferences of "
+	    "allowed URLs too\n"
+	    "  --token T                check, test: the verdict for control "
+	    "token T too\n"
+	    "                           (repeatable, 16)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            the version\n",
 	    stdout);
@@ -283,6 +289,29 @@ parse_watch_option(int opt, const char *arg, struct ctl *ctl)
 	return 0;
 }
 
+/* --token T: a product token (letters, '-', '_'), at most 16 of them. */
+static int
+parse_token_option(const char *arg, struct ctl *ctl)
+{
+	size_t i;
+
+	for (i = 0; arg[i] != '\0'; i++)
+		if (!isalpha((unsigned char)arg[i]) && arg[i] != '-' &&
+		    arg[i] != '_')
+			break;
+	if (i == 0 || arg[i] != '\0') {
+		ctl_warnx(
+		    "token '%s': not a product token (letters, '-', '_')", arg);
+		return -1;
+	}
+	if (ctl->ntokens == CTL_MAX_TOKENS) {
+		ctl_warnx("token %s: at most %d tokens", arg, CTL_MAX_TOKENS);
+		return -1;
+	}
+	ctl->tokens[ctl->ntokens++] = arg;
+	return 0;
+}
+
 /* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
 static int
 parse_option(int argc, char **argv, struct ctl *ctl)
@@ -293,7 +322,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
-		{ "usage", no_argument, NULL, 'u' },
+		{ "usage", no_argument, NULL, 'U' },
 		{ "token", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -320,16 +349,11 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	case 'i':
 	case 'n':
 		return parse_watch_option(opt, optarg, ctl);
-	case 'u':
+	case 'U':
 		ctl->usage = 1;
 		return 0;
 	case 'T':
-		if (ctl->ntokens == CTL_MAX_TOKENS) {
-			ctl_warnx("at most %d --token options", CTL_MAX_TOKENS);
-			return -1;
-		}
-		ctl->tokens[ctl->ntokens++] = optarg;
-		return 0;
+		return parse_token_option(optarg, ctl);
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);

@@ -307,14 +307,14 @@ class Usage(DaemonTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, (
             "allowed http://ex.test/test (line 2: allow /)\n"
-            "usage: train-ai=disallowed search=unknown ai-input=unknown\n"
-            "  from line 4: content-usage / train-ai=n\n"
-            "token google-extended: disallowed (line 12: disallow /)\n"))
+            "  usage: train-ai=disallowed search=unknown ai-input=unknown\n"
+            "    line 4: content-usage / train-ai=n\n"
+            "  token google-extended: disallowed (line 12: disallow /)\n"))
         r = ctl("check", "--usage", "http://ex.test/never/x", "TestBot")
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(r.stdout, (
             "disallowed http://ex.test/never/x (line 3: disallow /never/)\n"
-            "usage: none (the URL is disallowed)\n"))
+            "  usage: none (a disallowed URL has no preferences)\n"))
         r = ctl("--json", "check", "--usage", "http://ex.test/ai-ok/a",
                 "TestBot")
         a = json.loads(r.stdout)

@@ -508,6 +508,24 @@ START_TEST(test_extras)
 	ck_assert_uint_eq(e.line, 0);
 	ck_assert_ptr_null(e.name);
 	robots_unref(r);
+	/* Other lines are bounded (an HTML page has thousands), preference
+	 * lines are all kept. */
+	{
+		char body[8192];
+		size_t off = 0, i;
+
+		for (i = 0; i < 100; i++)
+			off += (size_t)snprintf(
+			    body + off, sizeof(body) - off, "X-%zu: y\n", i);
+		snprintf(body + off, sizeof(body) - off,
+		    "User-agent: *\nContent-Usage: train-ai=n\n");
+		r = parse(body);
+		ck_assert_uint_eq(robots_extra_count(r), 65);
+		robots_extra(r, 64, &e);
+		ck_assert_uint_eq(e.line, 102);
+		ck_assert_int_eq(usage(r, "a", "/").pref[0], D);
+		robots_unref(r);
+	}
 	/* Nothing extra: no bytes spent, still a ruleset with preferences. */
 	r = parse("User-agent: *\nDisallow: /p123456/\nAllow: /\n");
 	ck_assert_uint_eq(robots_extra_count(r), 0);
