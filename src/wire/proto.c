@@ -139,6 +139,9 @@ proto_decode_tokens(json_t *o, struct request *req)
 		if (n == 0)
 			return "each of 'tokens' must start with a product "
 			       "token (letters, '-', '_')";
+		if (n > PROTO_MAX_TOKEN_LEN)
+			return "a product token in 'tokens' is at most 256 "
+			       "characters";
 		for (j = 0; j < i; j++) {
 			u = json_array_get(tokens, j);
 			if (proto_token_len(json_string_value(u),

@@ -17,6 +17,8 @@
 #define PROTO_MAX_URLS 1000
 /* Control tokens in one check ("tokens"), at most. */
 #define PROTO_MAX_TOKENS 16
+/* Characters of a control token's product token, at most (the answer's key). */
+#define PROTO_MAX_TOKEN_LEN 256
 
 enum proto_op {
 	OP_CHECK,

@@ -153,6 +153,30 @@ START_TEST(test_check_usage_and_tokens)
 END_TEST
 
 /* The product token a control token is keyed by. */
+/* A product token of 256 characters is taken, one of 257 is not. */
+START_TEST(test_token_length_limit)
+{
+	char line[400], tok[258];
+	struct request req;
+
+	memset(tok, 'a', 257);
+	tok[256] = '\0';
+	snprintf(line, sizeof(line),
+	    "{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"x\","
+	    "\"tokens\":[\"%s/1.0\"]}",
+	    tok);
+	ck_assert_int_eq(decode(line, &req, 0), PE_NONE);
+	proto_request_clear(&req);
+	tok[256] = 'a';
+	tok[257] = '\0';
+	snprintf(line, sizeof(line),
+	    "{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"x\","
+	    "\"tokens\":[\"%s\"]}",
+	    tok);
+	ck_assert_int_eq(decode_err(line), PE_BAD_REQUEST);
+}
+END_TEST
+
 START_TEST(test_token_len_is_the_product_token)
 {
 	ck_assert_uint_eq(proto_token_len("Google-Extended", 15), 15);
@@ -511,6 +535,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_check_batch_and_wait_false);
 	tcase_add_test(tc, test_check_usage_and_tokens);
 	tcase_add_test(tc, test_token_len_is_the_product_token);
+	tcase_add_test(tc, test_token_length_limit);
 	tcase_add_test(tc, test_not_json_is_bad_json);
 	tcase_add_test(tc, test_json_that_is_not_an_object_is_bad_request);
 	tcase_add_test(tc, test_missing_or_mistyped_fields_are_bad_request);
