@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "robots_helpers.h"
+#include "robots_int.h"
 #include "robots_prefs.h"
 #include "usagew.h"
 
@@ -549,6 +550,18 @@ START_TEST(test_image_v4)
 	ck_assert_uint_eq(u.from[0].line, 5);
 	ck_assert_uint_eq(robots_extra_count(copy), 3);
 	robots_unref(copy);
+	/* A preference section out of bounds is not an image. */
+	{
+		struct robots *bad = malloc(len);
+
+		ck_assert_ptr_nonnull(bad);
+		memcpy(bad, img, len);
+		bad->prefs = (uint32_t)len + 8;
+		ck_assert_ptr_null(robots_from_image_version(bad, len, 4));
+		bad->prefs = 0; /* a version-4 image always says */
+		ck_assert_ptr_null(robots_from_image_version(bad, len, 4));
+		free(bad);
+	}
 	ck_assert_ptr_null(robots_from_image_version(img, len, 2));
 	ck_assert_ptr_null(robots_from_image_version(img, len, 5));
 	ck_assert_ptr_null(robots_from_image_version(img, len - 1, 4));
