@@ -161,9 +161,127 @@ ctl_print_flat(const json_t *v)
 }
 
 /*
+ * An inspect answer: "key: value" lines, then one line per extra directive
+ * line and per warning:
+ *   extra line 2 (before the groups): content-signal: search=yes
+ *   warning line 7 pref_parse_failed: ...
+ */
+void
+ctl_print_inspect(json_t *ans)
+{
+	json_t *extra = json_incref(json_object_get(ans, "extra_lines"));
+	json_t *warnings = json_incref(json_object_get(ans, "warnings"));
+	json_t *v, *g;
+	size_t i;
+
+	json_object_del(ans, "extra_lines");
+	json_object_del(ans, "warnings");
+	ctl_print_flat(ans);
+	json_array_foreach(extra, i, v)
+	{
+		printf("extra line %" JSON_INTEGER_FORMAT,
+		    json_integer_value(json_object_get(v, "line")));
+		if (json_is_integer(g = json_object_get(v, "group")))
+			printf(" (group %" JSON_INTEGER_FORMAT "): ",
+			    json_integer_value(g));
+		else
+			fputs(" (before the groups): ", stdout);
+		ctl_print_scalar(json_object_get(v, "directive"));
+		fputs(": ", stdout);
+		ctl_print_scalar(json_object_get(v, "value"));
+		putchar('\n');
+	}
+	json_array_foreach(warnings, i, v)
+	{
+		printf("warning line %" JSON_INTEGER_FORMAT " ",
+		    json_integer_value(json_object_get(v, "line")));
+		ctl_print_scalar(json_object_get(v, "code"));
+		fputs(": ", stdout);
+		ctl_print_scalar(json_object_get(v, "message"));
+		putchar('\n');
+	}
+	json_decref(extra);
+	json_decref(warnings);
+}
+
+/* "line 3: disallow /a/", the deciding rule of a verdict. */
+static void
+print_rule(const json_t *rule)
+{
+	printf("line %" JSON_INTEGER_FORMAT ": ",
+	    json_integer_value(json_object_get(rule, "line")));
+	ctl_print_scalar(json_object_get(rule, "directive"));
+	putchar(' ');
+	ctl_print_scalar(json_object_get(rule, "pattern"));
+}
+
+/*
+ * The "usage" and "usage_from" members of a check's answer, when there:
+ *   usage: train-ai=disallowed search=allowed ai-input=unknown
+ *     from line 4: content-usage / train-ai=n
+ */
+static void
+print_usage(const json_t *ans)
+{
+	const json_t *usage = json_object_get(ans, "usage"), *v;
+	const char *k;
+	size_t i;
+
+	if (usage == NULL)
+		return;
+	fputs("usage:", stdout);
+	if (!json_is_object(usage))
+		fputs(" none (the URL is disallowed)", stdout);
+	json_object_foreach((json_t *)usage, k, v)
+	{
+		printf(" %s=", k);
+		ctl_print_scalar(v);
+	}
+	putchar('\n');
+	json_array_foreach(json_object_get(ans, "usage_from"), i, v)
+	{
+		printf("  from line %" JSON_INTEGER_FORMAT ": ",
+		    json_integer_value(json_object_get(v, "line")));
+		ctl_print_scalar(json_object_get(v, "directive"));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(v, "pattern"));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(v, "value"));
+		if (json_is_string(json_object_get(v, "scope"))) {
+			fputs(" (scope ", stdout);
+			ctl_print_scalar(json_object_get(v, "scope"));
+			putchar(')');
+		}
+		putchar('\n');
+	}
+}
+
+/* The "tokens" member: "token google-extended: disallowed (line 5: ...)". */
+static void
+print_tokens(const json_t *ans)
+{
+	const json_t *v, *rule;
+	const char *k;
+
+	json_object_foreach(json_object_get(ans, "tokens"), k, v)
+	{
+		printf("token %s: %s", k,
+		    json_is_true(json_object_get(v, "allowed")) ? "allowed"
+		                                                : "disallowed");
+		if (json_is_object(rule = json_object_get(v, "rule"))) {
+			fputs(" (", stdout);
+			print_rule(rule);
+			putchar(')');
+		}
+		putchar('\n');
+	}
+}
+
+/*
  * Print a check-shaped answer: "allowed URL (DETAIL)" where DETAIL is the
  * deciding rule ("line 3: disallow /a/"), else the reason, with the HTTP
- * status for unavailable/unreachable, and ", stale" for a stale copy.
+ * status for unavailable/unreachable, and ", stale" for a stale copy; then
+ * the usage preferences and control tokens when the answer has them.
  */
 void
 ctl_print_check(const char *url, const json_t *ans)
@@ -178,13 +296,9 @@ ctl_print_check(const char *url, const json_t *ans)
 	    json_is_true(json_object_get(ans, "allowed")) ? "allowed"
 	                                                  : "disallowed",
 	    url);
-	if (json_is_object(rule)) {
-		printf("line %" JSON_INTEGER_FORMAT ": ",
-		    json_integer_value(json_object_get(rule, "line")));
-		ctl_print_scalar(json_object_get(rule, "directive"));
-		putchar(' ');
-		ctl_print_scalar(json_object_get(rule, "pattern"));
-	} else {
+	if (json_is_object(rule))
+		print_rule(rule);
+	else {
 		fputs(reason, stdout);
 		if (json_is_integer(status) &&
 		    (strcmp(reason, "unavailable") == 0 ||
@@ -195,4 +309,6 @@ ctl_print_check(const char *url, const json_t *ans)
 	if (strcmp(source, "stale") == 0)
 		fputs(", stale", stdout);
 	fputs(")\n", stdout);
+	print_usage(ans);
+	print_tokens(ans);
 }

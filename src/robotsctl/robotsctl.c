@@ -72,16 +72,29 @@ parse_num(const char *s, long long min, long long max, long long *out,
  * The daemon commands.
  */
 
-/* check URL AGENT: exit 0 allowed, 1 disallowed. */
+/*
+ * check URL AGENT [--usage] [--token T]...: exit 0 allowed, 1 disallowed
+ * (the agent's verdict, whatever the tokens').
+ */
 static int
 cmd_check(const struct ctl *ctl, int argc, char **argv)
 {
-	json_t *ans;
-	int allowed;
+	json_t *ans, *req, *tokens;
+	int allowed, i;
 
 	(void)argc;
-	ans = ctl_call(ctl, json_pack("{s:s, s:s, s:s}", "op", "check", "url",
-	                        argv[0], "agent", argv[1]));
+	req = json_pack(
+	    "{s:s, s:s, s:s}", "op", "check", "url", argv[0], "agent", argv[1]);
+	if (req != NULL && ctl->usage)
+		json_object_set_new(req, "usage", json_true());
+	if (req != NULL && ctl->ntokens > 0) {
+		tokens = json_array();
+		for (i = 0; i < ctl->ntokens; i++)
+			json_array_append_new(
+			    tokens, json_string(ctl->tokens[i]));
+		json_object_set_new(req, "tokens", tokens);
+	}
+	ans = ctl_call(ctl, req);
 	if (ans == NULL)
 		return CTL_EXIT_ERROR;
 	if (!json_is_boolean(json_object_get(ans, "allowed"))) {
@@ -130,7 +143,7 @@ cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	if (ans == NULL)
 		return CTL_EXIT_ERROR;
 	if (!ctl->json)
-		ctl_print_flat(ans);
+		ctl_print_inspect(ans);
 	json_decref(ans);
 	return CTL_EXIT_OK;
 }
@@ -210,6 +223,8 @@ usage(void)
 	    "commands:\n"
 	    "  check URL AGENT          may AGENT fetch URL? (exit 0 yes, "
 	    "1 no)\n"
+	    "        [--usage]          and the usage preferences of URL\n"
+	    "        [--token T]...     and the verdict for control token T\n"
 	    "  stats                    the daemon's counters\n"
 	    "  inspect ORIGIN           the cached entry of an origin\n"
 	    "  purge ORIGIN | --all     drop an origin (or all) from the "
@@ -278,6 +293,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "usage", no_argument, NULL, 'u' },
+		{ "token", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -303,6 +320,16 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	case 'i':
 	case 'n':
 		return parse_watch_option(opt, optarg, ctl);
+	case 'u':
+		ctl->usage = 1;
+		return 0;
+	case 'T':
+		if (ctl->ntokens == CTL_MAX_TOKENS) {
+			ctl_warnx("at most %d --token options", CTL_MAX_TOKENS);
+			return -1;
+		}
+		ctl->tokens[ctl->ntokens++] = optarg;
+		return 0;
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);

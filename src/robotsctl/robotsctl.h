@@ -14,6 +14,9 @@ enum ctl_exit {
 	CTL_EXIT_ERROR = 2,
 };
 
+/* --token options, at most (the daemon's limit). */
+#define CTL_MAX_TOKENS 16
+
 struct ctl {
 	const char *socket;
 	int json;        /* print JSON lines instead of text */
@@ -21,6 +24,9 @@ struct ctl {
 	int purge_all;   /* purge --all */
 	double interval; /* watch: seconds between lines */
 	long count;      /* watch: lines to print; 0 = until interrupted */
+	int usage;       /* check, test: --usage */
+	const char *tokens[CTL_MAX_TOKENS]; /* check, test: --token T */
+	int ntokens;
 };
 
 /* Print "robotsctl: MESSAGE" on stderr. */
@@ -40,6 +46,8 @@ const char *ctl_str_or(const json_t *v, const char *def);
 void ctl_print_scalar(const json_t *);
 /* An object as "a.b[0].c: value" lines, "id" and "ok" left out. */
 void ctl_print_flat(const json_t *);
+/* An inspect answer: flat, then its extra lines and warnings readably. */
+void ctl_print_inspect(json_t *);
 /* A check-shaped answer as "allowed URL (DETAIL)". */
 void ctl_print_check(const char *url, const json_t *);
 

@@ -733,6 +733,14 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 		entry_remove(c, e);
 		return -1;
 	}
+	/*
+	 * Rules compiled by an older build have no usage preferences (they
+	 * answer all unknown): due now, so the first check refreshes them
+	 * while the saved copy keeps answering.
+	 */
+	if (e->pub.robots != NULL && !robots_has_prefs(e->pub.robots) &&
+	    e->pub.expires_at > clock_now(c->clock))
+		e->pub.expires_at = clock_now(c->clock);
 	entry_account(c, e);
 	return 0;
 }

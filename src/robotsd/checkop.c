@@ -60,8 +60,8 @@ struct check_waiting {
 	int batch;       /* answered "results":[...] */
 	struct buf head; /* a batch: its answer up to the rows of items[] */
 	size_t rows;     /* rows already in head */
-	const char *agent;
-	size_t agent_len;
+	struct check_ask ask; /* its tokens in tokens[] */
+	struct wire_str tokens[PROTO_MAX_TOKENS];
 	size_t n, left;
 	struct event *timer;
 	double t0; /* when its request was read (reply.h) */
@@ -80,7 +80,7 @@ check_answer(struct check_waiting *p, struct check_item *it,
 {
 	struct check_url u = check_url_parsed(&it->u);
 
-	check_verdict(&it->frag, p->env, &u, p->agent, p->agent_len, e, source);
+	check_verdict(&it->frag, p->env, &u, &p->ask, e, source);
 }
 
 /* Settle an item with the fields written into its frag. */
@@ -106,7 +106,7 @@ check_robots_txt(struct check_item *it)
 {
 	struct check_url u = check_url_parsed(&it->u);
 
-	check_robots_txt_fields(&it->frag, it->p->env, &u);
+	check_robots_txt_fields(&it->frag, it->p->env, &u, &it->p->ask);
 	check_settle(it, 1);
 }
 
@@ -266,8 +266,7 @@ check_item_cached(struct check_item *it)
 	    !url_fast(it->url.p, it->url.len, ubuf, sizeof(ubuf), &v))
 		return 0;
 	cu = check_url_fast(&v);
-	if (!check_cached_verdict(
-	        &it->frag, p->env, &cu, p->agent, p->agent_len, NULL))
+	if (!check_cached_verdict(&it->frag, p->env, &cu, &p->ask, NULL))
 		return 0;
 	check_settle(it, 1);
 	return 1;
@@ -359,8 +358,8 @@ check_new(const struct check_env *env, struct session *s, size_t n,
 	p->env = env;
 	p->s = s;
 	p->n = n;
-	p->agent = agent;
-	p->agent_len = agent_len;
+	p->ask.agent = agent;
+	p->ask.agent_len = agent_len;
 	return p;
 }
 
@@ -388,7 +387,17 @@ check_op(const struct check_env *env, struct session *s, struct request *req)
 
 	p = check_new(env, s, n, req->agent, req->agent_len);
 	p->id = req->id != NULL ? json_incref(req->id) : NULL;
-	p->root = json_incref(req->root); /* keeps agent and URLs alive */
+	p->root = json_incref(req->root); /* keeps its strings alive */
+	p->ask.usage = req->usage;
+	if (req->tokens != NULL) {
+		p->ask.tokens = p->tokens;
+		json_array_foreach(req->tokens, i, u)
+		{
+			p->tokens[i].p = json_string_value(u);
+			p->tokens[i].len = json_string_length(u);
+		}
+		p->ask.ntokens = json_array_size(req->tokens);
+	}
 	if (req->urls == NULL) {
 		p->items[0].url.p = req->url;
 		p->items[0].url.len = req->url_len;
@@ -472,13 +481,14 @@ check_fast_send(const struct check_env *env, struct session *s)
  */
 static int
 check_fast_answer(const struct check_env *env, struct session *s,
-    const struct wire_check *wc, const struct check_url *u)
+    const struct wire_check *wc, const struct check_ask *a,
+    const struct check_url *u)
 {
 	struct buf *b = env->answer;
 
 	buf_reset(b);
 	check_fast_begin(b, wc);
-	if (!check_cached_verdict(b, env, u, wc->agent, wc->agent_len, NULL))
+	if (!check_cached_verdict(b, env, u, a, NULL))
 		return 0;
 	buf_lit(b, "}\n");
 	return check_fast_send(env, s);
@@ -490,13 +500,13 @@ check_fast_answer(const struct check_env *env, struct session *s,
  */
 static int
 check_row_cached(struct buf *b, const struct check_env *env,
-    const struct wire_check *wc, const struct wire_str *url,
+    const struct check_ask *a, const struct wire_str *url,
     const struct check_url *cu, struct check_memo *m)
 {
 	check_row_begin(b, url, 1);
 	if (strcmp(cu->path, "/robots.txt") == 0)
-		check_robots_txt_fields(b, env, cu);
-	else if (!check_cached_verdict(b, env, cu, wc->agent, wc->agent_len, m))
+		check_robots_txt_fields(b, env, cu, a);
+	else if (!check_cached_verdict(b, env, cu, a, m))
 		return 0;
 	buf_lit(b, "}");
 	return 1;
@@ -510,8 +520,7 @@ check_row_cached(struct buf *b, const struct check_env *env,
  */
 static int
 check_row_now(struct buf *b, const struct check_env *env,
-    const struct wire_check *wc, const struct wire_str *url,
-    struct check_memo *m)
+    const struct check_ask *a, const struct wire_str *url, struct check_memo *m)
 {
 	char ubuf[CHECK_FAST_URL_MAX + 3];
 	struct check_url cu;
@@ -523,7 +532,7 @@ check_row_now(struct buf *b, const struct check_env *env,
 	if (url->len <= CHECK_FAST_URL_MAX &&
 	    url_fast(url->p, url->len, ubuf, sizeof(ubuf), &v)) {
 		cu = check_url_fast(&v);
-		return check_row_cached(b, env, wc, url, &cu, m);
+		return check_row_cached(b, env, a, url, &cu, m);
 	}
 	if ((ue = url_parse(url->p, url->len, &u)) != URL_OK) {
 		check_row_begin(b, url, 0);
@@ -532,7 +541,7 @@ check_row_now(struct buf *b, const struct check_env *env,
 		return 1;
 	}
 	cu = check_url_parsed(&u);
-	done = check_row_cached(b, env, wc, url, &cu, m);
+	done = check_row_cached(b, env, a, url, &cu, m);
 	url_clear(&u);
 	return done;
 }
@@ -559,6 +568,7 @@ check_batch_rest(const struct check_env *env, struct session *s,
 	c = xmalloc(bytes + 1);
 	memcpy(c, wc->agent, wc->agent_len);
 	p = check_new(env, s, wc->nurls - first, c, wc->agent_len);
+	p->ask.usage = wc->usage;
 	p->copies = c;
 	c += wc->agent_len;
 	for (i = 0; i < p->n; i++) {
@@ -586,6 +596,8 @@ static int
 check_batch_fast(
     const struct check_env *env, struct session *s, const struct wire_check *wc)
 {
+	const struct check_ask a = { wc->agent, wc->agent_len, wc->usage, 0,
+		NULL };
 	struct buf *b = env->answer;
 	struct check_memo m = { NULL };
 	size_t i, mark;
@@ -597,7 +609,7 @@ check_batch_fast(
 		mark = b->len;
 		if (i > 0)
 			buf_lit(b, ",");
-		if (!check_row_now(b, env, wc, &wc->urls[i], &m)) {
+		if (!check_row_now(b, env, &a, &wc->urls[i], &m)) {
 			b->len = mark;
 			return check_batch_rest(env, s, wc, i);
 		}
@@ -617,6 +629,8 @@ int
 check_fast(
     const struct check_env *env, struct session *s, const struct wire_check *wc)
 {
+	const struct check_ask a = { wc->agent, wc->agent_len, wc->usage, 0,
+		NULL };
 	char ubuf[CHECK_FAST_URL_MAX + 3];
 	struct url_view v;
 	struct check_url cu;
@@ -627,12 +641,12 @@ check_fast(
 		return check_batch_fast(env, s, wc);
 	if (url_fast(wc->url, wc->url_len, ubuf, sizeof(ubuf), &v)) {
 		cu = check_url_fast(&v);
-		return check_fast_answer(env, s, wc, &cu);
+		return check_fast_answer(env, s, wc, &a, &cu);
 	}
 	if (url_parse(wc->url, wc->url_len, &u) != URL_OK)
 		return 0;
 	cu = check_url_parsed(&u);
-	done = check_fast_answer(env, s, wc, &cu);
+	done = check_fast_answer(env, s, wc, &a, &cu);
 	url_clear(&u);
 	return done;
 }

@@ -36,19 +36,31 @@ struct check_memo {
 	const struct cache_entry *e; /* NULL: none to reuse */
 };
 
+/*
+ * What a check asks about each URL: the agent's verdict, and with
+ * "usage":true its usage preferences, with "tokens" the verdict for each
+ * control token (strings borrowed from the request).
+ */
+struct check_ask {
+	const char *agent;
+	size_t agent_len;
+	int usage;
+	size_t ntokens;
+	const struct wire_str *tokens;
+};
+
 struct check_url check_url_fast(const struct url_view *);
 struct check_url check_url_parsed(const struct url *);
 /* The members of a verdict from entry e after "ok", into b. */
 void check_verdict(struct buf *, const struct check_env *,
-    const struct check_url *, const char *agent, size_t agent_len,
+    const struct check_url *, const struct check_ask *,
     const struct cache_entry *, const char *source);
 /* The same from the cache when settled there (memo: a batch's rows). */
 int check_cached_verdict(struct buf *, const struct check_env *,
-    const struct check_url *, const char *agent, size_t agent_len,
-    struct check_memo *);
+    const struct check_url *, const struct check_ask *, struct check_memo *);
 /* The members for the URL /robots.txt itself. */
-void check_robots_txt_fields(
-    struct buf *, const struct check_env *, const struct check_url *);
+void check_robots_txt_fields(struct buf *, const struct check_env *,
+    const struct check_url *, const struct check_ask *);
 void check_ok(struct buf *, int ok);
 void check_row_begin(struct buf *, const struct wire_str *url, int ok);
 

@@ -11,6 +11,7 @@
 
 #include "checkop_int.h"
 #include "jsonw.h"
+#include "usagew.h"
 
 /*
  * Count one verdict by its source and reason (names as in
@@ -79,12 +80,73 @@ check_str(struct buf *b, const char *s, size_t len, int plain)
 }
 
 /*
- * The verdict for URL u and agent from entry e, as the answer's members
- * after "ok" (without a leading comma), into b.
+ * ,"usage":..,"usage_from":[..] for URL u of an allowed answer (allowed)
+ * from entry e (NULL: the URL /robots.txt itself): the preferences of the
+ * rules; all unknown for an unavailable robots.txt and /robots.txt; null
+ * for a disallowed URL.
+ */
+static void
+check_usage(struct buf *b, const struct check_url *u, const char *agent,
+    size_t agent_len, const struct cache_entry *e, int allowed)
+{
+	struct robots_usage us;
+
+	if (!allowed) {
+		jw_usage(b, NULL);
+		return;
+	}
+	if (e != NULL && e->policy == CACHE_RULES)
+		robots_usage(
+		    e->robots, agent, agent_len, u->path, u->path_len, &us);
+	else
+		memset(&us, 0, sizeof(us)); /* all ROBOTS_PREF_UNKNOWN */
+	jw_usage(b, &us);
+}
+
+/*
+ * ,"tokens":{..}: URL u checked for each control token alone, keyed by its
+ * product token in lower case, from entry e (NULL: the URL /robots.txt).
+ * An unavailable robots.txt allows every token, an unreachable one none.
+ */
+static void
+check_tokens(struct buf *b, const struct check_url *u,
+    const struct check_ask *a, const struct cache_entry *e)
+{
+	struct robots_verdict v;
+	size_t i;
+
+	buf_lit(b, ",\"tokens\":{");
+	for (i = 0; i < a->ntokens; i++) {
+		v.allowed = e == NULL || e->policy != CACHE_DISALLOW_ALL;
+		v.reason = ROBOTS_REASON_NO_RULE; /* no rule to name */
+		if (e != NULL && e->policy == CACHE_RULES)
+			robots_check(e->robots, a->tokens[i].p,
+			    a->tokens[i].len, u->path, u->path_len, &v);
+		if (i > 0)
+			buf_lit(b, ",");
+		jw_token(b, a->tokens[i].p, a->tokens[i].len, &v);
+	}
+	buf_lit(b, "}");
+}
+
+/* The members a check asks for beyond the verdict (usage, tokens). */
+static void
+check_more(struct buf *b, const struct check_url *u, const struct check_ask *a,
+    const struct cache_entry *e, int allowed)
+{
+	if (a->usage)
+		check_usage(b, u, a->agent, a->agent_len, e, allowed);
+	if (a->tokens != NULL)
+		check_tokens(b, u, a, e);
+}
+
+/*
+ * The verdict for URL u and the check's agent from entry e, as the
+ * answer's members after "ok" (without a leading comma), into b.
  */
 void
 check_verdict(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const char *agent, size_t agent_len,
+    const struct check_url *u, const struct check_ask *a,
     const struct cache_entry *e, const char *source)
 {
 	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
@@ -92,8 +154,8 @@ check_verdict(struct buf *b, const struct check_env *env,
 	double expires = cache_expires_in(env->cache, e);
 
 	if (e->policy == CACHE_RULES) {
-		robots_check(
-		    e->robots, agent, agent_len, u->path, u->path_len, &v);
+		robots_check(e->robots, a->agent, a->agent_len, u->path,
+		    u->path_len, &v);
 		reason = robots_reason_name(v.reason);
 	} else if (e->policy == CACHE_DISALLOW_ALL) {
 		v.allowed = 0;
@@ -130,12 +192,14 @@ check_verdict(struct buf *b, const struct check_env *env,
 		buf_lit(b, "null");
 	buf_lit(b, ",\"expires_in\":");
 	jw_int(b, llround(expires));
+	if (a->usage || a->tokens != NULL)
+		check_more(b, u, a, e, v.allowed);
 }
 
 /* The fields for the URL /robots.txt itself: always allowed, no fetch. */
 void
-check_robots_txt_fields(
-    struct buf *b, const struct check_env *env, const struct check_url *u)
+check_robots_txt_fields(struct buf *b, const struct check_env *env,
+    const struct check_url *u, const struct check_ask *a)
 {
 	buf_lit(b, "\"allowed\":true,\"origin\":");
 	check_str(b, u->origin, u->origin_len, u->origin_plain);
@@ -143,6 +207,8 @@ check_robots_txt_fields(
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null");
 	check_count(env, "cache", "robots_txt");
+	if (a->usage || a->tokens != NULL)
+		check_more(b, u, a, NULL, 1);
 }
 
 /* ,"ok":true, or ,"ok":false, before an answer's fields. */
@@ -172,8 +238,7 @@ check_row_begin(struct buf *b, const struct wire_str *url, int ok)
  */
 int
 check_cached_verdict(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const char *agent, size_t agent_len,
-    struct check_memo *m)
+    const struct check_url *u, const struct check_ask *a, struct check_memo *m)
 {
 	const struct cache_entry *e;
 	enum cache_status st;
@@ -188,7 +253,6 @@ check_cached_verdict(struct buf *b, const struct check_env *env,
 		m->e = e; /* NULL on a miss */
 	if (st == CACHE_MISS)
 		return 0;
-	check_verdict(b, env, u, agent, agent_len, e,
-	    st == CACHE_HIT ? "cache" : "stale");
+	check_verdict(b, env, u, a, e, st == CACHE_HIT ? "cache" : "stale");
 	return 1;
 }

@@ -172,6 +172,61 @@ dispatch_sitemaps(struct buf *b, const struct robots *r)
 	buf_lit(b, "]");
 }
 
+/*
+ * The Content-Usage, Content-Signal, License and other unknown directive
+ * lines of a ruleset, for inspect: "group" is the index into "groups", or
+ * null for a line before the first group.
+ */
+static void
+dispatch_extra_lines(struct buf *b, const struct robots *r)
+{
+	struct robots_extra x;
+	size_t i;
+
+	buf_lit(b, "[");
+	for (i = 0; r != NULL && i < robots_extra_count(r); i++) {
+		robots_extra(r, i, &x);
+		if (i > 0)
+			buf_lit(b, ",");
+		buf_lit(b, "{\"directive\":");
+		jw_str(b, x.name, x.name_len);
+		buf_lit(b, ",\"value\":");
+		jw_str(b, x.value, x.value_len);
+		buf_lit(b, ",\"line\":");
+		jw_int(b, x.line);
+		buf_lit(b, ",\"group\":");
+		if (x.group >= 0)
+			jw_int(b, x.group);
+		else
+			buf_lit(b, "null");
+		buf_lit(b, "}");
+	}
+	buf_lit(b, "]");
+}
+
+/* The remarks librobots made about a ruleset, for inspect. */
+static void
+dispatch_warnings(struct buf *b, const struct robots *r)
+{
+	struct robots_warning w;
+	size_t i;
+
+	buf_lit(b, "[");
+	for (i = 0; r != NULL && i < robots_warning_count(r); i++) {
+		robots_warning(r, i, &w);
+		if (i > 0)
+			buf_lit(b, ",");
+		buf_lit(b, "{\"line\":");
+		jw_int(b, w.line);
+		buf_lit(b, ",\"code\":");
+		jw_str(b, w.code, strlen(w.code));
+		buf_lit(b, ",\"message\":");
+		jw_str(b, w.message, strlen(w.message));
+		buf_lit(b, "}");
+	}
+	buf_lit(b, "]");
+}
+
 /* The failure state of an entry, for inspect. */
 static void
 dispatch_retry(struct buf *b, const struct cache_entry *e)
@@ -238,6 +293,10 @@ dispatch_entry(struct buf *b, const struct dispatch *d,
 	dispatch_sitemaps(b, e->robots);
 	dispatch_key(b, "retry");
 	dispatch_retry(b, e);
+	dispatch_key(b, "extra_lines");
+	dispatch_extra_lines(b, e->robots);
+	dispatch_key(b, "warnings");
+	dispatch_warnings(b, e->robots);
 }
 
 /* inspect: everything the cache knows about one origin. */

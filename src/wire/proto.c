@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -100,6 +101,57 @@ proto_get_bool(json_t *o, const char *key, int *b)
 	return 1;
 }
 
+/* See proto.h. */
+size_t
+proto_token_len(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') ||
+	                      s[i] == '-' || s[i] == '_'))
+		i++;
+	return i;
+}
+
+/*
+ * The control tokens of a check: an array of at most PROTO_MAX_TOKENS
+ * strings, each starting with a product token, no two reducing to the same
+ * product token (the answer is keyed by it).
+ */
+static const char *
+proto_decode_tokens(json_t *o, struct request *req)
+{
+	json_t *tokens = json_object_get(o, "tokens"), *t, *u;
+	size_t i, j, n;
+
+	if (tokens == NULL)
+		return NULL;
+	if (!json_is_array(tokens))
+		return "'tokens' must be an array of strings";
+	if (json_array_size(tokens) > PROTO_MAX_TOKENS)
+		return "'tokens' holds at most 16 tokens";
+	json_array_foreach(tokens, i, t)
+	{
+		if (!json_is_string(t))
+			return "'tokens' must be an array of strings";
+		n = proto_token_len(
+		    json_string_value(t), json_string_length(t));
+		if (n == 0)
+			return "each of 'tokens' must start with a product "
+			       "token (letters, '-', '_')";
+		for (j = 0; j < i; j++) {
+			u = json_array_get(tokens, j);
+			if (proto_token_len(json_string_value(u),
+			        json_string_length(u)) == n &&
+			    strncasecmp(json_string_value(u),
+			        json_string_value(t), n) == 0)
+				return "'tokens' names a product token twice";
+		}
+	}
+	req->tokens = tokens;
+	return NULL;
+}
+
 /* The fields of a check: url xor urls, agent, optional wait. */
 static const char *
 proto_decode_check(json_t *o, struct request *req)
@@ -127,7 +179,9 @@ proto_decode_check(json_t *o, struct request *req)
 		return "a check needs 'agent', a string";
 	if (proto_get_bool(o, "wait", &req->wait) == -1)
 		return "'wait' must be true or false";
-	return NULL;
+	if (proto_get_bool(o, "usage", &req->usage) == -1)
+		return "'usage' must be true or false";
+	return proto_decode_tokens(o, req);
 }
 
 /* The origin of inspect and purge (purge may say "all":true instead). */

@@ -15,6 +15,8 @@
 
 /* URLs in one batch check, at most. */
 #define PROTO_MAX_URLS 1000
+/* Control tokens in one check ("tokens"), at most. */
+#define PROTO_MAX_TOKENS 16
 
 enum proto_op {
 	OP_CHECK,
@@ -54,6 +56,8 @@ struct request {
 	const char *agent; /* check */
 	size_t agent_len;
 	int wait;           /* check: default 1 */
+	int usage;          /* check: "usage":true */
+	json_t *tokens;     /* check: array of <= 16 distinct tokens, or NULL */
 	const char *origin; /* inspect, purge */
 	size_t origin_len;
 	int all;        /* purge */
@@ -70,6 +74,11 @@ int proto_decode(const char *line, size_t len, int test_clock,
 void proto_request_clear(struct request *);
 
 const char *proto_err_code(enum proto_err);
+/*
+ * The length of the product token that s starts with (its leading run of
+ * letters, '-' and '_', as librobots reduces an agent); 0 when none.
+ */
+size_t proto_token_len(const char *s, size_t len);
 /* bad_url, unsupported_scheme or internal for a librobots URL error. */
 enum proto_err proto_url_err(enum url_err);
 

@@ -18,7 +18,7 @@ struct cur {
 	size_t max_urls;
 };
 
-enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT };
+enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT, K_USAGE };
 
 /* Skip JSON whitespace, as jansson does. */
 static void
@@ -205,7 +205,8 @@ key(struct cur *c)
 		[K_URLS] = { "urls", 4 },
 		[K_AGENT] = { "agent", 5 },
 		[K_ID] = { "id", 2 },
-		[K_WAIT] = { "wait", 4 } };
+		[K_WAIT] = { "wait", 4 },
+		[K_USAGE] = { "usage", 5 } };
 	const unsigned char *start;
 	size_t len, i;
 
@@ -305,6 +306,8 @@ value(struct cur *c, enum key k, struct wire_check *out)
 		return integer(c, &out->id);
 	case K_WAIT:
 		return boolean(c, &out->wait);
+	case K_USAGE:
+		return boolean(c, &out->usage);
 	case K_URLS:
 		return array(c, out);
 	case K_OP:

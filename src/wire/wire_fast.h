@@ -1,9 +1,10 @@
 /*
  * wire_fast.h: a decoder for the common request lines only, a check of
  * one URL or of a batch,
- *   {"op":"check","url":"...","agent":"...","id":N,"wait":B}
+ *   {"op":"check","url":"...","agent":"...","id":N,"wait":B,"usage":B}
  *   {"op":"check","urls":["...",...],"agent":"...","id":N,"wait":B}
- * in any key order ("id" and "wait" optional), without building a JSON
+ * in any key order ("id", "wait" and "usage" optional; a check with
+ * "tokens" takes the full way), without building a JSON
  * tree. It accepts a line only when it can tell exactly what the full
  * decoder (proto_decode(), jansson) would make of it; on anything else it
  * answers "not mine" and the caller decodes the line the slow way.
@@ -30,7 +31,8 @@ struct wire_check {
 	size_t nurls;
 	const char *agent;
 	size_t agent_len;
-	int wait; /* 1 unless "wait":false */
+	int wait;  /* 1 unless "wait":false */
+	int usage; /* "usage":true */
 };
 
 /*

@@ -552,7 +552,8 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	    "s.xml\"],"
 	    "\"retry\":{\"fail_streak\":0,\"failing_since\":null,\"next_"
 	    "retry\":"
-	    "null,\"last_error\":null},\"fetching\":false,\"stale\":false}\n");
+	    "null,\"last_error\":null},\"extra_lines\":[],\"warnings\":[],"
+	    "\"fetching\":false,\"stale\":false}\n");
 	send_line("{\"op\":\"purge\",\"origin\":\"https://a.test\",\"id\":5}");
 	assert_last(6, "{\"id\":5,\"ok\":true,\"purged\":1}\n");
 	send_line("{\"op\":\"purge\",\"all\":true,\"id\":6}");

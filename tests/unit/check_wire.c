@@ -122,6 +122,48 @@ START_TEST(test_check_batch_and_wait_false)
 }
 END_TEST
 
+START_TEST(test_check_usage_and_tokens)
+{
+	struct request req;
+
+	ck_assert_int_eq(decode("{\"op\":\"check\",\"url\":\"http://a.test/\","
+	                        "\"agent\":\"x\",\"usage\":true,\"tokens\":"
+	                        "[\"Google-Extended\",\"CCBot/2.0\"]}",
+	                     &req, 0),
+	    PE_NONE);
+	ck_assert_int_eq(req.usage, 1);
+	ck_assert_uint_eq(json_array_size(req.tokens), 2);
+	proto_request_clear(&req);
+	ck_assert_int_eq(decode("{\"op\":\"check\",\"url\":\"http://a.test/\","
+	                        "\"agent\":\"x\",\"usage\":false,"
+	                        "\"tokens\":[]}",
+	                     &req, 0),
+	    PE_NONE);
+	ck_assert_int_eq(req.usage, 0);
+	ck_assert_uint_eq(json_array_size(req.tokens), 0);
+	proto_request_clear(&req);
+	ck_assert_int_eq(decode("{\"op\":\"check\",\"url\":\"http://a.test/\","
+	                        "\"agent\":\"x\"}",
+	                     &req, 0),
+	    PE_NONE);
+	ck_assert_int_eq(req.usage, 0);
+	ck_assert_ptr_null(req.tokens);
+	proto_request_clear(&req);
+}
+END_TEST
+
+/* The product token a control token is keyed by. */
+START_TEST(test_token_len_is_the_product_token)
+{
+	ck_assert_uint_eq(proto_token_len("Google-Extended", 15), 15);
+	ck_assert_uint_eq(proto_token_len("CCBot/2.0", 9), 5);
+	ck_assert_uint_eq(proto_token_len("my_bot 1", 8), 6);
+	ck_assert_uint_eq(proto_token_len("MJ12bot", 7), 2);
+	ck_assert_uint_eq(proto_token_len("*", 1), 0);
+	ck_assert_uint_eq(proto_token_len("", 0), 0);
+}
+END_TEST
+
 START_TEST(test_not_json_is_bad_json)
 {
 	ck_assert_int_eq(decode_err("nope"), PE_BAD_JSON);
@@ -155,6 +197,25 @@ START_TEST(test_missing_or_mistyped_fields_are_bad_request)
 		"{\"op\":\"check\",\"urls\":[1],\"agent\":\"a\"}",
 		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
 		"\"wait\":\"no\"}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"usage\":1}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"usage\":\"true\"}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"usage\":null}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"tokens\":\"Google-Extended\"}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"tokens\":[\"a\",1]}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"tokens\":[\"\"]}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"tokens\":[\"*\"]}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"tokens\":[\"GPTBot\",\"gptbot/1.1\"]}",
+		"{\"op\":\"check\",\"url\":\"http://a.test/\",\"agent\":\"a\","
+		"\"tokens\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\","
+		"\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}",
 		"{\"op\":\"inspect\"}",
 		"{\"op\":\"inspect\",\"origin\":[]}",
 		"{\"op\":\"purge\"}",
@@ -448,6 +509,8 @@ proto_suite(void)
 
 	tcase_add_test(tc, test_check_single_url_fields);
 	tcase_add_test(tc, test_check_batch_and_wait_false);
+	tcase_add_test(tc, test_check_usage_and_tokens);
+	tcase_add_test(tc, test_token_len_is_the_product_token);
 	tcase_add_test(tc, test_not_json_is_bad_json);
 	tcase_add_test(tc, test_json_that_is_not_an_object_is_bad_request);
 	tcase_add_test(tc, test_missing_or_mistyped_fields_are_bad_request);

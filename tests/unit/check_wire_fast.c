@@ -63,6 +63,8 @@ assert_same_as_jansson(const char *s, const struct wire_check *w)
 	ck_assert_uint_eq(r.agent_len, w->agent_len);
 	ck_assert_mem_eq(r.agent, w->agent, w->agent_len);
 	ck_assert_int_eq(r.wait, w->wait);
+	ck_assert_int_eq(r.usage, w->usage);
+	ck_assert_ptr_null(r.tokens);
 	if (w->has_id)
 		ck_assert_int_eq(json_integer_value(r.id), w->id);
 	else
@@ -84,6 +86,7 @@ START_TEST(test_plain_check_borrows_from_the_line)
 	ck_assert_int_eq(w.has_id, 1);
 	ck_assert_int_eq(w.id, 17);
 	ck_assert_int_eq(w.wait, 1);
+	ck_assert_int_eq(w.usage, 0);
 	assert_same_as_jansson(s, &w);
 }
 END_TEST
@@ -111,7 +114,22 @@ static const char *const accepted[] = {
 	"{\"op\":\"check\",\"urls\":[ ],\"agent\":\"a\"}",
 	("{\"op\":\"check\",\"urls\":[\"1\",\"2\",\"3\",\"4\"],"
 	 "\"agent\":\"a\"}"),
+	("{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
+	 "\"usage\":true}"),
+	("{\"usage\" : false,\"op\":\"check\",\"urls\":[\"http://e.com/\"],"
+	 "\"agent\":\"a\",\"id\":2}"),
 };
+
+START_TEST(test_usage_is_decoded)
+{
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(accepted[12], &w), 1);
+	ck_assert_int_eq(w.usage, 1);
+	ck_assert_int_eq(fast(accepted[13], &w), 1);
+	ck_assert_int_eq(w.usage, 0);
+}
+END_TEST
 
 START_TEST(test_accepted_lines_decode_as_jansson_does)
 {
@@ -230,6 +248,12 @@ static const char *const fallback[] = {
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\"}}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"wait\":tru}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"usage\":1}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"usage\":null}",
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"usage\":true,"
+	 "\"usage\":false}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"tokens\":[\"Google-Extended\"]}"),
 };
 
 START_TEST(test_unusual_lines_fall_back)
@@ -253,6 +277,7 @@ wire_fast_suite(void)
 	tcase_add_loop_test(tc, test_escapes_are_decoded_into_scratch, 0,
 	    sizeof(unescaped) / sizeof(unescaped[0]));
 	tcase_add_test(tc, test_batch_urls_borrow_from_the_line);
+	tcase_add_test(tc, test_usage_is_decoded);
 	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
 	    sizeof(fallback) / sizeof(fallback[0]));
 	suite_add_tcase(s, tc);
