@@ -152,7 +152,7 @@ struct robots_pref_stmt {
 	size_t pattern_len;
 	const char *value; /* PREFS as written, trimmed (may be empty) */
 	size_t value_len;
-	unsigned line; /* 1-based */
+	unsigned line;  /* 1-based */
 	int file_scope; /* 1: a Content-Signal before the first group */
 };
 

@@ -139,11 +139,14 @@ struct robots {
 	atomic_uint refs;
 	/*
 	 * The usage-preference section (struct robots_prefs), after the
-	 * text; 0 in a ruleset from a version-3 image, which has none. Last,
-	 * in what was the header's padding: the header keeps its size.
+	 * text; ROBOTS_PREFS_EMPTY when the file has no preference, extra
+	 * or warning line (no bytes spent); 0 in a ruleset from a version-3
+	 * image, which was compiled without. Last, in what was the header's
+	 * padding: the header keeps its size.
 	 */
 	uint32_t prefs;
 };
+#define ROBOTS_PREFS_EMPTY 1u
 
 /*
  * The usage-preference section: this header, then its tables, each found
@@ -155,10 +158,26 @@ struct robots_pstmt {
 	struct robots_crule m; /* m.src: PATH as written, "/" if absent */
 	uint32_t value;        /* PREFS as written, trimmed */
 	uint32_t value_len;
-	uint32_t prio;        /* normalized pattern length: longest wins */
-	uint8_t kind;         /* enum robots_pref_kind */
-	uint8_t file_scope;   /* Content-Signal before the first group */
+	uint32_t prio;      /* normalized pattern length: longest wins */
+	uint8_t kind;       /* enum robots_pref_kind */
+	uint8_t file_scope; /* Content-Signal before the first group */
 	uint8_t pref[ROBOTS_PURPOSES]; /* enum robots_pref, per purpose */
+};
+
+/* Warning codes, with their messages in robots_usage.c. */
+enum robots_wcode {
+	RW_PARSE_USAGE,
+	RW_PARSE_SIGNAL,
+	RW_PARSE_NO_COLON,
+	RW_USAGE_OUTSIDE,
+	RW_NONSTANDARD_USAGE,
+	RW_NONSTANDARD_SIGNAL,
+	RW_LABEL_USAGE,
+	RW_LABEL_SIGNAL,
+	RW_SIGNAL_OUTSIDE,
+	RW_GROUP_SPLIT,
+	RW_DISALLOWED_PATH,
+	RW_CODES,
 };
 
 /* An extra line: name and value spans, line, group + 1 (0: none). */
@@ -169,17 +188,16 @@ struct robots_pextra {
 	uint32_t group1;
 };
 
-/* A warning: code (index in a static table), line, message span. */
+/* A warning: line and enum robots_wcode. */
 struct robots_pwarn {
 	uint32_t line;
 	uint32_t code;
-	struct robots_span message; /* len 0: the code's static message */
 };
 
 struct robots_prefs {
 	uint32_t nstmts, stmts; /* all statements, file order */
 	uint32_t nfile;         /* file-scope ones: the first nfile */
-	uint32_t gslices; /* per group: first, count of its statements */
+	uint32_t gslices;       /* per group: first, count of its statements */
 	/*
 	 * Per agent (robots_agent_rules order), then '*': first, count of a
 	 * slice of sel, the groups naming it that have statements, in order.
