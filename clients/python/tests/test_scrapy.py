@@ -58,13 +58,17 @@ class CrawlTest(ClientTest):
         self.python = scrapy_python()
         self.assertIsNotNone(self.python, "no python3 with Scrapy "
                              "(Debian: apt-get install python3-scrapy)")
-        self.origin.robots(HOST, ROBOTS)
-        for path, links in PAGES.items():
+        self.serve(ROBOTS, PAGES)
+        self.base = "http://%s:%d" % (HOST, self.origin.port)
+
+    def serve(self, robots, pages):
+        """HOST serves robots and pages (path -> the paths it links)."""
+        self.origin.robots(HOST, robots)
+        for path, links in pages.items():
             body = "<html><body>%s</body></html>" % "".join(
                 '<a href="%s">%s</a>' % (h, h) for h in links)
             self.origin.set(HOST, path, body=body,
                             headers={"Content-Type": "text/html"})
-        self.base = "http://%s:%d" % (HOST, self.origin.port)
 
     def crawl(self, socket, items=False, **settings):
         """Run crawl.py with these Scrapy settings over its own; its result
@@ -221,19 +225,14 @@ class UsageCrawl(CrawlTest):
     """ROBOTSD_USAGE_PURPOSES in a real crawl: pages whose purpose is
     ruled out are not fetched, and meta["robotsd"] reaches the items."""
 
-    def serve(self):
-        self.origin.robots(HOST, USAGE_ROBOTS)
-        for path, links in USAGE_PAGES.items():
-            body = "<html><body>%s</body></html>" % "".join(
-                '<a href="%s">%s</a>' % (h, h) for h in links)
-            self.origin.set(HOST, path, body=body,
-                            headers={"Content-Type": "text/html"})
+    def setUp(self):
+        super().setUp()
+        self.serve(USAGE_ROBOTS, USAGE_PAGES)
 
     def fetched(self):
         return sorted(h.path for h in self.page_hits())
 
     def test_train_ai_disallowed_pages_are_dropped(self):
-        self.serve()
         self.start()
         res = self.crawl(self.d.socket, items=True,
                          ROBOTSD_USAGE_PURPOSES=["train-ai"])
@@ -270,7 +269,6 @@ class UsageCrawl(CrawlTest):
                           "ai-input": "unknown"})
 
     def test_unknown_denied(self):
-        self.serve()
         self.start()
         res = self.crawl(self.d.socket,
                          ROBOTSD_USAGE_PURPOSES=["train-ai"],
@@ -283,7 +281,6 @@ class UsageCrawl(CrawlTest):
 
     def test_without_purposes_nothing_is_dropped_for_usage(self):
         # ROBOTSD_USAGE records the preferences with the items only.
-        self.serve()
         self.start()
         res = self.crawl(self.d.socket, items=True, ROBOTSD_USAGE=True)
         log = res["log"][-4000:]
@@ -294,8 +291,6 @@ class UsageCrawl(CrawlTest):
         self.assertEqual(items["/news/1"]["usage"]["train-ai"], "disallowed")
 
     def test_a_purpose_robotsd_does_not_know_stops_the_crawl(self):
-        self.serve()
-        self.start()
         p = subprocess.run(
             [self.python, "-c", "import sys; sys.path.insert(0, %r)\n"
              "from scrapy.utils.test import get_crawler\n"
