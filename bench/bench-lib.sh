@@ -152,6 +152,13 @@ socket_rows() {
 			"$rr PING/s ($(pct "$cr" "$rr"))" \
 			"$([ "$d" = 1 ] && echo ">= 70%" || echo ">= 40%") of PING"
 		[ "$d" = 16 ] && peak=$cr
+		if [ "$d" = 16 ]; then
+			# the same checks with "usage":true (issue 18)
+			u=$(run_load -c 16 -d 16 -e '"usage":' "$tmp/sock" "$tmp/usage.txt")
+			row "cached checks/s with \"usage\":true, 16 x 16" \
+				"$(field "$u" rps)" "$cr plain ($(pct "$(field "$u" rps)" "$cr"))" \
+				">= 80% of plain"
+		fi
 		row "p50 / p99 / p99.9 us at 16 x $d" \
 			"$(field "$c" p50_us) / $(field "$c" p99_us) / $(field "$c" p999_us)" \
 			"$(field "$r" p50_us) / $(field "$r" p99_us) / $(field "$r" p999_us)" "-"

@@ -85,6 +85,7 @@ row "hot match, M checks/s on corpus URLs" "$match" "-" ">= 15"
 # --- request files ----------------------------------------------------------
 sed 's|^https://|http://|' "$corpus/urls.txt" >"$tmp/urls.txt"
 make_requests "$tmp/urls.txt" >"$tmp/checks.txt"
+sed 's|,"id":|,"usage":true,"id":|' "$tmp/checks.txt" >"$tmp/usage.txt"
 make_batches "$tmp/urls.txt" 100 >"$tmp/batches.txt"
 echo PING >"$tmp/ping.txt"
 

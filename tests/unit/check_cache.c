@@ -644,6 +644,56 @@ START_TEST(test_held_clock_is_one_instant)
 }
 END_TEST
 
+/*
+ * A ruleset restored from the state file of an older robotsd has no usage
+ * preferences (robots_has_prefs() 0, from a version-3 image): the restore
+ * makes it due, so the first check starts its refresh and is answered
+ * from the restored copy meanwhile. One with preferences keeps its
+ * lifetime.
+ */
+START_TEST(test_restored_rules_without_prefs_are_refreshed_at_once)
+{
+	static const char body[] = "User-agent: *\nDisallow: /p\n";
+	static char old_origin[] = "https://old.test";
+	static char new_origin[] = "https://new.test";
+	struct fetch_result r = script_result(FETCH_OK, 200);
+	struct cache_entry saved = { .policy = CACHE_RULES,
+		.http_status = 200,
+		.fetched_at = SCRIPT_T0,
+		.expires_at = SCRIPT_T0 + DAY };
+	struct robots *fresh = robots_parse(body, sizeof(body) - 1);
+	const struct cache_entry *e;
+	const void *img;
+	size_t len;
+
+	ck_assert_ptr_nonnull(fresh);
+	ck_assert_ptr_nonnull(img = robots_image(fresh, &len));
+	saved.origin = old_origin;
+	saved.robots = robots_from_image_version(img, len, 3);
+	ck_assert_ptr_nonnull(saved.robots);
+	ck_assert_int_eq(robots_has_prefs(saved.robots), 0);
+	ck_assert_int_eq(cache_restore(cache, &saved, 1), 0);
+	saved.origin = new_origin;
+	saved.robots = robots_ref(fresh);
+	ck_assert_int_eq(cache_restore(cache, &saved, 1), 0);
+	cache_restore_end(cache, 2, 1);
+	ck_assert_double_eq(expires_in("https://new.test"), DAY);
+	ck_assert_double_eq(expires_in("https://old.test"), 0);
+	ck_assert_int_eq(check_now("https://new.test", &e), CACHE_HIT);
+	ck_assert_uint_eq(sc.n, 0);
+	ck_assert_int_eq(check_now("https://old.test", &e), CACHE_STALE);
+	ck_assert_uint_eq(script_count(&sc, "https://old.test"), 1);
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	r.body = body;
+	r.body_len = sizeof(body) - 1;
+	script_fill(&sc, "https://old.test", &r);
+	ck_assert_int_eq(
+	    robots_has_prefs(entry("https://old.test")->robots), 1);
+	ck_assert_double_eq(expires_in("https://old.test"), DAY);
+	robots_unref(fresh);
+}
+END_TEST
+
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 /* A test case of the cache suite, on the fixture. */
@@ -685,6 +735,8 @@ cache_suite(void)
 	tcase_add_test(
 	    tc, test_backoff_count_follows_failures_recoveries_and_purges);
 	tcase_add_test(tc, test_held_clock_is_one_instant);
+	tcase_add_test(
+	    tc, test_restored_rules_without_prefs_are_refreshed_at_once);
 	tc = fixture(s, "waiters");
 	tcase_add_test(tc, test_max_waiting_overloads_new_waiters_only);
 	tcase_add_test(
