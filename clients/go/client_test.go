@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 	testOrigin = newOrigin()
 	testOrigin.set("site.test", siteRobots, false)
 	testOrigin.set("example.com", "User-agent: *\nDisallow: /a/\n", false)
+	testOrigin.set("news.example", "User-agent: *\nDisallow: /drafts/\n"+
+		"Content-Usage: train-ai=n\n\nUser-agent: Google-Extended\nDisallow: /\n", false)
 	d, err := newDaemon(testOrigin, "--fetch-timeout", "3")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -329,7 +331,7 @@ func TestSentinelsMatchTheirCodes(t *testing.T) {
 		"unsupported_scheme": robotsd.ErrUnsupportedScheme, "line_too_long": robotsd.ErrLineTooLong,
 		"overloaded": robotsd.ErrOverloaded, "timeout": robotsd.ErrTimeout,
 		"not_cached": robotsd.ErrNotCached, "internal": robotsd.ErrInternal,
-		"connection": robotsd.ErrConnection,
+		"connection": robotsd.ErrConnection, "protocol": robotsd.ErrProtocol,
 	}
 	for code := range sentinels {
 		err := fmt.Errorf("wrapped: %w", &robotsd.Error{Code: code, Message: "m"})

@@ -3,7 +3,8 @@ package robotsd
 import "fmt"
 
 // Error codes robotsd answers (see the protocol's error table), and
-// CodeConnection, which the client uses when robotsd cannot be reached.
+// CodeConnection, which the client uses when robotsd cannot be reached,
+// and CodeProtocol, for an answer with a field of the wrong type.
 const (
 	CodeBadJSON           = "bad_json"
 	CodeBadRequest        = "bad_request"
@@ -16,6 +17,7 @@ const (
 	CodeNotCached         = "not_cached"
 	CodeInternal          = "internal"
 	CodeConnection        = "connection"
+	CodeProtocol          = "protocol"
 )
 
 // Error is an error robotsd answered, or one met on the way to it. Act on
@@ -63,6 +65,7 @@ var (
 	ErrNotCached         = &Error{Code: CodeNotCached}
 	ErrInternal          = &Error{Code: CodeInternal}
 	ErrConnection        = &Error{Code: CodeConnection}
+	ErrProtocol          = &Error{Code: CodeProtocol}
 )
 
 // wireError is the "error" object of an ok:false answer.

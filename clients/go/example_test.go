@@ -56,3 +56,34 @@ func Example() {
 	// not a web URL: gopher://example.com/
 	// never-seen.example is not cached
 }
+
+// Usage preferences and control tokens: may the page be fetched, and may
+// it be used to train a model?
+func ExampleClient_CheckWith() {
+	client := robotsd.New(nil)
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+	defer cancel()
+
+	r, err := client.CheckWith(ctx, "http://news.example/today", "FooBot/2.1",
+		&robotsd.CheckOptions{Usage: true, Tokens: []string{"Google-Extended"}})
+	if err != nil {
+		fmt.Println("robotsd:", err)
+		return
+	}
+	fmt.Println("fetch:", r.Allowed)
+	for _, p := range robotsd.Purposes {
+		fmt.Printf("%s: %s\n", p, r.Usage[p])
+	}
+	for _, s := range r.UsageFrom {
+		fmt.Printf("decided by line %d: %s %s %s\n", s.Line, s.Directive, s.Pattern, s.Value)
+	}
+	fmt.Println("google-extended:", r.Tokens["google-extended"].Allowed)
+	// Output:
+	// fetch: true
+	// train-ai: disallowed
+	// search: unknown
+	// ai-input: unknown
+	// decided by line 3: content-usage / train-ai=n
+	// google-extended: false
+}

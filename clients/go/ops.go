@@ -32,6 +32,15 @@ type Result struct {
 	HTTPStatus int           // of the last fetch; 0 when there was no HTTP answer
 	// Err is set only in a batch, for a URL robotsd could not check.
 	Err error
+	// Usage (with CheckOptions.Usage): every purpose's preference for an
+	// allowed URL; nil for a disallowed one and when not asked.
+	Usage Usage
+	// UsageFrom (with CheckOptions.Usage): the lines that decided, in file
+	// order; empty when the URL is disallowed, nil when not asked.
+	UsageFrom []UsageStatement
+	// Tokens (with CheckOptions.Tokens): each token, in lowercase, to its
+	// own verdict; nil when not asked.
+	Tokens map[string]TokenVerdict
 }
 
 // wireCheck is a check's answer, or one result of a batch.
@@ -49,6 +58,7 @@ type wireCheck struct {
 	ExpiresIn  *float64    `json:"expires_in"`
 	Error      *wireError  `json:"error"`
 	Results    []wireCheck `json:"results"`
+	wireUsage
 }
 
 func seconds(f *float64) time.Duration {
@@ -58,7 +68,7 @@ func seconds(f *float64) time.Duration {
 	return time.Duration(*f * float64(time.Second))
 }
 
-func (w *wireCheck) result(url string) Result {
+func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
 	r := Result{URL: url, Pending: w.Pending, Allowed: w.Allowed, Origin: w.Origin,
 		Source: w.Source, Reason: w.Reason, Rule: w.Rule,
 		CrawlDelay: seconds(w.CrawlDelay), ExpiresIn: seconds(w.ExpiresIn)}
@@ -70,14 +80,32 @@ func (w *wireCheck) result(url string) Result {
 	}
 	if !w.OK {
 		r.Err = w.Error.toError(r.URL)
+		return r, nil
 	}
-	return r
+	if w.Pending {
+		return r, nil
+	}
+	if err := w.wireUsage.decode(o, &r); err != nil {
+		err.URL = r.URL
+		return Result{URL: r.URL}, err
+	}
+	return r, nil
 }
 
 // Check asks whether agent may fetch url, waiting for the origin's
 // robots.txt to be fetched if robotsd has not cached it.
 func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
-	raw, err := c.Do(ctx, map[string]interface{}{"op": "check", "url": url, "agent": agent})
+	return c.CheckWith(ctx, url, agent, nil)
+}
+
+// CheckWith is Check asking for more: the site's usage preferences, the
+// verdicts of control tokens (see CheckOptions; nil asks for nothing
+// more). An answer lacking what was asked for, or with a field of the
+// wrong type, is an error with CodeProtocol.
+func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptions) (Result, error) {
+	req := map[string]interface{}{"op": "check", "url": url, "agent": agent}
+	o.addTo(req)
+	raw, err := c.Do(ctx, req)
 	if err != nil {
 		return Result{URL: url}, err
 	}
@@ -85,7 +113,7 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
 	}
-	return w.result(url), nil
+	return w.result(url, o)
 }
 
 // CheckMany checks many URLs for one agent with robotsd's batch check, in
@@ -97,14 +125,19 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 // error the batches not yet sent are not sent. The whole call has one
 // deadline: ctx's, else Options.Timeout.
 func (c *Client) CheckMany(ctx context.Context, urls []string, agent string) ([]Result, error) {
-	return c.batch(ctx, urls, agent, true)
+	return c.batch(ctx, urls, agent, true, nil)
+}
+
+// CheckManyWith is CheckMany asking for more, as CheckWith.
+func (c *Client) CheckManyWith(ctx context.Context, urls []string, agent string, o *CheckOptions) ([]Result, error) {
+	return c.batch(ctx, urls, agent, true, o)
 }
 
 // Warm starts robotsd fetching the robots.txt of the origins of urls
 // without waiting ("wait":false): an origin not cached yet gives a Pending
 // result, a cached one its verdict.
 func (c *Client) Warm(ctx context.Context, urls []string, agent string) ([]Result, error) {
-	return c.batch(ctx, urls, agent, false)
+	return c.batch(ctx, urls, agent, false, nil)
 }
 
 type span struct {
@@ -113,12 +146,13 @@ type span struct {
 }
 
 // spans cuts urls into runs that each fit one request line.
-func (c *Client) spans(urls []string, agent string, wait bool) []span {
+func (c *Client) spans(urls []string, agent string, wait bool, o *CheckOptions) []span {
 	probe := map[string]interface{}{"op": "check", "urls": []string{}, "agent": agent,
 		"id": uint64(math.MaxUint64)}
 	if !wait {
 		probe["wait"] = false
 	}
+	o.addTo(probe)
 	b, _ := json.Marshal(probe)
 	base := len(b)
 	var out []span
@@ -147,27 +181,29 @@ func (c *Client) spans(urls []string, agent string, wait bool) []span {
 	return out
 }
 
-func (c *Client) batch(ctx context.Context, urls []string, agent string, wait bool) ([]Result, error) {
+func (c *Client) batch(ctx context.Context, urls []string, agent string, wait bool, o *CheckOptions) ([]Result, error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	out := make([]Result, len(urls))
-	for _, sp := range c.spans(urls, agent, wait) {
+	for _, sp := range c.spans(urls, agent, wait, o) {
 		if sp.err != nil {
 			out[sp.start] = Result{URL: urls[sp.start], Err: sp.err}
 			continue
 		}
-		if err := c.batchOne(ctx, urls[sp.start:sp.end], agent, wait, out[sp.start:sp.end]); err != nil {
+		if err := c.batchOne(ctx, urls[sp.start:sp.end], agent, wait, o, out[sp.start:sp.end]); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-func (c *Client) batchOne(ctx context.Context, urls []string, agent string, wait bool, out []Result) error {
+func (c *Client) batchOne(ctx context.Context, urls []string, agent string, wait bool, o *CheckOptions,
+	out []Result) error {
 	req := map[string]interface{}{"op": "check", "urls": urls, "agent": agent}
 	if !wait {
 		req["wait"] = false
 	}
+	o.addTo(req)
 	raw, err := c.Do(ctx, req)
 	if err != nil {
 		return err
@@ -181,7 +217,11 @@ func (c *Client) batchOne(ctx context.Context, urls []string, agent string, wait
 			Message: fmt.Sprintf("%d results for %d URLs", len(w.Results), len(urls))}
 	}
 	for i := range w.Results {
-		out[i] = w.Results[i].result(urls[i])
+		r, err := w.Results[i].result(urls[i], o)
+		if err != nil {
+			return err
+		}
+		out[i] = r
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 // Typed errors: one class per robotsd error code, all RobotsdError.
 
-/** Every error code robotsd answers, and the two the client adds. */
+/** Every error code robotsd answers, and the ones the client adds. */
 export const Codes = Object.freeze({
   BAD_JSON: "bad_json",
   BAD_REQUEST: "bad_request",
@@ -14,6 +14,8 @@ export const Codes = Object.freeze({
   INTERNAL: "internal",
   // client side: robotsd could not be reached, or closed mid-call too often
   CONNECTION: "connection",
+  // client side: an answer of the wrong shape (a field of the wrong type)
+  PROTOCOL: "protocol",
 });
 
 /** An error answered by robotsd (or met on the way to it); act on .code. */
@@ -48,6 +50,7 @@ export const TimeoutError = subclass("TimeoutError", Codes.TIMEOUT);
 export const NotCachedError = subclass("NotCachedError", Codes.NOT_CACHED);
 export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
+export const ProtocolError = subclass("ProtocolError", Codes.PROTOCOL);
 
 /** The call's own timeout ran out before robotsd answered (code "timeout"). */
 export class ClientTimeoutError extends TimeoutError {
@@ -69,6 +72,7 @@ const byCode = new Map([
   [Codes.NOT_CACHED, NotCachedError],
   [Codes.INTERNAL, InternalError],
   [Codes.CONNECTION, ConnectionError],
+  [Codes.PROTOCOL, ProtocolError],
 ]);
 
 /**

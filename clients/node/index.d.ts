@@ -21,6 +21,7 @@ export declare const Codes: Readonly<{
   NOT_CACHED: "not_cached";
   INTERNAL: "internal";
   CONNECTION: "connection";
+  PROTOCOL: "protocol";
 }>;
 
 export type ErrorCode = (typeof Codes)[keyof typeof Codes];
@@ -57,6 +58,8 @@ export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
+/** robotsd's answer has a field of the wrong type, or lacks one asked for. */
+export declare class ProtocolError extends CodedError<"protocol"> {}
 
 /** The typed error for an answer's `error` object. */
 export declare function errorFromAnswer(
@@ -69,6 +72,35 @@ export interface Rule {
   pattern: string;
   /** 1-based line in robots.txt. */
   line: number;
+}
+
+/** A site's preference for one purpose. */
+export type Preference = "allowed" | "disallowed" | "unknown";
+
+/** The purposes robotsd answers. */
+export type Purpose = "train-ai" | "search" | "ai-input";
+export declare const PURPOSES: readonly Purpose[];
+
+/** Purpose -> preference: every Purpose, and any a newer robotsd adds. */
+export type Usage = { readonly [P in Purpose]: Preference } & { readonly [purpose: string]: Preference };
+
+/** A Content-Usage or Content-Signal line that decided the usage. */
+export interface UsageFrom {
+  directive: "content-usage" | "content-signal";
+  /** The line's path pattern; "/" when it has none. */
+  pattern: string;
+  /** 1-based line in robots.txt. */
+  line: number;
+  /** The preferences as written. */
+  value: string;
+  /** "file": a Content-Signal line before the first group; absent when robotsd does not say. */
+  scope?: "group" | "file";
+}
+
+/** A control token's own verdict for the URL. */
+export interface TokenVerdict {
+  allowed: boolean;
+  rule: Rule | null;
 }
 
 /** One URL's verdict; in a batch, possibly its error instead. */
@@ -88,6 +120,12 @@ export declare class CheckResult {
   readonly httpStatus: number | null;
   /** Set only in a batch, for a URL robotsd could not check. */
   readonly error: RobotsdError | null;
+  /** With `usage: true`: the preferences of an allowed URL; null for a disallowed one or when not asked. */
+  readonly usage: Usage | null;
+  /** With `usage: true`: the lines that decided, in file order ([] when disallowed); null when not asked. */
+  readonly usageFrom: UsageFrom[] | null;
+  /** With `tokens`: each token, in lowercase, -> its verdict; null when not asked. */
+  readonly tokens: Readonly<Record<string, TokenVerdict>> | null;
 }
 
 export interface Group {
@@ -154,6 +192,10 @@ export interface CallOptions {
 export interface CheckOptions extends CallOptions {
   /** false: answer `pending` at once when the origin is not cached. */
   wait?: boolean;
+  /** true: answer the site's usage preferences (`usage`, `usageFrom`). */
+  usage?: boolean;
+  /** Control tokens (e.g. "Google-Extended", at most 16) to evaluate the URL for (`tokens`). */
+  tokens?: string[];
 }
 
 export declare class Client {

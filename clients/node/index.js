@@ -7,6 +7,7 @@ import {
   Codes,
   ConnectionError,
   LineTooLongError,
+  ProtocolError,
   errorFromAnswer,
 } from "./errors.js";
 
@@ -30,9 +31,99 @@ export function resolveSocket(path) {
   return path || process.env.ROBOTSD_SOCKET || DEFAULT_SOCKET;
 }
 
+/** The purposes robotsd answers usage preferences for. */
+export const PURPOSES = Object.freeze(["train-ai", "search", "ai-input"]);
+const PREFERENCES = new Set(["allowed", "disallowed", "unknown"]);
+const DIRECTIVES = new Set(["content-usage", "content-signal"]);
+const SCOPES = new Set(["group", "file"]);
+
+function bad(what, v) {
+  return new ProtocolError(`malformed answer: ${what} is ${JSON.stringify(v)}`);
+}
+
+function isObject(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function want(what, v, type) {
+  const ok = type === "integer" ? Number.isInteger(v) : typeof v === type;
+  if (!ok) throw bad(what, v);
+  return v;
+}
+
+function oneOf(what, v, set) {
+  if (!set.has(v)) throw bad(what, v);
+  return v;
+}
+
+function parseRule(what, r) {
+  if (r === null || r === undefined) return null;
+  if (!isObject(r)) throw bad(what, r);
+  return {
+    directive: oneOf(`${what}.directive`, r.directive, new Set(["allow", "disallow"])),
+    pattern: want(`${what}.pattern`, r.pattern, "string"),
+    line: want(`${what}.line`, r.line, "integer"),
+  };
+}
+
+/** An answer's `usage`: null (a disallowed URL) or purpose -> preference. */
+function parseUsage(v) {
+  if (v === null) return null;
+  if (!isObject(v)) throw bad("usage", v);
+  const out = {};
+  for (const p of PURPOSES) if (!(p in v)) throw bad(`usage["${p}"]`, undefined);
+  for (const [k, p] of Object.entries(v)) out[k] = oneOf(`usage["${k}"]`, p, PREFERENCES);
+  return Object.freeze(out);
+}
+
+function parseUsageFrom(v) {
+  if (!Array.isArray(v)) throw bad("usage_from", v);
+  return v.map((st, i) => {
+    const what = `usage_from[${i}]`;
+    if (!isObject(st)) throw bad(what, st);
+    const out = {
+      directive: oneOf(`${what}.directive`, st.directive, DIRECTIVES),
+      pattern: want(`${what}.pattern`, st.pattern, "string"),
+      line: want(`${what}.line`, st.line, "integer"),
+      value: want(`${what}.value`, st.value, "string"),
+    };
+    if (st.scope !== undefined) out.scope = oneOf(`${what}.scope`, st.scope, SCOPES);
+    return out;
+  });
+}
+
+function parseTokens(v) {
+  if (!isObject(v)) throw bad("tokens", v);
+  const out = {};
+  for (const [k, t] of Object.entries(v)) {
+    const what = `tokens["${k}"]`;
+    if (!isObject(t)) throw bad(what, t);
+    out[k] = { allowed: want(`${what}.allowed`, t.allowed, "boolean"), rule: parseRule(`${what}.rule`, t.rule) };
+  }
+  return out;
+}
+
+/** The usage and tokens fields of a request from check options. */
+function extras(req, opts) {
+  if (opts.wait === false) req.wait = false;
+  if (opts.usage) req.usage = true;
+  if (opts.tokens !== undefined) {
+    if (!Array.isArray(opts.tokens) || !opts.tokens.every((t) => typeof t === "string")) {
+      throw new TypeError("tokens must be an array of strings");
+    }
+    req.tokens = [...opts.tokens];
+  }
+  return req;
+}
+
 /** One URL's verdict (or, in a batch, its error). */
 export class CheckResult {
-  constructor(answer, url) {
+  /**
+   * `asked`: whether the request asked for usage and tokens; an answer with
+   * a verdict that lacks them or has them of the wrong type throws
+   * ProtocolError.
+   */
+  constructor(answer, url, asked = {}) {
     this.url = typeof answer.url === "string" ? answer.url : url;
     this.pending = answer.pending === true;
     this.allowed = typeof answer.allowed === "boolean" ? answer.allowed : null;
@@ -46,7 +137,28 @@ export class CheckResult {
     this.expiresIn = answer.expires_in ?? null;
     this.httpStatus = answer.http_status ?? null;
     this.error = answer.ok === false ? errorFromAnswer(answer.error, this.url) : null;
+    this.usage = null;
+    this.usageFrom = null;
+    this.tokens = null;
+    if (answer.ok === false || this.pending) return;
+    if (asked.usage) {
+      if (!("usage" in answer) || !("usage_from" in answer)) {
+        throw new ProtocolError("usage asked for and not answered (a robotsd without usage preferences?)");
+      }
+      this.usage = parseUsage(answer.usage);
+      this.usageFrom = parseUsageFrom(answer.usage_from);
+    }
+    if (asked.tokens) {
+      if (!("tokens" in answer)) {
+        throw new ProtocolError("tokens asked for and not answered (a robotsd without control tokens?)");
+      }
+      this.tokens = parseTokens(answer.tokens);
+    }
   }
+}
+
+function asked(opts) {
+  return { usage: Boolean(opts.usage), tokens: opts.tokens !== undefined };
 }
 
 function camel(key) {
@@ -84,11 +196,14 @@ export class Client {
     this._answered = false;
   }
 
-  /** May `agent` fetch `url`? `{wait: false}` answers pending at once. */
+  /**
+   * May `agent` fetch `url`? `{wait: false}` answers pending at once;
+   * `{usage: true}` adds the site's usage preferences (usage, usageFrom),
+   * `{tokens: [...]}` the verdicts for those control tokens (tokens).
+   */
   async check(url, agent, opts = {}) {
-    const req = { op: "check", url, agent };
-    if (opts.wait === false) req.wait = false;
-    return new CheckResult(await this.request(req, opts), url);
+    const req = extras({ op: "check", url, agent }, opts);
+    return new CheckResult(await this.request(req, opts), url, asked(opts));
   }
 
   /**
@@ -102,24 +217,22 @@ export class Client {
   async checkMany(urls, agent, opts = {}) {
     const out = new Array(urls.length);
     const deadline = Date.now() + (opts.timeout ?? this.timeout);
-    for (const { start, list, error } of this._batches(urls, agent, opts.wait)) {
+    for (const { start, list, error } of this._batches(urls, agent, opts)) {
       if (error) {
         out[start] = new CheckResult({ ok: false, error }, list[0]);
         continue;
       }
-      const req = { op: "check", urls: list, agent };
-      if (opts.wait === false) req.wait = false;
+      const req = extras({ op: "check", urls: list, agent }, opts);
       const ans = await this.request(req, { timeout: Math.max(0, deadline - Date.now()) });
-      ans.results.forEach((r, i) => (out[start + i] = new CheckResult(r, list[i])));
+      ans.results.forEach((r, i) => (out[start + i] = new CheckResult(r, list[i], asked(opts))));
     }
     return out;
   }
 
   // Cuts urls into runs that fit one request line; a URL too long to send
   // even alone gets a line_too_long error of its own.
-  *_batches(urls, agent, wait) {
-    const probe = { op: "check", urls: [], agent, id: Number.MAX_SAFE_INTEGER };
-    if (wait === false) probe.wait = false;
+  *_batches(urls, agent, opts) {
+    const probe = extras({ op: "check", urls: [], agent, id: Number.MAX_SAFE_INTEGER }, opts);
     const base = Buffer.byteLength(JSON.stringify(probe));
     let start = 0;
     let size = base;

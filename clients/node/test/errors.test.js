@@ -17,6 +17,7 @@ const classes = {
   not_cached: "NotCachedError",
   internal: "InternalError",
   connection: "ConnectionError",
+  protocol: "ProtocolError",
 };
 
 test("errorFromAnswer gives each code its class, message and url", () => {

@@ -25,6 +25,8 @@ test("the TypeScript declarations type-check a program using every call", (t) =>
     for (const f of [...pkg.files, "package.json"]) fs.copyFileSync(path.join(pkgDir, f), path.join(dest, f));
     fs.copyFileSync(path.join(pkgDir, "test", "types", "use.ts"), path.join(tmp, "use.ts"));
     fs.writeFileSync(path.join(tmp, "bad.ts"), 'import { CodedError } from "robotsd";\n');
+    fs.writeFileSync(path.join(tmp, "badpref.ts"),
+      'import type { Preference } from "robotsd";\nexport const p: Preference = "yes";\n');
     const tsc = (file) =>
       execFileSync(process.env.TSC, ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution",
         "nodenext", "--target", "es2022", file], { cwd: tmp, encoding: "utf8", stdio: "pipe" });
@@ -34,6 +36,8 @@ test("the TypeScript declarations type-check a program using every call", (t) =>
       assert.fail(`tsc use.ts:\n${err.stdout}${err.stderr}`);
     }
     assert.throws(() => tsc("bad.ts"), (err) => /'CodedError' locally, but it is not exported/.test(err.stdout));
+    // the tri-state is a union, not any string
+    assert.throws(() => tsc("badpref.ts"), (err) => /'"yes"' is not assignable to type 'Preference'/.test(err.stdout));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

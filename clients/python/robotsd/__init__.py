@@ -9,9 +9,10 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_SOCKET, DEFAULT_TIMEOUT, ERRORS,
                         BadJsonError, BadRequestError, BadUrlError,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         DaemonTimeoutError, InternalError, LineTooLongError,
-                        NotCachedError, OverloadedError, RobotsdError, Rule,
-                        UnknownCodeError, UnknownOpError,
-                        UnsupportedSchemeError, socket_path)
+                        NotCachedError, OverloadedError, PURPOSES,
+                        Preference, ProtocolError, RobotsdError, Rule,
+                        TokenVerdict, UnknownCodeError, UnknownOpError,
+                        UnsupportedSchemeError, UsageStatement, socket_path)
 from .aio import AsyncClient
 from .client import Client
 
@@ -22,7 +23,8 @@ __all__ = [
     "BadUrlError", "CallTimeoutError", "CheckResult", "Client",
     "ConnectionLostError", "DEFAULT_SOCKET", "DEFAULT_TIMEOUT",
     "DaemonTimeoutError", "ERRORS", "InternalError", "LineTooLongError",
-    "NotCachedError", "OverloadedError", "RobotsdError", "Rule",
+    "NotCachedError", "OverloadedError", "PURPOSES", "Preference",
+    "ProtocolError", "RobotsdError", "Rule", "TokenVerdict",
     "UnknownCodeError", "UnknownOpError", "UnsupportedSchemeError",
-    "socket_path",
+    "UsageStatement", "socket_path",
 ]

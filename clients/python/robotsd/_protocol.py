@@ -4,7 +4,8 @@ results. No I/O here."""
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from enum import Enum
+from typing import Any, Dict, List, Optional, Sequence
 
 DEFAULT_SOCKET = "/run/robotsd/robotsd.sock"
 # A check may wait on a robots.txt fetch for up to twice --fetch-timeout
@@ -105,6 +106,13 @@ class ConnectionLostError(RobotsdError, ConnectionError):
     could not be completed on a new one before its timeout."""
 
 
+class ProtocolError(RobotsdError):
+    """robotsd's answer does not have the shape the protocol gives it (a
+    field of the wrong type, a field asked for and missing): the daemon
+    and this client do not speak the same protocol. Never passed
+    through as a value."""
+
+
 ERRORS = {cls.code: cls for cls in (
     BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
     UnsupportedSchemeError, LineTooLongError, OverloadedError,
@@ -132,6 +140,106 @@ class Rule:
     line: int
 
 
+class Preference(str, Enum):
+    """A site's preference for one purpose (a str, so it compares equal to
+    and serializes as the protocol's word)."""
+    ALLOWED = "allowed"
+    DISALLOWED = "disallowed"
+    UNKNOWN = "unknown"
+
+
+# The purposes robotsd answers (docs/usage-preferences.md).
+PURPOSES = ("train-ai", "search", "ai-input")
+
+
+@dataclass(frozen=True)
+class UsageStatement:
+    """One Content-Usage or Content-Signal line that decided a URL's usage
+    preferences: directive ("content-usage" or "content-signal"), its path
+    pattern ("/" when the line has none), its 1-based line, the value as
+    written, and scope: "group" (inside the agent's group) or "file"
+    (a Content-Signal line before the first group); None when robotsd
+    does not say."""
+    directive: str
+    pattern: str
+    line: int
+    value: str
+    scope: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TokenVerdict:
+    """The URL's verdict for one control token (Google-Extended, ...)
+    evaluated alone: allowed, and the deciding rule or None."""
+    allowed: bool
+    rule: Optional[Rule] = None
+
+
+def _bad(what: str, v: Any) -> ProtocolError:
+    return ProtocolError("malformed answer: %s is %r" % (what, v))
+
+
+def _typed(what: str, v: Any, kind: Any) -> Any:
+    """v if it is of type kind (bool is not an int here), else raise."""
+    if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+        raise _bad(what, v)
+    return v
+
+
+def _rule(what: str, r: Any) -> Optional[Rule]:
+    if r is None:
+        return None
+    _typed(what, r, dict)
+    return Rule(_typed(what + ".directive", r.get("directive"), str),
+                _typed(what + ".pattern", r.get("pattern"), str),
+                _typed(what + ".line", r.get("line"), int))
+
+
+def parse_usage(v: Any) -> Optional[Dict[str, Preference]]:
+    """An answer's "usage": None (a disallowed URL) or purpose ->
+    Preference; anything else raises ProtocolError."""
+    if v is None:
+        return None
+    _typed("usage", v, dict)
+    out = {}
+    for k, p in v.items():
+        try:
+            out[k] = Preference(p)
+        except ValueError:
+            raise _bad("usage[%r]" % k, p) from None
+    return out
+
+
+def parse_usage_from(v: Any) -> List[UsageStatement]:
+    """An answer's "usage_from" as UsageStatements; raises
+    ProtocolError on a wrong type."""
+    out = []
+    for i, st in enumerate(_typed("usage_from", v, list)):
+        w = "usage_from[%d]" % i
+        _typed(w, st, dict)
+        scope = st.get("scope")
+        if scope is not None:
+            _typed(w + ".scope", scope, str)
+        out.append(UsageStatement(
+            _typed(w + ".directive", st.get("directive"), str),
+            _typed(w + ".pattern", st.get("pattern"), str),
+            _typed(w + ".line", st.get("line"), int),
+            _typed(w + ".value", st.get("value"), str), scope))
+    return out
+
+
+def parse_tokens(v: Any) -> Dict[str, TokenVerdict]:
+    """An answer's "tokens" (token in lowercase -> TokenVerdict); raises
+    ProtocolError on a wrong type."""
+    out = {}
+    for k, t in _typed("tokens", v, dict).items():
+        w = "tokens[%r]" % k
+        _typed(w, t, dict)
+        out[k] = TokenVerdict(_typed(w + ".allowed", t.get("allowed"), bool),
+                              _rule(w + ".rule", t.get("rule")))
+    return out
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """The answer for one URL.
@@ -150,22 +258,47 @@ class CheckResult:
     http_status: Optional[int] = None
     pending: bool = False
     error: Optional[RobotsdError] = None
+    # With usage=True: purpose ("train-ai", "search", "ai-input") ->
+    # Preference for an allowed URL, None for a disallowed one (and when
+    # not asked); usage_from the lines that decided ([] when disallowed,
+    # None when not asked).
+    usage: Optional[Dict[str, Preference]] = None
+    usage_from: Optional[List[UsageStatement]] = None
+    # With tokens=[...]: each token, in lowercase, -> its own verdict.
+    tokens: Optional[Dict[str, TokenVerdict]] = None
 
     @classmethod
-    def from_answer(cls, url: str, a: Dict[str, Any]) -> "CheckResult":
-        """Build from one check answer (or one entry of a batch)."""
+    def from_answer(cls, url: str, a: Dict[str, Any], usage: bool = False,
+                    tokens: bool = False) -> "CheckResult":
+        """Build from one check answer (or one entry of a batch). usage
+        and tokens: whether the request asked for them; an answer with a
+        verdict that lacks them, or has them of the wrong type, raises
+        ProtocolError."""
         if a.get("ok") is not True:
             return cls(url=url, allowed=None, error=error_from(a.get("error")))
         r = a.get("rule")
         rule = Rule(r["directive"], r["pattern"], r["line"]) \
             if isinstance(r, dict) else None
         cd = a.get("crawl_delay")
+        pending = a.get("pending") is True
+        extra: Dict[str, Any] = {}
+        if usage and not pending:
+            if "usage" not in a or "usage_from" not in a:
+                raise ProtocolError("usage asked for and not answered (a "
+                                    "robotsd without usage preferences?)")
+            extra["usage"] = parse_usage(a["usage"])
+            extra["usage_from"] = parse_usage_from(a["usage_from"])
+        if tokens and not pending:
+            if "tokens" not in a:
+                raise ProtocolError("tokens asked for and not answered (a "
+                                    "robotsd without control tokens?)")
+            extra["tokens"] = parse_tokens(a["tokens"])
         return cls(url=url, allowed=a.get("allowed"), origin=a.get("origin"),
                    source=a.get("source"), reason=a.get("reason"), rule=rule,
                    crawl_delay=float(cd) if cd is not None else None,
                    expires_in=a.get("expires_in"),
                    http_status=a.get("http_status"),
-                   pending=a.get("pending") is True)
+                   pending=pending, **extra)
 
 
 def encode(req: Dict[str, Any], max_line: int) -> bytes:
@@ -183,33 +316,45 @@ def encode(req: Dict[str, Any], max_line: int) -> bytes:
     return data
 
 
-def check_request(url: str, agent: str, wait: bool) -> Dict[str, Any]:
-    req: Dict[str, Any] = {"op": "check", "url": url, "agent": agent}
+def _extras(req: Dict[str, Any], wait: bool, usage: bool,
+            tokens: Optional[Sequence[str]]) -> Dict[str, Any]:
     if not wait:
         req["wait"] = False
+    if usage:
+        req["usage"] = True
+    if tokens is not None:
+        if isinstance(tokens, str) or \
+                not all(isinstance(t, str) for t in tokens):
+            raise TypeError("tokens must be a list of strings")
+        req["tokens"] = list(tokens)
     return req
 
 
-def batch_requests(urls: List[str], agent: str,
-                   wait: bool) -> List[Dict[str, Any]]:
+def check_request(url: str, agent: str, wait: bool, usage: bool = False,
+                  tokens: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    return _extras({"op": "check", "url": url, "agent": agent}, wait, usage,
+                   tokens)
+
+
+def batch_requests(urls: List[str], agent: str, wait: bool,
+                   usage: bool = False,
+                   tokens: Optional[Sequence[str]] = None) \
+        -> List[Dict[str, Any]]:
     """check requests for urls, BATCH_LIMIT URLs each."""
-    out = []
-    for i in range(0, len(urls), BATCH_LIMIT):
-        req: Dict[str, Any] = {"op": "check", "agent": agent,
-                               "urls": urls[i:i + BATCH_LIMIT]}
-        if not wait:
-            req["wait"] = False
-        out.append(req)
-    return out
+    return [_extras({"op": "check", "agent": agent,
+                     "urls": urls[i:i + BATCH_LIMIT]}, wait, usage, tokens)
+            for i in range(0, len(urls), BATCH_LIMIT)]
 
 
-def batch_results(urls: List[str], answer: Dict[str, Any]) \
+def batch_results(urls: List[str], answer: Dict[str, Any],
+                  usage: bool = False, tokens: bool = False) \
         -> List[CheckResult]:
     """The CheckResults of one batch answer (already known to be ok)."""
     res = answer.get("results")
     if not isinstance(res, list) or len(res) != len(urls):
         raise UnknownCodeError("malformed batch answer")
-    return [CheckResult.from_answer(u, r) for u, r in zip(urls, res)]
+    return [CheckResult.from_answer(u, r, usage, tokens)
+            for u, r in zip(urls, res)]
 
 
 def result(answer: Dict[str, Any]) -> Dict[str, Any]:

@@ -8,7 +8,7 @@ import asyncio
 import itertools
 import json
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
                         CallTimeoutError, CheckResult, ConnectionLostError,
@@ -169,14 +169,19 @@ class AsyncClient:
 
     # --- operations ------------------------------------------------------
     async def check(self, url: str, agent: str, wait: bool = True,
-                    timeout: Optional[float] = None) -> CheckResult:
-        """May agent fetch url? See robotsd.Client.check."""
-        a = await self.call(check_request(url, agent, wait), timeout)
-        return CheckResult.from_answer(url, a)
+                    timeout: Optional[float] = None, usage: bool = False,
+                    tokens: Optional[Sequence[str]] = None) -> CheckResult:
+        """May agent fetch url? See robotsd.Client.check (usage and tokens
+        too)."""
+        a = await self.call(check_request(url, agent, wait, usage, tokens),
+                            timeout)
+        return CheckResult.from_answer(url, a, usage, tokens is not None)
 
     async def check_many(self, urls: List[str], agent: str,
                          wait: bool = True,
-                         timeout: Optional[float] = None) \
+                         timeout: Optional[float] = None,
+                         usage: bool = False,
+                         tokens: Optional[Sequence[str]] = None) \
             -> List[CheckResult]:
         """Check many URLs in batches of 1000, one batch after another
         (see robotsd.Client.check_many); one result per URL in order, a
@@ -185,10 +190,11 @@ class AsyncClient:
         deadline = time.monotonic() + (self.timeout if timeout is None
                                        else timeout)
         out: List[CheckResult] = []
-        for i, req in enumerate(batch_requests(urls, agent, wait)):
+        reqs = batch_requests(urls, agent, wait, usage, tokens)
+        for i, req in enumerate(reqs):
             a = await self.call(req, max(0.0, deadline - time.monotonic()))
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
-                                 a)
+                                 a, usage, tokens is not None)
         return out
 
     async def inspect(self, origin: str,

@@ -13,7 +13,7 @@ import queue
 import socket
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
                         CallTimeoutError, CheckResult, ConnectionLostError,
@@ -190,28 +190,36 @@ class Client:
 
     # --- operations ------------------------------------------------------
     def check(self, url: str, agent: str, wait: bool = True,
-              timeout: Optional[float] = None) -> CheckResult:
+              timeout: Optional[float] = None, usage: bool = False,
+              tokens: Optional[Sequence[str]] = None) -> CheckResult:
         """May agent fetch url? With wait=False an origin not cached yet
         answers at once with pending=True (allowed None) and robotsd fetches
-        its robots.txt in the background. Raises a RobotsdError subclass."""
-        a = self.call(check_request(url, agent, wait), timeout)
-        return CheckResult.from_answer(url, a)
+        its robots.txt in the background. usage=True adds the site's usage
+        preferences (.usage, .usage_from), tokens=["Google-Extended", ...]
+        the verdicts for those control tokens (.tokens). Raises a
+        RobotsdError subclass."""
+        a = self.call(check_request(url, agent, wait, usage, tokens), timeout)
+        return CheckResult.from_answer(url, a, usage, tokens is not None)
 
     def check_many(self, urls: List[str], agent: str, wait: bool = True,
-                   timeout: Optional[float] = None) -> List[CheckResult]:
+                   timeout: Optional[float] = None, usage: bool = False,
+                   tokens: Optional[Sequence[str]] = None) \
+            -> List[CheckResult]:
         """Check many URLs for one agent, in batches of robotsd's limit
         (1000). One result per URL, in order; a URL that fails alone has
         its error in .error instead of raising. The batches go one after
         another: a batch waiting on fetches may hold up to 1000 of the
         1024 waiting checks robotsd allows one connection, and once it is
-        answered its origins are cached for the next."""
+        answered its origins are cached for the next. usage and tokens as
+        for check()."""
         urls = list(urls)
         deadline = self._deadline(timeout)
         out: List[CheckResult] = []
-        for i, req in enumerate(batch_requests(urls, agent, wait)):
+        reqs = batch_requests(urls, agent, wait, usage, tokens)
+        for i, req in enumerate(reqs):
             a = self._await(self._submit_retrying(req, deadline), deadline)
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
-                                 a)
+                                 a, usage, tokens is not None)
         return out
 
     def inspect(self, origin: str,

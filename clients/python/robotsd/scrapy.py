@@ -25,6 +25,26 @@ Settings:
   robots.txt cannot be downloaded.
 - The agent: ROBOTSTXT_USER_AGENT, else the request's User-Agent header,
   else USER_AGENT (as Scrapy's middleware picks it).
+- ROBOTSD_USAGE_PURPOSES (default []): the purposes the crawl's content is
+  for, among "train-ai", "search", "ai-input" (another name stops the
+  crawl at start: a typo must not silently allow everything). When it is
+  not empty the middleware asks robotsd for the site's usage preferences
+  (Content-Usage, Content-Signal), and a request whose URL has any listed
+  purpose "disallowed" is dropped like a disallowed one: IgnoreRequest,
+  stats robotsd/usage_forbidden and robotsd/usage_forbidden/PURPOSE, a
+  debug log line naming the deciding robots.txt lines.
+- ROBOTSD_USAGE_UNKNOWN (default "allow"): "deny" drops a request whose
+  listed purpose is "unknown" too (the site said nothing about it).
+- ROBOTSD_USAGE (default False): ask for the usage preferences even with
+  no purposes listed, to record them with the items (see below).
+
+Every response of a request robotsd judged carries response.meta["robotsd"]
+= {"version": the robots.txt version robotsd answered with (None if it
+gives none), "usage": {purpose: "allowed"|"disallowed"|"unknown"} or None
+when not asked, "usage_from": [{"directive", "pattern", "line", "value",
+"scope"}, ...] or None when not asked}: plain JSON values, so a spider can
+copy them into its items and an item pipeline store them. A request the
+middleware did not judge (see below) has meta["robotsd"] None.
 
 Like Scrapy's middleware it leaves alone requests with meta
 dont_obey_robotstxt and data: and file: URLs. A URL robotsd cannot judge
@@ -44,16 +64,17 @@ reactor (reactor.callFromThread). No thread-pool thread is held while a
 check waits on a robots.txt fetch.
 """
 import logging
-from typing import Any, Optional
+from dataclasses import asdict
+from typing import Any, Dict, List, Optional, Tuple
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import defer
 
-from ._protocol import (DEFAULT_TIMEOUT, BadUrlError, CallTimeoutError,
-                        CheckResult,
-                        ConnectionLostError, RobotsdError,
-                        UnsupportedSchemeError, check_request, result)
+from ._protocol import (DEFAULT_TIMEOUT, PURPOSES, BadUrlError,
+                        CallTimeoutError, CheckResult, ConnectionLostError,
+                        Preference, RobotsdError, UnsupportedSchemeError,
+                        check_request, result)
 from .client import Client
 
 logger = logging.getLogger(__name__)
@@ -73,6 +94,20 @@ class RobotsdMiddleware:
         self.timeout = settings.getfloat("ROBOTSD_TIMEOUT", DEFAULT_TIMEOUT)
         self._default_useragent = settings.get("USER_AGENT", "Scrapy")
         self._robotstxt_useragent = settings.get("ROBOTSTXT_USER_AGENT")
+        self.purposes: List[str] = list(settings.getlist(
+            "ROBOTSD_USAGE_PURPOSES", []))
+        bad = [p for p in self.purposes if p not in PURPOSES]
+        if bad:
+            raise ValueError("ROBOTSD_USAGE_PURPOSES: unknown purpose(s) %s "
+                             "(robotsd answers %s)" % (", ".join(bad),
+                                                      ", ".join(PURPOSES)))
+        unknown = settings.get("ROBOTSD_USAGE_UNKNOWN", "allow")
+        if unknown not in ("allow", "deny"):
+            raise ValueError("ROBOTSD_USAGE_UNKNOWN must be \"allow\" or "
+                             "\"deny\", not %r" % (unknown,))
+        self.deny_unknown = unknown == "deny"
+        self.usage = bool(self.purposes) or \
+            settings.getbool("ROBOTSD_USAGE", False)
         self.client = Client(settings.get("ROBOTSD_SOCKET"),
                              timeout=self.timeout)
         from scrapy import signals
@@ -83,6 +118,7 @@ class RobotsdMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Any, spider: Any) -> Any:
+        request.meta["robotsd"] = None  # until robotsd judged it
         if request.meta.get("dont_obey_robotstxt"):
             return None
         if request.url.startswith("data:") or request.url.startswith("file:"):
@@ -101,14 +137,17 @@ class RobotsdMiddleware:
             ua = ua.decode("utf-8", "replace")
         return str(ua)
 
-    def _check(self, url: str, agent: str,
-               resend: bool = True) -> "defer.Deferred[CheckResult]":
-        """A Deferred of the CheckResult, fired on the reactor thread; sent
-        once more on a new connection if the connection breaks."""
+    def _check(self, url: str, agent: str, resend: bool = True) \
+            -> "defer.Deferred[Tuple[CheckResult, Optional[str]]]":
+        """A Deferred of the CheckResult and the answer's robots.txt
+        version, fired on the reactor thread; sent once more on a new
+        connection if the connection breaks."""
         from twisted.internet import reactor
-        d: "defer.Deferred[CheckResult]" = defer.Deferred()
+        d: "defer.Deferred[Tuple[CheckResult, Optional[str]]]" = \
+            defer.Deferred()
         try:
-            fut = self.client.submit(check_request(url, agent, True))
+            fut = self.client.submit(check_request(url, agent, True,
+                                                   self.usage))
         except RobotsdError as e:
             d.errback(e)
             return d
@@ -119,11 +158,14 @@ class RobotsdMiddleware:
                 reactor.callFromThread(d.errback, exc)
                 return
             try:
-                res = CheckResult.from_answer(url, result(f.result()))
+                a = result(f.result())
+                res = CheckResult.from_answer(url, a, self.usage)
             except RobotsdError as e:
                 reactor.callFromThread(d.errback, e)
                 return
-            reactor.callFromThread(d.callback, res)
+            version = a.get("version")
+            reactor.callFromThread(d.callback, (
+                res, version if isinstance(version, str) else None))
 
         fut.add_done_callback(done)
         d.addTimeout(self.timeout, reactor,
@@ -142,16 +184,50 @@ class RobotsdMiddleware:
             return self._check(url, agent, resend=False)
         return failure
 
-    def _verdict(self, res: CheckResult, request: Any, spider: Any) -> None:
+    def _verdict(self, answer: Tuple[CheckResult, Optional[str]],
+                 request: Any, spider: Any) -> None:
+        res, version = answer
         if res.crawl_delay is not None:
             self._apply_delay(request, spider, res.crawl_delay)
-        if res.allowed:
+        if not res.allowed:
+            logger.debug("Forbidden by robots.txt: %(request)s (%(rule)s)",
+                         {"request": request, "rule": res.rule or res.reason},
+                         extra={"spider": spider})
+            self.crawler.stats.inc_value("robotstxt/forbidden")
+            raise IgnoreRequest("Forbidden by robots.txt")
+        request.meta["robotsd"] = meta_of(res, version)
+        refused = self._refused_purposes(res)
+        if not refused:
             return None
-        logger.debug("Forbidden by robots.txt: %(request)s (%(rule)s)",
-                     {"request": request, "rule": res.rule or res.reason},
+        logger.debug("Forbidden by usage preferences: %(request)s "
+                     "(%(purposes)s; %(lines)s)",
+                     {"request": request, "purposes": ", ".join(
+                         "%s %s" % (p, (res.usage or {}).get(
+                             p, Preference.UNKNOWN).value)
+                         for p in refused),
+                      "lines": "; ".join(
+                          "line %d: %s %s %s" % (st.line, st.directive,
+                                                 st.pattern, st.value)
+                          for st in res.usage_from or []) or "no line"},
                      extra={"spider": spider})
-        self.crawler.stats.inc_value("robotstxt/forbidden")
-        raise IgnoreRequest("Forbidden by robots.txt")
+        stats = self.crawler.stats
+        stats.inc_value("robotsd/usage_forbidden")
+        for p in refused:
+            stats.inc_value("robotsd/usage_forbidden/%s" % p)
+        raise IgnoreRequest("Forbidden by usage preferences: %s"
+                            % ", ".join(refused))
+
+    def _refused_purposes(self, res: CheckResult) -> List[str]:
+        """The listed purposes the site's preferences rule out for the
+        URL: disallowed ones, and unknown ones under "deny"."""
+        usage = res.usage or {}
+        out = []
+        for p in self.purposes:
+            pref = usage.get(p, Preference.UNKNOWN)
+            if pref is Preference.DISALLOWED or \
+                    (pref is Preference.UNKNOWN and self.deny_unknown):
+                out.append(p)
+        return out
 
     def _error(self, failure: Any, request: Any, spider: Any) -> None:
         exc = failure.value
@@ -180,6 +256,17 @@ class RobotsdMiddleware:
             logger.debug("Crawl-delay %(delay)s for the download slot of "
                          "%(host)s", {"delay": delay, "host": host},
                          extra={"spider": spider})
+
+
+def meta_of(res: CheckResult, version: Optional[str]) -> Dict[str, Any]:
+    """meta["robotsd"] of an allowed request: plain JSON values."""
+    return {
+        "version": version,
+        "usage": None if res.usage is None else
+        {p: pref.value for p, pref in res.usage.items()},
+        "usage_from": None if res.usage_from is None else
+        [asdict(st) for st in res.usage_from],
+    }
 
 
 def _slot(downloader: Any, request: Any, spider: Any) -> Optional[Any]:

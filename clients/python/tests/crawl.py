@@ -4,7 +4,9 @@ place of Scrapy's RobotsTxtMiddleware. It follows every link from
 CONFIG["start"], with CONFIG["settings"] over its own Scrapy settings, and
 writes what it saw to OUT.json: the URLs it got, the crawl's stats, the
 delay of each download slot as the responses came in, and the downloader
-middlewares the crawl ran with."""
+middlewares the crawl ran with. With CONFIG["items"], the spider yields an
+item per page, {"url", "robotsd": response.meta["robotsd"]}, and an item
+pipeline appends each, as a JSON line, to the file CONFIG["items"]."""
 import json
 import os
 import sys
@@ -29,6 +31,9 @@ class SiteSpider(scrapy.Spider):
         slot = self.crawler.engine.downloader.slots.get(key)
         if slot is not None:
             seen["slot_delays"][key] = slot.delay
+        if cfg.get("items"):
+            yield {"url": response.url,
+                   "robotsd": response.meta.get("robotsd", "absent")}
         for href in response.css("a::attr(href)").getall():
             yield response.follow(href, self.parse)
 
@@ -39,6 +44,20 @@ class SiteSpider(scrapy.Spider):
         seen["middlewares"] = [
             "%s.%s" % (type(m).__module__, type(m).__name__)
             for m in self.crawler.engine.downloader.middleware.middlewares]
+
+
+class ItemFile:
+    """An item pipeline storing each item as a JSON line."""
+
+    def open_spider(self, spider):
+        self.f = open(cfg["items"], "w")
+
+    def close_spider(self, spider):
+        self.f.close()
+
+    def process_item(self, item, spider):
+        self.f.write(json.dumps(dict(item)) + "\n")
+        return item
 
 
 settings = {
@@ -55,6 +74,8 @@ settings = {
     "LOG_LEVEL": "DEBUG",
     "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
 }
+if cfg.get("items"):
+    settings["ITEM_PIPELINES"] = {"__main__.ItemFile": 300}
 settings.update(cfg.get("settings", {}))
 process = CrawlerProcess(settings)
 process.crawl(SiteSpider)

@@ -49,29 +49,37 @@ def scrapy_python():
     return None
 
 
-class ScrapyCrawl(ClientTest):
+class CrawlTest(ClientTest):
+    """Runs crawls of the site PAGES (robots.txt ROBOTS) served by the
+    local origin server."""
 
     def setUp(self):
         super().setUp()
         self.python = scrapy_python()
         self.assertIsNotNone(self.python, "no python3 with Scrapy "
                              "(Debian: apt-get install python3-scrapy)")
-        self.origin.robots(HOST, ROBOTS)
-        for path, links in PAGES.items():
+        self.serve(ROBOTS, PAGES)
+        self.base = "http://%s:%d" % (HOST, self.origin.port)
+
+    def serve(self, robots, pages):
+        """HOST serves robots and pages (path -> the paths it links)."""
+        self.origin.robots(HOST, robots)
+        for path, links in pages.items():
             body = "<html><body>%s</body></html>" % "".join(
                 '<a href="%s">%s</a>' % (h, h) for h in links)
             self.origin.set(HOST, path, body=body,
                             headers={"Content-Type": "text/html"})
-        self.base = "http://%s:%d" % (HOST, self.origin.port)
 
-    def crawl(self, socket, **settings):
+    def crawl(self, socket, items=False, **settings):
         """Run crawl.py with these Scrapy settings over its own; its result
-        dict."""
+        dict (with items: also "items", what its item pipeline stored)."""
         tmp = tempfile.mkdtemp(prefix="robotsd-scrapy-")
         conf, out = os.path.join(tmp, "conf.json"), os.path.join(tmp, "out")
+        stored = os.path.join(tmp, "items.jsonl") if items else None
         with open(conf, "w") as f:
             json.dump(dict(start=self.base + "/", socket=socket,
-                           user_agent=UA, settings=settings), f)
+                           user_agent=UA, settings=settings, items=stored),
+                      f)
         p = subprocess.run([self.python, os.path.join(HERE, "crawl.py"),
                             conf, out], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=120)
@@ -80,6 +88,9 @@ class ScrapyCrawl(ClientTest):
         with open(out) as f:
             res = json.load(f)
         res["log"] = log
+        if stored:
+            with open(stored) as f:
+                res["items"] = [json.loads(line) for line in f]
         return res
 
     def page_hits(self):
@@ -111,6 +122,10 @@ class ScrapyCrawl(ClientTest):
             "scrapy.exceptions.NotSupported"), 1, log)
         self.assertFalse([k for k in res["stats"]
                           if k.startswith("robotsd/error_count/")])
+
+
+
+class ScrapyCrawl(CrawlTest):
 
     def test_default_reactor(self):
         self.start()
@@ -176,6 +191,116 @@ class ScrapyCrawl(ClientTest):
                          before["connections_total"])
         self.assertFalse([k for k in res["stats"]
                           if k.startswith(("robotstxt/", "robotsd/"))], log)
+
+
+# Usage preferences: the crawl is for training a model ("train-ai").
+USAGE_ROBOTS = (
+    "Content-Signal: /sig/ ai-train=no, search=yes\n"   # 1: file scope
+    "User-agent: pytestcrawler\n"                       # 2
+    "Disallow: /private/\n"                             # 3
+    "Content-Usage: train-ai=y\n"                       # 4
+    "Content-Usage: /news/ train-ai=n\n"                # 5
+    "Content-Usage: /blog/ search=y\n"                  # 6
+    "\n"
+    "User-agent: *\n"
+    "Disallow: /\n")
+USAGE_PAGES = {
+    "/": ["/a", "/news/1", "/blog/1", "/sig/1", "/private/1"],
+    "/a": ["/news/2", "/blog/2"],
+    "/news/1": ["/a"],
+    "/news/2": ["/a"],
+    "/blog/1": ["/a"],
+    "/blog/2": ["/a"],
+    "/sig/1": ["/a"],
+}
+# train-ai per page, from the lines above: line 4 for /, /a; line 5
+# (the longest match) for /news/; line 6, which says nothing of train-ai,
+# for /blog/; Content-Signal line 1 (ai-train=no) for /sig/.
+TRAIN_DISALLOWED = {"/news/1", "/news/2", "/sig/1"}
+TRAIN_UNKNOWN = {"/blog/1", "/blog/2"}
+TRAIN_ALLOWED = {"/", "/a"}
+
+
+class UsageCrawl(CrawlTest):
+    """ROBOTSD_USAGE_PURPOSES in a real crawl: pages whose purpose is
+    ruled out are not fetched, and meta["robotsd"] reaches the items."""
+
+    def setUp(self):
+        super().setUp()
+        self.serve(USAGE_ROBOTS, USAGE_PAGES)
+
+    def fetched(self):
+        return sorted(h.path for h in self.page_hits())
+
+    def test_train_ai_disallowed_pages_are_dropped(self):
+        self.start()
+        res = self.crawl(self.d.socket, items=True,
+                         ROBOTSD_USAGE_PURPOSES=["train-ai"])
+        log = res["log"][-4000:]
+        self.assertEqual(self.fetched(),
+                         sorted(TRAIN_ALLOWED | TRAIN_UNKNOWN), log)
+        self.assertEqual(res["stats"].get("robotsd/usage_forbidden"),
+                         len(TRAIN_DISALLOWED), log)
+        self.assertEqual(res["stats"].get(
+            "robotsd/usage_forbidden/train-ai"), len(TRAIN_DISALLOWED))
+        self.assertEqual(res["stats"].get("robotstxt/forbidden"), 1, log)
+        # the debug line names the deciding lines
+        self.assertIn("Forbidden by usage preferences: <GET %s/news/1> "
+                      "(train-ai disallowed; line 5: content-usage /news/ "
+                      "train-ai=n)" % self.base, res["log"])
+        self.assertIn("line 1: content-signal /sig/ ai-train=no, search=yes",
+                      res["log"])
+        items = {i["url"][len(self.base):]: i["robotsd"]
+                 for i in res["items"]}
+        self.assertEqual(sorted(items), sorted(TRAIN_ALLOWED | TRAIN_UNKNOWN))
+        a = items["/a"]
+        self.assertEqual(sorted(a), ["usage", "usage_from", "version"])
+        v = a["version"]
+        self.assertTrue(v is None or (isinstance(v, str) and len(v) == 16), v)
+        self.assertEqual(a["usage"], {"train-ai": "allowed",
+                                      "search": "unknown",
+                                      "ai-input": "unknown"})
+        self.assertEqual(
+            [(s["directive"], s["pattern"], s["line"], s["value"])
+             for s in a["usage_from"]],
+            [("content-usage", "/", 4, "train-ai=y")])
+        self.assertEqual(items["/blog/1"]["usage"],
+                         {"train-ai": "unknown", "search": "allowed",
+                          "ai-input": "unknown"})
+
+    def test_unknown_denied(self):
+        self.start()
+        res = self.crawl(self.d.socket,
+                         ROBOTSD_USAGE_PURPOSES=["train-ai"],
+                         ROBOTSD_USAGE_UNKNOWN="deny")
+        log = res["log"][-4000:]
+        # /blog/2 is linked from /a only; /blog/1 is dropped as unknown
+        self.assertEqual(self.fetched(), sorted(TRAIN_ALLOWED), log)
+        self.assertEqual(res["stats"].get("robotsd/usage_forbidden"),
+                         len(TRAIN_DISALLOWED | TRAIN_UNKNOWN), log)
+
+    def test_without_purposes_nothing_is_dropped_for_usage(self):
+        # ROBOTSD_USAGE records the preferences with the items only.
+        self.start()
+        res = self.crawl(self.d.socket, items=True, ROBOTSD_USAGE=True)
+        log = res["log"][-4000:]
+        self.assertEqual(self.fetched(), sorted(USAGE_PAGES), log)
+        self.assertNotIn("robotsd/usage_forbidden", res["stats"])
+        items = {i["url"][len(self.base):]: i["robotsd"]
+                 for i in res["items"]}
+        self.assertEqual(items["/news/1"]["usage"]["train-ai"], "disallowed")
+
+    def test_a_purpose_robotsd_does_not_know_stops_the_crawl(self):
+        p = subprocess.run(
+            [self.python, "-c", "import sys; sys.path.insert(0, %r)\n"
+             "from scrapy.utils.test import get_crawler\n"
+             "from robotsd.scrapy import RobotsdMiddleware\n"
+             "RobotsdMiddleware(get_crawler(settings_dict="
+             "{'ROBOTSD_USAGE_PURPOSES': ['ai-train']}))"
+             % os.path.join(HERE, "..")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(b"unknown purpose(s) ai-train", p.stdout)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,13 @@ import {
   ClientTimeoutError,
   Codes,
   NotCachedError,
+  Preference,
+  ProtocolError,
+  PURPOSES,
+  Purpose,
   RobotsdError,
+  TokenVerdict,
+  UsageFrom,
   resolveSocket,
 } from "robotsd";
 
@@ -16,7 +22,17 @@ async function main(): Promise<void> {
   const r: CheckResult = await c.check("http://a.test/", "A", { wait: false, timeout: 10 });
   const allowed: boolean | null = r.allowed;
   const delay: number | null = r.crawlDelay;
-  const many: CheckResult[] = await c.checkMany(["http://a.test/"], "A");
+  const many: CheckResult[] = await c.checkMany(["http://a.test/"], "A", { usage: true, tokens: ["Google-Extended"] });
+  const u = await c.check("http://a.test/", "A", { usage: true, tokens: ["Google-Extended"] });
+  if (u.usage !== null) {
+    const train: Preference = u.usage["train-ai"];
+    const byPurpose: Preference[] = PURPOSES.map((p: Purpose) => u.usage![p]);
+    if (train === "disallowed") console.log(byPurpose);
+  }
+  const from: UsageFrom[] = u.usageFrom ?? [];
+  const scope: "group" | "file" | undefined = from[0]?.scope;
+  const verdict: TokenVerdict | undefined = u.tokens?.["google-extended"];
+  console.log(from.map((s) => `${s.directive} ${s.pattern} ${s.line} ${s.value}`), scope, verdict?.allowed, verdict?.rule?.line);
   const warm: CheckResult[] = await c.warm("http://a.test/", "A");
   const e = await c.inspect("a.test");
   const n: number = e.bodyBytes + (await c.purge("a.test")) + (await c.purgeAll());
@@ -28,6 +44,10 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof NotCachedError) {
       const code: "not_cached" = err.code;
+      console.log(code);
+    }
+    if (err instanceof ProtocolError) {
+      const code: "protocol" = err.code;
       console.log(code);
     }
     if (err instanceof ClientTimeoutError) {
