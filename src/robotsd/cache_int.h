@@ -26,8 +26,9 @@ struct flight {
 	struct cache *cache;
 	void *fetch; /* the fetch, or NULL once it ended */
 	struct cache_waiters waiters;
-	int waking; /* waiters' callbacks are running */
-	int dead;   /* the entry was unlinked; freed when waking ends */
+	int waking;      /* waiters' callbacks are running */
+	int dead;        /* the entry was unlinked; freed when waking ends */
+	int conditional; /* the fetch sent the entry's validators */
 };
 
 /*
