@@ -66,7 +66,7 @@ entry_size(const struct entry *e)
 		n += validators_size(e->pub.validators);
 	if (e->pub.robots != NULL)
 		n += robots_memsize(e->pub.robots);
-	return n;
+	return n + cache_history_size(e);
 }
 
 /*
@@ -93,6 +93,7 @@ entry_free(struct entry *e)
 	free(e->pub.final_url);
 	free(e->pub.last_error);
 	free(e->pub.validators);
+	cache_history_free(e);
 	free(e->flight);
 	free(e);
 }
@@ -691,10 +692,13 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct entry *e = arg;
 	struct flight *fl = e->flight;
 	struct cache *c = fl->cache;
-	char old[VERSION_HEX + 1];
+	struct cache_snap old = { .since = e->pub.version_since,
+		.validated_at = e->pub.validated_at,
+		.http_status = e->pub.http_status,
+		.policy = e->pub.policy };
 	struct robots *old_rb = NULL;
 
-	memcpy(old, e->pub.version, sizeof(old));
+	memcpy(old.version, e->pub.version, sizeof(old.version));
 	if (c->nlisteners > 0)
 		old_rb =
 		    e->pub.robots != NULL ? robots_ref(e->pub.robots) : NULL;
@@ -707,8 +711,9 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		if (c->fetch.settled != NULL)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	}
+	cache_history_note(c, e, &old);
 	entry_account(c, e);
-	cache_tell_change(c, e, old, old_rb, r);
+	cache_tell_change(c, e, old.version, old_rb, r);
 	robots_unref(old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e);
@@ -894,6 +899,7 @@ entry_purge(struct cache *c, struct entry *e)
 		return;
 	}
 	(void)entry_settle(e, &(struct cache_entry){ .policy = CACHE_NONE }, 0);
+	cache_history_free(e);
 	entry_account(c, e);
 }
 

@@ -106,8 +106,9 @@ struct cache_stats {
 
 struct cache_settings {
 	struct lifetime_settings life;
-	size_t max_bytes;   /* evict idle entries past this */
-	size_t max_waiting; /* waiting checks, and fetches queued */
+	size_t max_bytes;     /* evict idle entries past this */
+	size_t max_waiting;   /* waiting checks, and fetches queued */
+	size_t history_depth; /* distinct versions kept per origin (< 2: one) */
 };
 
 /*
@@ -202,6 +203,25 @@ enum cache_status cache_check_again(struct cache *, const struct cache_entry *,
 /* An entry's validators (see struct cache_entry), or NULL. */
 const char *cache_entry_etag(const struct cache_entry *);
 const char *cache_entry_last_modified(const struct cache_entry *);
+
+/*
+ * One version of an origin (the history op): times are Unix seconds
+ * (clock seconds, whole), policy the state it gave.
+ */
+struct cache_version {
+	char version[VERSION_HEX + 1];
+	double first_seen, last_seen;
+	int http_status; /* 0: no HTTP answer */
+	enum cache_policy policy;
+};
+#define CACHE_MAX_HISTORY 255
+/*
+ * An entry's last --history-depth distinct versions into out (room for
+ * max), newest first, the current one first; how many. An entry with no
+ * known version (restored from an old state file) has none.
+ */
+size_t cache_history(
+    const struct cache_entry *, struct cache_version *out, size_t max);
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */
 const struct cache_entry *cache_find(struct cache *, const char *origin);

@@ -159,6 +159,7 @@ robotsd_cache_settings(const struct config *cf)
 		},
 		.max_bytes = (size_t)cf->cache_max_bytes,
 		.max_waiting = cf->max_waiting > 0 ? (size_t)cf->max_waiting : 0,
+		.history_depth = (size_t)cf->history_depth,
 	};
 }
 

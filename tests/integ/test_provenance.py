@@ -2,11 +2,11 @@
 origin that answers 304 to matching validators) and the history op, with
 the real daemon and its test clock."""
 import hashlib
-import json
-
 import http.client
+import json
+import subprocess
 
-from harness import DaemonTest, closed_port, poll
+from harness import ROBOTSCTL, DaemonTest, closed_port, poll
 from test_metrics import sample
 
 
@@ -68,7 +68,8 @@ class Revalidation(DaemonTest):
         # The first fetch has nothing to send.
         self.assertNotIn("if-none-match", hits[0].headers)
         self.assertNotIn("if-modified-since", hits[0].headers)
-        self.assertBetween(first["expires_in"], 3600 - 5, 3600, "max-age")
+        self.assertAlmostEqual(first["expires_at"] - first["validated_at"],
+                               3600, delta=0.01)
 
         i = self.refresh("http://rv.test", "http://rv.test/private/y")
         hits = self.origin.hits("rv.test")
@@ -84,7 +85,9 @@ class Revalidation(DaemonTest):
                           fetched_at=first["fetched_at"], stale=False)
         self.assertGreater(i["validated_at"], first["validated_at"])
         self.assertEqual(i["validated_at"], i["last_fetch_at"])
-        self.assertBetween(i["expires_in"], 600 - 5, 600, "304 max-age")
+        # The 304's own max-age, from the revalidation's end.
+        self.assertAlmostEqual(i["expires_at"] - i["validated_at"], 600,
+                               delta=0.01)
         self.assertEqual(self.stats()["revalidated"], 1)
         a = self.check("http://rv.test/private/z")
         self.assertAnswer(a, allowed=False, source="cache", http_status=200,
@@ -142,3 +145,75 @@ class Revalidation(DaemonTest):
         h = self.origin.hits("big.test")[1]
         self.assertNotIn("if-none-match", h.headers, json.dumps(h.headers))
         self.assertEqual(self.stats()["revalidated"], 0)
+
+
+class History(DaemonTest):
+    def ctl(self, *args):
+        r = subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
+                           capture_output=True, text=True, timeout=10)
+        return r.returncode, r.stdout
+
+    def fetch_version(self, body, status=200):
+        """Serve body (or status), move past the lifetime, let a check
+        refresh, and wait for the refresh; returns inspect."""
+        self.origin.set("h.test", status=status, body=body)
+        n = len(self.origin.hits("h.test"))
+        self.advance(86400 + 1)
+        self.check("http://h.test/")
+        self.origin.wait_hits("h.test", n + 1)
+        return self.wait_fetched("http://h.test")
+
+    def test_history_op_and_robotsctl_history(self):
+        self.origin.robots("h.test", "User-agent: *\nDisallow: /a\n")
+        self.start("--history-depth", "3")
+        t0 = self.now()
+        self.check("http://h.test/")
+        self.wait_fetched("http://h.test")
+        v1 = version_of("User-agent: *\nDisallow: /a\n")
+        a = self.c.call({"op": "history", "origin": "HTTP://h.test:80"})
+        self.assertAnswer(a, ok=True, origin="http://h.test")
+        self.assertEqual([v["version"] for v in a["versions"]], [v1])
+        self.assertBetween(a["versions"][0]["first_seen"], int(t0) - 1,
+                           t0 + 10, "first_seen")
+        self.assertAnswer(a["versions"][0], http_status=200, state="rules")
+
+        t1 = self.fetch_version("User-agent: *\nDisallow: /a\n")  # same
+        t2 = self.fetch_version("", status=404)
+        t3 = self.fetch_version("User-agent: *\nDisallow: /b\n")
+        t4 = self.fetch_version("User-agent: *\nDisallow: /c\n")
+        a = self.c.call({"op": "history", "origin": "http://h.test"})
+        want = [version_of("User-agent: *\nDisallow: /c\n"),
+                version_of("User-agent: *\nDisallow: /b\n"),
+                version_of("status:404")]  # depth 3: v1 is gone
+        self.assertEqual([v["version"] for v in a["versions"]], want,
+                         json.dumps(a))
+        self.assertEqual([v["state"] for v in a["versions"]],
+                         ["rules", "rules", "allow_all"])
+        self.assertEqual([v["http_status"] for v in a["versions"]],
+                         [200, 200, 404])
+        self.assertEqual(a["versions"][0]["first_seen"],
+                         int(t4["fetched_at"]))
+        self.assertEqual(a["versions"][1]["first_seen"],
+                         int(t3["fetched_at"]))
+        self.assertEqual(a["versions"][1]["last_seen"],
+                         int(t3["validated_at"]))
+        self.assertEqual(a["versions"][2]["first_seen"],
+                         int(t2["fetched_at"]))
+        self.assertGreater(t2["fetched_at"], t1["validated_at"])
+
+        rc, out = self.ctl("history", "http://h.test")
+        self.assertEqual(rc, 0)
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["VERSION", "FIRST_SEEN", "LAST_SEEN", "STATUS",
+                          "STATE"])
+        self.assertEqual([ln.split()[0] for ln in lines[1:]], want)
+        self.assertEqual(lines[3].split()[3:], ["404", "allow_all"])
+        rc, out = self.ctl("--json", "history", "http://h.test")
+        self.assertEqual(rc, 0)
+        self.assertEqual(json.loads(out)["versions"], a["versions"])
+
+        a = self.c.call({"op": "history", "origin": "http://nothere.test"})
+        self.assertError(a, "not_cached")
+        rc, _ = self.ctl("history", "http://nothere.test")
+        self.assertNotEqual(rc, 0)

@@ -346,6 +346,108 @@ START_TEST(test_304_updates_validators)
 }
 END_TEST
 
+/* Refresh a.test with a 200 of body, or with status when body is NULL. */
+static void
+refresh_body(const char *body, int status)
+{
+	struct fetch_result r = script_result(FETCH_OK, status);
+
+	if (body != NULL) {
+		r.body = body;
+		r.body_len = strlen(body);
+	}
+	refresh_with("https://a.test", &r);
+}
+
+/*
+ * The history: distinct versions newest first, each with the times it was
+ * first and last seen, bounded by the depth; the same bytes again move
+ * last_seen only; a version seen again moves to the front.
+ */
+START_TEST(test_history_keeps_the_last_distinct_versions)
+{
+	static const struct {
+		const char *body; /* NULL: a 404 */
+		/* then the history: version letters, newest first */
+		const char *want;
+	} steps[] = {
+		{ "A", "A" },
+		{ "A", "A" },
+		{ "B", "BA" },
+		{ NULL, "NBA" },
+		{ "B", "BNA" }, /* seen again: to the front */
+		{ "C", "CBN" }, /* depth 3: A goes */
+		{ "C", "CBN" },
+	};
+	/* sha256sum of "A", "B", "C" and of "status:404", 16 hex digits */
+	static const struct {
+		char letter;
+		const char *version;
+	} ids[] = {
+		{ 'A', "559aead08264d579" },
+		{ 'B', "df7e70e5021544f4" },
+		{ 'C', "6b23c0d5f35d1b11" },
+		{ 'N', "c4a3b17cef32e92b" },
+	};
+	struct cache_version v[CACHE_MAX_HISTORY];
+	size_t i, j, k, n, base;
+	const struct cache_entry *e;
+
+	set.history_depth = 3;
+	cache_configure(cache, &set);
+	fetch_now("https://a.test",
+	    &(struct fetch_result){
+	        .body = "A", .body_len = 1, .http_status = 200 });
+	base = cache_stats(cache)->bytes;
+	for (i = 1; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		refresh_body(steps[i].body, steps[i].body ? 200 : 404);
+		e = entry("https://a.test");
+		n = cache_history(e, v, CACHE_MAX_HISTORY);
+		ck_assert_uint_eq(n, strlen(steps[i].want));
+		for (j = 0; j < n; j++) {
+			for (k = 0; ids[k].letter != steps[i].want[j]; k++)
+				;
+			ck_assert_msg(strcmp(v[j].version, ids[k].version) == 0,
+			    "step %zu, record %zu: %s", i, j, v[j].version);
+			ck_assert_int_eq(v[j].policy, ids[k].letter == 'N'
+			                                  ? CACHE_ALLOW_ALL
+			                                  : CACHE_RULES);
+			ck_assert_int_eq(
+			    v[j].http_status, ids[k].letter == 'N' ? 404 : 200);
+		}
+		/* The current version was seen last at this fetch. */
+		ck_assert_double_eq(v[0].last_seen, clock_now(&clk));
+	}
+	/* Times: C first seen at step 5, B's last sight was at step 4. */
+	ck_assert_double_eq(v[0].first_seen, SCRIPT_T0 + 5 * 2 * DAY);
+	ck_assert_double_eq(v[1].first_seen, SCRIPT_T0 + 4 * 2 * DAY);
+	ck_assert_double_eq(v[1].last_seen, SCRIPT_T0 + 4 * 2 * DAY);
+	/* Memory: the array of 3 records, counted in the cache's bytes. */
+	ck_assert_uint_le(cache_stats(cache)->bytes - base, 4 + 3 * 20);
+	ck_assert_uint_eq(cache_purge(cache, "https://a.test"), 1);
+	ck_assert_uint_eq(cache_stats(cache)->bytes, 0);
+}
+END_TEST
+
+/* Depth 0 (or 1) keeps no array: the entry is its only version. */
+START_TEST(test_history_depth_0_keeps_only_the_current_version)
+{
+	struct cache_version v[CACHE_MAX_HISTORY];
+	size_t before;
+
+	fetch_now("https://a.test",
+	    &(struct fetch_result){
+	        .body = "A", .body_len = 1, .http_status = 200 });
+	before = cache_stats(cache)->bytes;
+	refresh_body("B", 200);
+	ck_assert_uint_eq(
+	    cache_history(entry("https://a.test"), v, CACHE_MAX_HISTORY), 1);
+	ck_assert_str_eq(v[0].version, "df7e70e5021544f4");
+	ck_assert_double_eq(v[0].first_seen, SCRIPT_T0 + 2 * DAY);
+	ck_assert_uint_eq(cache_stats(cache)->bytes, before);
+}
+END_TEST
+
 START_TEST(test_2xx_compiles_rules_and_truncated_body_is_success)
 {
 	struct fetch_result r = script_result(FETCH_OK, 200);
@@ -895,6 +997,8 @@ cache_suite(void)
 	    test_refresh_outcomes_with_and_without_validators, 0,
 	    sizeof(refreshes) / sizeof(refreshes[0]));
 	tcase_add_test(tc, test_304_updates_validators);
+	tcase_add_test(tc, test_history_keeps_the_last_distinct_versions);
+	tcase_add_test(tc, test_history_depth_0_keeps_only_the_current_version);
 	tc = fixture(s, "waiters");
 	tcase_add_test(tc, test_max_waiting_overloads_new_waiters_only);
 	tcase_add_test(
