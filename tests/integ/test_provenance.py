@@ -4,7 +4,10 @@ the real daemon and its test clock."""
 import hashlib
 import http.client
 import json
+import os
+import shutil
 import subprocess
+import tempfile
 
 from harness import ROBOTSCTL, DaemonTest, closed_port, poll
 from test_metrics import sample
@@ -17,6 +20,7 @@ def version_of(data):
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 BODY = "User-agent: *\nDisallow: /private\n"
 ETAG = '"v1-abc"'
 LAST_MODIFIED = "Tue, 24 Nov 2026 10:00:00 GMT"
@@ -217,3 +221,25 @@ class History(DaemonTest):
         self.assertError(a, "not_cached")
         rc, _ = self.ctl("history", "http://nothere.test")
         self.assertNotEqual(rc, 0)
+
+
+class OldStateFile(DaemonTest):
+    def test_a_state_file_of_the_previous_format_loads(self):
+        # Saved by the robotsd before versions (tests/data/README.md).
+        body = "User-agent: *\nDisallow: /private\n"
+        self.origin.robots("rules.test", body)
+        tmp = tempfile.mkdtemp(prefix="robotsd-integ-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        state = os.path.join(tmp, "state")
+        shutil.copy(os.path.join(DATA, "state-format2.bin"), state)
+        self.start("--state-file", state)
+        self.assertEqual(self.stats()["cache_entries"], 3)
+        # Answered from the loaded copy, without a version, while the
+        # first check refreshes it.
+        a = self.check("http://rules.test/private/x")
+        self.assertAnswer(a, allowed=False, source="stale", version=None)
+        i = self.wait_fetched("http://rules.test")
+        self.assertAnswer(i, version=version_of(body), http_status=200)
+        a = self.check("http://rules.test/private/x")
+        self.assertAnswer(a, allowed=False, source="cache",
+                          version=version_of(body))
