@@ -9,9 +9,10 @@
  *
  * Format 3 added the version (its id and times) and the validators to
  * each record. A format 2 file (struct state_rec2: no version, no
- * validators) still loads: its entries have no version ("version":null)
- * and are due for a refresh at once, so the first check of each fetches
- * it again while answering from the loaded copy.
+ * validators; ruleset images of version 3 or this build's) still loads: its
+ * entries have no version ("version":null) and are due for a refresh at once,
+ * so the first check of each fetches it again while answering from the loaded
+ * copy.
  *
  * A file that fails any check is refused whole and the daemon starts
  * empty: saved state is an optimization, never a reason not to start. The
@@ -45,6 +46,7 @@
 #define STATE_MAGIC "robotsd-state\n"
 #define STATE_FORMAT 3
 #define STATE_FORMAT_2 2 /* before versions and validators: still read */
+#define STATE_IMAGE_3 3  /* ruleset images before usage preferences */
 #define STATE_NOSTR UINT32_MAX
 #define STATE_SUM_INIT 0xcbf29ce484222325ULL
 #define STATE_SLACK (1024 * 1024)   /* header, end and rounding */
@@ -361,7 +363,8 @@ struct state_in {
 	struct buf str;  /* the strings of the record being read */
 	size_t records;  /* good records read */
 	uint32_t format; /* of the file: STATE_FORMAT or STATE_FORMAT_2 */
-	size_t restored; /* entries the cache took of them */
+	uint32_t image_version; /* of its ruleset images */
+	size_t restored;        /* entries the cache took of them */
 };
 
 /* Read and checksum len bytes; -1 (why set) when the file ends first. */
@@ -451,7 +454,8 @@ state_get_image(struct state_in *in, uint32_t len, struct robots **r)
 		free(image);
 		return -1;
 	}
-	if ((*r = robots_adopt_image(image, len)) == NULL)
+	if ((*r = robots_adopt_image_version(image, len, in->image_version)) ==
+	    NULL)
 		in->why = "a ruleset image this build cannot load";
 	return *r != NULL ? 0 : -1;
 }
@@ -571,17 +575,21 @@ state_get_entry(struct state_in *in, struct cache *c)
 
 /*
  * Whether a file's header is one this build reads: its own, or format 2's
- * (the records before versions) with the same ruleset images.
+ * (the records before versions) with ruleset images of version 3 (before
+ * usage preferences) or this build's, which robots_adopt_image_version()
+ * reads.
  */
 static int
 state_head_ok(const struct state_head *got, const struct state_head *want)
 {
-	if (got->image_version != want->image_version ||
-	    got->byte_order != want->byte_order)
+	if (got->byte_order != want->byte_order)
 		return 0;
 	if (got->format == STATE_FORMAT_2)
-		return got->rec_size == sizeof(struct state_rec2);
-	return got->format == want->format && got->rec_size == want->rec_size;
+		return got->rec_size == sizeof(struct state_rec2) &&
+		       (got->image_version == STATE_IMAGE_3 ||
+		           got->image_version == want->image_version);
+	return got->format == want->format && got->rec_size == want->rec_size &&
+	       got->image_version == want->image_version;
 }
 
 /* Read the header; -1 (why set) when it is not this build's. */
@@ -602,6 +610,7 @@ state_get_head(struct state_in *in)
 		return -1;
 	}
 	in->format = got.format;
+	in->image_version = got.image_version;
 	return 0;
 }
 
