@@ -11,6 +11,7 @@ import tempfile
 
 from harness import ROBOTSCTL, DaemonTest, closed_port, poll
 from test_metrics import sample
+from test_shared import Redis, entry_key, tier_built
 
 
 def version_of(data):
@@ -243,3 +244,42 @@ class OldStateFile(DaemonTest):
         a = self.check("http://rules.test/private/x")
         self.assertAnswer(a, allowed=False, source="cache",
                           version=version_of(body))
+
+
+class FleetVersions(DaemonTest):
+    """Two instances on one real redis-server name every state alike:
+    a ruleset's version is computed from the body by each reader."""
+
+    def setUp(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
+        super().setUp()
+        tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        self.redis = Redis(tmp, "r0").start()
+        self.addCleanup(self.redis.stop)
+
+    def test_two_instances_give_the_same_version(self):
+        self.origin.robots("v.test", BODY, etag=ETAG,
+                           last_modified=LAST_MODIFIED)
+        self.origin.set("gone.test", status=404)
+        self.origin.redirect_chain("loop.test", 6, "unreachable")
+        a, b = [self.start("--redis", self.redis.url) for _ in range(2)]
+        cases = [("http://v.test/private/x", version_of(BODY)),
+                 ("http://gone.test/x", version_of("status:404")),
+                 ("http://loop.test/x",
+                  version_of("error:too_many_redirects"))]
+        for url, want in cases:
+            with self.subTest(url=url):
+                x = self.check(url, client=a)
+                self.assertAnswer(x, source="fetched", version=want)
+                origin = x["origin"]
+                poll(lambda: self.redis.cmd("GET", entry_key(origin)))
+                y = self.check(url, client=b)
+                self.assertAnswer(y, source="shared", version=want)
+                ia = self.inspect(origin, client=a)
+                ib = self.inspect(origin, client=b)
+                self.assertEqual(ib["version"], ia["version"])
+                self.assertEqual(ib["fetched_at"], ia["fetched_at"])
+                self.assertEqual(ib["validated_at"], ia["validated_at"])
+        self.assertEqual(len(self.origin.hits("v.test")), 1)
