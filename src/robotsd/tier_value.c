@@ -198,9 +198,10 @@ get_provenance(const unsigned char *p, size_t hdr, struct tier_value *v)
 	if (hdr < HEADER_LEN + PROV_LEN)
 		return TV_OK; /* written before provenance */
 	p += HEADER_LEN;
-	for (i = 0; i < TIER_VALUE_VERSION_HEX && p[0] != 0; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') ||
-		        (p[i] >= 'a' && p[i] <= 'f')))
+	for (i = 0; i < TIER_VALUE_VERSION_HEX; i++) /* hex digits, or zeros */
+		if (p[0] == 0 ? p[i] != 0
+		              : !((p[i] >= '0' && p[i] <= '9') ||
+		                    (p[i] >= 'a' && p[i] <= 'f')))
 			return TV_FIELD;
 	if (p[0] != 0)
 		memcpy(v->version, p, TIER_VALUE_VERSION_HEX);
