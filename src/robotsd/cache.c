@@ -30,6 +30,7 @@
 #include "fetchlog.h"
 #include "lifetime.h"
 #include "log.h"
+#include "version.h"
 
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
 
@@ -42,6 +43,15 @@ entry_alloc_size(size_t len)
 	return n > sizeof(struct entry) ? n : sizeof(struct entry);
 }
 
+/* The bytes of a validators block: two NUL-terminated strings. */
+static size_t
+validators_size(const char *v)
+{
+	size_t a = strlen(v) + 1;
+
+	return a + strlen(v + a) + 1;
+}
+
 /* The bytes an entry holds: its block, strings and compiled ruleset. */
 static size_t
 entry_size(const struct entry *e)
@@ -52,9 +62,11 @@ entry_size(const struct entry *e)
 		n += strlen(e->pub.final_url) + 1;
 	if (e->pub.last_error != NULL)
 		n += strlen(e->pub.last_error) + 1;
+	if (e->pub.validators != NULL)
+		n += validators_size(e->pub.validators);
 	if (e->pub.robots != NULL)
 		n += robots_memsize(e->pub.robots);
-	return n;
+	return n + cache_history_size(e);
 }
 
 /*
@@ -80,6 +92,8 @@ entry_free(struct entry *e)
 	robots_unref(e->pub.robots);
 	free(e->pub.final_url);
 	free(e->pub.last_error);
+	free(e->pub.validators);
+	cache_history_free(e);
 	free(e->flight);
 	free(e);
 }
@@ -220,9 +234,20 @@ entry_fetch(struct cache *c, struct entry *e)
 		return 0;
 	if ((url = url_robots_txt(e->origin)) == NULL)
 		return -1;
-	if ((fl = entry_flight(c, e)) != NULL)
-		fl->fetch =
-		    c->fetch.start(c->fetch_impl, url, cache_fetch_done_cb, e);
+	if ((fl = entry_flight(c, e)) != NULL) {
+		struct fetch_cond cond = { cache_entry_etag(&e->pub),
+			cache_entry_last_modified(&e->pub) };
+
+		fl->conditional =
+		    c->fetch.start_cond != NULL && e->good &&
+		    e->pub.robots != NULL &&
+		    (cond.etag != NULL || cond.last_modified != NULL);
+		fl->fetch = fl->conditional
+		                ? c->fetch.start_cond(c->fetch_impl, url, &cond,
+		                      cache_fetch_done_cb, e)
+		                : c->fetch.start(c->fetch_impl, url,
+		                      cache_fetch_done_cb, e);
+	}
 	free(url);
 	if (fl == NULL || fl->fetch == NULL) {
 		entry_land(e);
@@ -258,13 +283,108 @@ entry_set_str(char **field, const char *s)
 	*field = s != NULL ? strdup(s) : NULL;
 }
 
+/*
+ * The entry holds version ver from now on: a different one starts its
+ * time; any confirms it (validated_at).
+ */
+static void
+entry_set_version(struct entry *e, const char *ver, double now)
+{
+	if (strcmp(e->pub.version, ver) != 0) {
+		memcpy(e->pub.version, ver, sizeof(e->pub.version));
+		e->pub.version_since = now;
+	}
+	e->pub.validated_at = now;
+}
+
+/* The version of a state without rules that fetch result r led to. */
+static void
+result_state_version(const struct fetch_result *r, char *out)
+{
+	if (r->error == FETCH_OK)
+		version_of_status(r->http_status, out);
+	else
+		version_of_error(r->error, out);
+}
+
+/*
+ * Keep validators etag and last_modified (either NULL): only values that
+ * lifetime_validator_ok() takes; none when memory runs out.
+ */
+static void
+entry_set_validators(struct entry *e, const char *etag, const char *lm)
+{
+	size_t a, b;
+
+	free(e->pub.validators);
+	e->pub.validators = NULL;
+	if (!lifetime_validator_ok(etag))
+		etag = NULL;
+	if (!lifetime_validator_ok(lm))
+		lm = NULL;
+	if (etag == NULL && lm == NULL)
+		return;
+	a = etag != NULL ? strlen(etag) : 0;
+	b = lm != NULL ? strlen(lm) : 0;
+	if ((e->pub.validators = malloc(a + b + 2)) == NULL)
+		return;
+	memcpy(e->pub.validators, etag != NULL ? etag : "", a + 1);
+	memcpy(e->pub.validators + a + 1, lm != NULL ? lm : "", b + 1);
+}
+
+/*
+ * A 304 to a conditional refresh: the ruleset held is confirmed and kept as
+ * it is (no parse), with a lifetime from the 304's own headers, validators
+ * it sends replacing the old ones (RFC 9111 section 4.3.4), and any
+ * failure state ended.
+ */
+static void
+entry_revalidated(
+    struct cache *c, struct entry *e, const struct fetch_result *r, double now)
+{
+	struct http_meta m = result_meta(r);
+
+	if (r->etag != NULL || r->last_modified != NULL) {
+		char *old = e->pub.validators;
+		const char *etag =
+		    r->etag != NULL ? r->etag : cache_entry_etag(&e->pub);
+		const char *lm = r->last_modified != NULL
+		                     ? r->last_modified
+		                     : cache_entry_last_modified(&e->pub);
+
+		e->pub.validators = NULL; /* old stays valid until set */
+		entry_set_validators(e, etag, lm);
+		free(old);
+	}
+	if (e->pub.http_status < 200 || e->pub.http_status > 299)
+		e->pub.http_status = 200; /* failing since: the copy's 2xx */
+	e->pub.expires_at =
+	    now + lifetime_ttl(&c->set.life, &m, clock_wall(c->clock));
+	e->pub.validated_at = now;
+	e->pub.fail_streak = 0;
+	e->pub.fail_since = e->pub.next_retry = 0;
+	e->pub.stale = 0;
+	entry_set_str(&e->pub.last_error, NULL);
+	c->stats.revalidated++;
+}
+
 /* Record a 2xx (rules) or 4xx/too-many-redirects (allow all) answer. */
 static void
 entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
     struct robots *rb, double now)
 {
 	struct http_meta m = result_meta(r);
+	char ver[VERSION_HEX + 1];
 
+	if (rb != NULL)
+		version_of_body(r->body, r->body_len, ver);
+	else
+		result_state_version(r, ver);
+	entry_set_version(e, ver, now);
+	if (rb != NULL)
+		entry_set_validators(e, r->etag, r->last_modified);
+	else
+		entry_set_validators(e, NULL, NULL);
 	robots_unref(e->pub.robots);
 	e->pub.robots = rb;
 	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
@@ -302,6 +422,7 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 	        r->http_status) == LT_FAILED_SOON;
 	struct http_meta m = result_meta(r);
 	double ra = soon ? lifetime_retry_after(&m, clock_wall(c->clock)) : -1;
+	char ver[VERSION_HEX + 1];
 
 	if (e->pub.fail_streak++ == 0)
 		e->pub.fail_since = now;
@@ -315,6 +436,8 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 		return;
 	}
 	e->pub.policy = CACHE_DISALLOW_ALL;
+	result_state_version(r, ver);
+	entry_set_version(e, ver, now);
 	entry_fallback(c, e, now);
 	e->pub.body_bytes = 0;
 	e->pub.truncated = 0;
@@ -350,12 +473,19 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	int st = r->http_status;
 	struct robots *rb;
 	char why[256];
+	enum lifetime_class lc = lifetime_classify_refresh(r->error == FETCH_OK,
+	    r->error == FETCH_REDIRECTS, st,
+	    e->flight->conditional && e->good && e->pub.robots != NULL);
 
 	e->pub.fetched_at = now;
-	e->pub.http_status =
-	    r->error == FETCH_OK || r->error == FETCH_REDIRECTS ? st : 0;
-	switch (lifetime_classify(
-	    r->error == FETCH_OK, r->error == FETCH_REDIRECTS, st)) {
+	if (lc != LT_REVALIDATED) /* else the status the rules came with */
+		e->pub.http_status =
+		    r->error == FETCH_OK || r->error == FETCH_REDIRECTS ? st
+		                                                        : 0;
+	switch (lc) {
+	case LT_REVALIDATED:
+		entry_revalidated(c, e, r, now);
+		break;
 	case LT_RULES:
 		if ((rb = robots_parse(r->body, r->body_len)) != NULL)
 			entry_good(c, e, r, rb, now);
@@ -401,6 +531,12 @@ entry_settle(struct entry *e, const struct cache_entry *src, int good)
 	e->pub.fail_since = src->fail_since;
 	e->pub.next_retry = src->next_retry;
 	e->pub.stale = src->stale;
+	e->pub.version_since = src->version_since;
+	e->pub.validated_at = src->validated_at;
+	memcpy(e->pub.version, src->version, sizeof(e->pub.version));
+	if (src != &e->pub)
+		entry_set_validators(
+		    e, cache_entry_etag(src), cache_entry_last_modified(src));
 	e->good = good;
 	entry_set_str(&e->pub.final_url, src->final_url);
 	entry_set_str(&e->pub.last_error, src->last_error);
@@ -427,6 +563,32 @@ entry_install_failure(struct entry *e, const struct shared_state *s)
 	e->pub.stale = 1;
 }
 
+/*
+ * The version of the fleet's state s into st: a ruleset's from its body,
+ * so every instance agrees whatever wrote it; else the writer's, or for a
+ * value that has none (an older writer) its status, or "error:network".
+ */
+static void
+shared_version(
+    const struct entry *e, const struct shared_state *s, struct cache_entry *st)
+{
+	if (s->policy == CACHE_RULES)
+		version_of_body(s->body, s->body_len, st->version);
+	else if (s->version != NULL && strlen(s->version) == VERSION_HEX)
+		memcpy(st->version, s->version, VERSION_HEX + 1);
+	else if (s->http_status > 0)
+		version_of_status(s->http_status, st->version);
+	else
+		version_of_error(FETCH_NETWORK, st->version);
+	st->validated_at =
+	    s->validated_at > 0 ? s->validated_at : s->fetched_at;
+	if (strcmp(st->version, e->pub.version) == 0)
+		st->version_since = e->pub.version_since;
+	else
+		st->version_since =
+		    s->version_since > 0 ? s->version_since : s->fetched_at;
+}
+
 /* Install the fleet's state for an entry (from the shared tier). */
 static void
 entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
@@ -448,6 +610,7 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 		entry_install_failure(e, s);
 		return;
 	}
+	shared_version(e, s, &st);
 	if (st.policy == CACHE_RULES &&
 	    (st.robots = robots_parse(s->body, s->body_len)) == NULL) {
 		struct fetch_result r = { .error = FETCH_NETWORK };
@@ -458,6 +621,8 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 	st.body_bytes = st.robots != NULL ? (uint32_t)s->body_len : 0;
 	st.truncated = st.robots != NULL ? s->truncated : 0;
 	(void)entry_settle(e, &st, s->good);
+	if (st.robots != NULL)
+		entry_set_validators(e, s->etag, s->last_modified);
 }
 
 /*
@@ -484,6 +649,42 @@ entry_wake(struct cache *c, struct entry *e)
 		entry_land(e);
 }
 
+/*
+ * Tell the listeners that e went from version old (or none: "") to the one
+ * it holds now, if that differs; old_rb is the ruleset before.
+ */
+static void
+cache_tell_change(struct cache *c, const struct entry *e, const char *old,
+    const struct robots *old_rb, const struct fetch_result *r)
+{
+	struct cache_change ch = {
+		.origin = e->pub.origin,
+		.old_version = old[0] != '\0' ? old : NULL,
+		.new_version = e->pub.version,
+		.at = e->pub.version_since,
+		.entry = &e->pub,
+		.old_robots = old_rb,
+		.fetched = r->shared == NULL ? r : NULL,
+	};
+	size_t i;
+
+	if (e->pub.version[0] == '\0' || strcmp(old, e->pub.version) == 0)
+		return;
+	for (i = 0; i < c->nlisteners; i++)
+		c->listeners[i].cb(&ch, c->listeners[i].arg);
+}
+
+/* Add a listener of version changes; see cache.h. */
+int
+cache_listen(struct cache *c, cache_change_cb cb, void *arg)
+{
+	if (c->nlisteners == CACHE_MAX_LISTENERS)
+		return -1;
+	c->listeners[c->nlisteners].cb = cb;
+	c->listeners[c->nlisteners++].arg = arg;
+	return 0;
+}
+
 /* The fetcher's callback: update the entry, wake its waiters, trim. */
 static void
 cache_fetch_done_cb(const struct fetch_result *r, void *arg)
@@ -491,7 +692,16 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct entry *e = arg;
 	struct flight *fl = e->flight;
 	struct cache *c = fl->cache;
+	struct cache_snap old = { .since = e->pub.version_since,
+		.validated_at = e->pub.validated_at,
+		.http_status = e->pub.http_status,
+		.policy = e->pub.policy };
+	struct robots *old_rb = NULL;
 
+	memcpy(old.version, e->pub.version, sizeof(old.version));
+	if (c->nlisteners > 0)
+		old_rb =
+		    e->pub.robots != NULL ? robots_ref(e->pub.robots) : NULL;
 	e->pub.fetching = 0;
 	e->pub.shared = r->shared != NULL;
 	if (r->shared != NULL)
@@ -501,7 +711,10 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		if (c->fetch.settled != NULL)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	}
+	cache_history_note(c, e, &old);
 	entry_account(c, e);
+	cache_tell_change(c, e, old.version, old_rb, r);
+	robots_unref(old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e);
 	cache_enforce_cap(c);
@@ -686,6 +899,7 @@ entry_purge(struct cache *c, struct entry *e)
 		return;
 	}
 	(void)entry_settle(e, &(struct cache_entry){ .policy = CACHE_NONE }, 0);
+	cache_history_free(e);
 	entry_account(c, e);
 }
 

@@ -79,6 +79,19 @@ check_str(struct buf *b, const char *s, size_t len, int plain)
 	buf_lit(b, "\"");
 }
 
+/* ,"version":"HEX16" (copied as kept), or null when unknown. */
+static void
+check_version(struct buf *b, const char *version)
+{
+	if (version[0] == '\0') {
+		buf_lit(b, ",\"version\":null");
+		return;
+	}
+	buf_lit(b, ",\"version\":\"");
+	buf_add(b, version, VERSION_HEX);
+	buf_lit(b, "\"");
+}
+
 /*
  * ,"usage":..,"usage_from":[..] for URL u of an allowed answer (allowed)
  * from entry e (NULL: the URL /robots.txt itself): the preferences of the
@@ -192,6 +205,7 @@ check_verdict(struct buf *b, const struct check_env *env,
 		buf_lit(b, "null");
 	buf_lit(b, ",\"expires_in\":");
 	jw_int(b, llround(expires));
+	check_version(b, e->version);
 	if (a->usage || a->tokens != NULL)
 		check_more(b, u, a, e, v.allowed);
 }
@@ -205,7 +219,7 @@ check_robots_txt_fields(struct buf *b, const struct check_env *env,
 	check_str(b, u->origin, u->origin_len, u->origin_plain);
 	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
-	           "\"expires_in\":null");
+	           "\"expires_in\":null,\"version\":null");
 	check_count(env, "cache", "robots_txt");
 	if (a->usage || a->tokens != NULL)
 		check_more(b, u, a, NULL, 1);

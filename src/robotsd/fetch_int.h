@@ -50,6 +50,8 @@ enum fetch_hdr {
 	HDR_AGE,
 	HDR_RETRY_AFTER,
 	HDR_DATE,
+	HDR_ETAG,
+	HDR_LAST_MODIFIED,
 	HDR_COUNT,
 };
 
@@ -93,10 +95,12 @@ struct fetch {
 	char *final_url;           /* NULL: url */
 	struct buf body;           /* capped at ROBOTS_MAX_BODY */
 	char *hdr[HDR_COUNT];
-	char *errbuf; /* CURL_ERROR_SIZE */
+	struct buf raw; /* status line and headers, capped */
+	char *errbuf;   /* CURL_ERROR_SIZE */
 	CURL *easy;
-	struct curl_slist *connect_to; /* own copy: outlives a reload */
-	struct event deadline;         /* the whole fetch, redirects included */
+	struct curl_slist *connect_to;   /* own copy: outlives a reload */
+	struct curl_slist *cond_headers; /* If-None-Match etc., or NULL */
+	struct event deadline; /* the whole fetch, redirects included */
 };
 
 TAILQ_HEAD(fetch_list, fetch);

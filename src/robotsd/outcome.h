@@ -7,6 +7,12 @@
 
 #include <stddef.h>
 
+/* The longest ETag or Last-Modified kept and sent back (bytes). */
+#define FETCH_MAX_VALIDATOR 256
+
+/* The most bytes of status line and headers kept (fetch_result). */
+#define FETCH_MAX_RAW_HEADERS 16384
+
 enum fetch_error {
 	FETCH_OK,           /* an HTTP answer (any status) */
 	FETCH_NETWORK,      /* DNS, connect, TLS, protocol error */
@@ -25,12 +31,21 @@ struct fetch_result {
 	const char *final_url; /* after redirects */
 	unsigned redirects;
 	double seconds; /* the transfer's duration; 0 if unknown */
+	/*
+	 * The final response's status line and headers as received, each line
+	 * ending in CRLF (capped at FETCH_MAX_RAW_HEADERS bytes; NULL when
+	 * there was no HTTP answer).
+	 */
+	const char *raw_headers;
+	size_t raw_headers_len;
 	/* Response headers the policy needs; NULL when absent. */
 	const char *cache_control;
 	const char *expires;
 	const char *age;
 	const char *retry_after;
 	const char *date;
+	const char *etag; /* validators of the response, as sent */
+	const char *last_modified;
 	/*
 	 * Not NULL: no fetch happened here; the fleet's state for the origin
 	 * was found in the shared tier (every field above is unset).
@@ -58,6 +73,23 @@ struct shared_state {
 	const char *last_error; /* or NULL */
 	const char *body;
 	size_t body_len;
+	/*
+	 * Provenance, when the writer kept it (else NULL / 0): the version id
+	 * of a state without rules (a ruleset's is computed from body), when
+	 * that version was first fetched and last confirmed.
+	 */
+	const char *version;
+	double version_since, validated_at;
+	const char *etag, *last_modified; /* a 2xx copy's validators */
+};
+
+/*
+ * The validators of a conditional refresh (RFC 9110 section 13.1): sent as
+ * If-None-Match and If-Modified-Since; NULL when there is none.
+ */
+struct fetch_cond {
+	const char *etag;
+	const char *last_modified;
 };
 
 /* Called once per fetch; result and its strings are valid during the call. */
