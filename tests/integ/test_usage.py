@@ -3,6 +3,7 @@ on inspect (issue 18): the real daemon, the local origin, and for the
 shared case two instances on one real redis-server. Expected values are
 the contract's ("Usage preferences" in docs/protocol.md) and the worked
 example of draft-ietf-aipref-attach-05, section 6."""
+import hashlib
 import json
 import re
 import shutil
@@ -101,31 +102,38 @@ class Usage(DaemonTest):
         self.origin.robots("pin.test", EXAMPLE)
         self.origin.set("gone.test", status=404)
         self.start()
+        # The version of each state, computed here as the contract says:
+        # SHA-256 of the body, or of "status:NNN", first 16 hex digits.
+        pin = hashlib.sha256(EXAMPLE.encode()).hexdigest()[:16].encode()
+        gone = hashlib.sha256(b"status:404").hexdigest()[:16].encode()
         lines = [
             (b'{"op":"check","url":"http://pin.test/never/x",'
              b'"agent":"TestBot","id":1}\n',
              b'{"id":1,"ok":true,"allowed":false,"origin":"http://pin.test",'
              b'"source":"fetched","reason":"rule","http_status":200,'
              b'"rule":{"directive":"disallow","pattern":"/never/","line":3},'
-             b'"crawl_delay":null,"expires_in":E}\n'),
+             b'"crawl_delay":null,"expires_in":E,"version":"' + pin +
+             b'"}\n'),
             (b'{"op":"check","url":"http://pin.test/a","agent":"TestBot",'
              b'"id":2}\n',
              b'{"id":2,"ok":true,"allowed":true,"origin":"http://pin.test",'
              b'"source":"cache","reason":"rule","http_status":200,'
              b'"rule":{"directive":"allow","pattern":"/","line":2},'
-             b'"crawl_delay":null,"expires_in":E}\n'),
+             b'"crawl_delay":null,"expires_in":E,"version":"' + pin +
+             b'"}\n'),
             (b'{"op":"check","url":"http://gone.test/a","agent":"TestBot",'
              b'"id":"s"}\n',
              b'{"id":"s","ok":true,"allowed":true,"origin":"http://gone.test"'
              b',"source":"fetched","reason":"unavailable","http_status":404,'
-             b'"rule":null,"crawl_delay":null,"expires_in":E}\n'),
+             b'"rule":null,"crawl_delay":null,"expires_in":E,'
+             b'"version":"' + gone + b'"}\n'),
             (b'{"op":"check","urls":["http://pin.test/robots.txt"],'
              b'"agent":"TestBot","id":3}\n',
              b'{"id":3,"ok":true,"results":[{"url":'
              b'"http://pin.test/robots.txt","ok":true,"allowed":true,'
              b'"origin":"http://pin.test","source":"cache","reason":'
              b'"robots_txt","http_status":null,"rule":null,'
-             b'"crawl_delay":null,"expires_in":null}]}\n'),
+             b'"crawl_delay":null,"expires_in":null,"version":null}]}\n'),
         ]
         for req, want in lines:
             with self.subTest(request=req):
