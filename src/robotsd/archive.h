@@ -20,6 +20,9 @@
 
 struct archive;
 
+/* Records waiting for the writer, at most (bytes): then they are dropped. */
+#define ARCHIVE_QUEUE_BYTES (16u << 20)
+
 struct archive_settings {
 	const char *dir;
 	unsigned long long max_file_bytes; /* rotate past this */

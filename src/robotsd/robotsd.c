@@ -22,6 +22,7 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
+#include "archive.h"
 #include "cache.h"
 #include "conf.h"
 #include "dispatch.h"
@@ -477,6 +478,25 @@ robotsd_base(void)
 	return base;
 }
 
+/*
+ * Start the WARC archive's writer (--archive-dir) and have the cache hand
+ * it each new version fetched here. Never fatal: a missing directory is
+ * logged and counted, and robotsd answers as ever.
+ */
+static void
+robotsd_archive_start(struct robotsd *rd)
+{
+	const struct config *cf = rd->conf;
+	struct archive_settings as = { cf->archive_dir,
+		cf->archive_max_file_bytes, cf->archive_max_bytes,
+		ARCHIVE_QUEUE_BYTES };
+
+	if (cf->archive_dir == NULL)
+		return;
+	rd->archive = archive_new(&as);
+	rd->stats.archive = rd->archive;
+}
+
 /* Create the loop and the modules, and listen on where (set here). */
 static void
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
@@ -522,7 +542,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
-		rd->looplag };
+		rd->looplag, rd->archive };
 	if (cf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
 	         &rd->stats, &cause)) == NULL)
@@ -535,6 +555,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		if (event_reinit(rd->base) == -1)
 			fatalx("event_reinit failed");
 	}
+	robotsd_archive_start(rd); /* a thread: after daemon()'s fork */
 }
 
 /* Free everything main() created. */
@@ -547,6 +568,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	robotsd_save_state(rd, 1);
 	saver_free(rd->saver);
 	cache_free(rd->cache);
+	archive_free(rd->archive); /* writes what is queued */
 #ifdef HAVE_REDIS
 	tier_free(rd->tier);
 	shared_free(rd->shared);
