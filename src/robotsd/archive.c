@@ -234,8 +234,10 @@ archive_open(struct archive *a, double date)
 		archive_fail(a, "format", a->path, errno ? errno : ENOMEM);
 	else if (archive_append(a, &gz, "write") == 0)
 		rc = 0;
-	if (rc == -1)
+	if (rc == -1) { /* leave no empty file behind */
+		unlink(a->path);
 		archive_close(a);
+	}
 	buf_clear(&rec);
 	buf_clear(&gz);
 	return rc;

@@ -479,6 +479,36 @@ robotsd_base(void)
 }
 
 /*
+ * The cache's new-version seam, to the archive: a version fetched here
+ * with an HTTP answer (any status) is queued as a response record. One
+ * read from the shared tier is not (the instance that fetched it archives
+ * it), nor a network error, timeout or refusal (no HTTP message to keep).
+ */
+static void
+robotsd_archive_change(const struct cache_change *c, void *arg)
+{
+	const struct fetch_result *f = c->fetched;
+	char url[2048];
+	struct warc_response r;
+
+	if (f == NULL || f->error != FETCH_OK || f->raw_headers == NULL)
+		return;
+	if (f->final_url == NULL)
+		snprintf(url, sizeof(url), "%s/robots.txt", c->origin);
+	memset(&r, 0, sizeof(r));
+	r.date = c->at;
+	r.target_uri = f->final_url != NULL ? f->final_url : url;
+	r.origin = c->origin;
+	r.version = c->new_version;
+	r.http_head = f->raw_headers;
+	r.http_head_len = f->raw_headers_len;
+	r.body = f->body;
+	r.body_len = f->body_len;
+	r.truncated = f->truncated;
+	(void)archive_add(arg, &r); /* a drop is counted and logged there */
+}
+
+/*
  * Start the WARC archive's writer (--archive-dir) and have the cache hand
  * it each new version fetched here. Never fatal: a missing directory is
  * logged and counted, and robotsd answers as ever.
@@ -493,8 +523,11 @@ robotsd_archive_start(struct robotsd *rd)
 
 	if (cf->archive_dir == NULL)
 		return;
-	rd->archive = archive_new(&as);
+	if ((rd->archive = archive_new(&as)) == NULL)
+		return;
 	rd->stats.archive = rd->archive;
+	if (cache_listen(rd->cache, robotsd_archive_change, rd->archive) == -1)
+		fatalx("too many cache listeners");
 }
 
 /* Create the loop and the modules, and listen on where (set here). */
