@@ -156,6 +156,48 @@ class Archive(DaemonTest):
         a2 = by_version[v["a2"]["version"]]["warc_d"]["WARC-Date"]
         self.assertGreater(a2, a1)
 
+    def ctl(self, *args, env=None):
+        e = dict(os.environ)
+        e.pop("ROBOTSD_ARCHIVE_DIR", None)
+        e.update(env or {})
+        p = subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
+                           capture_output=True, timeout=60, env=e)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    def test_robotsctl_show_and_diff(self):
+        self.origin.robots("a.test", V1)
+        self.start("--archive-dir", self.adir)
+        v1 = self.fetch("http://a.test/x")["version"]
+        self.origin.robots("a.test", V2)
+        v2 = self.refresh("http://a.test", "http://a.test/x")["version"]
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 2),
+                        self.stats())
+        ad = ["--archive-dir", self.adir]
+        self.assertEqual(self.ctl("show", "http://a.test", v1, *ad),
+                         (0, V1, ""))
+        # no VERSION: the one the daemon answers from now
+        self.assertEqual(self.ctl("show", "http://a.test", *ad), (0, V2, ""))
+        self.assertEqual(self.ctl(
+            "show", "http://a.test", v2,
+            env={"ROBOTSD_ARCHIVE_DIR": self.adir}), (0, V2, ""))
+        self.assertEqual(self.ctl("diff", "http://a.test", v1, v2, *ad), (
+            1, "--- http://a.test %s\n+++ http://a.test %s\n"
+            "@@ -1,2 +1,3 @@\n User-agent: *\n Disallow: /one/\n"
+            "+Disallow: /two/\n" % (v1, v2), ""))
+        self.assertEqual(self.ctl("diff", "http://a.test", v2, v2, *ad),
+                         (0, "", ""))
+        rc, out, err = self.ctl("show", "http://a.test", "0" * 16, *ad)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("version 0000000000000000 is not in the archive", err)
+        rc, out, err = self.ctl("show", "http://b.test", v1, *ad)
+        self.assertEqual((rc, out), (2, ""))
+        rc, out, err = self.ctl("show", "http://a.test", "v1", *ad)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("not a version (16 hex digits)", err)
+        rc, out, err = self.ctl("show", "http://a.test", v1)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("give --archive-dir DIR", err)
+
     def test_missing_dir_or_a_file_in_its_place(self):
         missing = os.path.join(self.adir, "missing")
         afile = os.path.join(self.adir, "file")
