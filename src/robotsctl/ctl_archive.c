@@ -169,7 +169,7 @@ find_in_file(
 			ctl_warnx("%s: a record is cut short", path);
 			break;
 		}
-		if (!want || block.state != BUF_OK)
+		if (!want || block.state != BUF_OK || block.len == 0)
 			continue;
 		p = memmem(block.p, block.len, "\r\n\r\n", 4);
 		p = p == NULL ? block.p + block.len : p + 4;

@@ -33,15 +33,19 @@ struct op {
 static struct line *
 split(const char *s, size_t n, size_t *count)
 {
-	struct line *l = NULL;
-	size_t k = 0, cap = 0;
-	const char *end = s + n, *nl;
+	struct line *l = malloc(64 * sizeof(*l));
+	size_t k = 0, cap = 64;
+	const char *end = n > 0 ? s + n : s, *nl;
 
+	if (l == NULL) {
+		ctl_warnx("out of memory");
+		exit(CTL_EXIT_ERROR);
+	}
 	while (s < end) {
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
 		if (k == cap) {
-			cap = cap ? cap * 2 : 64;
+			cap *= 2;
 			if ((l = realloc(l, cap * sizeof(*l))) == NULL) {
 				ctl_warnx("out of memory");
 				exit(CTL_EXIT_ERROR);

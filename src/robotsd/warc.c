@@ -217,13 +217,14 @@ warc_head_line(struct buf *b, const char *line, size_t len, size_t body_len,
 static int
 warc_http_head(struct buf *b, const struct warc_response *r)
 {
-	const char *p = r->http_head, *end = p + r->http_head_len, *nl;
+	const char *p = r->http_head, *end, *nl;
 	size_t len;
 	int first = 1, renamed = 0;
 	char n[32];
 
 	if (p == NULL || r->http_head_len < 5 || strncmp(p, "HTTP/", 5) != 0)
 		return -1;
+	end = p + r->http_head_len;
 	for (; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
