@@ -23,6 +23,7 @@ enum proto_op {
 	OP_STATS,
 	OP_PING,
 	OP_CLOCK, /* tests only, under --test-clock */
+	OP_HISTORY,
 };
 
 /* The contract's error codes; proto_err_code() names each. */
