@@ -23,6 +23,7 @@ WARC = os.path.join(HERE, "warc")
 V1 = "User-agent: *\nDisallow: /one/\n"
 V2 = "User-agent: *\nDisallow: /one/\nDisallow: /two/\n"
 GZ = "User-agent: *\nAllow: /\nDisallow: /gz/\n"
+ET = "User-agent: *\nDisallow: /etag/\n"
 DAY = 86400
 
 
@@ -79,16 +80,18 @@ class Archive(DaemonTest):
         self.origin.robots("gz.test", GZ, encoding="gzip",
                            headers={"X-Served-By": "origin.py"})
         self.origin.set("gone.test", status=404, body=b"no robots here\n")
+        etag = self.origin.robots("etag.test", ET, etag='"v1"')
         self.start("--archive-dir", self.adir)
         t0 = self.now()
         v = {}
         v["a1"] = self.fetch("http://a.test/one/x")
         v["gz"] = self.fetch("http://gz.test/gz/x")
         v["gone"] = self.fetch("http://gone.test/x")
-        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 3),
+        v["etag"] = self.fetch("http://etag.test/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 4),
                         self.stats())
         # a new version of a.test: one more record; the same bytes again
-        # (gz.test refreshed) and a 404 again: none.
+        # (gz.test refreshed), a 404 again and a 304: none.
         self.origin.robots("a.test", V2)
         v["a2"] = self.refresh("http://a.test", "http://a.test/two/x")
         self.assertFalse(v["a2"]["allowed"], v["a2"])
@@ -96,8 +99,10 @@ class Archive(DaemonTest):
         again = self.refresh("http://gz.test", "http://gz.test/gz/x")
         self.assertEqual(again["version"], v["gz"]["version"])
         self.refresh("http://gone.test", "http://gone.test/x")
+        self.refresh("http://etag.test", "http://etag.test/x")
+        self.assertEqual(etag.answered_304, 1)
         self.assertEqual(len(self.origin.hits("gz.test")), 2)
-        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 4),
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 5),
                         self.stats())
         s = self.stats()
         self.assertEqual((s["archive_errors"], s["archive_dropped"]), (0, 0))
@@ -105,7 +110,7 @@ class Archive(DaemonTest):
 
         rows = read_archive(self, self.adir)
         self.assertEqual([r["type"] for r in rows],
-                         ["warcinfo"] + ["response"] * 4)
+                         ["warcinfo"] + ["response"] * 5)
         info = dict(rows[0]["warc"])
         files = sorted(os.listdir(self.adir))
         self.assertEqual(len(files), 1, files)
@@ -118,6 +123,7 @@ class Archive(DaemonTest):
         want = [("a1", "http://a.test", V1, 200),
                 ("gz", "http://gz.test", GZ, 200),
                 ("gone", "http://gone.test", "no robots here\n", 404),
+                ("etag", "http://etag.test", ET, 200),
                 ("a2", "http://a.test", V2, 200)]
         self.assertEqual(sorted(r["warc_d"]["WARC-Robotsd-Version"]
                                 for r in recs),
