@@ -24,6 +24,8 @@ V1 = "User-agent: *\nDisallow: /one/\n"
 V2 = "User-agent: *\nDisallow: /one/\nDisallow: /two/\n"
 GZ = "User-agent: *\nAllow: /\nDisallow: /gz/\n"
 ET = "User-agent: *\nDisallow: /etag/\n"
+CAP = 500 * 1024
+BIG = "User-agent: *\nDisallow: /x\n" + "# " + "z" * (CAP + 1000) + "\n"
 DAY = 86400
 
 
@@ -81,6 +83,8 @@ class Archive(DaemonTest):
                            headers={"X-Served-By": "origin.py"})
         self.origin.set("gone.test", status=404, body=b"no robots here\n")
         etag = self.origin.robots("etag.test", ET, etag='"v1"')
+        hop = self.origin.redirect_chain("moved.test", 1, ET + "# moved\n")
+        self.origin.robots("big.test", BIG)
         self.start("--archive-dir", self.adir)
         t0 = self.now()
         v = {}
@@ -88,7 +92,9 @@ class Archive(DaemonTest):
         v["gz"] = self.fetch("http://gz.test/gz/x")
         v["gone"] = self.fetch("http://gone.test/x")
         v["etag"] = self.fetch("http://etag.test/x")
-        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 4),
+        v["moved"] = self.fetch("http://moved.test/x")
+        v["big"] = self.fetch("http://big.test/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 6),
                         self.stats())
         # a new version of a.test: one more record; the same bytes again
         # (gz.test refreshed), a 404 again and a 304: none.
@@ -102,7 +108,7 @@ class Archive(DaemonTest):
         self.refresh("http://etag.test", "http://etag.test/x")
         self.assertEqual(etag.answered_304, 1)
         self.assertEqual(len(self.origin.hits("gz.test")), 2)
-        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 5),
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 7),
                         self.stats())
         s = self.stats()
         self.assertEqual((s["archive_errors"], s["archive_dropped"]), (0, 0))
@@ -110,7 +116,7 @@ class Archive(DaemonTest):
 
         rows = read_archive(self, self.adir)
         self.assertEqual([r["type"] for r in rows],
-                         ["warcinfo"] + ["response"] * 5)
+                         ["warcinfo"] + ["response"] * 7)
         info = dict(rows[0]["warc"])
         files = sorted(os.listdir(self.adir))
         self.assertEqual(len(files), 1, files)
@@ -127,7 +133,7 @@ class Archive(DaemonTest):
                 ("a2", "http://a.test", V2, 200)]
         self.assertEqual(sorted(r["warc_d"]["WARC-Robotsd-Version"]
                                 for r in recs),
-                         sorted(v[k]["version"] for k, _, _, _ in want))
+                         sorted(a["version"] for a in v.values()))
         by_version = {r["warc_d"]["WARC-Robotsd-Version"]: r for r in recs}
         for key, orig, body, status in want:
             with self.subTest(record=key):
@@ -157,6 +163,20 @@ class Archive(DaemonTest):
         self.assertEqual(gz["http_d"]["x-served-by"], "origin.py")
         self.assertEqual(gz["http_d"]["x-crawler-content-length"],
                          str(len(gzip.compress(GZ.encode()))))
+        # after a redirect: the URL that gave the response
+        moved = by_version[v["moved"]["version"]]
+        self.assertEqual(moved["warc_d"]["WARC-Target-URI"],
+                         "http://moved.test" + hop)
+        self.assertEqual(moved["warc_d"]["WARC-Robotsd-Origin"],
+                         "http://moved.test")
+        self.assertEqual(moved["body"], (ET + "# moved\n").encode())
+        # cut at 500 KiB: marked, the digests over what is kept
+        big = by_version[v["big"]["version"]]
+        self.assertEqual(big["warc_d"]["WARC-Truncated"], "length")
+        self.assertEqual(big["body"], BIG.encode()[:CAP])
+        self.assertEqual(big["http_d"]["x-crawler-content-length"],
+                         str(len(BIG)))
+        self.assertEqual(big["http_d"]["content-length"], str(CAP))
         # the second version of a.test is a day later than the first
         a1 = by_version[v["a1"]["version"]]["warc_d"]["WARC-Date"]
         a2 = by_version[v["a2"]["version"]]["warc_d"]["WARC-Date"]

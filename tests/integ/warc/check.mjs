@@ -94,10 +94,11 @@ async function main() {
       bad++;
     }
   }
-  process.exit(bad ? 1 : 0);
+  // exitCode, not exit(): a piped stdout must be written out first
+  process.exitCode = bad ? 1 : 0;
 }
 
 main().catch((e) => {
   process.stderr.write(String(e && e.stack ? e.stack : e) + "\n");
-  process.exit(2);
+  process.exitCode = 2;
 });
