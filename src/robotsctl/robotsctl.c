@@ -11,6 +11,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -294,6 +295,10 @@ usage(void)
 	    "(default 1)\n"
 	    "  -n, --count N            watch: stop after N lines (default 0: "
 	    "never)\n"
+	    "  --usage                  test: the usage preferences of "
+	    "allowed URLs too\n"
+	    "  --token T                test: the verdict for control token T "
+	    "too (repeatable, 16)\n"
 	    "  --archive-dir DIR        show, diff: robotsd's --archive-dir "
 	    "(default\n"
 	    "                           $ROBOTSD_ARCHIVE_DIR)\n"
@@ -333,6 +338,29 @@ parse_watch_option(int opt, const char *arg, struct ctl *ctl)
 	return 0;
 }
 
+/* --token T: a product token (letters, '-', '_'), at most 16 of them. */
+static int
+parse_token_option(const char *arg, struct ctl *ctl)
+{
+	size_t i;
+
+	for (i = 0; arg[i] != '\0'; i++)
+		if (!isalpha((unsigned char)arg[i]) && arg[i] != '-' &&
+		    arg[i] != '_')
+			break;
+	if (i == 0 || arg[i] != '\0') {
+		ctl_warnx(
+		    "token '%s': not a product token (letters, '-', '_')", arg);
+		return -1;
+	}
+	if (ctl->ntokens == CTL_MAX_TOKENS) {
+		ctl_warnx("token %s: at most %d tokens", arg, CTL_MAX_TOKENS);
+		return -1;
+	}
+	ctl->tokens[ctl->ntokens++] = arg;
+	return 0;
+}
+
 /* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
 static int
 parse_option(int argc, char **argv, struct ctl *ctl)
@@ -343,6 +371,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "usage", no_argument, NULL, 'U' },
+		{ "token", required_argument, NULL, 'T' },
 		{ "archive-dir", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -369,6 +399,11 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	case 'i':
 	case 'n':
 		return parse_watch_option(opt, optarg, ctl);
+	case 'U':
+		ctl->usage = 1;
+		return 0;
+	case 'T':
+		return parse_token_option(optarg, ctl);
 	case 'A':
 		ctl->archive_dir = optarg;
 		return 0;

@@ -17,6 +17,9 @@ enum ctl_exit {
 	CTL_EXIT_ERROR = 2,
 };
 
+/* --token may be given this many times (the daemon's limit). */
+#define CTL_MAX_TOKENS 16
+
 struct ctl {
 	const char *socket;
 	int json;        /* print JSON lines instead of text */
@@ -24,6 +27,9 @@ struct ctl {
 	int purge_all;   /* purge --all */
 	double interval; /* watch: seconds between lines */
 	long count;      /* watch: lines to print; 0 = until interrupted */
+	int usage;       /* --usage: answer the usage preferences too */
+	const char *tokens[CTL_MAX_TOKENS]; /* --token T, in order */
+	int ntokens;
 	const char *archive_dir; /* show, diff: robotsd's --archive-dir */
 };
 
@@ -46,6 +52,12 @@ void ctl_print_scalar(const json_t *);
 void ctl_print_flat(const json_t *);
 /* A check-shaped answer as "allowed URL (DETAIL)". */
 void ctl_print_check(const char *url, const json_t *);
+/*
+ * The usage and tokens members of a check-shaped answer, if present, as
+ * indented lines ("  usage: train-ai=disallowed ...", "    line 4:
+ * content-usage / train-ai=n", "  token google-extended: disallowed ...").
+ */
+void ctl_print_usage(const json_t *);
 
 /* watch: a line of rates and gauges every interval (ctl_watch.c). */
 int ctl_cmd_watch(const struct ctl *, int argc, char **argv);

@@ -7,8 +7,6 @@
 
 #include <sys/queue.h>
 
-#include <string.h>
-
 #include "cache.h"
 #include "cache_int.h"
 #include "clock.h"
@@ -43,26 +41,6 @@ const struct fetch_stats *
 cache_fetch_stats(const struct cache *c)
 {
 	return &c->fstats;
-}
-
-/* The ETag of an entry's 2xx copy, or NULL. */
-const char *
-cache_entry_etag(const struct cache_entry *e)
-{
-	return e->validators != NULL && e->validators[0] != '\0' ? e->validators
-	                                                         : NULL;
-}
-
-/* The Last-Modified of an entry's 2xx copy, or NULL. */
-const char *
-cache_entry_last_modified(const struct cache_entry *e)
-{
-	const char *lm;
-
-	if (e->validators == NULL)
-		return NULL;
-	lm = e->validators + strlen(e->validators) + 1;
-	return lm[0] != '\0' ? lm : NULL;
 }
 
 /* A name for a policy, for inspect and logs. */

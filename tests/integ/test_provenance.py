@@ -4,10 +4,14 @@ the real daemon and its test clock."""
 import hashlib
 import http.client
 import json
+import os
+import shutil
 import subprocess
+import tempfile
 
 from harness import ROBOTSCTL, DaemonTest, closed_port, poll
 from test_metrics import sample
+from test_shared import Redis, entry_key, tier_built
 
 
 def version_of(data):
@@ -17,6 +21,7 @@ def version_of(data):
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 BODY = "User-agent: *\nDisallow: /private\n"
 ETAG = '"v1-abc"'
 LAST_MODIFIED = "Tue, 24 Nov 2026 10:00:00 GMT"
@@ -217,3 +222,64 @@ class History(DaemonTest):
         self.assertError(a, "not_cached")
         rc, _ = self.ctl("history", "http://nothere.test")
         self.assertNotEqual(rc, 0)
+
+
+class OldStateFile(DaemonTest):
+    def test_a_state_file_of_the_previous_format_loads(self):
+        # Saved by the robotsd before versions (tests/data/README.md).
+        body = "User-agent: *\nDisallow: /private\n"
+        self.origin.robots("rules.test", body)
+        tmp = tempfile.mkdtemp(prefix="robotsd-integ-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        state = os.path.join(tmp, "state")
+        shutil.copy(os.path.join(DATA, "state-format2.bin"), state)
+        self.start("--state-file", state)
+        self.assertEqual(self.stats()["cache_entries"], 3)
+        # Answered from the loaded copy, without a version, while the
+        # first check refreshes it.
+        a = self.check("http://rules.test/private/x")
+        self.assertAnswer(a, allowed=False, source="stale", version=None)
+        i = self.wait_fetched("http://rules.test")
+        self.assertAnswer(i, version=version_of(body), http_status=200)
+        a = self.check("http://rules.test/private/x")
+        self.assertAnswer(a, allowed=False, source="cache",
+                          version=version_of(body))
+
+
+class FleetVersions(DaemonTest):
+    """Two instances on one real redis-server name every state alike:
+    a ruleset's version is computed from the body by each reader."""
+
+    def setUp(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
+        super().setUp()
+        tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        self.redis = Redis(tmp, "r0").start()
+        self.addCleanup(self.redis.stop)
+
+    def test_two_instances_give_the_same_version(self):
+        self.origin.robots("v.test", BODY, etag=ETAG,
+                           last_modified=LAST_MODIFIED)
+        self.origin.set("gone.test", status=404)
+        self.origin.redirect_chain("loop.test", 6, "unreachable")
+        a, b = [self.start("--redis", self.redis.url) for _ in range(2)]
+        cases = [("http://v.test/private/x", version_of(BODY)),
+                 ("http://gone.test/x", version_of("status:404")),
+                 ("http://loop.test/x",
+                  version_of("error:too_many_redirects"))]
+        for url, want in cases:
+            with self.subTest(url=url):
+                x = self.check(url, client=a)
+                self.assertAnswer(x, source="fetched", version=want)
+                origin = x["origin"]
+                poll(lambda: self.redis.cmd("GET", entry_key(origin)))
+                y = self.check(url, client=b)
+                self.assertAnswer(y, source="shared", version=want)
+                ia = self.inspect(origin, client=a)
+                ib = self.inspect(origin, client=b)
+                self.assertEqual(ib["version"], ia["version"])
+                self.assertEqual(ib["fetched_at"], ia["fetched_at"])
+                self.assertEqual(ib["validated_at"], ia["validated_at"])
+        self.assertEqual(len(self.origin.hits("v.test")), 1)
