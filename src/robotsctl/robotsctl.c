@@ -4,7 +4,8 @@
  * Owns the options, the command table and the daemon commands (check,
  * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
  * exchange it, and renders the answer with ctl_print.c. The offline
- * "test" command is in ctl_test.c, the live "watch" view in ctl_watch.c.
+ * "test" command is in ctl_test.c, the live "watch" view in ctl_watch.c,
+ * "show" and "diff" of archived versions in ctl_archive.c.
  *
  * Exit status: 0 allowed / success, 1 disallowed, 2 error (message on stderr).
  */
@@ -256,6 +257,8 @@ static const struct ctl_cmd cmds[] = {
 	{ "ping", 0, 0, cmd_ping },
 	{ "watch", 0, 0, ctl_cmd_watch },
 	{ "test", 3, -1, ctl_cmd_test },
+	{ "show", 1, 2, ctl_cmd_show },
+	{ "diff", 3, 3, ctl_cmd_diff },
 };
 
 /* Print a usage error's hint on stderr. */
@@ -291,6 +294,11 @@ usage(void)
 	    "every interval\n"
 	    "  test FILE AGENT URL...   check URLs against a local "
 	    "robots.txt (FILE - is stdin), offline\n"
+	    "  show ORIGIN [VERSION]    a version's robots.txt from the "
+	    "archive (default:\n"
+	    "                           the version the daemon answers from)\n"
+	    "  diff ORIGIN V1 V2        how two archived versions differ "
+	    "(exit 0 same, 1 not)\n"
 	    "options (before or after COMMAND; after '--' every word is an "
 	    "ARG):\n"
 	    "  -s, --socket PATH        daemon socket (default "
@@ -307,6 +315,9 @@ usage(void)
 	    "  --token T                check, test: the verdict for control "
 	    "token T too\n"
 	    "                           (repeatable, 16)\n"
+	    "  --archive-dir DIR        show, diff: robotsd's --archive-dir "
+	    "(default\n"
+	    "                           $ROBOTSD_ARCHIVE_DIR)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            the version\n",
 	    stdout);
@@ -378,6 +389,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "count", required_argument, NULL, 'n' },
 		{ "usage", no_argument, NULL, 'U' },
 		{ "token", required_argument, NULL, 'T' },
+		{ "archive-dir", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -408,6 +420,9 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return 0;
 	case 'T':
 		return parse_token_option(optarg, ctl);
+	case 'A':
+		ctl->archive_dir = optarg;
+		return 0;
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);

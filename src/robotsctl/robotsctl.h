@@ -6,6 +6,9 @@
 #ifndef ROBOTSD_ROBOTSCTL_H
 #define ROBOTSD_ROBOTSCTL_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 #include <jansson.h>
 
 enum ctl_exit {
@@ -27,6 +30,7 @@ struct ctl {
 	int usage;       /* --usage: answer the usage preferences too */
 	const char *tokens[CTL_MAX_TOKENS]; /* --token T, in order */
 	int ntokens;
+	const char *archive_dir; /* show, diff: robotsd's --archive-dir */
 };
 
 /* Print "robotsctl: MESSAGE" on stderr. */
@@ -62,5 +66,19 @@ int ctl_cmd_watch(const struct ctl *, int argc, char **argv);
 
 /* test FILE AGENT URL...: exit 0 all allowed, 1 any disallowed, 2 error. */
 int ctl_cmd_test(const struct ctl *, int argc, char **argv);
+
+/*
+ * show ORIGIN [VERSION] and diff ORIGIN V1 V2: read robotsd's WARC archive
+ * (--archive-dir or $ROBOTSD_ARCHIVE_DIR; ctl_archive.c).
+ */
+int ctl_cmd_show(const struct ctl *, int argc, char **argv);
+int ctl_cmd_diff(const struct ctl *, int argc, char **argv);
+/*
+ * A unified diff (diff -u, three lines of context) of the lines of a and b
+ * under the labels la and lb, on out: 0 the same (nothing printed), 1 they
+ * differ (ctl_diff.c).
+ */
+int ctl_diff(FILE *out, const char *la, const char *a, size_t alen,
+    const char *lb, const char *b, size_t blen);
 
 #endif /* ROBOTSD_ROBOTSCTL_H */

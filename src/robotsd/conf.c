@@ -527,6 +527,7 @@ config_free(struct config *cf)
 		free(cf->redis[i]);
 	free(cf->redis);
 	free(cf->metrics);
+	free(cf->archive_dir);
 	for (j = 0; j < cf->argc; j++)
 		free(cf->argv[j]);
 	free(cf->argv);

@@ -43,6 +43,9 @@ struct config {
 	size_t nredis;
 	long redis_timeout;   /* milliseconds */
 	long redis_lock_time; /* seconds */
+	char *archive_dir;    /* NULL: no archive */
+	unsigned long long archive_max_file_bytes;
+	unsigned long long archive_max_bytes; /* 0: no limit */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */

@@ -22,6 +22,7 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
+#include "archive.h"
 #include "cache.h"
 #include "conf.h"
 #include "dispatch.h"
@@ -486,6 +487,58 @@ robotsd_base(void)
 	return base;
 }
 
+/*
+ * The cache's new-version seam, to the archive: a version fetched here
+ * with an HTTP answer (any status) is queued as a response record. One
+ * read from the shared tier is not (the instance that fetched it archives
+ * it), nor a network error, timeout or refusal (no HTTP message to keep).
+ */
+static void
+robotsd_archive_change(const struct cache_change *c, void *arg)
+{
+	const struct fetch_result *f = c->fetched;
+	char url[2048];
+	struct warc_response r;
+
+	if (f == NULL || f->error != FETCH_OK || f->raw_headers == NULL)
+		return;
+	if (f->final_url == NULL)
+		snprintf(url, sizeof(url), "%s/robots.txt", c->origin);
+	memset(&r, 0, sizeof(r));
+	r.date = c->at;
+	r.target_uri = f->final_url != NULL ? f->final_url : url;
+	r.origin = c->origin;
+	r.version = c->new_version;
+	r.http_head = f->raw_headers;
+	r.http_head_len = f->raw_headers_len;
+	r.body = f->body;
+	r.body_len = f->body_len;
+	r.truncated = f->truncated;
+	(void)archive_add(arg, &r); /* a drop is counted and logged there */
+}
+
+/*
+ * Start the WARC archive's writer (--archive-dir) and have the cache hand
+ * it each new version fetched here. Never fatal: a missing directory is
+ * logged and counted, and robotsd answers as ever.
+ */
+static void
+robotsd_archive_start(struct robotsd *rd)
+{
+	const struct config *cf = rd->conf;
+	struct archive_settings as = { cf->archive_dir,
+		cf->archive_max_file_bytes, cf->archive_max_bytes,
+		ARCHIVE_QUEUE_BYTES };
+
+	if (cf->archive_dir == NULL)
+		return;
+	if ((rd->archive = archive_new(&as)) == NULL)
+		return;
+	rd->stats.archive = rd->archive;
+	if (cache_listen(rd->cache, robotsd_archive_change, rd->archive) == -1)
+		fatalx("too many cache listeners");
+}
+
 /* Create the loop and the modules, and listen on where (set here). */
 static void
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
@@ -531,7 +584,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
-		rd->looplag };
+		rd->looplag, rd->archive };
 	if (cf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
 	         &rd->stats, &cause)) == NULL)
@@ -544,6 +597,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		if (event_reinit(rd->base) == -1)
 			fatalx("event_reinit failed");
 	}
+	robotsd_archive_start(rd); /* a thread: after daemon()'s fork */
 }
 
 /* Free everything main() created. */
@@ -556,6 +610,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	robotsd_save_state(rd, 1);
 	saver_free(rd->saver);
 	cache_free(rd->cache);
+	archive_free(rd->archive); /* writes what is queued */
 #ifdef HAVE_REDIS
 	tier_free(rd->tier);
 	shared_free(rd->shared);

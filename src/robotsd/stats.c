@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "archive.h"
 #include "cache.h"
 #include "checkop.h"
 #include "clock.h"
@@ -191,6 +192,25 @@ stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
 	return n;
 }
 
+/* The WARC archive's counters (zero without --archive-dir). */
+static void
+stats_archive(const struct archive *a, struct metric *out, size_t *n)
+{
+	struct archive_stats s = { 0, 0, 0 };
+
+	if (a != NULL)
+		archive_stats(a, &s);
+	metric_add(out, n, "archive_records", "robotsd_archive_records_total",
+	    METRIC_COUNTER, s.records,
+	    "robots.txt versions written to the WARC archive.");
+	metric_add(out, n, "archive_dropped", "robotsd_archive_dropped_total",
+	    METRIC_COUNTER, s.dropped,
+	    "Archive records dropped because the writer was behind.");
+	metric_add(out, n, "archive_errors", "robotsd_archive_errors_total",
+	    METRIC_COUNTER, s.errors,
+	    "Archive failures: directory missing, open, write or removal.");
+}
+
 /* The current values of every counter and gauge. */
 size_t
 stats_collect(void *arg, struct metric *out)
@@ -244,6 +264,7 @@ stats_collect(void *arg, struct metric *out)
 	metric_add(out, &n, "revalidated", "robotsd_revalidated_total",
 	    METRIC_COUNTER, s->revalidated,
 	    "Refreshes answered 304: the entry kept, nothing parsed.");
+	stats_archive(src->archive, out, &n);
 	stats_fetches(src, out, &n);
 	stats_answers(src, out, &n);
 #ifdef HAVE_REDIS

@@ -7,6 +7,7 @@
 
 #include "metric.h"
 
+struct archive;
 struct cache;
 struct clock;
 struct dispatch;
@@ -25,6 +26,7 @@ struct stats_sources {
 	double started;              /* clock seconds at start, for uptime */
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 	const struct looplag *looplag;
+	const struct archive *archive; /* NULL: no --archive-dir */
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

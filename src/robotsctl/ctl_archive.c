@@ -1,0 +1,307 @@
+/*
+ * ctl_archive.c: "robotsctl show ORIGIN [VERSION]" and "robotsctl diff
+ * ORIGIN V1 V2" read robotsd's WARC archive themselves: the directory is
+ * --archive-dir DIR (or $ROBOTSD_ARCHIVE_DIR), the daemon's own
+ * --archive-dir. Every robotsd-*.warc.gz file there is read, oldest first,
+ * record by record (zlib reads the gzip members one after the other), and
+ * the body of the response record whose WARC-Robotsd-Origin and
+ * WARC-Robotsd-Version match is what follows its HTTP headers. Without a
+ * VERSION, show asks the daemon (inspect) for the version it answers from
+ * now: the daemon keeps only the compiled rules, not the text, so the text
+ * comes from the archive too.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "robotsctl.h"
+
+#define CTL_MAX_BLOCK (2u << 20) /* a record's block: 500 KiB body, headers */
+#define CTL_VERSION_LEN 16
+
+/* What one record's WARC header says, as far as show and diff care. */
+struct rec {
+	char type[32], origin[2048], version[32];
+	unsigned long long length;
+};
+
+/* The archive directory, or NULL (reported). */
+static const char *
+archive_dir(const struct ctl *ctl, const char *cmd)
+{
+	const char *d = ctl->archive_dir;
+
+	if (d == NULL || *d == '\0')
+		d = getenv("ROBOTSD_ARCHIVE_DIR");
+	if (d == NULL || *d == '\0') {
+		ctl_warnx(
+		    "%s: which archive? give --archive-dir DIR (robotsd's "
+		    "--archive-dir) or set ROBOTSD_ARCHIVE_DIR",
+		    cmd);
+		return NULL;
+	}
+	return d;
+}
+
+/* 1 when v is a version id: 16 lower-case hex digits. */
+static int
+is_version(const char *v)
+{
+	size_t i;
+
+	for (i = 0; v[i] != '\0'; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') ||
+		        (v[i] >= 'a' && v[i] <= 'f')))
+			return 0;
+	return i == CTL_VERSION_LEN;
+}
+
+/* Copy a header's value (after "Name:", blanks and CRLF trimmed). */
+static void
+field(const char *line, size_t nlen, char *out, size_t outsz)
+{
+	const char *v = line + nlen + 1;
+	size_t n;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	n = strcspn(v, "\r\n");
+	if (n >= outsz)
+		n = outsz - 1;
+	memcpy(out, v, n);
+	out[n] = '\0';
+}
+
+/* Read the next record's header; 1 read, 0 at the end, -1 not WARC. */
+static int
+read_header(gzFile g, struct rec *r)
+{
+	static const struct {
+		const char *name;
+		size_t off, size;
+	} keep[] = {
+		{ "WARC-Type", offsetof(struct rec, type), sizeof(r->type) },
+		{ "WARC-Robotsd-Origin", offsetof(struct rec, origin),
+		    sizeof(r->origin) },
+		{ "WARC-Robotsd-Version", offsetof(struct rec, version),
+		    sizeof(r->version) },
+	};
+	char line[8192];
+	size_t i, n;
+
+	memset(r, 0, sizeof(*r));
+	do { /* the blank lines that end the record before */
+		if (gzgets(g, line, sizeof(line)) == NULL)
+			return 0;
+	} while (strcmp(line, "\r\n") == 0 || strcmp(line, "\n") == 0);
+	if (strncmp(line, "WARC/1.", 7) != 0)
+		return -1;
+	while (gzgets(g, line, sizeof(line)) != NULL &&
+	       strcmp(line, "\r\n") != 0 && strcmp(line, "\n") != 0) {
+		for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+			n = strlen(keep[i].name);
+			if (strncasecmp(line, keep[i].name, n) == 0 &&
+			    line[n] == ':')
+				field(line, n, (char *)r + keep[i].off,
+				    keep[i].size);
+		}
+		if (strncasecmp(line, "Content-Length:", 15) == 0)
+			r->length = strtoull(line + 15, NULL, 10);
+	}
+	return 1;
+}
+
+/* Read (keep != NULL) or skip the block of len bytes; -1 cut short. */
+static int
+read_block(gzFile g, unsigned long long len, struct buf *keep)
+{
+	char chunk[65536];
+	int n;
+
+	while (len > 0) {
+		n = gzread(g, chunk,
+		    len < sizeof(chunk) ? (unsigned)len : sizeof(chunk));
+		if (n <= 0)
+			return -1;
+		if (keep != NULL)
+			buf_add(keep, chunk, (size_t)n);
+		len -= (unsigned long long)n;
+	}
+	return 0;
+}
+
+/*
+ * Find origin's version in the file at path; its body goes into body.
+ * 1 found, 0 not, -1 the file cannot be read (reported).
+ */
+static int
+find_in_file(
+    const char *path, const char *origin, const char *version, struct buf *body)
+{
+	struct buf block = BUF_INIT(CTL_MAX_BLOCK);
+	gzFile g = gzopen(path, "rb");
+	const char *p;
+	struct rec r;
+	int rc = 0, h;
+
+	if (g == NULL) {
+		ctl_warnx("%s: %s", path, strerror(errno ? errno : ENOMEM));
+		return -1;
+	}
+	while (rc == 0 && (h = read_header(g, &r)) == 1) {
+		int want = strcmp(r.type, "response") == 0 &&
+		           strcmp(r.origin, origin) == 0 &&
+		           strcmp(r.version, version) == 0 &&
+		           r.length <= CTL_MAX_BLOCK;
+
+		buf_reset(&block);
+		if (read_block(g, r.length, want ? &block : NULL) == -1) {
+			ctl_warnx("%s: a record is cut short", path);
+			break;
+		}
+		if (!want || block.state != BUF_OK || block.len == 0)
+			continue;
+		p = memmem(block.p, block.len, "\r\n\r\n", 4);
+		p = p == NULL ? block.p + block.len : p + 4;
+		buf_reset(body);
+		buf_add(body, p, (size_t)(block.p + block.len - p));
+		rc = 1;
+	}
+	gzclose(g);
+	buf_clear(&block);
+	return rc;
+}
+
+/* 1 for robotsd's archive file names. */
+static int
+is_archive_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 16 && strncmp(d->d_name, "robotsd-", 8) == 0 &&
+	       strcmp(d->d_name + n - 8, ".warc.gz") == 0;
+}
+
+/* Find origin's version in dir (newest file first); 1 found, else 0. */
+static int
+find_version(
+    const char *dir, const char *origin, const char *version, struct buf *body)
+{
+	struct dirent **ents;
+	char path[4096];
+	int n, i, found = 0;
+
+	if ((n = scandir(dir, &ents, is_archive_file, alphasort)) == -1) {
+		ctl_warnx("%s: %s", dir, strerror(errno));
+		return 0;
+	}
+	for (i = n - 1; i >= 0 && !found; i--) {
+		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
+		found = find_in_file(path, origin, version, body) == 1;
+	}
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return found;
+}
+
+/* The version the daemon answers origin from now, or NULL (reported). */
+static char *
+cached_version(const struct ctl *ctl, const char *origin)
+{
+	struct ctl quiet = *ctl;
+	const char *v;
+	char *out = NULL;
+	json_t *ans;
+
+	quiet.json = 0;
+	ans = ctl_call(
+	    &quiet, json_pack("{s:s, s:s}", "op", "inspect", "origin", origin));
+	if (ans == NULL)
+		return NULL;
+	v = ctl_str_or(json_object_get(ans, "version"), NULL);
+	if (v == NULL || !is_version(v))
+		ctl_warnx("show: %s: the cached entry has no version", origin);
+	else if ((out = strdup(v)) == NULL)
+		ctl_warnx("out of memory");
+	json_decref(ans);
+	return out;
+}
+
+/* Load one version's body, or report why not; 0 or -1. */
+static int
+load(const char *cmd, const char *dir, const char *origin, const char *version,
+    struct buf *body)
+{
+	if (!is_version(version)) {
+		ctl_warnx(
+		    "%s: %s: not a version (16 hex digits)", cmd, version);
+		return -1;
+	}
+	if (find_version(dir, origin, version, body))
+		return 0;
+	ctl_warnx("%s: %s version %s is not in the archive %s", cmd, origin,
+	    version, dir);
+	return -1;
+}
+
+int
+ctl_cmd_show(const struct ctl *ctl, int argc, char **argv)
+{
+	const char *dir = archive_dir(ctl, "show");
+	struct buf body = BUF_INIT(0);
+	char *cached = NULL;
+	const char *v;
+	int rc = CTL_EXIT_ERROR;
+
+	if (dir == NULL)
+		return CTL_EXIT_ERROR;
+	if (argc < 2 && (cached = cached_version(ctl, argv[0])) == NULL)
+		return CTL_EXIT_ERROR;
+	v = argc >= 2 ? argv[1] : cached;
+	if (load("show", dir, argv[0], v, &body) == 0) {
+		fwrite(body.p, 1, body.len, stdout);
+		rc = fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
+	} else if (cached != NULL)
+		ctl_warnx(
+		    "show: robotsd keeps the compiled rules of the cached "
+		    "version, not its text: only the archive has that");
+	buf_clear(&body);
+	free(cached);
+	return rc;
+}
+
+int
+ctl_cmd_diff(const struct ctl *ctl, int argc, char **argv)
+{
+	const char *dir = archive_dir(ctl, "diff");
+	struct buf a = BUF_INIT(0), b = BUF_INIT(0);
+	char la[2200], lb[2200];
+	int rc = CTL_EXIT_ERROR;
+
+	(void)argc;
+	if (dir == NULL)
+		return CTL_EXIT_ERROR;
+	if (load("diff", dir, argv[0], argv[1], &a) == 0 &&
+	    load("diff", dir, argv[0], argv[2], &b) == 0) {
+		snprintf(la, sizeof(la), "%s %s", argv[0], argv[1]);
+		snprintf(lb, sizeof(lb), "%s %s", argv[0], argv[2]);
+		/* like diff(1): 0 the same, 1 they differ */
+		rc = ctl_diff(stdout, la, a.p, a.len, lb, b.p, b.len);
+		if (fflush(stdout) != 0)
+			rc = CTL_EXIT_ERROR;
+	}
+	buf_clear(&a);
+	buf_clear(&b);
+	return rc;
+}
