@@ -25,6 +25,8 @@
 #include "cache.h"
 #include "conf.h"
 #include "dispatch.h"
+#include "feed.h"
+#include "feed_wire.h"
 #include "fetch.h"
 #include "log.h"
 #include "looplag.h"
@@ -205,6 +207,7 @@ robotsd_configure(struct robotsd *rd)
 	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
 	dispatch_configure(rd->dispatch, &ds);
+	feed_configure(rd->feed, cf->max_output);
 	if (rd->server != NULL)
 		server_configure(rd->server, &ss);
 }
@@ -512,6 +515,9 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("out of memory");
 	rd->dispatch = dispatch_new(
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
+	rd->feed = feed_new();
+	dispatch_set_feed(rd->dispatch, rd->feed);
+	feed_wire(rd->feed, rd->cache, rd->tier);
 	robotsd_configure(rd);
 	robotsd_load_state(rd);
 	rd->saver = saver_new();
@@ -551,6 +557,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	tier_free(rd->tier);
 	shared_free(rd->shared);
 #endif
+	feed_free(rd->feed);
 	fetcher_free(rd->fetcher);
 	looplag_free(rd->looplag);
 	event_free(sig->term);
