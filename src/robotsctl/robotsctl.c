@@ -4,7 +4,8 @@
  * Owns the options, the command table and the daemon commands (check,
  * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
  * exchange it, and renders the answer with ctl_print.c. The offline
- * "test" command is in ctl_test.c, the live "watch" view in ctl_watch.c.
+ * "test" command is in ctl_test.c, the live "top" view in ctl_top.c, the
+ * change feed ("watch") in ctl_feed.c.
  *
  * Exit status: 0 allowed / success, 1 disallowed, 2 error (message on stderr).
  */
@@ -186,7 +187,8 @@ static const struct ctl_cmd cmds[] = {
 	{ "inspect", 1, 1, cmd_inspect },
 	{ "purge", 1, 1, cmd_purge },
 	{ "ping", 0, 0, cmd_ping },
-	{ "watch", 0, 0, ctl_cmd_watch },
+	{ "top", 0, 0, ctl_cmd_top },
+	{ "watch", 0, -1, ctl_cmd_watch },
 	{ "test", 3, -1, ctl_cmd_test },
 };
 
@@ -215,10 +217,12 @@ usage(void)
 	    "  purge ORIGIN | --all     drop an origin (or all) from the "
 	    "cache\n"
 	    "  ping                     the daemon's version\n"
-	    "  watch                    a line of checks/s, hit rate, "
+	    "  top                      a line of checks/s, hit rate, "
 	    "fetches/s, errors,\n"
 	    "                           waiting, cache entries and bytes "
 	    "every interval\n"
+	    "  watch [ORIGIN...]        a line per robots.txt change of the "
+	    "origins (all)\n"
 	    "  test FILE AGENT URL...   check URLs against a local "
 	    "robots.txt (FILE - is stdin), offline\n"
 	    "options (before or after COMMAND; after '--' every word is an "
@@ -228,18 +232,20 @@ usage(void)
 	    "  --json                   print JSON answers, one per line\n"
 	    "  -t, --timeout SECONDS    wait this long for an answer (default "
 	    "70, 0 = forever)\n"
-	    "  -i, --interval SECONDS   watch: seconds between lines "
+	    "  -i, --interval SECONDS   top: seconds between lines "
 	    "(default 1)\n"
-	    "  -n, --count N            watch: stop after N lines (default 0: "
+	    "  -n, --count N            top: stop after N lines (default 0: "
 	    "never)\n"
+	    "  -a, --agent AGENT        watch: the changes for AGENT "
+	    "(repeatable, 16 at most)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            the version\n",
 	    stdout);
 }
 
-/* -i SECONDS (0.01 to a day, decimals allowed) or -n COUNT of watch. */
+/* -i SECONDS (0.01 to a day, decimals allowed) or -n COUNT of top. */
 static int
-parse_watch_option(int opt, const char *arg, struct ctl *ctl)
+parse_top_option(int opt, const char *arg, struct ctl *ctl)
 {
 	const char *errstr = "invalid";
 	long long n;
@@ -278,6 +284,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "agent", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -286,7 +293,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	long long n;
 	int opt;
 
-	switch (opt = getopt_long(argc, argv, "+:s:t:i:n:hV", longopts, NULL)) {
+	switch (
+	    opt = getopt_long(argc, argv, "+:s:t:i:n:a:hV", longopts, NULL)) {
 	case 's':
 		ctl->socket = optarg;
 		return 0;
@@ -302,7 +310,14 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return 0;
 	case 'i':
 	case 'n':
-		return parse_watch_option(opt, optarg, ctl);
+		return parse_top_option(opt, optarg, ctl);
+	case 'a':
+		if (ctl->nagents == CTL_MAX_AGENTS) {
+			ctl_warnx("at most %d --agent options", CTL_MAX_AGENTS);
+			return -1;
+		}
+		ctl->agents[ctl->nagents++] = optarg;
+		return 0;
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);

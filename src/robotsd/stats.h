@@ -10,6 +10,7 @@
 struct cache;
 struct clock;
 struct dispatch;
+struct feed;
 struct fetcher;
 struct looplag;
 struct server;
@@ -25,6 +26,7 @@ struct stats_sources {
 	double started;              /* clock seconds at start, for uptime */
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 	const struct looplag *looplag;
+	const struct feed *feed; /* the change feed */
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

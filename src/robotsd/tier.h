@@ -164,11 +164,10 @@ char *tier_lock_key(const char *origin);
 /*
  * The change feed (feed.h) rides on the same connections: every subscriber
  * connection also listens on TIER_FEED_CHANNEL, whose messages go to cb
- * (untrusted bytes, at most TIER_FEED_MAX: longer ones are dropped here);
- * tier_feed_publish sends one on origin's server, best effort.
+ * as they come (untrusted bytes: the feed checks them); tier_feed_publish
+ * sends one on origin's server, best effort.
  */
 #define TIER_FEED_CHANNEL "robotsd:v1:f"
-#define TIER_FEED_MAX 65536
 typedef void (*tier_feed_cb)(void *arg, const char *msg, size_t len);
 void tier_set_feed(struct tier *, tier_feed_cb, void *arg);
 void tier_feed_publish(

@@ -144,13 +144,8 @@ on_message(struct tier_conn *c, const char *channel, const redisReply *m)
 
 	if (strcmp(channel, TIER_CHANNEL) == 0)
 		tier_notified(c->srv, m->str, m->len);
-	else if (strcmp(channel, TIER_FEED_CHANNEL) == 0 &&
-	         t->feed_cb != NULL) {
-		if (m->len > TIER_FEED_MAX)
-			t->feed_oversized++;
-		else
-			t->feed_cb(t->feed_arg, m->str, m->len);
-	}
+	else if (strcmp(channel, TIER_FEED_CHANNEL) == 0 && t->feed_cb != NULL)
+		t->feed_cb(t->feed_arg, m->str, m->len);
 }
 
 /* A subscriber connection's reply: the SUBSCRIBE answer or a notice. */

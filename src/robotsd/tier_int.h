@@ -64,7 +64,6 @@ struct tier {
 	uint64_t seq;         /* notices seen; a wait hears only later ones */
 	tier_feed_cb feed_cb; /* change feed messages, or NULL */
 	void *feed_arg;
-	uint64_t feed_oversized; /* feed messages dropped: too long */
 	int freeing;
 };
 

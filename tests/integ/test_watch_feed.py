@@ -1,0 +1,204 @@
+"""The change feed (issue 19): the watch op on the real daemon, its events
+when a real origin's robots.txt changes (and none on a 304 or the same bytes
+again), a watcher that does not read dropped with its last line while checks
+go on, the feed across three instances on one real redis-server, hostile
+messages on the feed channel, and robotsctl watch."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+
+from harness import ROBOTSCTL, DaemonTest, poll
+from test_shared import Redis, tier_built
+
+CHANNEL = "robotsd:v1:f"
+V1 = "0123456789abcdef"
+V2 = "fedcba9876543210"
+
+
+def message(origin, old, new, tokens, sender="00000000000000aa", **kw):
+    """A fleet message as another instance would publish it."""
+    m = {"v": 1, "from": sender, "origin": origin, "old": old, "new": new,
+         "at": 1700000000.5, "state": "rules", "tokens": tokens}
+    m.update(kw)
+    return json.dumps(m, separators=(",", ":"))
+
+
+class WatchProtocol(DaemonTest):
+
+    def test_watch_answers_then_takes_no_more_requests(self):
+        c = self.start()
+        a = c.call({"op": "watch", "origins": [
+            "https://A.example", "https://a.example:443", "http://b.test"],
+            "agents": ["FooBot/1.0", "*"]})
+        # two spellings of one origin count once
+        self.assertAnswer(a, ok=True, watching=2)
+        c.send({"op": "ping", "id": 7})
+        a = c.recv()
+        self.assertError(a, "bad_request", rid=None)
+        self.assertIn("watching", a["error"]["message"])
+        # another connection is served as ever
+        self.assertAnswer(self.d.client().call({"op": "ping"}), ok=True)
+
+    def test_all_counts_the_cached_origins(self):
+        c = self.start()
+        self.origin.robots("a.test", "User-agent: *\nDisallow: /p\n")
+        self.assertAnswer(c.check("http://a.test/p"), allowed=False)
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch", "all": True}), ok=True,
+                          watching=1)
+
+    def test_bad_watch_requests(self):
+        c = self.start()
+        long_agent = "a" * 129
+        cases = [
+            ({"op": "watch"}, "bad_request"),
+            ({"op": "watch", "all": True, "origins": ["http://a.test"]},
+             "bad_request"),
+            ({"op": "watch", "all": False}, "bad_request"),
+            ({"op": "watch", "origins": []}, "bad_request"),
+            ({"op": "watch", "origins": "http://a.test"}, "bad_request"),
+            ({"op": "watch", "origins": [1]}, "bad_request"),
+            ({"op": "watch", "origins": ["http://a.test"] * 1001},
+             "bad_request"),
+            ({"op": "watch", "all": True, "agents": ["a"] * 17},
+             "bad_request"),
+            ({"op": "watch", "all": True, "agents": []}, "bad_request"),
+            ({"op": "watch", "all": True, "agents": [""]}, "bad_request"),
+            ({"op": "watch", "all": True, "agents": [long_agent]},
+             "bad_request"),
+            ({"op": "watch", "all": True, "agents": ["a\tb"]},
+             "bad_request"),
+            ({"op": "watch", "origins": ["not a url"]}, "bad_url"),
+            ({"op": "watch", "origins": ["gopher://a.test"]},
+             "unsupported_scheme"),
+        ]
+        for req, code in cases:
+            a = c.call(req)
+            self.assertError(a, code)
+        # the limits themselves are fine
+        a = c.call({"op": "watch", "origins": ["http://a.test"] * 1000,
+                    "agents": ["a" * 128] * 16})
+        self.assertAnswer(a, ok=True, watching=1)
+
+
+class FleetMessages(DaemonTest):
+    """What arrives on the feed channel: another instance's message is
+    delivered once, with each agent's difference found by its product token
+    (else "*"); anything malformed is dropped and changes nothing."""
+
+    def setUp(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
+        super().setUp()
+        self.tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.redis = Redis(self.tmp, "r0").start()
+        self.addCleanup(self.redis.stop)
+
+    def subscribed(self, n):
+        """Wait until n subscribers listen on the feed channel."""
+        def count():
+            r = self.redis.cmd("PUBSUB", "NUMSUB", CHANNEL)
+            return r[1] >= n
+        self.assertTrue(poll(count), "robotsd never subscribed")
+
+    def publish(self, msg):
+        return self.redis.cmd("PUBLISH", CHANNEL, msg)
+
+    def test_message_to_watchers_once_by_token(self):
+        self.start("--redis", self.redis.url)
+        self.subscribed(1)
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch", "origins": [
+            "https://a.test"], "agents": ["FooBot/2.0", "barbot"]}),
+            ok=True, watching=1)
+        tokens = {"*": {"d": ["/star"], "a": []},
+                  "foobot": {"d": ["/f"], "a": ["/g"]}}
+        self.assertEqual(self.publish(
+            message("https://a.test", V1, V2, tokens)), 1)
+        ev = w.recv()
+        self.assertEqual(ev, {
+            "event": "changed", "origin": "https://a.test", "old": V1,
+            "new": V2, "at": 1700000000.5, "state": "rules",
+            "agents": {
+                "FooBot/2.0": {"newly_disallowed": ["/f"],
+                               "newly_allowed": ["/g"]},
+                "barbot": {"newly_disallowed": ["/star"],
+                           "newly_allowed": []}}})
+        # the same change again (a second fetcher, a repeat): not twice;
+        # another origin's change: not for this watcher
+        self.publish(message("https://a.test", V1, V2, tokens,
+                             sender="00000000000000bb"))
+        self.publish(message("https://other.test", V1, V2, tokens))
+        # too many tokens to carry: agents are null
+        self.publish(message("https://a.test", V2, V1, None))
+        ev = w.recv()
+        self.assertEqual((ev["old"], ev["new"], ev["agents"]),
+                         (V2, V1, {"FooBot/2.0": None, "barbot": None}))
+
+    def test_hostile_messages_are_dropped(self):
+        self.start("--redis", self.redis.url)
+        self.subscribed(1)
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch", "all": True}), ok=True)
+        good = {"*": {"d": [], "a": ["/"]}}
+        bad = [
+            b"not json",
+            b"\xff\xfe",
+            b"[]",
+            message("https://a.test", V1, V2, good, v=2),
+            message("https://a.test", V1, V2, good, sender=""),
+            message("https://a.test", V1, V2, good, sender="x" * 17),
+            message("https://A.test", V1, V2, good),  # not normalized
+            message("https://a.test/path", V1, V2, good),
+            message("https://a.test", "XYZ", V2, good),
+            message("https://a.test", V1, "", good),
+            message("https://a.test", V1, V2, good, at="now"),
+            message("https://a.test", V1, V2, good, state=""),
+            message("https://a.test", V1, V2, {"foobot": {"d": [], "a": []}}),
+            message("https://a.test", V1, V2, {"*": {"d": [1], "a": []}}),
+            message("https://a.test", V1, V2, {"*": {"d": "/", "a": []}}),
+            message("https://a.test", V1, V2,
+                    dict(("t%d" % i, {"d": [], "a": []}) for i in range(80)),
+                    ),
+            message("https://a.test", V1, V2,
+                    {"*": {"d": ["/" + "x" * 70000], "a": []}}),
+        ]
+        for m in bad:
+            self.publish(m)
+        # still subscribed, and the next good message is the next line
+        self.publish(message("https://z.test", V1, V2, good))
+        ev = w.recv()
+        self.assertEqual((ev["origin"], ev["agents"]),
+                         ("https://z.test", {"*": {"newly_disallowed": [],
+                                                   "newly_allowed": ["/"]}}))
+        st = self.stats()
+        self.assertAnswer(self.d.client().call({"op": "ping"}), ok=True)
+        self.assertEqual(st.get("feed_refused"), len(bad), st)
+
+    def test_robotsctl_watch_prints_the_feed(self):
+        self.start("--redis", self.redis.url)
+        self.subscribed(1)
+        p = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch",
+                              "https://a.test", "--agent", "foobot"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(p.kill)
+        self.subscribed(1)
+        self.assertTrue(poll(lambda: self.stats().get("feed_watchers") == 1),
+                        "robotsctl never watched")
+        tokens = {"*": {"d": [], "a": []},
+                  "foobot": {"d": ["/a", "/b"], "a": ["/c"]}}
+        self.publish(message("https://a.test", None, V2, tokens))
+        line = p.stdout.readline().decode()
+        self.assertEqual(line, "2023-11-14T22:13:20Z https://a.test none -> "
+                         "%s rules [foobot: -/a -/b +/c]\n" % V2)
+        p.kill()
+        p.wait()
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
