@@ -384,7 +384,8 @@ static void
 dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
-	char **origins = NULL, *agents[PROTO_MAX_WATCH_AGENTS];
+	const char *agents[PROTO_MAX_WATCH_AGENTS];
+	char **origins = NULL;
 	size_t n = 0, nagents = json_array_size(req->agents), i;
 
 	if (d->feed == NULL) {
@@ -395,10 +396,9 @@ dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 	if (!req->all && dispatch_watch_origins(s, req, &origins, &n) == -1)
 		return;
 	for (i = 0; i < nagents; i++)
-		agents[i] =
-		    (char *)json_string_value(json_array_get(req->agents, i));
-	s->watch =
-	    feed_watch(d->feed, s->out, origins, n, req->all, agents, nagents);
+		agents[i] = json_string_value(json_array_get(req->agents, i));
+	s->watch = feed_watch(d->feed, s->out, (const char *const *)origins, n,
+	    req->all, agents, nagents);
 	for (i = 0; i < n; i++)
 		free(origins[i]);
 	free(origins);

@@ -148,7 +148,7 @@ feed_stats(const struct feed *f)
 
 /* A copy of n strings. */
 static char **
-copy_strs(char *const *v, size_t n)
+copy_strs(const char *const *v, size_t n)
 {
 	char **c = xcalloc(n + 1, sizeof(*c));
 	size_t i;
@@ -169,8 +169,8 @@ free_strs(char **v, size_t n)
 }
 
 struct feed_watcher *
-feed_watch(struct feed *f, struct reply *out, char *const *origins, size_t n,
-    int all, char *const *agents, size_t nagents)
+feed_watch(struct feed *f, struct reply *out, const char *const *origins,
+    size_t n, int all, const char *const *agents, size_t nagents)
 {
 	struct feed_watcher *w = xcalloc(1, sizeof(*w));
 	struct buf b = BUF_INIT(0);

@@ -71,7 +71,7 @@ const struct feed_stats *feed_stats(const struct feed *);
  * for agents (copied; none: "*"); its events go to out. Never fails.
  */
 struct feed_watcher *feed_watch(struct feed *, struct reply *out,
-    char *const *origins, size_t n, int all, char *const *agents,
+    const char *const *origins, size_t n, int all, const char *const *agents,
     size_t nagents);
 void feed_unwatch(struct feed_watcher *); /* NULL is fine */
 /* 0 once w got its last line (dropped at its output cap). */
