@@ -30,6 +30,7 @@
 #include "fetchlog.h"
 #include "lifetime.h"
 #include "log.h"
+#include "version.h"
 
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
 
@@ -258,13 +259,43 @@ entry_set_str(char **field, const char *s)
 	*field = s != NULL ? strdup(s) : NULL;
 }
 
+/*
+ * The entry holds version ver from now on: a different one starts its
+ * time; any confirms it (validated_at).
+ */
+static void
+entry_set_version(struct entry *e, const char *ver, double now)
+{
+	if (strcmp(e->pub.version, ver) != 0) {
+		memcpy(e->pub.version, ver, sizeof(e->pub.version));
+		e->pub.version_since = now;
+	}
+	e->pub.validated_at = now;
+}
+
+/* The version of a state without rules that fetch result r led to. */
+static void
+result_state_version(const struct fetch_result *r, char *out)
+{
+	if (r->error == FETCH_OK)
+		version_of_status(r->http_status, out);
+	else
+		version_of_error(r->error, out);
+}
+
 /* Record a 2xx (rules) or 4xx/too-many-redirects (allow all) answer. */
 static void
 entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
     struct robots *rb, double now)
 {
 	struct http_meta m = result_meta(r);
+	char ver[VERSION_HEX + 1];
 
+	if (rb != NULL)
+		version_of_body(r->body, r->body_len, ver);
+	else
+		result_state_version(r, ver);
+	entry_set_version(e, ver, now);
 	robots_unref(e->pub.robots);
 	e->pub.robots = rb;
 	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
@@ -302,6 +333,7 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 	        r->http_status) == LT_FAILED_SOON;
 	struct http_meta m = result_meta(r);
 	double ra = soon ? lifetime_retry_after(&m, clock_wall(c->clock)) : -1;
+	char ver[VERSION_HEX + 1];
 
 	if (e->pub.fail_streak++ == 0)
 		e->pub.fail_since = now;
@@ -315,6 +347,8 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 		return;
 	}
 	e->pub.policy = CACHE_DISALLOW_ALL;
+	result_state_version(r, ver);
+	entry_set_version(e, ver, now);
 	entry_fallback(c, e, now);
 	e->pub.body_bytes = 0;
 	e->pub.truncated = 0;
@@ -401,6 +435,9 @@ entry_settle(struct entry *e, const struct cache_entry *src, int good)
 	e->pub.fail_since = src->fail_since;
 	e->pub.next_retry = src->next_retry;
 	e->pub.stale = src->stale;
+	e->pub.version_since = src->version_since;
+	e->pub.validated_at = src->validated_at;
+	memcpy(e->pub.version, src->version, sizeof(e->pub.version));
 	e->good = good;
 	entry_set_str(&e->pub.final_url, src->final_url);
 	entry_set_str(&e->pub.last_error, src->last_error);
@@ -427,6 +464,32 @@ entry_install_failure(struct entry *e, const struct shared_state *s)
 	e->pub.stale = 1;
 }
 
+/*
+ * The version of the fleet's state s into st: a ruleset's from its body,
+ * so every instance agrees whatever wrote it; else the writer's, or for a
+ * value that has none (an older writer) its status, or "error:network".
+ */
+static void
+shared_version(
+    const struct entry *e, const struct shared_state *s, struct cache_entry *st)
+{
+	if (s->policy == CACHE_RULES)
+		version_of_body(s->body, s->body_len, st->version);
+	else if (s->version != NULL && strlen(s->version) == VERSION_HEX)
+		memcpy(st->version, s->version, VERSION_HEX + 1);
+	else if (s->http_status > 0)
+		version_of_status(s->http_status, st->version);
+	else
+		version_of_error(FETCH_NETWORK, st->version);
+	st->validated_at =
+	    s->validated_at > 0 ? s->validated_at : s->fetched_at;
+	if (strcmp(st->version, e->pub.version) == 0)
+		st->version_since = e->pub.version_since;
+	else
+		st->version_since =
+		    s->version_since > 0 ? s->version_since : s->fetched_at;
+}
+
 /* Install the fleet's state for an entry (from the shared tier). */
 static void
 entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
@@ -448,6 +511,7 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 		entry_install_failure(e, s);
 		return;
 	}
+	shared_version(e, s, &st);
 	if (st.policy == CACHE_RULES &&
 	    (st.robots = robots_parse(s->body, s->body_len)) == NULL) {
 		struct fetch_result r = { .error = FETCH_NETWORK };
@@ -484,6 +548,42 @@ entry_wake(struct cache *c, struct entry *e)
 		entry_land(e);
 }
 
+/*
+ * Tell the listeners that e went from version old (or none: "") to the one
+ * it holds now, if that differs; old_rb is the ruleset before.
+ */
+static void
+cache_tell_change(struct cache *c, const struct entry *e, const char *old,
+    const struct robots *old_rb, const struct fetch_result *r)
+{
+	struct cache_change ch = {
+		.origin = e->pub.origin,
+		.old_version = old[0] != '\0' ? old : NULL,
+		.new_version = e->pub.version,
+		.at = e->pub.version_since,
+		.entry = &e->pub,
+		.old_robots = old_rb,
+		.fetched = r->shared == NULL ? r : NULL,
+	};
+	size_t i;
+
+	if (e->pub.version[0] == '\0' || strcmp(old, e->pub.version) == 0)
+		return;
+	for (i = 0; i < c->nlisteners; i++)
+		c->listeners[i].cb(&ch, c->listeners[i].arg);
+}
+
+/* Add a listener of version changes; see cache.h. */
+int
+cache_listen(struct cache *c, cache_change_cb cb, void *arg)
+{
+	if (c->nlisteners == CACHE_MAX_LISTENERS)
+		return -1;
+	c->listeners[c->nlisteners].cb = cb;
+	c->listeners[c->nlisteners++].arg = arg;
+	return 0;
+}
+
 /* The fetcher's callback: update the entry, wake its waiters, trim. */
 static void
 cache_fetch_done_cb(const struct fetch_result *r, void *arg)
@@ -491,7 +591,13 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct entry *e = arg;
 	struct flight *fl = e->flight;
 	struct cache *c = fl->cache;
+	char old[VERSION_HEX + 1];
+	struct robots *old_rb = NULL;
 
+	memcpy(old, e->pub.version, sizeof(old));
+	if (c->nlisteners > 0)
+		old_rb =
+		    e->pub.robots != NULL ? robots_ref(e->pub.robots) : NULL;
 	e->pub.fetching = 0;
 	e->pub.shared = r->shared != NULL;
 	if (r->shared != NULL)
@@ -502,6 +608,8 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	}
 	entry_account(c, e);
+	cache_tell_change(c, e, old, old_rb, r);
+	robots_unref(old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e);
 	cache_enforce_cap(c);

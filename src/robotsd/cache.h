@@ -13,6 +13,7 @@
 
 #include "lifetime.h"
 #include "outcome.h"
+#include "version.h"
 
 struct clock;
 struct robots;
@@ -36,6 +37,8 @@ struct cache_entry {
 	char *final_url;       /* after redirects, or NULL */
 	char *last_error;      /* text of the last failure, or NULL */
 	double fetched_at;     /* clock seconds of the last fetch's end */
+	double version_since;  /* clock seconds: this version first fetched */
+	double validated_at;   /* last fetch or 304 that confirmed it */
 	double expires_at;     /* refresh after this */
 	/* Failure state (5xx, 429, network error, timeout). */
 	double fail_since;    /* clock seconds of the first failure */
@@ -48,6 +51,12 @@ struct cache_entry {
 	uint8_t fetching;     /* a fetch of this origin is under way */
 	uint8_t stale;        /* answers come from an older good copy */
 	uint8_t shared;       /* taken from the shared tier, not fetched here */
+	/*
+	 * version.h's id of the state answered from: the good copy's while
+	 * one is served stale; "" when unknown (restored from an old state
+	 * file, whose records keep no body).
+	 */
+	char version[VERSION_HEX + 1];
 };
 
 enum cache_status {
@@ -115,6 +124,33 @@ struct cache_fetch_ops {
 	/* Optional: an origin was purged here; forget it there too. */
 	void (*purge)(void *impl, const char *origin);
 };
+
+/*
+ * The seam for whatever follows an origin's versions (archive, change
+ * feed): a cache calls its listeners when a fetch here or a shared-tier
+ * read gives an origin a version it did not have (a new entry, or a
+ * different version); never on a 304 revalidation, on the same bytes again,
+ * on a failure while a good copy is served, or on a state file restore.
+ * Everything is borrowed for the call only.
+ */
+struct cache_change {
+	const char *origin;
+	const char *old_version; /* NULL: the origin had none */
+	const char *new_version;
+	double at; /* clock seconds (Unix time, test offset included) */
+	const struct cache_entry *entry; /* the new state, ruleset included */
+	/* The ruleset before (a reference is held during the call), or NULL. */
+	const struct robots *old_robots;
+	/*
+	 * The fetch outcome (raw_headers, body as received up to the cap);
+	 * NULL when the version came from the shared tier.
+	 */
+	const struct fetch_result *fetched;
+};
+typedef void (*cache_change_cb)(const struct cache_change *, void *arg);
+#define CACHE_MAX_LISTENERS 4
+/* Add a listener (up to CACHE_MAX_LISTENERS); -1 when full. */
+int cache_listen(struct cache *, cache_change_cb, void *arg);
 
 struct cache *cache_new(const struct cache_settings *,
     const struct cache_fetch_ops *, void *fetch_impl, struct clock *);

@@ -58,6 +58,11 @@ struct cache {
 	struct cache_stats stats;
 	struct fetch_stats fstats;
 	struct cache_settings set;
+	struct {
+		cache_change_cb cb;
+		void *arg;
+	} listeners[CACHE_MAX_LISTENERS];
+	size_t nlisteners;
 };
 
 /* The index (cache_index.c). */

@@ -78,6 +78,19 @@ check_str(struct buf *b, const char *s, size_t len, int plain)
 	buf_lit(b, "\"");
 }
 
+/* ,"version":"HEX16" (copied as kept), or null when unknown. */
+static void
+check_version(struct buf *b, const char *version)
+{
+	if (version[0] == '\0') {
+		buf_lit(b, ",\"version\":null");
+		return;
+	}
+	buf_lit(b, ",\"version\":\"");
+	buf_add(b, version, VERSION_HEX);
+	buf_lit(b, "\"");
+}
+
 /*
  * The verdict for URL u and agent from entry e, as the answer's members
  * after "ok" (without a leading comma), into b.
@@ -130,6 +143,7 @@ check_verdict(struct buf *b, const struct check_env *env,
 		buf_lit(b, "null");
 	buf_lit(b, ",\"expires_in\":");
 	jw_int(b, llround(expires));
+	check_version(b, e->version);
 }
 
 /* The fields for the URL /robots.txt itself: always allowed, no fetch. */
@@ -141,7 +155,7 @@ check_robots_txt_fields(
 	check_str(b, u->origin, u->origin_len, u->origin_plain);
 	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
-	           "\"expires_in\":null");
+	           "\"expires_in\":null,\"version\":null");
 	check_count(env, "cache", "robots_txt");
 }
 

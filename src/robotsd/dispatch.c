@@ -221,8 +221,16 @@ dispatch_entry(struct buf *b, const struct dispatch *d,
 		jw_int(b, e->http_status);
 	else
 		buf_lit(b, "null");
+	/* When this version was first fetched (the last fetch if unknown). */
 	dispatch_key(b, "fetched_at");
+	dispatch_time(
+	    b, e->version_since > 0 ? e->version_since : e->fetched_at);
+	dispatch_key(b, "validated_at");
+	dispatch_time(b, e->validated_at);
+	dispatch_key(b, "last_fetch_at"); /* whatever it came back with */
 	dispatch_time(b, e->fetched_at);
+	dispatch_key(b, "version");
+	dispatch_cstr(b, e->version[0] != '\0' ? e->version : NULL);
 	dispatch_key(b, "expires_at");
 	dispatch_time(b, e->expires_at);
 	dispatch_key(b, "expires_in");

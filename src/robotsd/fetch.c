@@ -129,6 +129,7 @@ fetch_free_mem(struct fetch *fe)
 	for (i = 0; i < HDR_COUNT; i++)
 		free(fe->hdr[i]);
 	buf_clear(&fe->body);
+	buf_clear(&fe->raw);
 	free(fe->errbuf);
 	free(fe->final_url);
 	free(fe->url);
@@ -366,6 +367,7 @@ fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
 	}
 	fe->fetcher = f;
 	fe->body = BUF_INIT(ROBOTS_MAX_BODY);
+	fe->raw = BUF_INIT(FETCH_MAX_RAW_HEADERS);
 	fe->cb = cb;
 	fe->arg = arg;
 	fe->held = sizeof(*fe) + strlen(url) + 1;

@@ -93,7 +93,8 @@ struct fetch {
 	char *final_url;           /* NULL: url */
 	struct buf body;           /* capped at ROBOTS_MAX_BODY */
 	char *hdr[HDR_COUNT];
-	char *errbuf; /* CURL_ERROR_SIZE */
+	struct buf raw; /* status line and headers, capped */
+	char *errbuf;   /* CURL_ERROR_SIZE */
 	CURL *easy;
 	struct curl_slist *connect_to; /* own copy: outlives a reload */
 	struct event deadline;         /* the whole fetch, redirects included */

@@ -33,7 +33,30 @@ fetch_reset_response(struct fetch *fe)
 		fe->hdr[i] = NULL;
 	}
 	buf_reset(&fe->body);
+	buf_reset(&fe->raw);
 	fe->truncated = 0;
+}
+
+/*
+ * Keep a header line as received (the end of line made CRLF; the blank
+ * line that ends the headers is not kept), up to the cap: what an archive
+ * of the response needs. Memory is counted like the body's.
+ */
+static void
+fetch_keep_raw(struct fetch *fe, const char *line, size_t len)
+{
+	size_t cap = fe->raw.cap;
+
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
+		len--;
+	if (len == 0)
+		return;
+	if (fe->raw.max - fe->raw.len >= len + 2) {
+		(void)buf_add_some(&fe->raw, line, len);
+		(void)buf_add_some(&fe->raw, "\r\n", 2);
+	}
+	fe->held += fe->raw.cap - cap;
+	atomic_fetch_add(&fe->fetcher->bytes, fe->raw.cap - cap);
 }
 
 /* CURLOPT_HEADERFUNCTION: keep the final response's policy headers. */
@@ -46,8 +69,11 @@ fetch_header_cb(char *buf, size_t size, size_t n, void *arg)
 
 	if (len >= 5 && strncasecmp(buf, "HTTP/", 5) == 0) {
 		fetch_reset_response(fe);
+		fetch_keep_raw(fe, buf, len);
 		return len;
 	}
+	if (fe->raw.len > 0) /* an HTTP response's (not FTP's replies) */
+		fetch_keep_raw(fe, buf, len);
 	if ((colon = memchr(buf, ':', len)) == NULL)
 		return len;
 	nlen = (size_t)(colon - buf);
@@ -181,4 +207,8 @@ fetch_result_of(const struct fetch *fe, struct fetch_result *r)
 	r->age = fe->hdr[HDR_AGE];
 	r->retry_after = fe->hdr[HDR_RETRY_AFTER];
 	r->date = fe->hdr[HDR_DATE];
+	if (fe->raw.len > 0 && fe->error == FETCH_OK) {
+		r->raw_headers = fe->raw.p;
+		r->raw_headers_len = fe->raw.len;
+	}
 }

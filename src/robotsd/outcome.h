@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* The most bytes of status line and headers kept (fetch_result). */
+#define FETCH_MAX_RAW_HEADERS 16384
+
 enum fetch_error {
 	FETCH_OK,           /* an HTTP answer (any status) */
 	FETCH_NETWORK,      /* DNS, connect, TLS, protocol error */
@@ -25,6 +28,13 @@ struct fetch_result {
 	const char *final_url; /* after redirects */
 	unsigned redirects;
 	double seconds; /* the transfer's duration; 0 if unknown */
+	/*
+	 * The final response's status line and headers as received, each line
+	 * ending in CRLF (capped at FETCH_MAX_RAW_HEADERS bytes; NULL when
+	 * there was no HTTP answer).
+	 */
+	const char *raw_headers;
+	size_t raw_headers_len;
 	/* Response headers the policy needs; NULL when absent. */
 	const char *cache_control;
 	const char *expires;
@@ -58,6 +68,13 @@ struct shared_state {
 	const char *last_error; /* or NULL */
 	const char *body;
 	size_t body_len;
+	/*
+	 * Provenance, when the writer kept it (else NULL / 0): the version id
+	 * of a state without rules (a ruleset's is computed from body), when
+	 * that version was first fetched and last confirmed.
+	 */
+	const char *version;
+	double version_since, validated_at;
 };
 
 /* Called once per fetch; result and its strings are valid during the call. */

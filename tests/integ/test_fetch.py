@@ -2,6 +2,7 @@
 cap, content encodings, User-Agent, --connect-to, timeouts, --max-fetches,
 disconnecting waiters, origin and path normalization, answer and inspect
 fields, private addresses, LRU eviction, https with --ca-file."""
+import hashlib
 import json
 import os
 import shutil
@@ -326,16 +327,21 @@ class Fetch(DaemonTest):
 class Answers(DaemonTest):
 
     def test_check_answer_has_exactly_the_contract_fields(self):
-        self.origin.robots("example.test", "User-agent: FooBot\n"
-                           "Crawl-delay: 5\nDisallow: /a/\n\n"
-                           "User-agent: *\nDisallow: /\n")
+        body = ("User-agent: FooBot\n"
+                "Crawl-delay: 5\nDisallow: /a/\n\n"
+                "User-agent: *\nDisallow: /\n")
+        self.origin.robots("example.test", body)
         c = self.start()
         a = c.call({"op": "check", "url": "http://Example.TEST:80/a/b?q=1#f",
                     "agent": "FooBot/2.1 (+https://foo.example)", "id": 7})
         self.assertEqual(sorted(a), sorted(
             ["id", "ok", "allowed", "origin", "source", "reason",
-             "http_status", "rule", "crawl_delay", "expires_in"]),
+             "http_status", "rule", "crawl_delay", "expires_in",
+             "version"]),
             json.dumps(a))
+        # The version: the first 16 hex digits of SHA-256 of the body.
+        self.assertEqual(a["version"],
+                         hashlib.sha256(body.encode()).hexdigest()[:16])
         self.assertAnswer(a, id=7, ok=True, allowed=False,
                           origin="http://example.test", source="fetched",
                           reason="rule", http_status=200,
@@ -346,6 +352,15 @@ class Answers(DaemonTest):
         self.assertAnswer(b, allowed=False, source="cache", crawl_delay=None,
                           rule={"directive": "disallow", "pattern": "/",
                                 "line": 6})
+        self.assertEqual(b["version"], a["version"])
+        # A state without rules: SHA-256 of "status:NNN"; /robots.txt
+        # itself is answered without a fetch, so without a version.
+        d = c.check("http://missing.test/x")
+        self.assertAnswer(d, http_status=404, reason="unavailable",
+                          version=hashlib.sha256(b"status:404")
+                          .hexdigest()[:16])
+        r = c.check("http://example.test/robots.txt")
+        self.assertAnswer(r, reason="robots_txt", version=None)
 
     def test_inspect_shows_groups_sitemaps_and_times(self):
         body = ("User-agent: a\nUser-agent: b\nDisallow: /x\nAllow: /y\n"
@@ -366,8 +381,13 @@ class Answers(DaemonTest):
             retry={"fail_streak": 0, "failing_since": None,
                    "next_retry": None, "last_error": None},
             fetching=False, stale=False)
-        self.assertBetween(i["fetched_at"], t0 - 1, t0 + 10, "fetched_at")
-        self.assertBetween(i["expires_at"] - i["fetched_at"], 86400 - 1,
+        self.assertBetween(i["last_fetch_at"], t0 - 1, t0 + 10, "fetched_at")
+        # One fetch: first fetched, last confirmed and last fetched agree.
+        self.assertEqual(i["fetched_at"], i["last_fetch_at"])
+        self.assertEqual(i["validated_at"], i["last_fetch_at"])
+        self.assertEqual(i["version"],
+                         hashlib.sha256(body.encode()).hexdigest()[:16])
+        self.assertBetween(i["expires_at"] - i["last_fetch_at"], 86400 - 1,
                            86400 + 1, "lifetime")
         self.assertBetween(i["expires_in"], 86400 - 10, 86400, "expires_in")
 

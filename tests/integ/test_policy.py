@@ -51,7 +51,7 @@ class Lifetimes(DaemonTest):
         i = self.inspect("http://maxage.test")
         self.assertAnswer(i, ok=True, state="rules", http_status=200,
                           fetching=False, stale=False)
-        self.assertBetween(i["expires_at"] - i["fetched_at"], 3600 - 1,
+        self.assertBetween(i["expires_at"] - i["last_fetch_at"], 3600 - 1,
                            3600 + 1, "expires_at - fetched_at")
 
     def test_ttl_clamped_to_min_and_max_ttl_options(self):
@@ -166,7 +166,7 @@ class Backoff(DaemonTest):
 
     def assertDelay(self, i, lo, hi, what):
         r = i["retry"]
-        self.assertBetween(r["next_retry"] - i["fetched_at"], lo - 1, hi + 1,
+        self.assertBetween(r["next_retry"] - i["last_fetch_at"], lo - 1, hi + 1,
                            "%s: next_retry - fetched_at (%s)"
                            % (what, json.dumps(i)))
 
@@ -179,7 +179,7 @@ class Backoff(DaemonTest):
                           http_status=500, source="fetched")
         self.assertBetween(a["expires_in"], 100 - SLACK, 110, "expires_in")
         i = self.wait_fetched(orig)
-        first = i["fetched_at"]
+        first = i["last_fetch_at"]
         for streak, lo in [(1, 100), (2, 200), (3, 400), (4, 800),
                            (5, 1000), (6, 1000)]:
             with self.subTest(streak=streak):
@@ -206,7 +206,7 @@ class Backoff(DaemonTest):
         for h, r in zip(hosts, a["results"]):
             self.assertAnswer(r, ok=True, allowed=False, reason="unreachable")
             i = self.inspect("http://" + h)
-            d = i["retry"]["next_retry"] - i["fetched_at"]
+            d = i["retry"]["next_retry"] - i["last_fetch_at"]
             self.assertBetween(d, 1000 - 0.01, 1100, h)
             delays.append(round(d, 1))
         self.assertGreater(len(set(delays)), 1,
@@ -282,9 +282,9 @@ class Unreachable(DaemonTest):
         last = seen[-1]
         self.assertEqual(last["state"], "allow_all", json.dumps(last))
         r = last["retry"]
-        self.assertGreaterEqual(last["fetched_at"] - r["failing_since"], 1000)
+        self.assertGreaterEqual(last["last_fetch_at"] - r["failing_since"], 1000)
         for i in seen[:-1]:
-            self.assertLess(i["fetched_at"] - i["retry"]["failing_since"],
+            self.assertLess(i["last_fetch_at"] - i["retry"]["failing_since"],
                             1000, "allowed all too early: %s" % json.dumps(i))
         self.assertAnswer(c.check(url), ok=True, allowed=True, http_status=500)
 
@@ -299,7 +299,7 @@ class Unreachable(DaemonTest):
         self.advance(101)
         self.assertAnswer(c.check(url), allowed=False, source="stale")
         self.retry_until(
-            url, orig, lambda i: i["fetched_at"] - i["retry"]["failing_since"]
+            url, orig, lambda i: i["last_fetch_at"] - i["retry"]["failing_since"]
             >= 1000)
         self.assertAnswer(c.check(url), ok=True, allowed=False,
                           source="stale", reason="rule")

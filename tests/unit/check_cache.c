@@ -92,22 +92,35 @@ static const struct {
 	enum cache_policy policy;
 	int want_status;
 	double ttl; /* seconds, or RETRY or SOON */
+	/*
+	 * The version: SHA-256 (first 16 hex digits, from sha256sum) of
+	 * RULES_BODY, "status:NNN" or "error:CLASS".
+	 */
+	const char *version;
 } outcomes[] = {
-	{ FETCH_OK, 200, NULL, CACHE_RULES, 200, DAY },
-	{ FETCH_OK, 204, NULL, CACHE_RULES, 204, DAY },
-	{ FETCH_OK, 304, NULL, CACHE_ALLOW_ALL, 304, DAY },
-	{ FETCH_OK, 401, NULL, CACHE_ALLOW_ALL, 401, DAY },
-	{ FETCH_OK, 403, NULL, CACHE_ALLOW_ALL, 403, DAY },
-	{ FETCH_OK, 404, NULL, CACHE_ALLOW_ALL, 404, DAY },
-	{ FETCH_OK, 410, NULL, CACHE_ALLOW_ALL, 410, DAY },
-	{ FETCH_REDIRECTS, 301, "max-age=600", CACHE_ALLOW_ALL, 301, 600 },
-	{ FETCH_OK, 500, NULL, CACHE_DISALLOW_ALL, 500, RETRY },
-	{ FETCH_OK, 502, NULL, CACHE_DISALLOW_ALL, 502, RETRY },
-	{ FETCH_OK, 503, NULL, CACHE_DISALLOW_ALL, 503, SOON },
-	{ FETCH_OK, 429, NULL, CACHE_DISALLOW_ALL, 429, SOON },
-	{ FETCH_NETWORK, 0, NULL, CACHE_DISALLOW_ALL, 0, RETRY },
-	{ FETCH_TIMEOUT, 0, NULL, CACHE_DISALLOW_ALL, 0, RETRY },
-	{ FETCH_PRIVATE_ADDR, 0, NULL, CACHE_DISALLOW_ALL, 0, RETRY },
+	{ FETCH_OK, 200, NULL, CACHE_RULES, 200, DAY, "38ee13a89fd0de18" },
+	{ FETCH_OK, 204, NULL, CACHE_RULES, 204, DAY, "38ee13a89fd0de18" },
+	{ FETCH_OK, 304, NULL, CACHE_ALLOW_ALL, 304, DAY, "f2829bb073b753a6" },
+	{ FETCH_OK, 401, NULL, CACHE_ALLOW_ALL, 401, DAY, "8297f5f104177555" },
+	{ FETCH_OK, 403, NULL, CACHE_ALLOW_ALL, 403, DAY, "38e596955fca39c2" },
+	{ FETCH_OK, 404, NULL, CACHE_ALLOW_ALL, 404, DAY, "c4a3b17cef32e92b" },
+	{ FETCH_OK, 410, NULL, CACHE_ALLOW_ALL, 410, DAY, "2b755767b829abdb" },
+	{ FETCH_REDIRECTS, 301, "max-age=600", CACHE_ALLOW_ALL, 301, 600,
+	    "9340f8272316737e" },
+	{ FETCH_OK, 500, NULL, CACHE_DISALLOW_ALL, 500, RETRY,
+	    "4e9ca58cfe98c218" },
+	{ FETCH_OK, 502, NULL, CACHE_DISALLOW_ALL, 502, RETRY,
+	    "d74eadede4de5eb3" },
+	{ FETCH_OK, 503, NULL, CACHE_DISALLOW_ALL, 503, SOON,
+	    "69e4c6db8741dc34" },
+	{ FETCH_OK, 429, NULL, CACHE_DISALLOW_ALL, 429, SOON,
+	    "7cf7064a14612944" },
+	{ FETCH_NETWORK, 0, NULL, CACHE_DISALLOW_ALL, 0, RETRY,
+	    "4696fab8f48b3837" },
+	{ FETCH_TIMEOUT, 0, NULL, CACHE_DISALLOW_ALL, 0, RETRY,
+	    "b36ef9474f22db64" },
+	{ FETCH_PRIVATE_ADDR, 0, NULL, CACHE_DISALLOW_ALL, 0, RETRY,
+	    "81d2d790c229151f" },
 };
 
 START_TEST(test_outcome_sets_policy_status_and_lifetime)
@@ -136,8 +149,88 @@ START_TEST(test_outcome_sets_policy_status_and_lifetime)
 	else
 		ck_assert_double_eq(
 		    expires_in("https://a.test"), outcomes[_i].ttl);
+	ck_assert_str_eq(e->version, outcomes[_i].version);
+	ck_assert_double_eq(e->version_since, SCRIPT_T0);
+	ck_assert_double_eq(e->validated_at, SCRIPT_T0);
 	ck_assert_int_eq(check_now("https://a.test", &e), CACHE_HIT);
 	ck_assert_uint_eq(sc.n, 1);
+}
+END_TEST
+
+/* What the change listener saw. */
+static struct {
+	int n;
+	char old[VERSION_HEX + 1], new[VERSION_HEX + 1];
+	int had_old_robots, fetched, raw_len;
+	double at;
+} seen;
+
+/* A cache_change_cb recording the last change. */
+static void
+record_change(const struct cache_change *ch, void *arg)
+{
+	ck_assert_ptr_eq(arg, &seen);
+	seen.n++;
+	snprintf(seen.old, sizeof(seen.old), "%s",
+	    ch->old_version != NULL ? ch->old_version : "none");
+	snprintf(seen.new, sizeof(seen.new), "%s", ch->new_version);
+	ck_assert_str_eq(ch->entry->version, ch->new_version);
+	seen.had_old_robots = ch->old_robots != NULL;
+	seen.fetched = ch->fetched != NULL;
+	seen.raw_len =
+	    ch->fetched != NULL ? (int)ch->fetched->raw_headers_len : -1;
+	seen.at = ch->at;
+}
+
+/* Refresh origin (its entry has expired) with r. */
+static void
+refresh_with(const char *origin, const struct fetch_result *r)
+{
+	advance_to(clock_now(&clk) + 2 * DAY);
+	fetch_now(origin, r);
+}
+
+START_TEST(test_listeners_told_of_new_versions_only)
+{
+	static const char other[] = "User-agent: *\nDisallow: /x\n";
+	struct fetch_result r = script_result(FETCH_OK, 200);
+
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(cache_listen(cache, record_change, &seen), 0);
+	r.body = RULES_BODY;
+	r.body_len = strlen(RULES_BODY);
+	r.raw_headers = "HTTP/1.1 200 OK\r\n";
+	r.raw_headers_len = 17;
+	fetch_now("https://a.test", &r);
+	ck_assert_int_eq(seen.n, 1); /* a new entry */
+	ck_assert_str_eq(seen.old, "none");
+	ck_assert_str_eq(seen.new, "38ee13a89fd0de18");
+	ck_assert_int_eq(seen.had_old_robots, 0);
+	ck_assert_int_eq(seen.fetched, 1);
+	ck_assert_int_eq(seen.raw_len, 17);
+	ck_assert_double_eq(seen.at, SCRIPT_T0);
+	refresh_with("https://a.test", &r); /* the same bytes again */
+	ck_assert_int_eq(seen.n, 1);
+	ck_assert_double_eq(entry("https://a.test")->version_since, SCRIPT_T0);
+	ck_assert_double_eq(
+	    entry("https://a.test")->validated_at, SCRIPT_T0 + 2 * DAY);
+	r = script_result(FETCH_OK, 503); /* failing: the good copy stays */
+	refresh_with("https://a.test", &r);
+	ck_assert_int_eq(seen.n, 1);
+	ck_assert_str_eq(entry("https://a.test")->version, "38ee13a89fd0de18");
+	r = script_result(FETCH_OK, 200);
+	r.body = other; /* different bytes: sha256sum of other */
+	r.body_len = sizeof(other) - 1;
+	refresh_with("https://a.test", &r);
+	ck_assert_int_eq(seen.n, 2);
+	ck_assert_str_eq(seen.old, "38ee13a89fd0de18");
+	ck_assert_str_eq(seen.new, "a92d287a72a3f39a");
+	ck_assert_int_eq(seen.had_old_robots, 1);
+	ck_assert_double_eq(seen.at, SCRIPT_T0 + 6 * DAY);
+	r = script_result(FETCH_OK, 404); /* a state without rules */
+	refresh_with("https://a.test", &r);
+	ck_assert_int_eq(seen.n, 3);
+	ck_assert_str_eq(seen.new, "c4a3b17cef32e92b");
 }
 END_TEST
 
@@ -685,6 +778,7 @@ cache_suite(void)
 	tcase_add_test(
 	    tc, test_backoff_count_follows_failures_recoveries_and_purges);
 	tcase_add_test(tc, test_held_clock_is_one_instant);
+	tcase_add_test(tc, test_listeners_told_of_new_versions_only);
 	tc = fixture(s, "waiters");
 	tcase_add_test(tc, test_max_waiting_overloads_new_waiters_only);
 	tcase_add_test(

@@ -134,6 +134,9 @@ finish(const char *origin, int status, const char *body)
 }
 
 static const char rules[] = "User-agent: *\nDisallow: /a\nAllow: /a/ok\n";
+/* The versions (sha256sum, first 16 hex digits) of rules and "status:404". */
+#define V_RULES "8f4203e6b2e0bf7b"
+#define V_404 "c4a3b17cef32e92b"
 
 #define CHECK_A                                                                \
 	"{\"op\":\"check\",\"url\":\"HTTPS://A.test/a/b\",\"agent\":"          \
@@ -143,7 +146,7 @@ static const char rules[] = "User-agent: *\nDisallow: /a\nAllow: /a/ok\n";
 	"\"https://a.test\",\"source\":\"" source "\",\"reason\":\"rule\","    \
 	"\"http_status\":200,\"rule\":{\"directive\":\"disallow\","            \
 	"\"pattern\":\"/a\",\"line\":2},\"crawl_delay\":null,"                 \
-	"\"expires_in\":86400}\n"
+	"\"expires_in\":86400,\"version\":\"" V_RULES "\"}\n"
 
 START_TEST(test_miss_waits_for_the_one_fetch_then_hits)
 {
@@ -214,17 +217,20 @@ START_TEST(test_batch_answers_in_order_and_shares_fetches)
 	    "a/ok\",\"ok\":true,\"allowed\":true,\"origin\":\"https://"
 	    "a.test\",\"source\":\"fetched\",\"reason\":\"unavailable\","
 	    "\"http_status\":404,\"rule\":null,\"crawl_delay\":null,"
-	    "\"expires_in\":86400},{\"url\":\"gopher://a.test/\",\"ok\":false,"
+	    "\"expires_in\":86400,\"version\":\"" V_404 "\"},{\"url\":"
+	    "\"gopher://a.test/\",\"ok\":false,"
 	    "\"error\":{\"code\":\"unsupported_scheme\",\"message\":"
 	    "\"unsupported scheme: only http, https and "
 	    "ftp\"}},{\"url\":\"https://a.test/"
 	    "robots.txt\",\"ok\":true,\"allowed\":true,\"origin\":\"https://"
 	    "a.test\",\"source\":\"cache\",\"reason\":\"robots_txt\","
 	    "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
-	    "\"expires_in\":null},{\"url\":\"https://a.test/z\",\"ok\":true,"
+	    "\"expires_in\":null,\"version\":null},{\"url\":\"https://"
+	    "a.test/z\",\"ok\":true,"
 	    "\"allowed\":true,\"origin\":\"https://a.test\",\"source\":"
 	    "\"fetched\",\"reason\":\"unavailable\",\"http_status\":404,"
-	    "\"rule\":null,\"crawl_delay\":null,\"expires_in\":86400}]}\n");
+	    "\"rule\":null,\"crawl_delay\":null,\"expires_in\":86400,"
+	    "\"version\":\"" V_404 "\"}]}\n");
 }
 END_TEST
 
@@ -242,11 +248,13 @@ START_TEST(test_cached_batch_items_answer_as_the_full_path_does)
 	    "a.test\",\"source\":\"cache\",\"reason\":\"rule\","
 	    "\"http_status\":200,\"rule\":{\"directive\":\"disallow\","
 	    "\"pattern\":\"/a\",\"line\":2},\"crawl_delay\":null,"
-	    "\"expires_in\":86400},{\"url\":\"https://A.test/a/%6Bk\","
+	    "\"expires_in\":86400,\"version\":\"" V_RULES "\"},{\"url\":"
+	    "\"https://A.test/a/%6Bk\","
 	    "\"ok\":true,\"allowed\":false,\"origin\":\"https://a.test\","
 	    "\"source\":\"cache\",\"reason\":\"rule\",\"http_status\":"
 	    "200,\"rule\":{\"directive\":\"disallow\",\"pattern\":\"/a\","
-	    "\"line\":2},\"crawl_delay\":null,\"expires_in\":86400}]}\n");
+	    "\"line\":2},\"crawl_delay\":null,\"expires_in\":86400,"
+	    "\"version\":\"" V_RULES "\"}]}\n");
 	ck_assert_uint_eq(sc.n, 1);
 }
 END_TEST
@@ -545,7 +553,10 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	assert_last(5,
 	    "{\"id\":4,\"ok\":true,\"origin\":\"https://a.test\",\"state\":"
 	    "\"rules\",\"source\":\"fetched\",\"http_status\":200,"
-	    "\"fetched_at\":1795420800.0,"
+	    "\"fetched_at\":1795420800.0,\"validated_at\":1795420800.0,"
+	    "\"last_fetch_at\":1795420800.0,"
+	    /* sha256sum of the body below */
+	    "\"version\":\"7443b21712be2dba\","
 	    "\"expires_at\":1795507200.0,\"expires_in\":86400,\"body_bytes\":"
 	    "47,\"truncated\":false,\"final_url\":null,\"groups\":[{\"agents\":"
 	    "[\"x\"],\"rules\":0,\"crawl_delay\":2.5}],\"sitemaps\":[\"/"

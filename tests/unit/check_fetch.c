@@ -46,6 +46,7 @@ struct outcome {
 	unsigned redirects;
 	char body[128];
 	char retry_after[32];
+	char raw[512];        /* raw_headers, or "(none)" */
 	int on_main;          /* called back on the main thread */
 	struct fetch *cancel; /* cancel this one when called back */
 };
@@ -226,6 +227,11 @@ outcome_cb(const struct fetch_result *r, void *arg)
 	    (int)(r->body_len < 100 ? r->body_len : 100), r->body);
 	snprintf(o->retry_after, sizeof(o->retry_after), "%s",
 	    r->retry_after != NULL ? r->retry_after : "");
+	if (r->raw_headers != NULL)
+		snprintf(o->raw, sizeof(o->raw), "%.*s",
+		    (int)r->raw_headers_len, r->raw_headers);
+	else
+		snprintf(o->raw, sizeof(o->raw), "(none)");
 	o->on_main = pthread_equal(pthread_self(), main_thread);
 	outcomes++;
 	fetch_cancel(o->cancel);
@@ -317,6 +323,29 @@ START_TEST(test_fetch_outcome_of_each_answer)
 	ck_assert_str_eq(o.body, answers[_i].body);
 	ck_assert_uint_eq(o.body_len, strlen(answers[_i].body));
 	ck_assert_str_eq(o.retry_after, answers[_i].retry_after);
+}
+END_TEST
+
+/*
+ * The final response's status line and headers as received, CRLF after
+ * each, no blank line: evhttp writes its own Date and Content-Length
+ * between the status line and the ones the handler set.
+ */
+START_TEST(test_fetch_keeps_the_final_hops_raw_headers)
+{
+	struct outcome o;
+
+	fetch_one("http://origin.test/503", &o);
+	ck_assert_msg(
+	    strncmp(o.raw, "HTTP/1.1 503 X\r\n", 16) == 0, "%s", o.raw);
+	ck_assert_ptr_nonnull(strstr(o.raw, "\r\nRetry-After: 120\r\n"));
+	ck_assert_ptr_null(strstr(o.raw, "\r\n\r\n"));
+	ck_assert_str_eq(o.raw + strlen(o.raw) - 2, "\r\n");
+	fetch_one("http://origin.test/redir/5", &o); /* the last hop only */
+	ck_assert_msg(
+	    strncmp(o.raw, "HTTP/1.1 200 X\r\n", 16) == 0, "%s", o.raw);
+	ck_assert_ptr_null(strstr(o.raw, "Location"));
+	ck_assert_ptr_null(strstr(o.raw + 1, "HTTP/1.1"));
 }
 END_TEST
 
@@ -544,6 +573,7 @@ fetch_suite(void)
 	tcase_add_loop_test(tc, test_fetch_outcome_of_each_answer, 0,
 	    (int)(sizeof(answers) / sizeof(answers[0])));
 	tcase_add_test(tc, test_fetch_body_cut_at_cap_counts_as_success);
+	tcase_add_test(tc, test_fetch_keeps_the_final_hops_raw_headers);
 	tcase_add_test(tc, test_fetch_gzip_bomb_cut_at_cap_of_decoded_bytes);
 	tcase_add_test(
 	    tc, test_fetch_refuses_private_address_also_after_redirect);
