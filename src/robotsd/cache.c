@@ -554,7 +554,7 @@ entry_wake(struct cache *c, struct entry *e)
  */
 static void
 cache_tell_change(struct cache *c, const struct entry *e, const char *old,
-    const struct robots *old_rb, const struct fetch_result *r)
+    const struct robots *old_rb, int old_policy, const struct fetch_result *r)
 {
 	struct cache_change ch = {
 		.origin = e->pub.origin,
@@ -563,6 +563,7 @@ cache_tell_change(struct cache *c, const struct entry *e, const char *old,
 		.at = e->pub.version_since,
 		.entry = &e->pub,
 		.old_robots = old_rb,
+		.old_policy = old_policy,
 		.fetched = r->shared == NULL ? r : NULL,
 	};
 	size_t i;
@@ -593,6 +594,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct cache *c = fl->cache;
 	char old[VERSION_HEX + 1];
 	struct robots *old_rb = NULL;
+	int old_policy = e->pub.policy;
 
 	memcpy(old, e->pub.version, sizeof(old));
 	if (c->nlisteners > 0)
@@ -608,7 +610,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	}
 	entry_account(c, e);
-	cache_tell_change(c, e, old, old_rb, r);
+	cache_tell_change(c, e, old, old_rb, old_policy, r);
 	robots_unref(old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e);
