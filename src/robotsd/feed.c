@@ -39,8 +39,13 @@
 #include "reply.h"
 #include "xmalloc.h"
 
-/* Changes remembered to deliver each once (fleet echoes, two fetchers). */
+/*
+ * Changes remembered to deliver each once (two instances fetching the same
+ * change): the same change again within the window is that one; later, it
+ * is the origin going back and forth.
+ */
 #define FEED_SEEN 256
+#define FEED_SEEN_WINDOW 600.0
 /* Room kept for the last line of a watcher dropped at its output cap. */
 #define FEED_RESERVE 128
 
@@ -68,7 +73,10 @@ struct feed {
 	feed_publish_fn pub;
 	void *pub_arg;
 	char id[FEED_ID_LEN + 1];
-	uint64_t seen[FEED_SEEN];
+	struct {
+		uint64_t h;
+		double at;
+	} seen[FEED_SEEN];
 	size_t seen_next;
 	struct feed_stats stats;
 };
@@ -412,17 +420,24 @@ fnv(uint64_t h, const char *s)
 	return (h ^ 0xff) * 0x100000001b3ULL;
 }
 
-/* 1 when the change was seen already; else remember it. */
+/*
+ * 1 when the change was seen already (the same origin, old and new within
+ * FEED_SEEN_WINDOW seconds of at); else remember it.
+ */
 static int
-seen(struct feed *f, const char *origin, const char *old, const char *new)
+seen(struct feed *f, const char *origin, const char *old, const char *new,
+    double at)
 {
 	uint64_t h = fnv(fnv(fnv(0xcbf29ce484222325ULL, origin), old), new);
 	size_t i;
 
 	for (i = 0; i < FEED_SEEN; i++)
-		if (f->seen[i] == h)
+		if (f->seen[i].h == h &&
+		    f->seen[i].at > at - FEED_SEEN_WINDOW &&
+		    f->seen[i].at < at + FEED_SEEN_WINDOW)
 			return 1;
-	f->seen[f->seen_next] = h;
+	f->seen[f->seen_next].h = h;
+	f->seen[f->seen_next].at = at;
 	f->seen_next = (f->seen_next + 1) % FEED_SEEN;
 	return 0;
 }
@@ -551,7 +566,7 @@ feed_changed(struct feed *f, const struct feed_change *ch)
 		return;
 	if (f->pub != NULL && !ch->fetched)
 		return; /* the instance that fetched it told the fleet */
-	if (seen(f, ch->origin, ch->old_version, ch->new_version))
+	if (seen(f, ch->origin, ch->old_version, ch->new_version, ch->at))
 		return;
 	if (f->pub != NULL)
 		publish(f, ch);
@@ -690,7 +705,7 @@ feed_message(struct feed *f, const char *msg, size_t len)
 		f->stats.refused++;
 	else if (rc == 0) {
 		f->stats.received++;
-		if (!seen(f, src.origin, src.old, src.new))
+		if (!seen(f, src.origin, src.old, src.new, src.at))
 			deliver(f, &src);
 	}
 	json_decref(m);

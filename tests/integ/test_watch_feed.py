@@ -84,6 +84,115 @@ class WatchProtocol(DaemonTest):
         self.assertAnswer(a, ok=True, watching=1)
 
 
+class Changes(DaemonTest):
+    """Events from real fetches of the local origin, refreshed by moving
+    the test clock past the lifetime (a day by default)."""
+
+    def refresh(self, host, c=None):
+        """Move the clock a day on, check once (the stale answer starts the
+        refresh) and wait for the refresh to end."""
+        c = c or self.c
+        self.advance(2 * 86400, client=c)
+        c.check("http://%s/x" % host, "foobot")
+        before = self.d  # the same daemon
+        self.assertIs(before, self.d)
+        return self.wait_fetched("http://" + host)
+
+    def version(self, host):
+        return self.inspect("http://" + host)["version"]
+
+    def test_events_only_when_the_version_changes(self):
+        c = self.start()
+        self.origin.robots("a.test", "User-agent: *\nDisallow: /a\n")
+        self.origin.robots("s.test", "User-agent: *\nDisallow: /s\n")
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch", "origins": [
+            "http://a.test", "http://s.test"], "agents": ["FooBot/1.0"]}),
+            ok=True, watching=2)
+        self.assertAnswer(c.check("http://a.test/a", "foobot"),
+                          allowed=False, source="fetched")
+        v1 = self.version("a.test")
+        ev = w.recv()
+        self.assertEqual(ev, {
+            "event": "changed", "origin": "http://a.test", "old": None,
+            "new": v1, "at": ev["at"], "state": "rules",
+            "agents": {"FooBot/1.0": {"newly_disallowed": ["/a"],
+                                      "newly_allowed": []}}})
+        self.assertAlmostEqual(ev["at"], self.now(), delta=5)
+        # the same bytes again: no event
+        self.refresh("a.test")
+        self.assertEqual(self.version("a.test"), v1)
+        # new rules: one event, old and new named
+        self.origin.robots("a.test", "User-agent: *\nDisallow: /b\n\n"
+                           "User-agent: foobot\nDisallow: /f\n")
+        self.refresh("a.test")
+        v2 = self.version("a.test")
+        self.assertNotEqual(v1, v2)
+        ev = w.recv()
+        self.assertEqual((ev["old"], ev["new"], ev["agents"]), (v1, v2, {
+            "FooBot/1.0": {"newly_disallowed": ["/f"],
+                           "newly_allowed": ["/a"]}}))
+        # the rules go (404): allow-all, what foobot had is allowed now
+        self.origin.set("a.test", status=404)
+        self.refresh("a.test")
+        ev = w.recv()
+        self.assertEqual((ev["old"], ev["state"], ev["agents"]), (v2,
+                         "allow_all", {"FooBot/1.0": {
+                             "newly_disallowed": [],
+                             "newly_allowed": ["/f"]}}))
+        v3 = self.version("a.test")
+        self.refresh("a.test")  # 404 again: the same version
+        self.assertEqual(self.version("a.test"), v3)
+        # nothing came in between: the next line is s.test's first version
+        self.assertAnswer(c.check("http://s.test/s", "foobot"),
+                          allowed=False)
+        ev = w.recv()
+        self.assertEqual((ev["origin"], ev["old"]), ("http://s.test", None))
+
+    def test_watcher_that_does_not_read_is_dropped(self):
+        # events of about 40 KB: past the socket's buffer and 256 KiB
+        # queued here, the next one is not queued
+        c = self.start("--max-output", "262144")
+        bodies = ["User-agent: *\n" + "".join(
+            "Disallow: /%s%04d/\n" % (tag, i) for i in range(2000))
+            for tag in ("aaaaaaaa", "bbbbbbbb")]
+        self.origin.robots("big.test", bodies[0])
+        lazy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        lazy.connect(self.d.socket)
+        self.addCleanup(lazy.close)
+        lazy.sendall(b'{"op":"watch","all":true}\n')
+        self.assertTrue(poll(lambda: self.stats()["feed_watchers"] == 1))
+        other = self.d.client()
+        n = 0
+        while self.stats()["feed_dropped"] == 0 and n < 60:
+            self.origin.robots("big.test", bodies[n % 2])
+            self.refresh("big.test")
+            n += 1
+            # checks on another connection are answered meanwhile
+            self.assertAnswer(other.check("http://big.test/aaaaaaaa0001/",
+                                          "x"), ok=True)
+        self.assertEqual(self.stats()["feed_dropped"], 1, (n, self.stats()))
+        # the watcher reads at last: events, its last line, the end
+        lazy.settimeout(20)
+        data = b""
+        while True:
+            chunk = lazy.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+        lines = data.decode().splitlines()
+        self.assertEqual(json.loads(lines[0]), {"id": None, "ok": True,
+                                                "watching": 0})
+        self.assertEqual(json.loads(lines[-1]),
+                         {"event": "dropped", "reason": "output_budget"})
+        for ln in lines[1:-1]:
+            self.assertEqual(json.loads(ln)["event"], "changed")
+        self.assertEqual(len(lines) - 2, n - 1)  # all but the last change
+        self.assertTrue(len(data) > 262144, len(data))
+        self.assertTrue(poll(lambda: self.stats()["feed_watchers"] == 0))
+
+
 class FleetMessages(DaemonTest):
     """What arrives on the feed channel: another instance's message is
     delivered once, with each agent's difference found by its product token

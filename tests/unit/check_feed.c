@@ -155,6 +155,10 @@ START_TEST(test_event_line_for_each_watcher_of_the_origin)
 	/* the same change again: nothing */
 	feed_changed(f, &ch);
 	ck_assert_uint_eq(a.nlines, 1);
+	/* the same change ten minutes on: the origin went back and forth */
+	ch.at += 601;
+	feed_changed(f, &ch);
+	ck_assert_uint_eq(a.nlines, 2);
 	feed_unwatch(wa);
 	feed_unwatch(wb);
 	feed_unwatch(wo);
