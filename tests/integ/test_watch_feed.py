@@ -288,6 +288,62 @@ class FleetMessages(DaemonTest):
         self.assertAnswer(self.d.client().call({"op": "ping"}), ok=True)
         self.assertEqual(st.get("feed_refused"), len(bad), st)
 
+    def test_three_instances_each_watcher_gets_each_change_once(self):
+        fleet = [self.start("--redis", self.redis.url) for _ in range(3)]
+        daemons = list(self.daemons)
+        self.subscribed(3)
+        watchers = []
+        for d in daemons:
+            w = d.client()
+            self.assertAnswer(w.call({"op": "watch", "origins": [
+                "http://f.test", "http://z.test"], "agents": ["foobot"]}),
+                ok=True)
+            watchers.append(w)
+        self.origin.robots("f.test", "User-agent: *\nDisallow: /1\n")
+        a, b, c = fleet
+        # A fetches: the first version, to every watcher once
+        self.assertAnswer(a.check("http://f.test/1", "foobot"),
+                          source="fetched", allowed=False)
+        v1 = a.call({"op": "inspect", "origin": "http://f.test"})["version"]
+        for w in watchers:
+            ev = w.recv()
+            self.assertEqual((ev["origin"], ev["old"], ev["new"]),
+                             ("http://f.test", None, v1))
+        # B and C read it from the tier: no second event
+        for x in (b, c):
+            self.assertAnswer(x.check("http://f.test/1", "foobot"),
+                              allowed=False)
+            self.assertEqual(x.call({"op": "inspect", "origin":
+                                     "http://f.test"})["source"], "shared")
+        # a new version, fetched by A after a day
+        self.origin.robots("f.test", "User-agent: *\nDisallow: /2\n")
+        for x in fleet:
+            self.advance(2 * 86400, client=x)
+        a.check("http://f.test/x", "foobot")
+        self.assertTrue(poll(lambda: a.call({"op": "inspect", "origin":
+                        "http://f.test"})["version"] != v1))
+        v2 = a.call({"op": "inspect", "origin": "http://f.test"})["version"]
+        for w in watchers:
+            ev = w.recv()
+            self.assertEqual((ev["old"], ev["new"], ev["agents"]), (v1, v2, {
+                "foobot": {"newly_disallowed": ["/2"],
+                           "newly_allowed": ["/1"]}}))
+        # B and C, their own copy still v1, take v2 (the tier or a fetch):
+        # no event, their watchers had it
+        for x in (b, c):
+            x.check("http://f.test/x", "foobot")
+            self.assertTrue(poll(lambda: x.call({
+                "op": "inspect", "origin": "http://f.test"})["version"] == v2))
+        # the next line of every watcher is the next change, z.test's
+        self.origin.robots("z.test", "User-agent: *\nDisallow: /z\n")
+        self.assertAnswer(c.check("http://z.test/z", "foobot"),
+                          allowed=False)
+        for w in watchers:
+            ev = w.recv()
+            self.assertEqual((ev["origin"], ev["old"]), ("http://z.test", None))
+        st = [self.stats(client=x) for x in fleet]
+        self.assertEqual([s["feed_published"] for s in st], [2, 0, 1], st)
+
     def test_robotsctl_watch_prints_the_feed(self):
         self.start("--redis", self.redis.url)
         self.subscribed(1)
