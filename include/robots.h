@@ -66,7 +66,7 @@ size_t robots_memsize(const struct robots *);
  * image or memory runs out). Images are only valid for the same build:
  * store ROBOTS_IMAGE_VERSION beside them.
  */
-#define ROBOTS_IMAGE_VERSION 3
+#define ROBOTS_IMAGE_VERSION 4
 const void *robots_image(const struct robots *, size_t *len);
 struct robots *robots_from_image(const void *, size_t len);
 /*
@@ -74,6 +74,23 @@ struct robots *robots_from_image(const void *, size_t len);
  * the ruleset, or is freed when it is not an image.
  */
 struct robots *robots_adopt_image(void *buf, size_t len);
+/*
+ * The same for an image stored with an older ROBOTS_IMAGE_VERSION: version
+ * 3 (before usage preferences) is read too, as a ruleset without
+ * preference data (robots_has_prefs() 0: robots_usage() answers all
+ * unknown, no extra lines or warnings); the access verdicts are the same.
+ * Any other version gives NULL (the adopt form frees buf).
+ */
+struct robots *robots_from_image_version(
+    const void *, size_t len, unsigned version);
+struct robots *robots_adopt_image_version(
+    void *buf, size_t len, unsigned version);
+/*
+ * 1 if the ruleset was compiled with preference data (robots_parse() of
+ * this build), 0 if it came from an older image: parse its body again to
+ * answer preferences.
+ */
+int robots_has_prefs(const struct robots *);
 
 /*
  * The verdict for agent (a full User-Agent string or a product token; it is
@@ -109,6 +126,89 @@ void robots_agent_rules(const struct robots *, const char *agent,
     size_t agent_len, robots_rule_cb, void *arg);
 size_t robots_sitemap_count(const struct robots *);
 const char *robots_sitemap(const struct robots *, size_t i, size_t *len);
+
+/*
+ * Usage preferences: Content-Usage (IETF AIPREF) and Content-Signal
+ * (Content Signals Policy) lines, compiled with the ruleset. Per purpose a
+ * tri-state: unknown (nobody said), allowed, disallowed.
+ */
+enum robots_pref {
+	ROBOTS_PREF_UNKNOWN = 0,
+	ROBOTS_PREF_ALLOWED,
+	ROBOTS_PREF_DISALLOWED,
+};
+enum robots_purpose {
+	ROBOTS_PURPOSE_TRAIN_AI, /* Content-Usage train-ai, Signal ai-train */
+	ROBOTS_PURPOSE_SEARCH,   /* Content-Usage search, Signal search */
+	ROBOTS_PURPOSE_AI_INPUT, /* Signal ai-input */
+	ROBOTS_PURPOSES,
+};
+/* "train-ai", "search", "ai-input" */
+const char *robots_purpose_name(enum robots_purpose);
+/* "unknown", "allowed", "disallowed" */
+const char *robots_pref_name(enum robots_pref);
+
+enum robots_pref_kind {
+	ROBOTS_CONTENT_USAGE,
+	ROBOTS_CONTENT_SIGNAL,
+};
+/* "content-usage", "content-signal" */
+const char *robots_pref_kind_name(enum robots_pref_kind);
+
+/* A preference statement as written; strings point into the ruleset. */
+struct robots_pref_stmt {
+	enum robots_pref_kind kind;
+	const char *pattern; /* PATH as written, "/" when absent */
+	size_t pattern_len;
+	const char *value; /* PREFS as written, trimmed (may be empty) */
+	size_t value_len;
+	unsigned line;  /* 1-based */
+	int file_scope; /* 1: a Content-Signal before the first group */
+};
+
+#define ROBOTS_USAGE_FROM_MAX 16
+struct robots_usage {
+	enum robots_pref pref[ROBOTS_PURPOSES];
+	size_t nfrom; /* deciding statements, file order, at most _MAX */
+	struct robots_pref_stmt from[ROBOTS_USAGE_FROM_MAX];
+};
+
+/*
+ * The preferences for agent on path (a match path, as for robots_check()):
+ * the same agent reduction and group selection as robots_check() (own
+ * groups merged, else '*', else none), file-scope Content-Signal lines for
+ * every agent; per directive the longest matching PATH decides, ties and
+ * the two directives combined most restrictively per purpose (disallowed,
+ * else allowed, else unknown). Answers the preferences only: the caller
+ * decides what a disallowed URL or an unavailable robots.txt gives. Never
+ * allocates.
+ */
+void robots_usage(const struct robots *, const char *agent, size_t agent_len,
+    const char *path, size_t path_len, struct robots_usage *);
+
+/*
+ * For reports (inspect): every Content-Usage, Content-Signal, License and
+ * other unknown directive line, in file order.
+ */
+struct robots_extra {
+	const char *name; /* directive as written */
+	size_t name_len;
+	const char *value;
+	size_t value_len;
+	unsigned line;
+	long group; /* index as robots_group_*(), -1 before the first group */
+};
+size_t robots_extra_count(const struct robots *);
+void robots_extra(const struct robots *, size_t i, struct robots_extra *);
+
+/* A remark about the file; code and message static or in the ruleset. */
+struct robots_warning {
+	unsigned line;
+	const char *code; /* "pref_parse_failed", "usage_outside_group", ... */
+	const char *message;
+};
+size_t robots_warning_count(const struct robots *);
+void robots_warning(const struct robots *, size_t i, struct robots_warning *);
 
 /*
  * Percent-encoding normalization shared by patterns and URL paths

@@ -420,6 +420,9 @@ robots_parse(const char *body, size_t len)
 	parse_body(&p, body, len);
 	if (!p.nomem)
 		r = build(&p);
+	if (r != NULL)
+		r = prefs_attach(&p, r);
+	prefs_clear(&p);
 	free(p.rules.v);
 	free(p.groups.v);
 	free(p.agents.v);

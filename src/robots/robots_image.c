@@ -8,6 +8,8 @@
  */
 #include <config.h>
 
+#include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,9 +63,44 @@ robots_from_image(const void *buf, size_t len)
 struct robots *
 robots_adopt_image(void *buf, size_t len)
 {
+	return robots_adopt_image_version(buf, len, ROBOTS_IMAGE_VERSION);
+}
+
+struct robots *
+robots_from_image_version(const void *buf, size_t len, unsigned version)
+{
+	void *copy;
+
+	if (len < sizeof(struct robots) || (copy = malloc(len)) == NULL)
+		return NULL;
+	memcpy(copy, buf, len);
+	return robots_adopt_image_version(copy, len, version);
+}
+
+/*
+ * Version 3 is version 4 without the preference section: the same header
+ * (prefs sat in its padding) and tables, so it is read in place with
+ * prefs 0.
+ */
+struct robots *
+robots_adopt_image_version(void *buf, size_t len, unsigned version)
+{
 	struct robots *r = buf;
 
-	if (len < sizeof(*r) || !robots_image_bounded(r, len)) {
+	/* A version-3 header ended before prefs (then padding to align). */
+	const size_t v3_head =
+	    (offsetof(struct robots, prefs) + alignof(struct robots) - 1) &
+	    ~(alignof(struct robots) - 1);
+
+	if (len < sizeof(*r) || (version != 3 && version != 4) ||
+	    (version == 3 && v3_head != sizeof(*r))) {
+		free(buf);
+		return NULL;
+	}
+	if (version == 3)
+		r->prefs = 0;
+	if (!robots_image_bounded(r, len) ||
+	    (version == 4 && !robots_prefs_bounded(r, len))) {
 		free(buf);
 		return NULL;
 	}

@@ -137,7 +137,84 @@ struct robots {
 	uint32_t groups, gagents, sitemaps;
 	uint32_t memsize;
 	atomic_uint refs;
+	/*
+	 * The usage-preference section (struct robots_prefs), after the
+	 * text; ROBOTS_PREFS_EMPTY when the file has no preference, extra
+	 * or warning line (no bytes spent); 0 in a ruleset from a version-3
+	 * image, which was compiled without. Last, in what was the header's
+	 * padding: the header keeps its size.
+	 */
+	uint32_t prefs;
 };
+#define ROBOTS_PREFS_EMPTY 1u
+
+/*
+ * The usage-preference section: this header, then its tables, each found
+ * by a 32-bit offset from the ruleset's start, and its own text. A
+ * statement is matched as a rule is (robots_crule, offsets into the
+ * section's text).
+ */
+struct robots_pstmt {
+	struct robots_crule m; /* m.src: PATH as written, "/" if absent */
+	uint32_t value;        /* PREFS as written, trimmed */
+	uint32_t value_len;
+	uint32_t prio;      /* normalized pattern length: longest wins */
+	uint8_t kind;       /* enum robots_pref_kind */
+	uint8_t file_scope; /* Content-Signal before the first group */
+	uint8_t pref[ROBOTS_PURPOSES]; /* enum robots_pref, per purpose */
+};
+
+/* Warning codes, with their messages in robots_usage.c. */
+enum robots_wcode {
+	RW_PARSE_USAGE,
+	RW_PARSE_SIGNAL,
+	RW_PARSE_NO_COLON,
+	RW_USAGE_OUTSIDE,
+	RW_NONSTANDARD_USAGE,
+	RW_NONSTANDARD_SIGNAL,
+	RW_LABEL_USAGE,
+	RW_LABEL_SIGNAL,
+	RW_SIGNAL_OUTSIDE,
+	RW_GROUP_SPLIT,
+	RW_DISALLOWED_PATH,
+	RW_CODES,
+};
+
+/* An extra line: name and value spans, line, group + 1 (0: none). */
+struct robots_pextra {
+	struct robots_span name;
+	struct robots_span value;
+	uint32_t line;
+	uint32_t group1;
+};
+
+/* A warning: line and enum robots_wcode. */
+struct robots_pwarn {
+	uint32_t line;
+	uint32_t code;
+};
+
+struct robots_prefs {
+	uint32_t nstmts, stmts; /* all statements, file order */
+	uint32_t nfile;         /* file-scope ones: the first nfile */
+	uint32_t gslices;       /* per group: first, count of its statements */
+	/*
+	 * Per agent (robots_agent_rules order), then '*': first, count of a
+	 * slice of sel, the groups naming it that have statements, in order.
+	 */
+	uint32_t agent_sel;
+	uint32_t nsel, sel;
+	uint32_t nextras, extras;
+	uint32_t nwarns, warns;
+	uint32_t text;
+	uint32_t end;
+};
+
+/* Whether r's preference section lies inside its len bytes. */
+int robots_prefs_bounded(const struct robots *r, size_t len);
+/* Whether compiled rule c matches path (the matcher of robots_check()). */
+int robots_crule_match(const char *text, const struct robots_crule *c,
+    const char *path, size_t path_len);
 
 /* A table of a ruleset. */
 #define ROBOTS_TAB(r, type, field)                                             \

@@ -202,6 +202,15 @@ rule_matches(const char *text, const struct robots_crule *c, struct query *q)
 	       match_rest(text, c, q->path, q->len, &q->have);
 }
 
+int
+robots_crule_match(const char *text, const struct robots_crule *c,
+    const char *path, size_t path_len)
+{
+	struct query q = { path, path_len, 0, 0 };
+
+	return rule_matches(text, c, &q);
+}
+
 /*
  * The smallest index below best of list l that matches, else best: a list
  * without an index is read in table order, the first match decides.

@@ -148,6 +148,7 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 	struct robots_tagent *a;
 	size_t tok;
 
+	prefs_user_agent(p, g != NULL && !g->separated);
 	if (g == NULL || g->separated) {
 		if ((g = vec_push(&p->groups, sizeof(*g), &p->nomem)) == NULL)
 			return;
@@ -313,12 +314,34 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 	}
 }
 
+void *
+parse_vec_push(struct vec *v, size_t sz, int *nomem)
+{
+	return vec_push(v, sz, nomem);
+}
+
+int
+parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
+{
+	return vec_reserve(v, sz, k, nomem);
+}
+
+size_t
+parse_compile(const char *v, size_t n, char *o, struct trule *r)
+{
+	size_t k = robots_pct_normalize(v, n, o, 1);
+
+	compile_tail(o, k, r);
+	return k;
+}
+
 /* Split one line into key and value the way Google's parser does. */
 static void
 parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 {
 	const char *cut, *sep, *v, *end;
 	size_t kn;
+	enum key key;
 
 	if ((cut = memchr(l, '\0', n)) != NULL) /* it reads C strings */
 		n = (size_t)(cut - l);
@@ -350,7 +373,10 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 		return;
 	for (v = sep + 1; v < end && is_space((unsigned char)*v); v++)
 		;
-	dispatch(p, classify(l, kn), v, (size_t)(end - v), line);
+	if ((key = classify(l, kn)) == KEY_NONE)
+		prefs_line(p, l, kn, v, (size_t)(end - v), line, *sep == ':');
+	else
+		dispatch(p, key, v, (size_t)(end - v), line);
 }
 
 /* At least one byte of v is zero (the classic SWAR test). */

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "robots.h"
+
 /* Google keeps kMaxLineLen - 1 = 16,663 bytes of a line. */
 #define LINE_KEEP (ROBOTS_MAX_LINE - 1)
 #define ROBOTS_NONE UINT32_MAX
@@ -54,6 +56,37 @@ struct vec {
 	size_t cap;
 };
 
+/* A Content-Usage or Content-Signal statement before layout. */
+struct tpref {
+	const char *path; /* NULL: absent, "/" */
+	uint32_t path_len;
+	const char *val;
+	uint32_t val_len;
+	uint32_t line;
+	uint32_t group; /* ROBOTS_NONE: file scope */
+	uint32_t comp;  /* compiled pattern in pcomp */
+	uint32_t comp_len, lit_len, prio;
+	uint8_t anchored;
+	uint8_t kind;
+	uint8_t pref[ROBOTS_PURPOSES];
+};
+
+/* An extra line (preference, License, unknown directive) before layout. */
+struct textra {
+	const char *name;
+	uint32_t name_len;
+	const char *val;
+	uint32_t val_len;
+	uint32_t line;
+	uint32_t group; /* ROBOTS_NONE: before the first group */
+};
+
+/* A warning before layout: line and code (robots_parse_prefs.c's table). */
+struct twarn {
+	uint32_t line;
+	uint32_t code;
+};
+
 struct parser {
 	struct vec rules;    /* struct trule */
 	struct vec groups;   /* struct robots_tgroup */
@@ -62,9 +95,38 @@ struct parser {
 	struct vec comp;     /* char */
 	uint32_t seq;
 	int nomem;
+	/* Usage preferences (robots_parse_prefs.c). */
+	struct vec prefs;  /* struct tpref */
+	struct vec extras; /* struct textra */
+	struct vec warns;  /* struct twarn */
+	struct vec pcomp;  /* char: compiled preference patterns */
+	size_t extra_bytes;
+	size_t pend; /* statements of the agent run not yet followed by one */
 };
 
 /* Cut the body into lines and parse each into p (robots_parse.c). */
 void parse_body(struct parser *p, const char *body, size_t len);
+
+/* robots_parse.c's helpers, for robots_parse_prefs.c. */
+void *parse_vec_push(struct vec *v, size_t sz, int *nomem);
+int parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem);
+/*
+ * Normalize pattern v (n bytes) into o (room for 3 * n) and compile it
+ * as a rule's: r's comp_len, lit_len, anchored; returns the normalized
+ * length (the specificity).
+ */
+size_t parse_compile(const char *v, size_t n, char *o, struct trule *r);
+
+/*
+ * A line whose key is none of the RFC 9309 ones: key (kn bytes, as
+ * written) and value; colon 0 when it had none.
+ */
+void prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
+    size_t n, uint32_t line, int colon);
+/* A User-agent line; joins: it extends a group that has no rule yet. */
+void prefs_user_agent(struct parser *p, int joins);
+/* The preference section laid out after r (robots_build.c's result). */
+struct robots *prefs_attach(struct parser *p, struct robots *r);
+void prefs_clear(struct parser *p);
 
 #endif /* ROBOTS_PARSE_INT_H */

@@ -196,3 +196,58 @@ ctl_print_check(const char *url, const json_t *ans)
 		fputs(", stale", stdout);
 	fputs(")\n", stdout);
 }
+
+/* "line N: DIRECTIVE PATTERN" of a rule object, or REASON. */
+static void
+print_rule(const json_t *rule, const char *none)
+{
+	if (!json_is_object(rule)) {
+		fputs(none, stdout);
+		return;
+	}
+	printf("line %" JSON_INTEGER_FORMAT ": ",
+	    json_integer_value(json_object_get(rule, "line")));
+	ctl_print_scalar(json_object_get(rule, "directive"));
+	putchar(' ');
+	ctl_print_scalar(json_object_get(rule, "pattern"));
+}
+
+void
+ctl_print_usage(const json_t *ans)
+{
+	const json_t *usage = json_object_get(ans, "usage");
+	const json_t *tokens = json_object_get(ans, "tokens"), *v, *s;
+	const char *k;
+	size_t i;
+
+	if (json_is_null(usage))
+		puts("  usage: none (a disallowed URL has no preferences)");
+	else if (json_is_object(usage)) {
+		fputs("  usage:", stdout);
+		json_object_foreach((json_t *)usage, k, v)
+		    printf(" %s=%s", k, ctl_str_or(v, "?"));
+		putchar('\n');
+	}
+	json_array_foreach(json_object_get(ans, "usage_from"), i, s)
+	{
+		printf("    line %" JSON_INTEGER_FORMAT ": %s",
+		    json_integer_value(json_object_get(s, "line")),
+		    ctl_str_or(json_object_get(s, "directive"), "?"));
+		if (json_is_string(json_object_get(s, "scope")))
+			printf(" (%s)",
+			    ctl_str_or(json_object_get(s, "scope"), ""));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(s, "pattern"));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(s, "value"));
+		putchar('\n');
+	}
+	json_object_foreach((json_t *)tokens, k, v)
+	{
+		printf("  token %s: %s (", k,
+		    json_is_true(json_object_get(v, "allowed")) ? "allowed"
+		                                                : "disallowed");
+		print_rule(json_object_get(v, "rule"), "no rule");
+		fputs(")\n", stdout);
+	}
+}

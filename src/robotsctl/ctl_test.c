@@ -1,7 +1,9 @@
 /*
  * ctl_test.c: "robotsctl test FILE AGENT URL...": evaluates a local
  * robots.txt offline with librobots, the library the daemon uses, and
- * prints one check-shaped verdict per URL, as text or as a JSON line.
+ * prints one check-shaped verdict per URL, as text or as a JSON line;
+ * with --usage the URL's usage preferences and with --token T the verdict
+ * for each control token, written as robotsd writes them (usagew.h).
  */
 #include <config.h>
 
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -17,6 +20,7 @@
 #include "jsonw.h"
 #include "proto.h"
 #include "robotsctl.h"
+#include "usagew.h"
 
 #define CTL_MAX_FILE (64 << 20) /* bytes of a robots.txt read */
 
@@ -70,22 +74,27 @@ load_robots(const char *file)
 	return r;
 }
 
-/* ,"rule":{"directive","pattern","line"} or null. */
+/* ,"tokens":{...}: each token's verdict, a repeated token once. */
 static void
-test_rule(struct buf *b, const struct robots_verdict *v)
+test_tokens(struct buf *b, const struct ctl *ctl, const struct robots *r,
+    const struct url *u)
 {
-	const char *d = robots_directive_name(v->rule.directive);
+	struct robots_verdict v;
+	int i, k;
 
-	if (v->reason != ROBOTS_REASON_RULE) {
-		buf_lit(b, ",\"rule\":null");
-		return;
+	buf_lit(b, ",\"tokens\":{");
+	for (i = 0; i < ctl->ntokens; i++) {
+		for (k = 0; k < i; k++)
+			if (strcasecmp(ctl->tokens[k], ctl->tokens[i]) == 0)
+				break;
+		if (k < i)
+			continue;
+		robots_check(r, ctl->tokens[i], strlen(ctl->tokens[i]), u->path,
+		    u->path_len, &v);
+		if (i > 0)
+			buf_lit(b, ",");
+		jw_token(b, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
 	}
-	buf_lit(b, ",\"rule\":{\"directive\":");
-	jw_str(b, d, strlen(d));
-	buf_lit(b, ",\"pattern\":");
-	jw_str(b, v->rule.pattern, v->rule.pattern_len);
-	buf_lit(b, ",\"line\":");
-	jw_int(b, v->rule.line);
 	buf_lit(b, "}");
 }
 
@@ -94,11 +103,12 @@ test_rule(struct buf *b, const struct robots_verdict *v)
  * writer); *allowed is -1 on a bad URL.
  */
 static void
-test_url(struct buf *b, const struct robots *r, const char *agent,
-    const char *url, int *allowed)
+test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
+    const char *agent, const char *url, int *allowed)
 {
 	const char *reason;
 	struct robots_verdict v;
+	struct robots_usage us;
 	struct url u;
 	enum url_err e;
 
@@ -113,19 +123,26 @@ test_url(struct buf *b, const struct robots *r, const char *agent,
 		return;
 	}
 	robots_check(r, agent, strlen(agent), u.path, u.path_len, &v);
-	url_clear(&u);
+	if (ctl->usage && v.allowed)
+		robots_usage(r, agent, strlen(agent), u.path, u.path_len, &us);
 	*allowed = v.allowed != 0;
 	reason = robots_reason_name(v.reason);
 	buf_lit(b, ",\"ok\":true,\"allowed\":");
 	buf_add(b, *allowed ? "true" : "false", *allowed ? 4 : 5);
 	buf_lit(b, ",\"reason\":");
 	jw_str(b, reason, strlen(reason));
-	test_rule(b, &v);
+	buf_lit(b, ",\"rule\":");
+	jw_rule(b, &v);
 	buf_lit(b, ",\"crawl_delay\":");
 	if (v.crawl_delay < 0)
 		buf_lit(b, "null");
 	else
 		jw_real(b, v.crawl_delay);
+	if (ctl->usage)
+		jw_usage(b, v.allowed ? &us : NULL);
+	if (ctl->ntokens > 0)
+		test_tokens(b, ctl, r, &u);
+	url_clear(&u);
 	buf_lit(b, "}");
 }
 
@@ -143,8 +160,10 @@ test_print(const struct ctl *ctl, const char *url, struct buf *b)
 	}
 	if ((res = json_loadb(b->p, b->len, 0, NULL)) == NULL)
 		return -1;
-	if (json_is_true(json_object_get(res, "ok")))
+	if (json_is_true(json_object_get(res, "ok"))) {
 		ctl_print_check(url, res);
+		ctl_print_usage(res);
+	}
 	json_decref(res);
 	return 0;
 }
@@ -161,7 +180,7 @@ ctl_cmd_test(const struct ctl *ctl, int argc, char **argv)
 		return CTL_EXIT_ERROR;
 	for (i = 2; i < argc; i++) {
 		buf_reset(&b);
-		test_url(&b, r, argv[1], argv[i], &allowed);
+		test_url(&b, ctl, r, argv[1], argv[i], &allowed);
 		if (test_print(ctl, argv[i], &b) == -1) {
 			ctl_warnx("out of memory");
 			status = CTL_EXIT_ERROR;

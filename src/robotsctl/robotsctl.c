@@ -11,6 +11,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -238,6 +239,10 @@ usage(void)
 	    "never)\n"
 	    "  -a, --agent AGENT        watch: the changes for AGENT "
 	    "(repeatable, 16 at most)\n"
+	    "  --usage                  test: the usage preferences of "
+	    "allowed URLs too\n"
+	    "  --token T                test: the verdict for control token T "
+	    "too (repeatable, 16)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            the version\n",
 	    stdout);
@@ -274,6 +279,29 @@ parse_top_option(int opt, const char *arg, struct ctl *ctl)
 	return 0;
 }
 
+/* --token T: a product token (letters, '-', '_'), at most 16 of them. */
+static int
+parse_token_option(const char *arg, struct ctl *ctl)
+{
+	size_t i;
+
+	for (i = 0; arg[i] != '\0'; i++)
+		if (!isalpha((unsigned char)arg[i]) && arg[i] != '-' &&
+		    arg[i] != '_')
+			break;
+	if (i == 0 || arg[i] != '\0') {
+		ctl_warnx(
+		    "token '%s': not a product token (letters, '-', '_')", arg);
+		return -1;
+	}
+	if (ctl->ntokens == CTL_MAX_TOKENS) {
+		ctl_warnx("token %s: at most %d tokens", arg, CTL_MAX_TOKENS);
+		return -1;
+	}
+	ctl->tokens[ctl->ntokens++] = arg;
+	return 0;
+}
+
 /* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
 static int
 parse_option(int argc, char **argv, struct ctl *ctl)
@@ -285,6 +313,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "agent", required_argument, NULL, 'a' },
+		{ "usage", no_argument, NULL, 'U' },
+		{ "token", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -318,6 +348,11 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		}
 		ctl->agents[ctl->nagents++] = optarg;
 		return 0;
+	case 'U':
+		ctl->usage = 1;
+		return 0;
+	case 'T':
+		return parse_token_option(optarg, ctl);
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);

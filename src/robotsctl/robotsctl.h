@@ -15,6 +15,8 @@ enum ctl_exit {
 };
 
 #define CTL_MAX_AGENTS 16 /* watch --agent, at most (the daemon's limit) */
+/* --token may be given this many times (the daemon's limit). */
+#define CTL_MAX_TOKENS 16
 
 struct ctl {
 	const char *socket;
@@ -25,6 +27,9 @@ struct ctl {
 	long count;      /* top: lines to print; 0 = until interrupted */
 	const char *agents[CTL_MAX_AGENTS]; /* watch --agent */
 	int nagents;
+	int usage; /* --usage: answer the usage preferences too */
+	const char *tokens[CTL_MAX_TOKENS]; /* --token T, in order */
+	int ntokens;
 };
 
 /* Print "robotsctl: MESSAGE" on stderr. */
@@ -46,6 +51,12 @@ void ctl_print_scalar(const json_t *);
 void ctl_print_flat(const json_t *);
 /* A check-shaped answer as "allowed URL (DETAIL)". */
 void ctl_print_check(const char *url, const json_t *);
+/*
+ * The usage and tokens members of a check-shaped answer, if present, as
+ * indented lines ("  usage: train-ai=disallowed ...", "    line 4:
+ * content-usage / train-ai=n", "  token google-extended: disallowed ...").
+ */
+void ctl_print_usage(const json_t *);
 
 /* top: a line of rates and gauges every interval (ctl_top.c). */
 int ctl_cmd_top(const struct ctl *, int argc, char **argv);

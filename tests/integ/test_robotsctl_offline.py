@@ -25,6 +25,18 @@ BASIC = (
     "Crawl-delay: 5\n"         # line 4
 )
 
+USAGE = (
+    "Content-Signal: search=yes, ai-train=no\n"        # line 1
+    "User-agent: *\n"                                  # line 2
+    "Allow: /\n"                                       # line 3
+    "Disallow: /never/\n"                              # line 4
+    "Content-Usage: train-ai=n\n"                      # line 5
+    "Content-Usage: /ai-ok/ train-ai=y\n"              # line 6
+    "\n"
+    "User-agent: Google-Extended\n"                    # line 8
+    "Disallow: /\n"                                    # line 9
+)
+
 FOOBOT = (
     "User-agent: FooBot\n"     # line 1
     "Disallow: /foo-only\n"    # line 2
@@ -285,6 +297,103 @@ class RobotsctlTest(unittest.TestCase):
         rc, out, _ = self.run_ctl("ping", "-V")
         self.assertEqual(rc, 0)
         self.assertTrue(out.startswith("robotsctl "), out)
+
+
+    # --- --usage and --token ----------------------------------------------
+
+    def test_usage_json_gives_purposes_and_deciding_lines(self):
+        # The contract's own example: a file-scope Content-Signal and a
+        # Content-Usage in the '*' group; per purpose most restrictive.
+        rc, out, err = self.run_ctl("--json", "test", "--usage",
+                                    self.write(USAGE), "AnyBot",
+                                    "https://example.com/page",
+                                    "https://example.com/ai-ok/page",
+                                    "https://example.com/never/page")
+        self.assertEqual(rc, 1, err)
+        page, ok, never = self.json_lines(out)
+        self.assertEqual(page["usage"], {"train-ai": "disallowed",
+                                         "search": "allowed",
+                                         "ai-input": "unknown"})
+        self.assertEqual(page["usage_from"], [
+            {"directive": "content-signal", "pattern": "/", "line": 1,
+             "value": "search=yes, ai-train=no", "scope": "file"},
+            {"directive": "content-usage", "pattern": "/", "line": 5,
+             "value": "train-ai=n"}])
+        # Longest PATH decides per directive; the two combined most
+        # restrictively: Content-Signal's ai-train=no still applies.
+        self.assertEqual(ok["usage"]["train-ai"], "disallowed")
+        self.assertEqual([s["line"] for s in ok["usage_from"]], [1, 6])
+        # A disallowed URL has no preferences.
+        self.assertIs(never["allowed"], False)
+        self.assertIsNone(never["usage"])
+        self.assertEqual(never["usage_from"], [])
+        # The new members come after the existing ones.
+        self.assertEqual(list(page)[:7], ["url", "ok", "allowed", "reason",
+                                          "rule", "crawl_delay", "usage"])
+
+    def test_usage_text_adds_indented_lines(self):
+        rc, out, err = self.run_ctl("test", "--usage", self.write(USAGE),
+                                    "AnyBot", "https://example.com/page")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), [
+            "allowed https://example.com/page (line 3: allow /)",
+            "  usage: train-ai=disallowed search=allowed ai-input=unknown",
+            "    line 1: content-signal (file) / search=yes, ai-train=no",
+            "    line 5: content-usage / train-ai=n"])
+
+    def test_without_usage_no_usage_members(self):
+        rc, out, _ = self.run_test(USAGE, "AnyBot", "https://example.com/",
+                                   json_out=True)
+        self.assertEqual(rc, 0)
+        ans = self.json_lines(out)[0]
+        self.assertNotIn("usage", ans)
+        self.assertNotIn("usage_from", ans)
+        self.assertNotIn("tokens", ans)
+
+    def test_tokens_are_evaluated_as_product_tokens(self):
+        # Google-Extended has its own group; Applebot-Extended falls back
+        # to '*'; whatever the verdict for the agent itself.
+        rc, out, err = self.run_ctl("--json", "test", "--token",
+                                    "Google-Extended", "--token",
+                                    "Applebot-Extended", self.write(USAGE),
+                                    "AnyBot", "https://example.com/page",
+                                    "https://example.com/never/x")
+        self.assertEqual(rc, 1, err)
+        page, never = self.json_lines(out)
+        self.assertEqual(page["tokens"], {
+            "google-extended": {"allowed": False, "rule": {
+                "directive": "disallow", "pattern": "/", "line": 9}},
+            "applebot-extended": {"allowed": True, "rule": {
+                "directive": "allow", "pattern": "/", "line": 3}}})
+        self.assertFalse(never["allowed"])
+        self.assertFalse(never["tokens"]["applebot-extended"]["allowed"])
+        self.assertNotIn("usage", page)
+
+    def test_token_text_lines(self):
+        rc, out, err = self.run_ctl("test", "--token", "Google-Extended",
+                                    self.write(USAGE), "AnyBot",
+                                    "https://example.com/page")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines()[1:], [
+            "  token google-extended: disallowed (line 9: disallow /)"])
+
+    def test_bad_and_too_many_tokens_are_usage_errors(self):
+        path = self.write(USAGE)
+        rc, _, err = self.run_ctl("test", "--token", "Google Extended",
+                                  path, "a", "https://example.com/")
+        self.assertEqual(rc, 2)
+        self.assertIn("not a product token", err)
+        many = []
+        for i in range(17):
+            many += ["--token", "bot-" + "x" * (i + 1)]
+        rc, _, err = self.run_ctl("test", *many, path, "a",
+                                  "https://example.com/")
+        self.assertEqual(rc, 2)
+        self.assertIn("at most 16", err)
+        rc, out, err = self.run_ctl("--json", "test", *many[:32], path, "a",
+                                    "https://example.com/")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(self.json_lines(out)[0]["tokens"]), 16)
 
 
 class FakeDaemon:

@@ -1,0 +1,159 @@
+/*
+ * robots_prefs.c: the Content-Usage and Content-Signal value readers
+ * (robots_prefs.h), run once per line when a ruleset is compiled.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "robots_prefs.h"
+#include "sfv.h"
+
+/* Whether s (n bytes) is the literal lit, case-sensitively. */
+static int
+is(const char *s, size_t n, const char *lit)
+{
+	return n == strlen(lit) && memcmp(s, lit, n) == 0;
+}
+
+/* The same, ASCII case ignored (lit in lower case). */
+static int
+is_ci(const char *s, size_t n, const char *lit)
+{
+	size_t i;
+
+	if (n != strlen(lit))
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((s[i] >= 'A' && s[i] <= 'Z' ? s[i] | 0x20 : s[i]) != lit[i])
+			return 0;
+	return 1;
+}
+
+/* Nodes kept on the stack; a longer Dictionary is parsed into the heap. */
+#define USAGE_NODES 32
+
+void
+pref_read_usage(const char *v, size_t n, struct pref_read *out)
+{
+	struct sfv_node stack[USAGE_NODES], *nodes = stack;
+	size_t count, i;
+	int purpose;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0 || sfv_parse_dict(v, n, nodes, USAGE_NODES, &count) != 0 ||
+	    count == 0) {
+		out->warn |= PREF_W_PARSE;
+		return;
+	}
+	if (count > USAGE_NODES &&
+	    ((nodes = malloc(count * sizeof(*nodes))) == NULL ||
+	        sfv_parse_dict(v, n, nodes, count, &count) != 0)) {
+		free(nodes); /* out of memory: nothing is known */
+		out->warn |= PREF_W_PARSE;
+		return;
+	}
+	for (i = 0; i < count; i++) {
+		if (nodes[i].role != SFV_MEMBER)
+			continue;
+		if (is(nodes[i].key, nodes[i].key_len, "train-ai"))
+			purpose = ROBOTS_PURPOSE_TRAIN_AI;
+		else if (is(nodes[i].key, nodes[i].key_len, "search"))
+			purpose = ROBOTS_PURPOSE_SEARCH;
+		else {
+			out->warn |= PREF_W_LABEL;
+			continue;
+		}
+		if (nodes[i].type == SFV_TOKEN &&
+		    is(nodes[i].s, nodes[i].len, "y"))
+			out->pref[purpose] = ROBOTS_PREF_ALLOWED;
+		else if (nodes[i].type == SFV_TOKEN &&
+		         is(nodes[i].s, nodes[i].len, "n"))
+			out->pref[purpose] = ROBOTS_PREF_DISALLOWED;
+		else {
+			out->pref[purpose] = ROBOTS_PREF_UNKNOWN;
+			out->warn |= PREF_W_NONSTANDARD;
+		}
+	}
+	if (nodes != stack)
+		free(nodes);
+}
+
+static int
+is_ws(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int
+is_keych(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/* One member s[0..n), trimmed: KEY *WS "=" *WS VALUE into out. */
+static void
+signal_member(const char *s, size_t n, struct pref_read *out)
+{
+	size_t k = 0, i, vs;
+	int purpose;
+
+	while (k < n && is_keych(s[k]))
+		k++;
+	for (i = k; i < n && is_ws(s[i]); i++)
+		;
+	if (k == 0 || i == n || s[i] != '=') {
+		out->warn |= PREF_W_PARSE;
+		return;
+	}
+	for (i++; i < n && is_ws(s[i]); i++)
+		;
+	for (vs = i; i < n && s[i] > 0x20 && s[i] < 0x7f; i++)
+		;
+	if (vs == n || i != n) {
+		out->warn |= PREF_W_PARSE;
+		return;
+	}
+	if (is_ci(s, k, "search"))
+		purpose = ROBOTS_PURPOSE_SEARCH;
+	else if (is_ci(s, k, "ai-input"))
+		purpose = ROBOTS_PURPOSE_AI_INPUT;
+	else if (is_ci(s, k, "ai-train"))
+		purpose = ROBOTS_PURPOSE_TRAIN_AI;
+	else {
+		out->warn |= PREF_W_LABEL;
+		return;
+	}
+	if (is_ci(s + vs, n - vs, "yes"))
+		out->pref[purpose] = ROBOTS_PREF_ALLOWED;
+	else if (is_ci(s + vs, n - vs, "no"))
+		out->pref[purpose] = ROBOTS_PREF_DISALLOWED;
+	else {
+		out->pref[purpose] = ROBOTS_PREF_UNKNOWN;
+		out->warn |= PREF_W_NONSTANDARD;
+	}
+}
+
+void
+pref_read_signal(const char *v, size_t n, struct pref_read *out)
+{
+	const char *s = v, *end = v + n, *e;
+	size_t m;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		out->warn |= PREF_W_PARSE; /* says nothing */
+	while (s < end) {
+		if ((e = memchr(s, ',', (size_t)(end - s))) == NULL)
+			e = end;
+		while (s < e && is_ws(*s))
+			s++;
+		for (m = (size_t)(e - s); m > 0 && is_ws(s[m - 1]); m--)
+			;
+		if (m > 0)
+			signal_member(s, m, out);
+		s = e + 1;
+	}
+}

@@ -1,0 +1,40 @@
+/*
+ * robots_prefs.h: the readers of preference values, pure functions of a
+ * line's PREFS (robots_prefs.c): Content-Usage (an RFC 9651 Dictionary,
+ * the vocabulary of draft-ietf-aipref-vocab) and Content-Signal (the
+ * Content Signals Policy's comma-separated KEY=VALUE list). Not part of
+ * the API.
+ */
+#ifndef ROBOTS_PREFS_H
+#define ROBOTS_PREFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "robots.h"
+
+/* What a reader found to warn about (bits of pref_read.warn). */
+#define PREF_W_PARSE 1u       /* pref_parse_failed */
+#define PREF_W_NONSTANDARD 2u /* pref_value_nonstandard */
+#define PREF_W_LABEL 4u       /* pref_label_unknown */
+
+struct pref_read {
+	uint8_t pref[ROBOTS_PURPOSES]; /* enum robots_pref */
+	unsigned warn;
+};
+
+/*
+ * Content-Usage PREFS: train-ai and search are allowed for the Token y,
+ * disallowed for the Token n (parameters ignored), else unknown; a later
+ * duplicate wins; a Dictionary that does not parse, or empty PREFS, makes
+ * all unknown (PREF_W_PARSE). ai-input is always unknown here.
+ */
+void pref_read_usage(const char *v, size_t n, struct pref_read *out);
+/*
+ * Content-Signal PREFS: members KEY=VALUE split at commas, keys search,
+ * ai-input, ai-train and values yes / no case-insensitive; a member of
+ * another shape is skipped (PREF_W_PARSE); a later duplicate wins.
+ */
+void pref_read_signal(const char *v, size_t n, struct pref_read *out);
+
+#endif /* ROBOTS_PREFS_H */

@@ -1,0 +1,32 @@
+/*
+ * usagew.h: the answer members of usage preferences and control tokens
+ * (docs/protocol.md), written the same by robotsd and robotsctl.
+ */
+#ifndef ROBOTS_USAGEW_H
+#define ROBOTS_USAGEW_H
+
+#include <stddef.h>
+
+#include "robots.h"
+
+struct buf;
+
+/*
+ * ,"usage":{"train-ai":..,"search":..,"ai-input":..},"usage_from":[...]
+ * for u; NULL (a disallowed URL) writes ,"usage":null,"usage_from":[].
+ */
+void jw_usage(struct buf *, const struct robots_usage *u);
+/*
+ * The "rule" member's value for a verdict: {"directive":..,"pattern":..,
+ * "line":..} when a rule decided, else null.
+ */
+void jw_rule(struct buf *, const struct robots_verdict *v);
+/*
+ * One member of the "tokens" object: "token":{"allowed":..,"rule":..},
+ * the key the token's product token in lower case (as robots_check()
+ * reduces it). The caller writes ,"tokens":{ the commas and }.
+ */
+void jw_token(struct buf *, const char *token, size_t len,
+    const struct robots_verdict *v);
+
+#endif /* ROBOTS_USAGEW_H */
