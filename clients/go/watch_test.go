@@ -70,8 +70,10 @@ func TestWatchSurvivesARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	no := false
 	want := map[string]*robotsd.AgentChange{"FooBot/3": {
-		NewlyDisallowed: []string{"/a/"}, NewlyAllowed: []string{"/a/b"}}}
+		NewlyDisallowed: []string{"/a/"}, NewlyAllowed: []string{"/a/b"},
+		UsageChanged: &no}}
 	for round := 0; round < 2; round++ {
 		waitWatchers(t, c, 1)
 		v := fetchAnew(t, c, origin)

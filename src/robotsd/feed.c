@@ -314,6 +314,10 @@ agent_diff(struct buf *b, const struct feed_src *src, const char *agent)
 	json_pats(b, json_object_get(t, "d"));
 	buf_lit(b, ",\"newly_allowed\":");
 	json_pats(b, json_object_get(t, "a"));
+	if (json_is_true(json_object_get(t, "u")))
+		buf_lit(b, ",\"usage_changed\":true");
+	else if (json_is_false(json_object_get(t, "u")))
+		buf_lit(b, ",\"usage_changed\":false");
 	buf_lit(b, "}");
 }
 
@@ -506,6 +510,11 @@ message_tokens(struct buf *b, const struct feed_change *ch)
 		pats_json(b, d.dis, d.ndis);
 		buf_lit(b, ",\"a\":");
 		pats_json(b, d.allow, d.nallow);
+		if (d.usage_changed >= 0) {
+			buf_lit(b, ",\"u\":");
+			buf_add(b, d.usage_changed ? "true" : "false",
+			    d.usage_changed ? 4 : 5);
+		}
 		buf_lit(b, "}");
 		ruldiff_clear(&d);
 	}
@@ -652,7 +661,9 @@ good_tokens(const json_t *t)
 	{
 		if (strlen(k) > FEED_MAX_AGENT_LEN || !json_is_object(v) ||
 		    !good_pats(json_object_get(v, "d")) ||
-		    !good_pats(json_object_get(v, "a")))
+		    !good_pats(json_object_get(v, "a")) ||
+		    (json_object_get(v, "u") != NULL &&
+		        !json_is_boolean(json_object_get(v, "u"))))
 			return 0;
 	}
 	return 1;

@@ -5,8 +5,11 @@
  */
 #include <config.h>
 
+#include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "robots.h"
 #include "buf.h"
@@ -62,6 +65,14 @@ static int
 pat_qcmp(const void *a, const void *b)
 {
 	return pat_cmp(a, b);
+}
+
+/* Sort, keeping repeats. */
+static void
+patv_sort(struct patv *pv)
+{
+	if (pv->n > 0)
+		qsort(pv->v, pv->n, sizeof(*pv->v), pat_qcmp);
 }
 
 /* Sort and drop repeats. */
@@ -131,6 +142,137 @@ patv_take(struct patv *pv, struct ruldiff_pat **v, size_t *n)
 	*n = pv->n;
 }
 
+/* The agent's product token's length at the start of agent. */
+static size_t
+agent_token_len(const char *agent, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && (isalpha((unsigned char)agent[n]) ||
+	                      agent[n] == '-' || agent[n] == '_'))
+		n++;
+	return n;
+}
+
+/* Does group g of r name the token (len 0: the '*' group)? */
+static int
+group_names(const struct robots *r, size_t g, const char *tok, size_t len)
+{
+	size_t j, n;
+	const char *a;
+
+	for (j = 0; j < robots_group_agent_count(r, g); j++) {
+		a = robots_group_agent(r, g, j, &n);
+		if (len == 0 ? n == 1 && a[0] == '*'
+		             : n == len && strncasecmp(a, tok, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The groups selection picks for the token: its own, else '*'. */
+static unsigned char *
+select_groups(const struct robots *r, const char *tok, size_t len)
+{
+	size_t g, ng = robots_group_count(r), own = 0;
+	unsigned char *sel = calloc(ng + 1, 1);
+
+	if (sel == NULL)
+		return NULL;
+	for (g = 0; len > 0 && g < ng; g++)
+		own += sel[g] = (unsigned char)group_names(r, g, tok, len);
+	for (g = 0; own == 0 && g < ng; g++)
+		sel[g] = (unsigned char)group_names(r, g, "*", 0);
+	return sel;
+}
+
+/* Is an extra line a preference statement; which kind (1, 2), else 0. */
+static int
+pref_kind(const struct robots_extra *x)
+{
+	if (x->name_len == 13 && strncasecmp(x->name, "content-usage", 13) == 0)
+		return 1;
+	if (x->name_len == 14 &&
+	    strncasecmp(x->name, "content-signal", 14) == 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * The agent's preference statements on side s as "K:VALUE" patterns
+ * (views into out's own buffer text); -1 when memory runs out.
+ */
+static int
+usage_gather(const struct ruldiff_side *s, const char *agent, size_t len,
+    struct patv *pv, struct buf *text)
+{
+	const struct robots *r = s->robots;
+	struct robots_extra x;
+	unsigned char *sel;
+	size_t i, n, tl = agent_token_len(agent, len);
+	size_t *offs;
+	int k;
+
+	if (s->state != RULDIFF_RULES || r == NULL)
+		return 0;
+	if ((sel = select_groups(r, agent, tl)) == NULL)
+		return -1;
+	n = robots_extra_count(r);
+	if ((offs = calloc(2 * n + 1, sizeof(*offs))) == NULL) {
+		free(sel);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		robots_extra(r, i, &x);
+		offs[2 * i] = SIZE_MAX;
+		if ((k = pref_kind(&x)) == 0 ||
+		    (x.group < 0 ? k != 2 : !sel[x.group]))
+			continue;
+		offs[2 * i] = text->len;
+		buf_add(text, k == 1 ? "u:" : "s:", 2);
+		buf_add(text, x.value, x.value_len);
+		offs[2 * i + 1] = text->len;
+	}
+	/* the text is complete: views into it now */
+	for (i = 0; i < n && text->state == BUF_OK; i++)
+		if (offs[2 * i] != SIZE_MAX)
+			patv_add(pv, text->p + offs[2 * i],
+			    offs[2 * i + 1] - offs[2 * i]);
+	free(offs);
+	free(sel);
+	return text->state == BUF_OK && !pv->nomem ? 0 : -1;
+}
+
+/* usage_changed of ruldiff.h: 1, 0, -1 unknown. */
+static int
+usage_changed(const struct ruldiff_side *old, const struct ruldiff_side *new,
+    const char *agent, size_t len)
+{
+	struct patv o = { 0 }, n = { 0 };
+	struct buf to = BUF_INIT(0), tn = BUF_INIT(0);
+	size_t i;
+	int rc = 0;
+
+	if ((old->state == RULDIFF_RULES && old->robots != NULL &&
+	        !robots_has_prefs(old->robots)) ||
+	    (new->state == RULDIFF_RULES &&new->robots != NULL &&
+	        !robots_has_prefs(new->robots)))
+		return -1;
+	if (usage_gather(old, agent, len, &o, &to) == -1 ||
+	    usage_gather(new, agent, len, &n, &tn) == -1)
+		rc = -1;
+	else {
+		patv_sort(&o);
+		patv_sort(&n);
+		rc = o.n != n.n;
+		for (i = 0; !rc && i < o.n; i++)
+			rc = pat_cmp(&o.v[i], &n.v[i]) != 0;
+	}
+	free(o.v), free(n.v);
+	buf_clear(&to), buf_clear(&tn);
+	return rc;
+}
+
 /* See ruldiff.h. */
 int
 ruldiff_agent(const struct ruldiff_side *old, const struct ruldiff_side *new,
@@ -162,6 +304,7 @@ ruldiff_agent(const struct ruldiff_side *old, const struct ruldiff_side *new,
 	}
 	patv_take(&dis, &d->dis, &d->ndis);
 	patv_take(&allow, &d->allow, &d->nallow);
+	d->usage_changed = usage_changed(old, new, agent, agent_len);
 	return 0;
 }
 
@@ -194,4 +337,8 @@ ruldiff_json(struct buf *b, const struct ruldiff *d)
 	pats_json(b, d->dis, d->ndis);
 	buf_lit(b, ",\"newly_allowed\":");
 	pats_json(b, d->allow, d->nallow);
+	if (d->usage_changed == 1)
+		buf_lit(b, ",\"usage_changed\":true");
+	else if (d->usage_changed == 0)
+		buf_lit(b, ",\"usage_changed\":false");
 }

@@ -15,6 +15,13 @@
  * ["/"] and newly_allowed empty; from disallow-all to anything else,
  * newly_allowed is ["/"] and newly_disallowed empty. Lists are sorted by
  * bytes, without repeats.
+ *
+ * usage_changed: whether the usage preference statements that apply to
+ * the agent differ: the Content-Usage and Content-Signal lines of the
+ * groups the same selection picks, and the file-scope Content-Signal
+ * lines, compared as written (directive name without case, value byte for
+ * byte) as a multiset. A state without rules has none. Unknown (-1) when a
+ * ruleset was compiled without preference data (an older state file).
  */
 #ifndef ROBOTSD_RULDIFF_H
 #define ROBOTSD_RULDIFF_H
@@ -45,6 +52,7 @@ struct ruldiff_pat {
 struct ruldiff {
 	struct ruldiff_pat *dis, *allow;
 	size_t ndis, nallow;
+	int usage_changed; /* 1, 0, or -1: unknown */
 };
 
 /* Fill d (which ruldiff_clear() empties); -1 when memory runs out. */
@@ -52,7 +60,10 @@ int ruldiff_agent(const struct ruldiff_side *old,
     const struct ruldiff_side *new, const char *agent, size_t agent_len,
     struct ruldiff *d);
 void ruldiff_clear(struct ruldiff *);
-/* {"newly_disallowed":[...],"newly_allowed":[...] (no closing brace). */
+/*
+ * {"newly_disallowed":[...],"newly_allowed":[...] and ,"usage_changed":B
+ * when known (no closing brace).
+ */
 void ruldiff_json(struct buf *, const struct ruldiff *);
 
 #endif /* ROBOTSD_RULDIFF_H */

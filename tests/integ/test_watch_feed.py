@@ -117,21 +117,23 @@ class Changes(DaemonTest):
             "event": "changed", "origin": "http://a.test", "old": None,
             "new": v1, "at": ev["at"], "state": "rules",
             "agents": {"FooBot/1.0": {"newly_disallowed": ["/a"],
-                                      "newly_allowed": []}}})
+                                      "newly_allowed": [],
+                                      "usage_changed": False}}})
         self.assertAlmostEqual(ev["at"], self.now(), delta=5)
         # the same bytes again: no event
         self.refresh("a.test")
         self.assertEqual(self.version("a.test"), v1)
         # new rules: one event, old and new named
         self.origin.robots("a.test", "User-agent: *\nDisallow: /b\n\n"
-                           "User-agent: foobot\nDisallow: /f\n")
+                           "User-agent: foobot\nDisallow: /f\n"
+                           "Content-Usage: train-ai=n\n")
         self.refresh("a.test")
         v2 = self.version("a.test")
         self.assertNotEqual(v1, v2)
         ev = w.recv()
         self.assertEqual((ev["old"], ev["new"], ev["agents"]), (v1, v2, {
             "FooBot/1.0": {"newly_disallowed": ["/f"],
-                           "newly_allowed": ["/a"]}}))
+                           "newly_allowed": ["/a"], "usage_changed": True}}))
         # the rules go (404): allow-all, what foobot had is allowed now
         self.origin.set("a.test", status=404)
         self.refresh("a.test")
@@ -139,7 +141,8 @@ class Changes(DaemonTest):
         self.assertEqual((ev["old"], ev["state"], ev["agents"]), (v2,
                          "allow_all", {"FooBot/1.0": {
                              "newly_disallowed": [],
-                             "newly_allowed": ["/f"]}}))
+                             "newly_allowed": ["/f"],
+                             "usage_changed": True}}))
         v3 = self.version("a.test")
         self.refresh("a.test")  # 404 again: the same version
         self.assertEqual(self.version("a.test"), v3)
@@ -225,7 +228,7 @@ class FleetMessages(DaemonTest):
             "https://a.test"], "agents": ["FooBot/2.0", "barbot"]}),
             ok=True, watching=1)
         tokens = {"*": {"d": ["/star"], "a": []},
-                  "foobot": {"d": ["/f"], "a": ["/g"]}}
+                  "foobot": {"d": ["/f"], "a": ["/g"], "u": True}}
         self.assertEqual(self.publish(
             message("https://a.test", V1, V2, tokens)), 1)
         ev = w.recv()
@@ -234,7 +237,8 @@ class FleetMessages(DaemonTest):
             "new": V2, "at": 1700000000.5, "state": "rules",
             "agents": {
                 "FooBot/2.0": {"newly_disallowed": ["/f"],
-                               "newly_allowed": ["/g"]},
+                               "newly_allowed": ["/g"],
+                               "usage_changed": True},
                 "barbot": {"newly_disallowed": ["/star"],
                            "newly_allowed": []}}})
         # the same change again (a second fetcher, a repeat): not twice;
@@ -270,6 +274,8 @@ class FleetMessages(DaemonTest):
             message("https://a.test", V1, V2, {"foobot": {"d": [], "a": []}}),
             message("https://a.test", V1, V2, {"*": {"d": [1], "a": []}}),
             message("https://a.test", V1, V2, {"*": {"d": "/", "a": []}}),
+            message("https://a.test", V1, V2,
+                    {"*": {"d": [], "a": [], "u": "yes"}}),
             message("https://a.test", V1, V2,
                     dict(("t%d" % i, {"d": [], "a": []}) for i in range(80)),
                     ),
@@ -327,7 +333,7 @@ class FleetMessages(DaemonTest):
             ev = w.recv()
             self.assertEqual((ev["old"], ev["new"], ev["agents"]), (v1, v2, {
                 "foobot": {"newly_disallowed": ["/2"],
-                           "newly_allowed": ["/1"]}}))
+                           "newly_allowed": ["/1"], "usage_changed": False}}))
         # B and C, their own copy still v1, take v2 (the tier or a fetch):
         # no event, their watchers had it
         for x in (b, c):

@@ -119,8 +119,9 @@ static const char expect_two[] =
     "\"old\":\"00000000000000a1\",\"new\":\"00000000000000b2\","
     "\"at\":1700000000.25,\"state\":\"rules\",\"agents\":{"
     "\"FooBot/1.2\":{\"newly_disallowed\":[],\"newly_allowed\":[\"/\","
-    "\"/f\"]},"
-    "\"barbot\":{\"newly_disallowed\":[\"/b\"],\"newly_allowed\":[]}}}\n";
+    "\"/f\"],\"usage_changed\":false},"
+    "\"barbot\":{\"newly_disallowed\":[\"/b\"],\"newly_allowed\":[],"
+    "\"usage_changed\":false}}}\n";
 
 START_TEST(test_event_line_for_each_watcher_of_the_origin)
 {
@@ -149,7 +150,8 @@ START_TEST(test_event_line_for_each_watcher_of_the_origin)
 	    "{\"event\":\"changed\",\"origin\":\"https://a.test\","
 	    "\"old\":\"00000000000000a1\",\"new\":\"00000000000000b2\","
 	    "\"at\":1700000000.25,\"state\":\"rules\",\"agents\":{"
-	    "\"*\":{\"newly_disallowed\":[\"/b\"],\"newly_allowed\":[]}}}\n");
+	    "\"*\":{\"newly_disallowed\":[\"/b\"],\"newly_allowed\":[],"
+	    "\"usage_changed\":false}}}\n");
 	ck_assert_uint_eq(feed_stats(f)->events, 3);
 	ck_assert_uint_eq(feed_stats(f)->watchers, 4);
 	/* the same change again: nothing */
@@ -193,7 +195,8 @@ START_TEST(test_first_version_and_states)
 	    "{\"event\":\"changed\",\"origin\":\"https://a.test\","
 	    "\"old\":null,\"new\":\"00000000000000c3\",\"at\":5.0,"
 	    "\"state\":\"unreachable\",\"agents\":{\"*\":{"
-	    "\"newly_disallowed\":[\"/\"],\"newly_allowed\":[]}}}\n");
+	    "\"newly_disallowed\":[\"/\"],\"newly_allowed\":[],"
+	    "\"usage_changed\":false}}}\n");
 	feed_unwatch(w);
 	client_clear(&a);
 	feed_free(f);

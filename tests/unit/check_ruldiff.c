@@ -150,10 +150,78 @@ START_TEST(test_json)
 	ruldiff_json(&b, &d);
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
-	    "{\"newly_disallowed\":[\"/a\\\"b\"],\"newly_allowed\":[\"/c\"]");
+	    "{\"newly_disallowed\":[\"/a\\\"b\"],\"newly_allowed\":[\"/c\"],"
+	    "\"usage_changed\":false");
 	buf_clear(&b);
 	ruldiff_clear(&d);
 	robots_unref(r);
+}
+END_TEST
+
+/* usage_changed: the agent's preference statements, old and new. */
+static const struct urow {
+	const char *name;
+	enum ruldiff_state os;
+	const char *old;
+	enum ruldiff_state ns;
+	const char *new;
+	const char *agent;
+	int changed;
+} urows[] = {
+	{ "none either side", R, "User-agent: *\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /b\n", "foobot", 0 },
+	{ "statement added", R, "User-agent: *\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /a\nContent-Usage: train-ai=n\n",
+	    "foobot", 1 },
+	{ "value edited", R, "User-agent: *\nContent-Usage: train-ai=n\n", R,
+	    "User-agent: *\nContent-Usage: train-ai=y\n", "foobot", 1 },
+	{ "same statements, other lines", R,
+	    "User-agent: *\nContent-Usage: train-ai=n\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /b\ncontent-usage: train-ai=n\n",
+	    "foobot", 0 },
+	{ "another agent's group", R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=n\n",
+	    R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=y\n",
+	    "foobot", 0 },
+	{ "star group for others", R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=n\n",
+	    R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=y\n",
+	    "barbot", 1 },
+	{ "file-scope signal for all", R,
+	    "Content-Signal: ai-train=no\nUser-agent: foobot\nDisallow: /f\n",
+	    R,
+	    "Content-Signal: ai-train=yes\nUser-agent: foobot\nDisallow: /f\n",
+	    "foobot", 1 },
+	{ "rules to disallow-all", R,
+	    "User-agent: *\nContent-Usage: train-ai=n\n", D, NULL, "foobot",
+	    1 },
+	{ "allow-all to disallow-all", A, NULL, D, NULL, "foobot", 0 },
+};
+
+START_TEST(test_usage_row)
+{
+	const struct urow *t = &urows[_i];
+	struct robots *ro = NULL, *rn = NULL;
+	struct ruldiff_side o = { t->os, NULL }, n = { t->ns, NULL };
+	struct ruldiff d;
+
+	if (t->old != NULL)
+		o.robots = ro = robots_parse(t->old, strlen(t->old));
+	if (t->new != NULL)
+		n.robots = rn = robots_parse(t->new, strlen(t->new));
+	ck_assert_int_eq(
+	    ruldiff_agent(&o, &n, t->agent, strlen(t->agent), &d), 0);
+	ck_assert_msg(d.usage_changed == t->changed, "%s: usage_changed %d",
+	    t->name, d.usage_changed);
+	ruldiff_clear(&d);
+	robots_unref(ro);
+	robots_unref(rn);
 }
 END_TEST
 
@@ -165,6 +233,7 @@ ruldiff_suite(void)
 
 	tcase_add_loop_test(tc, test_row, 0, NROWS(rows));
 	tcase_add_test(tc, test_json);
+	tcase_add_loop_test(tc, test_usage_row, 0, NROWS(urows));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -56,6 +56,7 @@ function expect(ev, version) {
   assert.ok(ev.agents["FooBot/2"] instanceof AgentChange);
   assert.deepEqual(ev.agents["FooBot/2"].newlyDisallowed, ["/a/"]);
   assert.deepEqual(ev.agents["FooBot/2"].newlyAllowed, ["/a/b"]);
+  assert.equal(ev.agents["FooBot/2"].usageChanged, false);
 }
 
 test("watch yields typed events and survives a robotsd restart", async () => {

@@ -14,7 +14,7 @@ from robotsd import (AgentChange, AsyncClient, BadRequestError,
 
 A = "http://a.test"
 WANT = AgentChange(newly_disallowed=["/private/"],
-                   newly_allowed=["/private/open"])
+                   newly_allowed=["/private/open"], usage_changed=False)
 
 
 class WatchTest(ClientTest):
