@@ -48,7 +48,8 @@ static int
 is_time_key(const char *key)
 {
 	static const char *const keys[] = { "fetched_at", "expires_at",
-		"failing_since", "next_retry" };
+		"failing_since", "next_retry", "validated_at",
+		"last_fetch_at" };
 	size_t i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -137,6 +138,56 @@ cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	return CTL_EXIT_OK;
 }
 
+/* A Unix time as a UTC date, or "-". */
+static void
+print_date(const json_t *v)
+{
+	char date[32];
+	struct tm tm;
+	time_t t;
+
+	t = (time_t)json_number_value(v);
+	if (!json_is_number(v) || gmtime_r(&t, &tm) == NULL ||
+	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(date, sizeof(date), "-");
+	printf("%-22s", date);
+}
+
+/* history ORIGIN: one line per version, newest first. */
+static int
+cmd_history(const struct ctl *ctl, int argc, char **argv)
+{
+	json_t *ans, *v;
+	size_t i;
+
+	(void)argc;
+	ans = ctl_call(
+	    ctl, json_pack("{s:s, s:s}", "op", "history", "origin", argv[0]));
+	if (ans == NULL)
+		return CTL_EXIT_ERROR;
+	if (!ctl->json) {
+		printf("%-18s%-22s%-22s%-8s%s\n", "VERSION", "FIRST_SEEN",
+		    "LAST_SEEN", "STATUS", "STATE");
+		json_array_foreach(json_object_get(ans, "versions"), i, v)
+		{
+			printf("%-18s",
+			    ctl_str_or(json_object_get(v, "version"), "-"));
+			print_date(json_object_get(v, "first_seen"));
+			print_date(json_object_get(v, "last_seen"));
+			if (json_is_integer(json_object_get(v, "http_status")))
+				printf("%-8lld",
+				    (long long)json_integer_value(
+				        json_object_get(v, "http_status")));
+			else
+				printf("%-8s", "-");
+			printf("%s\n",
+			    ctl_str_or(json_object_get(v, "state"), "-"));
+		}
+	}
+	json_decref(ans);
+	return CTL_EXIT_OK;
+}
+
 /* purge ORIGIN | purge --all: "purged N". */
 static int
 cmd_purge(const struct ctl *ctl, int argc, char **argv)
@@ -187,6 +238,7 @@ static const struct ctl_cmd cmds[] = {
 	{ "stats", 0, 0, cmd_stats },
 	{ "inspect", 1, 1, cmd_inspect },
 	{ "purge", 1, 1, cmd_purge },
+	{ "history", 1, 1, cmd_history },
 	{ "ping", 0, 0, cmd_ping },
 	{ "top", 0, 0, ctl_cmd_top },
 	{ "watch", 0, -1, ctl_cmd_watch },
@@ -215,6 +267,8 @@ usage(void)
 	    "1 no)\n"
 	    "  stats                    the daemon's counters\n"
 	    "  inspect ORIGIN           the cached entry of an origin\n"
+	    "  history ORIGIN           the last versions of an origin's "
+	    "robots.txt\n"
 	    "  purge ORIGIN | --all     drop an origin (or all) from the "
 	    "cache\n"
 	    "  ping                     the daemon's version\n"

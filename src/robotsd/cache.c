@@ -43,6 +43,15 @@ entry_alloc_size(size_t len)
 	return n > sizeof(struct entry) ? n : sizeof(struct entry);
 }
 
+/* The bytes of a validators block: two NUL-terminated strings. */
+static size_t
+validators_size(const char *v)
+{
+	size_t a = strlen(v) + 1;
+
+	return a + strlen(v + a) + 1;
+}
+
 /* The bytes an entry holds: its block, strings and compiled ruleset. */
 static size_t
 entry_size(const struct entry *e)
@@ -53,9 +62,11 @@ entry_size(const struct entry *e)
 		n += strlen(e->pub.final_url) + 1;
 	if (e->pub.last_error != NULL)
 		n += strlen(e->pub.last_error) + 1;
+	if (e->pub.validators != NULL)
+		n += validators_size(e->pub.validators);
 	if (e->pub.robots != NULL)
 		n += robots_memsize(e->pub.robots);
-	return n;
+	return n + cache_history_size(e);
 }
 
 /*
@@ -81,6 +92,8 @@ entry_free(struct entry *e)
 	robots_unref(e->pub.robots);
 	free(e->pub.final_url);
 	free(e->pub.last_error);
+	free(e->pub.validators);
+	cache_history_free(e);
 	free(e->flight);
 	free(e);
 }
@@ -221,9 +234,20 @@ entry_fetch(struct cache *c, struct entry *e)
 		return 0;
 	if ((url = url_robots_txt(e->origin)) == NULL)
 		return -1;
-	if ((fl = entry_flight(c, e)) != NULL)
-		fl->fetch =
-		    c->fetch.start(c->fetch_impl, url, cache_fetch_done_cb, e);
+	if ((fl = entry_flight(c, e)) != NULL) {
+		struct fetch_cond cond = { cache_entry_etag(&e->pub),
+			cache_entry_last_modified(&e->pub) };
+
+		fl->conditional =
+		    c->fetch.start_cond != NULL && e->good &&
+		    e->pub.robots != NULL &&
+		    (cond.etag != NULL || cond.last_modified != NULL);
+		fl->fetch = fl->conditional
+		                ? c->fetch.start_cond(c->fetch_impl, url, &cond,
+		                      cache_fetch_done_cb, e)
+		                : c->fetch.start(c->fetch_impl, url,
+		                      cache_fetch_done_cb, e);
+	}
 	free(url);
 	if (fl == NULL || fl->fetch == NULL) {
 		entry_land(e);
@@ -283,6 +307,67 @@ result_state_version(const struct fetch_result *r, char *out)
 		version_of_error(r->error, out);
 }
 
+/*
+ * Keep validators etag and last_modified (either NULL): only values that
+ * lifetime_validator_ok() takes; none when memory runs out.
+ */
+static void
+entry_set_validators(struct entry *e, const char *etag, const char *lm)
+{
+	size_t a, b;
+
+	free(e->pub.validators);
+	e->pub.validators = NULL;
+	if (!lifetime_validator_ok(etag))
+		etag = NULL;
+	if (!lifetime_validator_ok(lm))
+		lm = NULL;
+	if (etag == NULL && lm == NULL)
+		return;
+	a = etag != NULL ? strlen(etag) : 0;
+	b = lm != NULL ? strlen(lm) : 0;
+	if ((e->pub.validators = malloc(a + b + 2)) == NULL)
+		return;
+	memcpy(e->pub.validators, etag != NULL ? etag : "", a + 1);
+	memcpy(e->pub.validators + a + 1, lm != NULL ? lm : "", b + 1);
+}
+
+/*
+ * A 304 to a conditional refresh: the ruleset held is confirmed and kept as
+ * it is (no parse), with a lifetime from the 304's own headers, validators
+ * it sends replacing the old ones (RFC 9111 section 4.3.4), and any
+ * failure state ended.
+ */
+static void
+entry_revalidated(
+    struct cache *c, struct entry *e, const struct fetch_result *r, double now)
+{
+	struct http_meta m = result_meta(r);
+
+	if (r->etag != NULL || r->last_modified != NULL) {
+		char *old = e->pub.validators;
+		const char *etag =
+		    r->etag != NULL ? r->etag : cache_entry_etag(&e->pub);
+		const char *lm = r->last_modified != NULL
+		                     ? r->last_modified
+		                     : cache_entry_last_modified(&e->pub);
+
+		e->pub.validators = NULL; /* old stays valid until set */
+		entry_set_validators(e, etag, lm);
+		free(old);
+	}
+	if (e->pub.http_status < 200 || e->pub.http_status > 299)
+		e->pub.http_status = 200; /* failing since: the copy's 2xx */
+	e->pub.expires_at =
+	    now + lifetime_ttl(&c->set.life, &m, clock_wall(c->clock));
+	e->pub.validated_at = now;
+	e->pub.fail_streak = 0;
+	e->pub.fail_since = e->pub.next_retry = 0;
+	e->pub.stale = 0;
+	entry_set_str(&e->pub.last_error, NULL);
+	c->stats.revalidated++;
+}
+
 /* Record a 2xx (rules) or 4xx/too-many-redirects (allow all) answer. */
 static void
 entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
@@ -296,6 +381,10 @@ entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
 	else
 		result_state_version(r, ver);
 	entry_set_version(e, ver, now);
+	if (rb != NULL)
+		entry_set_validators(e, r->etag, r->last_modified);
+	else
+		entry_set_validators(e, NULL, NULL);
 	robots_unref(e->pub.robots);
 	e->pub.robots = rb;
 	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
@@ -384,12 +473,19 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 	int st = r->http_status;
 	struct robots *rb;
 	char why[256];
+	enum lifetime_class lc = lifetime_classify_refresh(r->error == FETCH_OK,
+	    r->error == FETCH_REDIRECTS, st,
+	    e->flight->conditional && e->good && e->pub.robots != NULL);
 
 	e->pub.fetched_at = now;
-	e->pub.http_status =
-	    r->error == FETCH_OK || r->error == FETCH_REDIRECTS ? st : 0;
-	switch (lifetime_classify(
-	    r->error == FETCH_OK, r->error == FETCH_REDIRECTS, st)) {
+	if (lc != LT_REVALIDATED) /* else the status the rules came with */
+		e->pub.http_status =
+		    r->error == FETCH_OK || r->error == FETCH_REDIRECTS ? st
+		                                                        : 0;
+	switch (lc) {
+	case LT_REVALIDATED:
+		entry_revalidated(c, e, r, now);
+		break;
 	case LT_RULES:
 		if ((rb = robots_parse(r->body, r->body_len)) != NULL)
 			entry_good(c, e, r, rb, now);
@@ -438,6 +534,9 @@ entry_settle(struct entry *e, const struct cache_entry *src, int good)
 	e->pub.version_since = src->version_since;
 	e->pub.validated_at = src->validated_at;
 	memcpy(e->pub.version, src->version, sizeof(e->pub.version));
+	if (src != &e->pub)
+		entry_set_validators(
+		    e, cache_entry_etag(src), cache_entry_last_modified(src));
 	e->good = good;
 	entry_set_str(&e->pub.final_url, src->final_url);
 	entry_set_str(&e->pub.last_error, src->last_error);
@@ -522,6 +621,8 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 	st.body_bytes = st.robots != NULL ? (uint32_t)s->body_len : 0;
 	st.truncated = st.robots != NULL ? s->truncated : 0;
 	(void)entry_settle(e, &st, s->good);
+	if (st.robots != NULL)
+		entry_set_validators(e, s->etag, s->last_modified);
 }
 
 /*
@@ -592,11 +693,13 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct entry *e = arg;
 	struct flight *fl = e->flight;
 	struct cache *c = fl->cache;
-	char old[VERSION_HEX + 1];
+	struct cache_snap old = { .since = e->pub.version_since,
+		.validated_at = e->pub.validated_at,
+		.http_status = e->pub.http_status,
+		.policy = e->pub.policy };
 	struct robots *old_rb = NULL;
-	int old_policy = e->pub.policy;
 
-	memcpy(old, e->pub.version, sizeof(old));
+	memcpy(old.version, e->pub.version, sizeof(old.version));
 	if (c->nlisteners > 0)
 		old_rb =
 		    e->pub.robots != NULL ? robots_ref(e->pub.robots) : NULL;
@@ -609,8 +712,9 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		if (c->fetch.settled != NULL)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	}
+	cache_history_note(c, e, &old);
 	entry_account(c, e);
-	cache_tell_change(c, e, old, old_rb, old_policy, r);
+	cache_tell_change(c, e, old.version, old_rb, old.policy, r);
 	robots_unref(old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e);
@@ -796,6 +900,7 @@ entry_purge(struct cache *c, struct entry *e)
 		return;
 	}
 	(void)entry_settle(e, &(struct cache_entry){ .policy = CACHE_NONE }, 0);
+	cache_history_free(e);
 	entry_account(c, e);
 }
 

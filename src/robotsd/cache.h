@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/queue.h>
 
 #include "lifetime.h"
@@ -36,10 +37,16 @@ struct cache_entry {
 	struct robots *robots; /* CACHE_RULES; shared, refcounted */
 	char *final_url;       /* after redirects, or NULL */
 	char *last_error;      /* text of the last failure, or NULL */
-	double fetched_at;     /* clock seconds of the last fetch's end */
-	double version_since;  /* clock seconds: this version first fetched */
-	double validated_at;   /* last fetch or 304 that confirmed it */
-	double expires_at;     /* refresh after this */
+	/*
+	 * A 2xx copy's ETag and Last-Modified, each NUL-terminated, one after
+	 * the other ("" when absent); NULL when it has neither. Read them
+	 * with cache_entry_etag() and cache_entry_last_modified().
+	 */
+	char *validators;
+	double fetched_at;    /* clock seconds of the last fetch's end */
+	double version_since; /* clock seconds: this version first fetched */
+	double validated_at;  /* last fetch or 304 that confirmed it */
+	double expires_at;    /* refresh after this */
 	/* Failure state (5xx, 429, network error, timeout). */
 	double fail_since;    /* clock seconds of the first failure */
 	double next_retry;    /* clock seconds of the next retry */
@@ -95,12 +102,14 @@ struct cache_stats {
 	size_t entries, bytes, waiting;
 	size_t backoff; /* settled entries failing, waiting for a retry */
 	uint64_t overloaded;
+	uint64_t revalidated; /* refreshes answered 304: kept, not parsed */
 };
 
 struct cache_settings {
 	struct lifetime_settings life;
-	size_t max_bytes;   /* evict idle entries past this */
-	size_t max_waiting; /* waiting checks, and fetches queued */
+	size_t max_bytes;     /* evict idle entries past this */
+	size_t max_waiting;   /* waiting checks, and fetches queued */
+	size_t history_depth; /* distinct versions kept per origin (< 2: one) */
 };
 
 /*
@@ -112,6 +121,12 @@ struct cache_settings {
 struct cache_fetch_ops {
 	void *(*start)(void *impl, const char *url, fetch_done_cb, void *arg);
 	void (*cancel)(void *fetch);
+	/*
+	 * Optional: start() sending the validators of cond (a refresh of a
+	 * ruleset that has some). Without it refreshes are unconditional.
+	 */
+	void *(*start_cond)(void *impl, const char *url,
+	    const struct fetch_cond *cond, fetch_done_cb, void *arg);
 	size_t (*queued)(const void *impl);
 	/*
 	 * Optional (a shared tier in front of the fetcher): called from
@@ -186,6 +201,44 @@ enum cache_status cache_check_cached(
  */
 enum cache_status cache_check_again(struct cache *, const struct cache_entry *,
     const struct cache_entry **entry);
+
+/* An entry's validators (see struct cache_entry), or NULL. */
+static inline const char *
+cache_entry_etag(const struct cache_entry *e)
+{
+	return e->validators != NULL && e->validators[0] != '\0' ? e->validators
+	                                                         : NULL;
+}
+
+static inline const char *
+cache_entry_last_modified(const struct cache_entry *e)
+{
+	const char *lm;
+
+	if (e->validators == NULL)
+		return NULL;
+	lm = e->validators + strlen(e->validators) + 1;
+	return lm[0] != '\0' ? lm : NULL;
+}
+
+/*
+ * One version of an origin (the history op): times are Unix seconds
+ * (clock seconds, whole), policy the state it gave.
+ */
+struct cache_version {
+	char version[VERSION_HEX + 1];
+	double first_seen, last_seen;
+	int http_status; /* 0: no HTTP answer */
+	enum cache_policy policy;
+};
+#define CACHE_MAX_HISTORY 255
+/*
+ * An entry's last --history-depth distinct versions into out (room for
+ * max), newest first, the current one first; how many. An entry with no
+ * known version (restored from an old state file) has none.
+ */
+size_t cache_history(
+    const struct cache_entry *, struct cache_version *out, size_t max);
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */
 const struct cache_entry *cache_find(struct cache *, const char *origin);

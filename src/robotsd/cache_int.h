@@ -26,8 +26,9 @@ struct flight {
 	struct cache *cache;
 	void *fetch; /* the fetch, or NULL once it ended */
 	struct cache_waiters waiters;
-	int waking; /* waiters' callbacks are running */
-	int dead;   /* the entry was unlinked; freed when waking ends */
+	int waking;      /* waiters' callbacks are running */
+	int dead;        /* the entry was unlinked; freed when waking ends */
+	int conditional; /* the fetch sent the entry's validators */
 };
 
 /*
@@ -39,6 +40,7 @@ struct entry {
 	struct entry *hnext; /* hash chain */
 	TAILQ_ENTRY(entry) lru;
 	struct flight *flight; /* NULL when idle */
+	struct history *hist;  /* older versions (cache_history.c), or NULL */
 	uint32_t hash;         /* cache_hash() of the origin, low bits */
 	uint32_t bytes;        /* accounted in cache->stats.bytes */
 	uint8_t good;          /* holds a copy from a 2xx/4xx answer */
@@ -73,5 +75,17 @@ struct entry *cache_lookup(const struct cache *, const char *origin);
 void cache_grow(struct cache *);
 /* Take an entry out of its hash chain. */
 void cache_unhash(struct cache *, struct entry *);
+
+/* What an entry's version was before a fetch was applied to it. */
+struct cache_snap {
+	char version[VERSION_HEX + 1];
+	double since, validated_at;
+	int http_status, policy;
+};
+/* The history (cache_history.c): note e's version after a fetch. */
+void cache_history_note(
+    const struct cache *, struct entry *, const struct cache_snap *old);
+size_t cache_history_size(const struct entry *);
+void cache_history_free(struct entry *);
 
 #endif /* ROBOTSD_CACHE_INT_H */

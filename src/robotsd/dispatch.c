@@ -280,6 +280,55 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	free(origin);
 }
 
+/* history: an origin's last distinct versions, newest first. */
+static void
+dispatch_history(struct dispatch *d, struct session *s, struct request *req)
+{
+	struct cache_version v[CACHE_MAX_HISTORY];
+	const struct cache_entry *e;
+	struct buf b = BUF_INIT(0);
+	char *origin;
+	size_t i, n;
+
+	if ((origin = dispatch_origin(s, req)) == NULL)
+		return;
+	if ((e = cache_find(d->cache, origin)) == NULL ||
+	    e->policy == CACHE_NONE) {
+		dispatch_error(s, req->id, PE_NOT_CACHED,
+		    "the origin is not in the cache");
+		free(origin);
+		return;
+	}
+	n = cache_history(e, v, CACHE_MAX_HISTORY);
+	proto_begin(&b, req->id, 1);
+	dispatch_key(&b, "origin");
+	jw_str(&b, origin, strlen(origin));
+	dispatch_key(&b, "versions");
+	buf_lit(&b, "[");
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_lit(&b, ",");
+		buf_lit(&b, "{\"version\":");
+		dispatch_cstr(&b, v[i].version);
+		buf_lit(&b, ",\"first_seen\":");
+		jw_int(&b, (long long)v[i].first_seen);
+		buf_lit(&b, ",\"last_seen\":");
+		jw_int(&b, (long long)v[i].last_seen);
+		buf_lit(&b, ",\"http_status\":");
+		if (v[i].http_status > 0)
+			jw_int(&b, v[i].http_status);
+		else
+			buf_lit(&b, "null");
+		buf_lit(&b, ",\"state\":");
+		dispatch_cstr(&b, cache_policy_name(v[i].policy));
+		buf_lit(&b, "}");
+	}
+	buf_lit(&b, "]");
+	proto_end(&b);
+	dispatch_send(s, req->id, &b);
+	free(origin);
+}
+
 /* purge: one origin or all of them. */
 static void
 dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
@@ -430,6 +479,9 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 		break;
 	case OP_PURGE:
 		dispatch_purge(d, s, req);
+		break;
+	case OP_HISTORY:
+		dispatch_history(d, s, req);
 		break;
 	case OP_STATS:
 		dispatch_stats(d, s, req);

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -130,6 +131,7 @@ fetch_free_mem(struct fetch *fe)
 		free(fe->hdr[i]);
 	buf_clear(&fe->body);
 	buf_clear(&fe->raw);
+	curl_slist_free_all(fe->cond_headers);
 	free(fe->errbuf);
 	free(fe->final_url);
 	free(fe->url);
@@ -353,15 +355,61 @@ fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 	fetch_post(f->wake_thread);
 }
 
+/*
+ * Add "name: value" to the request headers l; -1 (l freed) when memory
+ * runs out. The value was checked (lifetime_validator_ok): no line breaks.
+ */
+static int
+fetch_add_header(struct curl_slist **l, const char *name, const char *value)
+{
+	struct curl_slist *n;
+	char line[FETCH_MAX_VALIDATOR + 32];
+
+	snprintf(line, sizeof(line), "%s: %s", name, value);
+	if ((n = curl_slist_append(*l, line)) == NULL) {
+		curl_slist_free_all(*l);
+		*l = NULL;
+		return -1;
+	}
+	*l = n;
+	return 0;
+}
+
+/* The request headers of a conditional fetch; -1 when memory runs out. */
+static int
+fetch_cond_headers(struct fetch *fe, const struct fetch_cond *cond)
+{
+	if (cond == NULL)
+		return 0;
+	if (cond->etag != NULL && fetch_add_header(&fe->cond_headers,
+	                              "If-None-Match", cond->etag) == -1)
+		return -1;
+	if (cond->last_modified != NULL &&
+	    fetch_add_header(&fe->cond_headers, "If-Modified-Since",
+	        cond->last_modified) == -1)
+		return -1;
+	return 0;
+}
+
 /* Start (or queue) a GET of url; NULL only when memory runs out. */
 struct fetch *
 fetch_start(struct fetcher *f, const char *url, fetch_done_cb cb, void *arg)
+{
+	return fetch_start_cond(f, url, NULL, cb, arg);
+}
+
+/* The same, conditional on cond's validators. */
+struct fetch *
+fetch_start_cond(struct fetcher *f, const char *url,
+    const struct fetch_cond *cond, fetch_done_cb cb, void *arg)
 {
 	struct fetch *fe;
 
 	if ((fe = calloc(1, sizeof(*fe))) == NULL)
 		return NULL;
-	if ((fe->url = strdup(url)) == NULL) {
+	if ((fe->url = strdup(url)) == NULL ||
+	    fetch_cond_headers(fe, cond) == -1) {
+		free(fe->url);
 		free(fe);
 		return NULL;
 	}

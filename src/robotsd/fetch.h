@@ -42,6 +42,9 @@ void fetcher_configure(struct fetcher *, const struct fetch_settings *);
 /* Start (or queue) a GET of url; returns NULL only when memory runs out. */
 struct fetch *fetch_start(
     struct fetcher *, const char *url, fetch_done_cb, void *arg);
+/* fetch_start() sending the validators of cond (NULL: none). */
+struct fetch *fetch_start_cond(struct fetcher *, const char *url,
+    const struct fetch_cond *, fetch_done_cb, void *arg);
 void fetch_cancel(struct fetch *); /* no callback after this */
 size_t fetcher_in_flight(const struct fetcher *);
 size_t fetcher_queued(const struct fetcher *);

@@ -246,6 +246,8 @@ fetch_setup_easy(struct fetch *fe)
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, fe);
 	if (fe->connect_to != NULL)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, fe->connect_to);
+	if (fe->cond_headers != NULL)
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, fe->cond_headers);
 	if (f->ca.cur.fd != -1) {
 		curl_easy_setopt(e, CURLOPT_CAINFO, f->ca.cur.path);
 		curl_easy_setopt(e, CURLOPT_CAPATH, NULL);

@@ -50,6 +50,8 @@ enum fetch_hdr {
 	HDR_AGE,
 	HDR_RETRY_AFTER,
 	HDR_DATE,
+	HDR_ETAG,
+	HDR_LAST_MODIFIED,
 	HDR_COUNT,
 };
 
@@ -96,8 +98,9 @@ struct fetch {
 	struct buf raw; /* status line and headers, capped */
 	char *errbuf;   /* CURL_ERROR_SIZE */
 	CURL *easy;
-	struct curl_slist *connect_to; /* own copy: outlives a reload */
-	struct event deadline;         /* the whole fetch, redirects included */
+	struct curl_slist *connect_to;   /* own copy: outlives a reload */
+	struct curl_slist *cond_headers; /* If-None-Match etc., or NULL */
+	struct event deadline; /* the whole fetch, redirects included */
 };
 
 TAILQ_HEAD(fetch_list, fetch);

@@ -20,6 +20,8 @@ static const char *const fetch_hdr_names[HDR_COUNT] = {
 	"age",
 	"retry-after",
 	"date",
+	"etag",
+	"last-modified",
 };
 
 /* Forget the headers and body of a previous response (redirect hop). */
@@ -207,6 +209,8 @@ fetch_result_of(const struct fetch *fe, struct fetch_result *r)
 	r->age = fe->hdr[HDR_AGE];
 	r->retry_after = fe->hdr[HDR_RETRY_AFTER];
 	r->date = fe->hdr[HDR_DATE];
+	r->etag = fe->hdr[HDR_ETAG];
+	r->last_modified = fe->hdr[HDR_LAST_MODIFIED];
 	if (fe->raw.len > 0 && fe->error == FETCH_OK) {
 		r->raw_headers = fe->raw.p;
 		r->raw_headers_len = fe->raw.len;

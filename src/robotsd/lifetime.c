@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "lifetime.h"
+#include "outcome.h"
 
 /* Parse leading decimal seconds; see lifetime.h. */
 double
@@ -239,6 +240,31 @@ lifetime_classify(int answered, int redirects, int status)
 	if (status >= 300 && status < 500)
 		return LT_ALLOW_ALL;
 	return LT_FAILED;
+}
+
+/* The class of a refresh's outcome; see lifetime.h. */
+enum lifetime_class
+lifetime_classify_refresh(
+    int answered, int redirects, int status, int conditional)
+{
+	if (conditional && answered && !redirects && status == 304)
+		return LT_REVALIDATED;
+	return lifetime_classify(answered, redirects, status);
+}
+
+/* Whether a validator may be kept and sent; see lifetime.h. */
+int
+lifetime_validator_ok(const char *v)
+{
+	size_t n;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	for (n = 0; v[n] != '\0'; n++)
+		if (n == FETCH_MAX_VALIDATOR || (unsigned char)v[n] < 0x20 ||
+		    v[n] == 0x7f)
+			return 0;
+	return 1;
 }
 
 /* The lifetime of a 2xx/4xx answer; see lifetime.h. */

@@ -35,6 +35,7 @@ enum lifetime_class {
 	LT_ALLOW_ALL, /* 3xx left unfollowed, 4xx but 429, too many redirects */
 	LT_FAILED,    /* 5xx, 429, network error, timeout: disallow, retry */
 	LT_FAILED_SOON, /* 503 and 429: the short schedule, Retry-After */
+	LT_REVALIDATED, /* 304 to a conditional refresh: keep the entry */
 };
 
 /*
@@ -43,6 +44,20 @@ enum lifetime_class {
  * many redirects (an allow-all whatever the status).
  */
 enum lifetime_class lifetime_classify(int answered, int redirects, int status);
+/*
+ * The class of a refresh's outcome: conditional says the request sent the
+ * validators of a ruleset still held. A 304 to it is LT_REVALIDATED (the
+ * ruleset is kept, with a lifetime from the 304's headers); anything else,
+ * and a 304 to a request without validators, is lifetime_classify()'s.
+ */
+enum lifetime_class lifetime_classify_refresh(
+    int answered, int redirects, int status, int conditional);
+/*
+ * Whether an ETag or Last-Modified value may be kept and sent back: 1 to
+ * FETCH_MAX_VALIDATOR bytes, none a control character (no line breaks
+ * that would inject a header) or DEL.
+ */
+int lifetime_validator_ok(const char *);
 
 /*
  * Seconds a 2xx/4xx answer may be used: no-store or no-cache mean the

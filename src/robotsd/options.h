@@ -37,6 +37,7 @@ struct config {
 	long unreachable_allow_after;
 	long max_connections;
 	long max_waiting;
+	long history_depth;
 	int deny_private_addresses;
 	char **redis; /* NULL-terminated --redis URLs, or NULL: none */
 	size_t nredis;

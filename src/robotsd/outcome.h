@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* The longest ETag or Last-Modified kept and sent back (bytes). */
+#define FETCH_MAX_VALIDATOR 256
+
 /* The most bytes of status line and headers kept (fetch_result). */
 #define FETCH_MAX_RAW_HEADERS 16384
 
@@ -41,6 +44,8 @@ struct fetch_result {
 	const char *age;
 	const char *retry_after;
 	const char *date;
+	const char *etag; /* validators of the response, as sent */
+	const char *last_modified;
 	/*
 	 * Not NULL: no fetch happened here; the fleet's state for the origin
 	 * was found in the shared tier (every field above is unset).
@@ -75,6 +80,16 @@ struct shared_state {
 	 */
 	const char *version;
 	double version_since, validated_at;
+	const char *etag, *last_modified; /* a 2xx copy's validators */
+};
+
+/*
+ * The validators of a conditional refresh (RFC 9110 section 13.1): sent as
+ * If-None-Match and If-Modified-Since; NULL when there is none.
+ */
+struct fetch_cond {
+	const char *etag;
+	const char *last_modified;
 };
 
 /* Called once per fetch; result and its strings are valid during the call. */

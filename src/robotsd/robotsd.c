@@ -117,6 +117,13 @@ robotsd_fetch_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	return fetch_start(impl, url, cb, arg);
 }
 
+static void *
+robotsd_fetch_start_cond(void *impl, const char *url,
+    const struct fetch_cond *cond, fetch_done_cb cb, void *arg)
+{
+	return fetch_start_cond(impl, url, cond, cb, arg);
+}
+
 static void
 robotsd_fetch_cancel(void *f)
 {
@@ -131,6 +138,7 @@ robotsd_fetch_queued(const void *impl)
 
 static const struct cache_fetch_ops robotsd_fetch_ops = {
 	.start = robotsd_fetch_start,
+	.start_cond = robotsd_fetch_start_cond,
 	.cancel = robotsd_fetch_cancel,
 	.queued = robotsd_fetch_queued,
 };
@@ -153,6 +161,7 @@ robotsd_cache_settings(const struct config *cf)
 		},
 		.max_bytes = (size_t)cf->cache_max_bytes,
 		.max_waiting = cf->max_waiting > 0 ? (size_t)cf->max_waiting : 0,
+		.history_depth = (size_t)cf->history_depth,
 	};
 }
 

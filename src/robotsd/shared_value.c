@@ -4,7 +4,11 @@
  */
 #include <config.h>
 
+#include <string.h>
+
 #include "shared_value.h"
+
+_Static_assert(TIER_VALUE_VERSION_HEX == VERSION_HEX, "one version id size");
 
 /* Clock seconds (after 1970) as epoch milliseconds, rounded down. */
 int64_t
@@ -69,6 +73,11 @@ shared_state_of(const struct tier_value *v, struct shared_state *s)
 		.last_error = v->last_error,
 		.body = v->body != NULL ? v->body : "",
 		.body_len = v->body != NULL ? v->body_len : 0,
+		.version = v->version[0] != '\0' ? v->version : NULL,
+		.version_since = shared_secs(v->version_since),
+		.validated_at = shared_secs(v->validated_at),
+		.etag = v->etag,
+		.last_modified = v->last_modified,
 	};
 }
 
@@ -112,7 +121,13 @@ shared_value_of(const struct cache_entry *e, int good,
 		    retry_after >= 0 ? (int64_t)(retry_after * 1000.0) : 0,
 		.final_url = e->final_url,
 		.last_error = e->last_error,
+		.version_since = shared_ms(e->version_since),
+		.validated_at = shared_ms(e->validated_at),
+		.etag = (char *)(uintptr_t)cache_entry_etag(e),
+		.last_modified =
+		    (char *)(uintptr_t)cache_entry_last_modified(e),
 	};
+	memcpy(v->version, e->version, sizeof(v->version));
 	if (!good) /* the reader decides on the 30-day allowance itself */
 		return 0;
 	v->policy =

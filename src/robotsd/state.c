@@ -3,9 +3,16 @@
  * build's layout, so a file from another build or machine is refused):
  *
  *   header  "robotsd-state\n", then struct state_head
- *   records tag 1, struct state_rec, origin, final_url, last_error,
- *           ruleset image (robots_image())
+ *   records tag 1, struct state_rec, origin, final_url, last_error, etag,
+ *           last_modified, ruleset image (robots_image())
  *   end     tag 0, the checksum of every byte before it (state_sum_end)
+ *
+ * Format 3 added the version (its id and times) and the validators to
+ * each record. A format 2 file (struct state_rec2: no version, no
+ * validators; ruleset images of version 3 or this build's) still loads: its
+ * entries have no version ("version":null) and are due for a refresh at once,
+ * so the first check of each fetches it again while answering from the loaded
+ * copy.
  *
  * A file that fails any check is refused whole and the daemon starts
  * empty: saved state is an optimization, never a reason not to start. The
@@ -37,24 +44,35 @@
 #include "xmalloc.h"
 
 #define STATE_MAGIC "robotsd-state\n"
-#define STATE_FORMAT 2
+#define STATE_FORMAT 3
+#define STATE_FORMAT_2 2 /* before versions and validators: still read */
+#define STATE_IMAGE_3 3  /* ruleset images before usage preferences */
 #define STATE_NOSTR UINT32_MAX
 #define STATE_SUM_INIT 0xcbf29ce484222325ULL
 #define STATE_SLACK (1024 * 1024)   /* header, end and rounding */
 #define STATE_MAX_STR (1024 * 1024) /* no saved string is that long */
-#define STATE_STRS 3                /* origin, final URL, last error */
-#define STATE_IOBUF (1024 * 1024)   /* stdio's own is a 4 KiB page */
+#define STATE_STRS 5   /* origin, final URL, last error, ETag, Last-Modified */
+#define STATE_STRS_2 3 /* format 2: the first three */
+#define STATE_IOBUF (1024 * 1024) /* stdio's own is a 4 KiB page */
 
 struct state_head {
 	uint32_t format, image_version, byte_order, rec_size;
 };
 
-struct state_rec {
+/* A record of format 2; format 3's begins with the same fields. */
+struct state_rec2 {
 	double fetched_at, expires_at, fail_since, next_retry;
 	int32_t policy, http_status;
 	uint32_t body_bytes, image_len;
 	uint32_t fail_streak, origin_len, final_url_len, last_error_len;
 	uint8_t truncated, stale, good, pad;
+};
+
+struct state_rec {
+	struct state_rec2 v2;
+	double version_since, validated_at;
+	char version[VERSION_HEX]; /* all zero: none */
+	uint32_t etag_len, last_modified_len;
 };
 
 /*
@@ -166,6 +184,8 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 {
 	struct state_out *o = arg;
 	struct state_rec r = { 0 };
+	const char *etag = cache_entry_etag(e);
+	const char *lm = cache_entry_last_modified(e);
 	const void *image = NULL;
 	uint8_t tag = 1;
 	size_t ilen = 0;
@@ -177,28 +197,38 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 	}
 	if (e->robots != NULL)
 		image = robots_image(e->robots, &ilen);
-	r.fetched_at = e->fetched_at;
-	r.expires_at = e->expires_at;
-	r.fail_since = e->fail_since;
-	r.next_retry = e->next_retry;
-	r.body_bytes = e->body_bytes;
-	r.image_len = (uint32_t)ilen;
-	r.policy = (int32_t)e->policy;
-	r.http_status = e->http_status;
-	r.fail_streak = e->fail_streak;
-	r.origin_len = state_strlen(e->origin);
-	r.final_url_len = state_strlen(e->final_url);
-	r.last_error_len = state_strlen(e->last_error);
-	r.truncated = (uint8_t)e->truncated;
-	r.stale = (uint8_t)e->stale;
-	r.good = (uint8_t)good;
+	r.v2.fetched_at = e->fetched_at;
+	r.v2.expires_at = e->expires_at;
+	r.v2.fail_since = e->fail_since;
+	r.v2.next_retry = e->next_retry;
+	r.v2.body_bytes = e->body_bytes;
+	r.v2.image_len = (uint32_t)ilen;
+	r.v2.policy = (int32_t)e->policy;
+	r.v2.http_status = e->http_status;
+	r.v2.fail_streak = e->fail_streak;
+	r.v2.origin_len = state_strlen(e->origin);
+	r.v2.final_url_len = state_strlen(e->final_url);
+	r.v2.last_error_len = state_strlen(e->last_error);
+	r.v2.truncated = (uint8_t)e->truncated;
+	r.v2.stale = (uint8_t)e->stale;
+	r.v2.good = (uint8_t)good;
+	r.version_since = e->version_since;
+	r.validated_at = e->validated_at;
+	if (e->version[0] != '\0')
+		memcpy(r.version, e->version, VERSION_HEX);
+	r.etag_len = state_strlen(etag);
+	r.last_modified_len = state_strlen(lm);
 	state_put(o, &tag, 1);
 	state_put(o, &r, sizeof(r));
-	state_put(o, e->origin, r.origin_len);
+	state_put(o, e->origin, r.v2.origin_len);
 	if (e->final_url != NULL)
-		state_put(o, e->final_url, r.final_url_len);
+		state_put(o, e->final_url, r.v2.final_url_len);
 	if (e->last_error != NULL)
-		state_put(o, e->last_error, r.last_error_len);
+		state_put(o, e->last_error, r.v2.last_error_len);
+	if (etag != NULL)
+		state_put(o, etag, r.etag_len);
+	if (lm != NULL)
+		state_put(o, lm, r.last_modified_len);
 	state_put(o, image, ilen);
 	o->count++;
 }
@@ -332,7 +362,9 @@ struct state_in {
 	char *iobuf;
 	struct buf str;  /* the strings of the record being read */
 	size_t records;  /* good records read */
-	size_t restored; /* entries the cache took of them */
+	uint32_t format; /* of the file: STATE_FORMAT or STATE_FORMAT_2 */
+	uint32_t image_version; /* of its ruleset images */
+	size_t restored;        /* entries the cache took of them */
 };
 
 /* Read and checksum len bytes; -1 (why set) when the file ends first. */
@@ -422,14 +454,15 @@ state_get_image(struct state_in *in, uint32_t len, struct robots **r)
 		free(image);
 		return -1;
 	}
-	if ((*r = robots_adopt_image(image, len)) == NULL)
+	if ((*r = robots_adopt_image_version(image, len, in->image_version)) ==
+	    NULL)
 		in->why = "a ruleset image this build cannot load";
 	return *r != NULL ? 0 : -1;
 }
 
 /* Fill e from a record's fixed part. */
 static void
-state_fill_entry(struct cache_entry *e, const struct state_rec *r)
+state_fill_entry(struct cache_entry *e, const struct state_rec2 *r)
 {
 	e->policy = (uint8_t)r->policy;
 	e->http_status = (int16_t)r->http_status;
@@ -443,39 +476,120 @@ state_fill_entry(struct cache_entry *e, const struct state_rec *r)
 	e->stale = r->stale;
 }
 
+/*
+ * The version of a format 3 record into e, or none with the entry due now
+ * (format 2, or a version that is not 16 hex digits); -1 when bad.
+ */
+static int
+state_fill_version(
+    struct state_in *in, struct cache_entry *e, const struct state_rec *r)
+{
+	size_t i;
+
+	if (in->format == STATE_FORMAT_2 || r->version[0] == '\0') {
+		e->expires_at = 0; /* refreshed at the first check */
+		return 0;
+	}
+	for (i = 0; i < VERSION_HEX; i++)
+		if (!((r->version[i] >= '0' && r->version[i] <= '9') ||
+		        (r->version[i] >= 'a' && r->version[i] <= 'f'))) {
+			in->why = "a version that is not 16 hex digits";
+			return -1;
+		}
+	memcpy(e->version, r->version, VERSION_HEX);
+	e->version[VERSION_HEX] = '\0';
+	e->version_since = r->version_since;
+	e->validated_at = r->validated_at;
+	return 0;
+}
+
+/*
+ * A record's validators as the entry's block (see struct cache_entry);
+ * NULL for none. The cache copies it.
+ */
+static char *
+state_validators(const char *etag, const char *lm)
+{
+	char *v;
+	size_t a = etag != NULL ? strlen(etag) : 0;
+	size_t b = lm != NULL ? strlen(lm) : 0;
+
+	if (etag == NULL && lm == NULL)
+		return NULL;
+	v = xmalloc(a + b + 2);
+	memcpy(v, etag != NULL ? etag : "", a + 1);
+	memcpy(v + a + 1, lm != NULL ? lm : "", b + 1);
+	return v;
+}
+
 /* Read one record and restore it into c; -1 (in->why set) when bad. */
 static int
 state_get_entry(struct state_in *in, struct cache *c)
 {
 	struct cache_entry e = { 0 };
-	struct state_rec r;
+	struct state_rec r = { 0 };
 	uint32_t lens[STATE_STRS];
-	char **strs[STATE_STRS] = { &e.origin, &e.final_url, &e.last_error };
+	char *etag, *lm;
+	char **strs[STATE_STRS] = { &e.origin, &e.final_url, &e.last_error,
+		&etag, &lm };
+	size_t nstrs = in->format == STATE_FORMAT_2 ? STATE_STRS_2 : STATE_STRS;
+	int rc;
 
-	if (state_get(in, &r, sizeof(r)) == -1)
+	if (state_get(in, &r,
+	        in->format == STATE_FORMAT_2 ? sizeof(r.v2) : sizeof(r)) == -1)
 		return -1;
-	if (r.policy <= CACHE_NONE || r.policy > CACHE_DISALLOW_ALL)
+	if (r.v2.policy <= CACHE_NONE || r.v2.policy > CACHE_DISALLOW_ALL)
 		in->why = "a policy out of range";
-	else if (r.origin_len == STATE_NOSTR)
+	else if (r.v2.origin_len == STATE_NOSTR)
 		in->why = "no origin";
-	else if ((r.policy == CACHE_RULES) != (r.image_len > 0))
+	else if ((r.v2.policy == CACHE_RULES) != (r.v2.image_len > 0))
 		in->why = "a policy and a ruleset image that disagree";
-	else if (r.http_status < 0 || r.http_status > 999)
+	else if (r.v2.http_status < 0 || r.v2.http_status > 999)
 		in->why = "an HTTP status out of range";
-	lens[0] = r.origin_len;
-	lens[1] = r.final_url_len;
-	lens[2] = r.last_error_len;
-	if (in->why != NULL || state_get_strs(in, lens, strs, STATE_STRS) == -1)
+	lens[0] = r.v2.origin_len;
+	lens[1] = r.v2.final_url_len;
+	lens[2] = r.v2.last_error_len;
+	lens[3] = r.etag_len;
+	lens[4] = r.last_modified_len;
+	if (in->why != NULL || state_get_strs(in, lens, strs, nstrs) == -1)
 		return -1;
+	if (nstrs == STATE_STRS_2)
+		etag = lm = NULL;
 	cache_prefetch(c, e.origin); /* while the image is read */
-	if (state_get_image(in, r.image_len, &e.robots) == -1)
+	if (state_get_image(in, r.v2.image_len, &e.robots) == -1)
 		return -1;
-	state_fill_entry(&e, &r);
-	if (cache_restore(c, &e, r.good) == 0)
+	state_fill_entry(&e, &r.v2);
+	if (state_fill_version(in, &e, &r) == -1) {
+		robots_unref(e.robots);
+		return -1;
+	}
+	e.validators = state_validators(etag, lm);
+	rc = cache_restore(c, &e, r.v2.good);
+	free(e.validators);
+	if (rc == 0)
 		in->restored++;
 	else
 		robots_unref(e.robots);
 	return 0;
+}
+
+/*
+ * Whether a file's header is one this build reads: its own, or format 2's
+ * (the records before versions) with ruleset images of version 3 (before
+ * usage preferences) or this build's, which robots_adopt_image_version()
+ * reads.
+ */
+static int
+state_head_ok(const struct state_head *got, const struct state_head *want)
+{
+	if (got->byte_order != want->byte_order)
+		return 0;
+	if (got->format == STATE_FORMAT_2)
+		return got->rec_size == sizeof(struct state_rec2) &&
+		       (got->image_version == STATE_IMAGE_3 ||
+		           got->image_version == want->image_version);
+	return got->format == want->format && got->rec_size == want->rec_size &&
+	       got->image_version == want->image_version;
 }
 
 /* Read the header; -1 (why set) when it is not this build's. */
@@ -491,10 +605,12 @@ state_get_head(struct state_in *in)
 		return -1;
 	}
 	if (state_get(in, &got, sizeof(got)) == -1 ||
-	    memcmp(&got, &want, sizeof(got)) != 0) {
+	    !state_head_ok(&got, &want)) {
 		in->why = "written by another robotsd build or machine";
 		return -1;
 	}
+	in->format = got.format;
+	in->image_version = got.image_version;
 	return 0;
 }
 

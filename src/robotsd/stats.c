@@ -266,6 +266,9 @@ stats_collect(void *arg, struct metric *out)
 	metric_add(out, &n, "connections_total", "robotsd_connections_total",
 	    METRIC_COUNTER, server_connections_total(src->server),
 	    "Client connections accepted.");
+	metric_add(out, &n, "revalidated", "robotsd_revalidated_total",
+	    METRIC_COUNTER, s->revalidated,
+	    "Refreshes answered 304: the entry kept, nothing parsed.");
 	stats_fetches(src, out, &n);
 	stats_answers(src, out, &n);
 	if (src->feed != NULL)

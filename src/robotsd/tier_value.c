@@ -14,6 +14,8 @@
 #define PREFIX_LEN 12 /* magic, version, header length, total length */
 #define HEADER_LEN 56 /* the version 1 header fields */
 #define NSTRINGS 4
+/* The provenance fields appended to the header, without the validators. */
+#define PROV_LEN (TIER_VALUE_VERSION_HEX + 8 + 8 + 2 + 2)
 
 uint32_t
 tier_crc32(const void *buf, size_t len)
@@ -94,7 +96,9 @@ value_check(const struct tier_value *v, size_t body_len)
 	if (v->http_status < 0 || v->http_status > 999)
 		return -1;
 	if (str_len(v->final_url) > TIER_VALUE_MAX_URL ||
-	    str_len(v->last_error) > TIER_VALUE_MAX_ERROR)
+	    str_len(v->last_error) > TIER_VALUE_MAX_ERROR ||
+	    str_len(v->etag) > TIER_VALUE_MAX_VALIDATOR ||
+	    str_len(v->last_modified) > TIER_VALUE_MAX_VALIDATOR)
 		return -1;
 	return body_len > TIER_VALUE_MAX_BODY ? -1 : 0;
 }
@@ -111,25 +115,37 @@ put_header(unsigned char *p, const struct tier_value *v)
 	p = put_i64(p, v->stale_until);
 	p = put_i64(p, v->fail_since);
 	p = put_i64(p, v->next_retry);
-	return put_i64(p, v->retry_after);
+	p = put_i64(p, v->retry_after);
+	memset(p, 0, TIER_VALUE_VERSION_HEX);
+	memcpy(p, v->version, strnlen(v->version, TIER_VALUE_VERSION_HEX));
+	p = put_i64(p + TIER_VALUE_VERSION_HEX, v->version_since);
+	p = put_i64(p, v->validated_at);
+	p = put_u16(p, (unsigned)str_len(v->etag));
+	memcpy(p, v->etag != NULL ? v->etag : "", str_len(v->etag));
+	p = put_u16(p + str_len(v->etag), (unsigned)str_len(v->last_modified));
+	memcpy(p, v->last_modified != NULL ? v->last_modified : "",
+	    str_len(v->last_modified));
+	return p + str_len(v->last_modified);
 }
 
 char *
 tier_value_encode(const struct tier_value *v, size_t *len)
 {
 	size_t body_len = v->policy == TIER_POLICY_RULES ? v->body_len : 0;
-	size_t total;
+	size_t total, hdr;
 	unsigned char *buf, *p;
 
 	if (value_check(v, body_len) == -1)
 		return NULL;
-	total = PREFIX_LEN + HEADER_LEN + NSTRINGS * 4 + strlen(v->origin) +
+	hdr = HEADER_LEN + PROV_LEN + str_len(v->etag) +
+	      str_len(v->last_modified);
+	total = PREFIX_LEN + hdr + NSTRINGS * 4 + strlen(v->origin) +
 	        str_len(v->final_url) + str_len(v->last_error) + body_len + 4;
 	if ((buf = malloc(total)) == NULL)
 		return NULL;
 	memcpy(buf, MAGIC, 4);
 	p = put_u16(buf + 4, TIER_VALUE_VERSION);
-	p = put_u16(p, HEADER_LEN);
+	p = put_u16(p, (unsigned)hdr);
 	p = put_u32(p, (uint32_t)total);
 	p = put_header(p, v);
 	p = put_str(p, v->origin, strlen(v->origin));
@@ -165,6 +181,45 @@ check_frame(const unsigned char *b, size_t len, size_t *hdr)
 		return TV_FIELD;
 	if (tier_crc32(b, len - 4) != get_u32(b + len - 4))
 		return TV_CHECKSUM;
+	return TV_OK;
+}
+
+/*
+ * The provenance fields appended to a header of hdr bytes at p, if there;
+ * TV_FIELD when they are malformed.
+ */
+static enum tier_value_err
+get_provenance(const unsigned char *p, size_t hdr, struct tier_value *v)
+{
+	const unsigned char *end = p + hdr;
+	size_t i, n;
+	char **out[2] = { &v->etag, &v->last_modified };
+
+	if (hdr < HEADER_LEN + PROV_LEN)
+		return TV_OK; /* written before provenance */
+	p += HEADER_LEN;
+	for (i = 0; i < TIER_VALUE_VERSION_HEX && p[0] != 0; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') ||
+		        (p[i] >= 'a' && p[i] <= 'f')))
+			return TV_FIELD;
+	if (p[0] != 0)
+		memcpy(v->version, p, TIER_VALUE_VERSION_HEX);
+	v->version_since = get_i64(p + TIER_VALUE_VERSION_HEX);
+	v->validated_at = get_i64(p + TIER_VALUE_VERSION_HEX + 8);
+	p += TIER_VALUE_VERSION_HEX + 16;
+	for (i = 0; i < 2; i++) {
+		if (end - p < 2 ||
+		    (n = (size_t)(p[0] << 8 | p[1])) > (size_t)(end - p - 2) ||
+		    n > TIER_VALUE_MAX_VALIDATOR || memchr(p + 2, 0, n) != NULL)
+			return TV_FIELD;
+		if (n > 0) {
+			if ((*out[i] = malloc(n + 1)) == NULL)
+				return TV_NOMEM;
+			memcpy(*out[i], p + 2, n);
+			(*out[i])[n] = '\0';
+		}
+		p += 2 + n;
+	}
 	return TV_OK;
 }
 
@@ -248,7 +303,7 @@ tier_value_decode(
 	if (v->policy > TIER_POLICY_DISALLOW || v->truncated > 1 ||
 	    v->http_status > 999)
 		e = TV_FIELD;
-	else
+	else if ((e = get_provenance(b + PREFIX_LEN, hdr, v)) == TV_OK)
 		e = get_strings(
 		    b + PREFIX_LEN + hdr, len - PREFIX_LEN - hdr - 4, v);
 	if (e == TV_OK && origin != NULL && strcmp(origin, v->origin) != 0)
@@ -293,5 +348,7 @@ tier_value_clear(struct tier_value *v)
 	free(v->final_url);
 	free(v->last_error);
 	free(v->body);
+	free(v->etag);
+	free(v->last_modified);
 	memset(v, 0, sizeof(*v));
 }

@@ -16,6 +16,11 @@
  *   (IEEE) of everything before it. A later minor revision may append
  *   header fields (readers skip what they do not know); anything else bumps
  *   the version, and a value of another version is refused, never guessed.
+ *
+ *   Appended after the first 56 header bytes (provenance; a value without
+ *   them is read as having none): the version id as 16 ASCII hex digits
+ *   (16 zero bytes: none), i64 version_since and i64 validated_at (ms),
+ *   then u16 length + bytes of the ETag and of the Last-Modified.
  */
 #ifndef ROBOTSD_TIER_VALUE_H
 #define ROBOTSD_TIER_VALUE_H
@@ -30,6 +35,8 @@
 #define TIER_VALUE_MAX_ORIGIN 2048
 #define TIER_VALUE_MAX_URL 16384
 #define TIER_VALUE_MAX_ERROR 1024
+#define TIER_VALUE_MAX_VALIDATOR 256 /* FETCH_MAX_VALIDATOR */
+#define TIER_VALUE_VERSION_HEX 16
 
 /* The fetch outcome; wire values, never renumber. */
 enum tier_policy {
@@ -56,6 +63,11 @@ struct tier_value {
 	char *last_error;     /* text of the last failure, or NULL */
 	char *body;           /* TIER_POLICY_RULES: the body, else NULL */
 	size_t body_len;
+	/* Provenance: "" / 0 / NULL when the writer kept none. */
+	char version[TIER_VALUE_VERSION_HEX + 1]; /* 16 hex digits */
+	int64_t version_since; /* ms; this version first fetched */
+	int64_t validated_at;  /* ms; last fetch or 304 confirming it */
+	char *etag, *last_modified;
 };
 
 /* Why a value was refused; TV_OK is 0. */

@@ -26,6 +26,7 @@ static const struct {
 	{ "stats", OP_STATS },
 	{ "ping", OP_PING },
 	{ "clock", OP_CLOCK },
+	{ "history", OP_HISTORY },
 	{ "watch", OP_WATCH },
 };
 
@@ -209,6 +210,7 @@ proto_decode_fields(json_t *o, struct request *req)
 		return proto_decode_check(o, req);
 	case OP_INSPECT:
 	case OP_PURGE:
+	case OP_HISTORY:
 		return proto_decode_origin(o, req);
 	case OP_CLOCK:
 		v = json_object_get(o, "advance");

@@ -23,6 +23,7 @@ enum proto_op {
 	OP_STATS,
 	OP_PING,
 	OP_CLOCK, /* tests only, under --test-clock */
+	OP_HISTORY,
 	OP_WATCH,
 };
 

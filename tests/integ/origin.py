@@ -5,8 +5,11 @@ test process. robotsd is started with --connect-to ::127.0.0.1:PORT, so every
 origin it fetches lands here and the Host header picks the scenario a test
 set up. Each (host, path) has a Scenario: status, headers, body, encoding
 (gzip, deflate, or a gzip bomb), a delay or a hold (the answer waits until
-the test releases it), an endless slow body. Every request is logged per
-host (time, path, headers). Unknown hosts and paths answer 404.
+the test releases it), an endless slow body, validators (ETag and
+Last-Modified sent with the answer; a request whose If-None-Match or
+If-Modified-Since matches them exactly is answered 304 with the scenario's
+not_modified headers, and counted). Every request is logged per host (time,
+path, headers). Unknown hosts and paths answer 404.
 
 Every Origin is closed at interpreter exit (atexit): its serving threads and
 every connection's thread, TLS handshakes included, have ended before
@@ -47,7 +50,8 @@ class Scenario:
     """What one host (and path) answers."""
 
     def __init__(self, status=200, body=b"", headers=None, encoding=None,
-                 delay=0.0, hold=False, endless=False, chunk_interval=0.2):
+                 delay=0.0, hold=False, endless=False, chunk_interval=0.2,
+                 etag=None, last_modified=None, not_modified=None):
         self.status = status
         self.body = body.encode() if isinstance(body, str) else body
         self.headers = list((headers or {}).items()) \
@@ -58,6 +62,22 @@ class Scenario:
         self.endless = endless    # send the body slowly, forever
         self.chunk_interval = chunk_interval
         self.released = threading.Event()
+        self.etag = etag                    # sent as ETag
+        self.last_modified = last_modified  # sent as Last-Modified
+        self.not_modified = list((not_modified or {}).items())  # 304's
+        self.answered_304 = 0
+
+    def matches(self, headers):
+        """Whether a request's validators match (RFC 9110 13.1.1: a weak
+        comparison for If-None-Match; If-Modified-Since only without it,
+        compared as the exact string the origin sent)."""
+        inm = headers.get("if-none-match")
+        if inm is not None:
+            tags = [t.strip().removeprefix("W/") for t in inm.split(",")]
+            return self.etag is not None and \
+                self.etag.removeprefix("W/") in tags
+        ims = headers.get("if-modified-since")
+        return ims is not None and ims == self.last_modified
 
     def encoded_body(self):
         """The body bytes on the wire and the Content-Encoding, or None."""
@@ -130,9 +150,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
 
     def _answer(self, sc, origin):
+        if sc.status == 200 and sc.matches(
+                {k.lower(): v for k, v in self.headers.items()}):
+            sc.answered_304 += 1
+            self.send_response(304)
+            for k, v in sc.not_modified:
+                self.send_header(k, v)
+            self.end_headers()
+            return
         body, enc = sc.encoded_body()
         self.send_response(sc.status)
         names = set()
+        for k, v in (("ETag", sc.etag), ("Last-Modified", sc.last_modified)):
+            if v is not None:
+                self.send_header(k, v)
+                names.add(k.lower())
         for k, v in sc.headers:
             self.send_header(k, v)
             names.add(k.lower())

@@ -53,7 +53,7 @@ client_settled(struct reply *r)
 }
 
 static const struct reply_ops client_ops = { client_send, NULL,
-	client_settled };
+	client_settled, NULL, NULL };
 
 /*
  * The stats table the dispatcher is handed: two fixed rows around one only

@@ -9,10 +9,12 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <check.h>
 
 #include "lifetime.h"
+#include "outcome.h"
 
 #define DAY 86400.0
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -71,6 +73,77 @@ START_TEST(test_status_classes)
 		    lifetime_classify(rows[i].answered, rows[i].redirects,
 		        rows[i].status) == rows[i].want,
 		    "row %zu: status %d", i, rows[i].status);
+}
+END_TEST
+
+/*
+ * A refresh: a 304 keeps the ruleset only when validators were sent (RFC
+ * 9110 section 15.4.5); every other outcome, and a 304 to a request
+ * without them, is classified as a first fetch is.
+ */
+START_TEST(test_refresh_classes)
+{
+	static const struct {
+		int answered, redirects, status, conditional;
+		enum lifetime_class want;
+	} rows[] = {
+		{ 1, 0, 304, 1, LT_REVALIDATED },
+		{ 1, 0, 304, 0, LT_ALLOW_ALL },
+		{ 1, 1, 304, 1, LT_ALLOW_ALL }, /* too many redirects */
+		{ 1, 0, 200, 1, LT_RULES },
+		{ 1, 0, 200, 0, LT_RULES },
+		{ 1, 0, 206, 1, LT_RULES },
+		{ 1, 0, 301, 1, LT_ALLOW_ALL },
+		{ 1, 0, 302, 0, LT_ALLOW_ALL },
+		{ 1, 0, 404, 1, LT_ALLOW_ALL },
+		{ 1, 0, 404, 0, LT_ALLOW_ALL },
+		{ 1, 0, 410, 1, LT_ALLOW_ALL },
+		{ 1, 0, 412, 1, LT_ALLOW_ALL },
+		{ 1, 0, 429, 1, LT_FAILED_SOON },
+		{ 1, 0, 500, 1, LT_FAILED },
+		{ 1, 0, 503, 1, LT_FAILED_SOON },
+		{ 1, 0, 503, 0, LT_FAILED_SOON },
+		{ 0, 0, 0, 1, LT_FAILED },
+		{ 0, 0, 0, 0, LT_FAILED },
+	};
+	size_t i;
+
+	for (i = 0; i < N(rows); i++)
+		ck_assert_msg(lifetime_classify_refresh(rows[i].answered,
+		                  rows[i].redirects, rows[i].status,
+		                  rows[i].conditional) == rows[i].want,
+		    "row %zu: status %d", i, rows[i].status);
+}
+END_TEST
+
+/* Which validators are kept and sent back. */
+START_TEST(test_validators_kept)
+{
+	static char longest[FETCH_MAX_VALIDATOR + 2];
+	static const struct {
+		const char *v;
+		int ok;
+	} rows[] = {
+		{ "\"abc\"", 1 },
+		{ "W/\"abc\"", 1 },
+		{ "Tue, 24 Nov 2026 10:00:00 GMT", 1 },
+		{ "\"caf\xc3\xa9\"", 1 }, /* obs-text */
+		{ NULL, 0 },
+		{ "", 0 },
+		{ "\"a\r\nX-Injected: 1\"", 0 },
+		{ "\"a\nb\"", 0 },
+		{ "\"a\tb\"", 0 },
+		{ "\"a\x7f\"", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < N(rows); i++)
+		ck_assert_msg(lifetime_validator_ok(rows[i].v) == rows[i].ok,
+		    "row %zu", i);
+	memset(longest, 'x', FETCH_MAX_VALIDATOR);
+	ck_assert_int_eq(lifetime_validator_ok(longest), 1);
+	longest[FETCH_MAX_VALIDATOR] = 'x'; /* one byte too many */
+	ck_assert_int_eq(lifetime_validator_ok(longest), 0);
 }
 END_TEST
 
@@ -329,6 +402,8 @@ lifetime_suite(void)
 	TCase *tc = tcase_create("rules");
 
 	tcase_add_test(tc, test_status_classes);
+	tcase_add_test(tc, test_refresh_classes);
+	tcase_add_test(tc, test_validators_kept);
 	tcase_add_test(tc, test_lifetimes);
 	tcase_add_test(tc, test_retry_after);
 	tcase_add_test(tc, test_backoff_schedule);

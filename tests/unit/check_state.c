@@ -251,7 +251,7 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 {
 	struct fetch_result r = script_result(FETCH_OK, 404);
 	size_t len, pos = 14 + 16, rec;
-	uint32_t lens[3], ilen;
+	uint32_t lens[5], ilen;
 	uint64_t sum;
 	int32_t bad = 99;
 	unsigned char *buf;
@@ -262,10 +262,14 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 	buf = save_and_slurp(2, &len);
 	memcpy(&sum, buf + len - 8, 8);
 	ck_assert(sum == checksum(buf, len - 8)); /* the format, pinned */
-	/* Skip record 1: tag, fixed part (72 bytes), strings, image. */
+	/*
+	 * Skip record 1: tag, fixed part (112 bytes: format 2's 72, two
+	 * times, the version, two more string lengths), strings, image.
+	 */
 	memcpy(&ilen, buf + pos + 1 + 44, 4);
-	memcpy(lens, buf + pos + 1 + 52, sizeof(lens));
-	for (rec = pos + 1 + 72, pos = 0; pos < 3; pos++)
+	memcpy(lens, buf + pos + 1 + 52, 3 * sizeof(lens[0]));
+	memcpy(lens + 3, buf + pos + 1 + 104, 2 * sizeof(lens[0]));
+	for (rec = pos + 1 + 112, pos = 0; pos < 5; pos++)
 		rec += lens[pos] != UINT32_MAX ? lens[pos] : 0;
 	pos = rec + ilen;
 	ck_assert_int_eq(buf[pos], 1);
@@ -317,13 +321,87 @@ START_TEST(test_state_of_another_format_is_refused_whole)
 
 	fetch_now("https://a.test", &r);
 	buf = save_and_slurp(1, &len);
-	memcpy(buf + 14, &old, 4); /* the format of the previous release */
+	memcpy(buf + 14, &old, 4); /* a format before the previous one */
 	spit_and_restart(buf, len);
 	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
 	ck_assert_ptr_nonnull(
 	    strstr(cause, ": written by another robotsd build or machine"));
 	free(cause);
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+}
+END_TEST
+
+/* The version, its times and the validators survive a restart. */
+START_TEST(test_state_round_trip_keeps_version_and_validators)
+{
+	struct fetch_result r = script_result(FETCH_OK, 200);
+	const struct cache_entry *e;
+
+	r.body = "User-agent: *\nDisallow: /p\n";
+	r.body_len = strlen(r.body);
+	r.etag = "\"e1\"";
+	r.last_modified = "Sun, 22 Nov 2026 08:00:00 GMT";
+	fetch_now("https://a.test", &r);
+	fetch_status("https://gone.test", FETCH_OK, 404);
+	fetch_status("https://down.test", FETCH_TIMEOUT, 0);
+	save_and_reload(3);
+	e = entry("https://a.test");
+	/* sha256sum of the body, of "status:404", of "error:timeout" */
+	ck_assert_str_eq(e->version, "09157021beade51a");
+	ck_assert_double_eq(e->version_since, SCRIPT_T0);
+	ck_assert_double_eq(e->validated_at, SCRIPT_T0);
+	ck_assert_str_eq(cache_entry_etag(e), "\"e1\"");
+	ck_assert_str_eq(
+	    cache_entry_last_modified(e), "Sun, 22 Nov 2026 08:00:00 GMT");
+	ck_assert_double_eq(cache_expires_in(cache, e), DAY);
+	e = entry("https://gone.test");
+	ck_assert_str_eq(e->version, "c4a3b17cef32e92b");
+	ck_assert_ptr_null(e->validators);
+	ck_assert_str_eq(
+	    entry("https://down.test")->version, "b36ef9474f22db64");
+}
+END_TEST
+
+/*
+ * tests/data/state-format2.bin was saved by the robotsd before versions
+ * (format 2, ruleset images of version 3) after three checks against the
+ * integration tests' origin: http://rules.test (200, "User-agent:
+ * *\nDisallow: /private\n", max-age=3600), http://gone.test (404) and
+ * http://down.test (503). It loads; its entries have no version and are
+ * due at once, so the first check of each refreshes it.
+ */
+START_TEST(test_state_of_format_2_loads_without_versions)
+{
+	const struct cache_entry *e;
+	struct robots_verdict v;
+	char *cause = NULL;
+	FILE *in = fopen(TESTDATADIR "/state-format2.bin", "rb");
+	unsigned char buf[4096];
+	size_t len;
+
+	ck_assert_ptr_nonnull(in);
+	len = fread(buf, 1, sizeof(buf), in);
+	fclose(in);
+	spit(buf, len);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), 3);
+	ck_assert_ptr_null(cause);
+	e = entry("http://rules.test");
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->http_status, 200);
+	ck_assert_str_eq(e->version, "");
+	ck_assert_ptr_null(e->validators);
+	robots_check(e->robots, "bot", 3, "/private/x", 10, &v);
+	ck_assert_int_eq(v.allowed, 0);
+	ck_assert_int_eq(entry("http://gone.test")->policy, CACHE_ALLOW_ALL);
+	ck_assert_int_eq(entry("http://gone.test")->http_status, 404);
+	ck_assert_int_eq(entry("http://down.test")->policy, CACHE_DISALLOW_ALL);
+	ck_assert_int_eq(entry("http://down.test")->http_status, 503);
+	/* Due now: answered from the loaded copy while the refresh runs. */
+	ck_assert_int_eq(check_now("http://rules.test", &e), CACHE_STALE);
+	ck_assert_uint_eq(sc.n, 1);
+	fill_status("http://rules.test", FETCH_OK, 404);
+	ck_assert_str_eq(
+	    entry("http://rules.test")->version, "c4a3b17cef32e92b");
 }
 END_TEST
 
@@ -363,6 +441,8 @@ state_suite(void)
 	tcase_add_test(tc, test_state_bad_file_keeps_what_was_cached_before);
 	tcase_add_test(tc, test_state_of_another_format_is_refused_whole);
 	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
+	tcase_add_test(tc, test_state_round_trip_keeps_version_and_validators);
+	tcase_add_test(tc, test_state_of_format_2_loads_without_versions);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -68,6 +68,113 @@ START_TEST(value_roundtrip)
 }
 END_TEST
 
+/* Append n big-endian bytes of x. */
+static unsigned char *
+be(unsigned char *p, uint64_t x, int n)
+{
+	while (n-- > 0)
+		*p++ = (unsigned char)(x >> (8 * n));
+	return p;
+}
+
+/* Append a u32 length and the bytes of s. */
+static unsigned char *
+be_str(unsigned char *p, const char *s)
+{
+	p = be(p, strlen(s), 4);
+	memcpy(p, s, strlen(s));
+	return p + strlen(s);
+}
+
+/*
+ * A value as the robotsd before provenance wrote it, built byte by byte
+ * from the documented layout (56 header bytes, nothing appended): it
+ * loads, with no version and no validators.
+ */
+START_TEST(value_without_provenance_loads)
+{
+	unsigned char buf[256], *p = buf;
+	struct tier_value d;
+	uint32_t crc;
+
+	memcpy(p, "RBTV", 4);
+	p = be(p + 4, 1, 2); /* version */
+	p = be(p, 56, 2);    /* header length */
+	p = be(p, 0, 4);     /* total, set below */
+	*p++ = 1;            /* rules */
+	*p++ = 0;            /* not truncated */
+	p = be(p, 200, 2);   /* status */
+	p = be(p, 0, 4);     /* fail streak */
+	p = be(p, 1000, 8);  /* fetched_at */
+	p = be(p, 2000, 8);  /* expires_at */
+	p = be(p, 3000, 8);  /* stale_until */
+	p = be(p, 0, 8 * 3); /* fail_since, next_retry, retry_after */
+	p = be_str(p, "https://a.test");
+	p = be_str(p, "");
+	p = be_str(p, "");
+	p = be_str(p, "User-agent: *\nDisallow: /\n");
+	be(buf + 8, (uint64_t)(p - buf + 4), 4);
+	crc = tier_crc32(buf, (size_t)(p - buf));
+	p = be(p, crc, 4);
+	ck_assert_int_eq(
+	    tier_value_decode(buf, (size_t)(p - buf), "https://a.test", &d),
+	    TV_OK);
+	ck_assert_str_eq(d.body, "User-agent: *\nDisallow: /\n");
+	ck_assert(d.fetched_at == 1000 && d.expires_at == 2000);
+	ck_assert_str_eq(d.version, "");
+	ck_assert(d.version_since == 0 && d.validated_at == 0);
+	ck_assert_ptr_null(d.etag);
+	ck_assert_ptr_null(d.last_modified);
+	tier_value_clear(&d);
+}
+END_TEST
+
+/*
+ * Provenance round trip, and what a reader before it sees: the first 56
+ * header bytes as they were, the strings right after the header length
+ * the prefix declares (which such a reader skips to).
+ */
+START_TEST(value_provenance_roundtrip_and_old_readers)
+{
+	struct tier_value v, d, old;
+	size_t len, olen, hdr;
+	unsigned char *buf, *obuf;
+
+	sample(&v);
+	ck_assert_ptr_nonnull(obuf = (unsigned char *)tier_value_encode(
+	                          &v, &olen)); /* no provenance */
+	memcpy(v.version, "0123456789abcdef", 17);
+	v.version_since = 1699000000000LL;
+	v.validated_at = 1700000000123LL;
+	v.etag = (char *)"\"e1\"";
+	v.last_modified = (char *)"Sun, 22 Nov 2026 08:00:00 GMT";
+	ck_assert_ptr_nonnull(
+	    buf = (unsigned char *)tier_value_encode(&v, &len));
+	ck_assert_int_eq(tier_value_decode(buf, len, v.origin, &d), TV_OK);
+	ck_assert_str_eq(d.version, "0123456789abcdef");
+	ck_assert(d.version_since == v.version_since &&
+	          d.validated_at == v.validated_at);
+	ck_assert_str_eq(d.etag, "\"e1\"");
+	ck_assert_str_eq(d.last_modified, "Sun, 22 Nov 2026 08:00:00 GMT");
+	ck_assert_mem_eq(d.body, v.body, v.body_len);
+	tier_value_clear(&d);
+	/* The old reader's view: prefix, 56 bytes, skip to hdr, strings. */
+	hdr = (size_t)(buf[6] << 8 | buf[7]);
+	ck_assert_uint_eq(hdr, 56 + 16 + 16 + 2 + 4 + 2 + 29);
+	ck_assert_mem_eq(buf + 12, obuf + 12, 56);
+	ck_assert_uint_eq(len - hdr, olen - (size_t)(obuf[6] << 8 | obuf[7]));
+	ck_assert_mem_eq(buf + 12 + hdr, obuf + 12 + (obuf[6] << 8 | obuf[7]),
+	    len - 12 - hdr - 4);
+	/* Malformed provenance is refused like any bad field. */
+	memset(&old, 0, sizeof(old));
+	buf[12 + 56] = 'X'; /* not a hex digit */
+	be(buf + len - 4, tier_crc32(buf, len - 4), 4);
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &old), TV_FIELD);
+	free(buf);
+	free(obuf);
+}
+END_TEST
+
 /* Failure state alone (no body), and an empty robots.txt. */
 START_TEST(value_roundtrip_edges)
 {
@@ -146,9 +253,11 @@ static const struct {
 	{ "huge header", SET_BYTE_RESUM, 6, 0xff, TV_TRUNCATED },
 	{ "bad policy", SET_BYTE_RESUM, 12, 9, TV_FIELD },
 	{ "bad truncated flag", SET_BYTE_RESUM, 13, 2, TV_FIELD },
-	{ "origin length past the end", SET_BYTE_RESUM, 68, 0x7f,
+	/* The strings begin after the prefix (12 bytes), the header of 56
+	 * bytes and its provenance fields (36 without validators). */
+	{ "origin length past the end", SET_BYTE_RESUM, 104, 0x7f,
 	    TV_TRUNCATED },
-	{ "NUL in origin", SET_BYTE_RESUM, 72, 0, TV_FIELD },
+	{ "NUL in origin", SET_BYTE_RESUM, 108, 0, TV_FIELD },
 };
 
 START_TEST(value_damaged)
@@ -458,6 +567,8 @@ tier_suite(void)
 	TCase *tc = tcase_create("value");
 
 	tcase_add_test(tc, value_roundtrip);
+	tcase_add_test(tc, value_without_provenance_loads);
+	tcase_add_test(tc, value_provenance_roundtrip_and_old_readers);
 	tcase_add_test(tc, value_roundtrip_edges);
 	tcase_add_test(tc, value_encode_refuses);
 	tcase_add_loop_test(tc, value_damaged, 0, NELEM(damages));

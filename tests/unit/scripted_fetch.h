@@ -34,6 +34,8 @@ struct script_fetch {
 	void *arg;
 	int cancelled; /* times cancel() was called */
 	int done;      /* the callback ran */
+	/* The validators a conditional start sent ("" when none). */
+	char etag[300], last_modified[300];
 };
 
 struct script {
@@ -59,6 +61,22 @@ script_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	snprintf(f->url, sizeof(f->url), "%s", url);
 	f->cb = cb;
 	f->arg = arg;
+	return f;
+}
+
+/* cache_fetch_ops.start_cond: record the fetch and its validators. */
+static inline void *
+script_start_cond(void *impl, const char *url, const struct fetch_cond *c,
+    fetch_done_cb cb, void *arg)
+{
+	struct script_fetch *f = script_start(impl, url, cb, arg);
+
+	if (f != NULL) {
+		snprintf(f->etag, sizeof(f->etag), "%s",
+		    c->etag != NULL ? c->etag : "");
+		snprintf(f->last_modified, sizeof(f->last_modified), "%s",
+		    c->last_modified != NULL ? c->last_modified : "");
+	}
 	return f;
 }
 
@@ -95,6 +113,7 @@ script_queued(const void *impl)
 /* The optional hooks (a shared tier) stay NULL. */
 static const struct cache_fetch_ops script_ops = {
 	.start = script_start,
+	.start_cond = script_start_cond,
 	.cancel = script_cancel,
 	.queued = script_queued,
 };

@@ -1,0 +1,285 @@
+"""Provenance: the version on answers, conditional revalidation (a real
+origin that answers 304 to matching validators) and the history op, with
+the real daemon and its test clock."""
+import hashlib
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from harness import ROBOTSCTL, DaemonTest, closed_port, poll
+from test_metrics import sample
+from test_shared import Redis, entry_key, tier_built
+
+
+def version_of(data):
+    """The contract's version: 16 hex digits of SHA-256 of the bytes."""
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+BODY = "User-agent: *\nDisallow: /private\n"
+ETAG = '"v1-abc"'
+LAST_MODIFIED = "Tue, 24 Nov 2026 10:00:00 GMT"
+
+
+class Revalidation(DaemonTest):
+    def start_metrics(self):
+        """Start a daemon serving /metrics on a port of its own."""
+        self.port = closed_port()
+        self.start("--metrics", "127.0.0.1:%d" % self.port)
+        self.assertTrue(poll(self.scrape, timeout=5, interval=0.05))
+
+    def scrape(self):
+        """The /metrics text, or None while nothing answers."""
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port,
+                                              timeout=5)
+            conn.request("GET", "/metrics")
+            text = conn.getresponse().read().decode()
+            conn.close()
+            return text
+        except OSError:
+            return None
+
+    def refresh(self, orig, url):
+        """Move past the entry's lifetime, check once (answered from the
+        old copy while the refresh runs) and wait for that refresh."""
+        before = self.inspect(orig)
+        self.advance(before["expires_in"] + 1)
+        self.check(url)
+        hits = self.origin.wait_hits(orig.split("//")[1],
+                                     len(self.origin.hits(
+                                         orig.split("//")[1])) + 1)
+        self.assertTrue(hits)
+        return self.wait_fetched(orig)
+
+    def test_304_keeps_the_entry_and_takes_its_own_lifetime(self):
+        sc = self.origin.robots(
+            "rv.test", BODY, etag=ETAG, last_modified=LAST_MODIFIED,
+            headers={"Cache-Control": "max-age=3600"},
+            not_modified={"Cache-Control": "max-age=600"})
+        self.start_metrics()
+        a = self.check("http://rv.test/private/x")
+        self.assertAnswer(a, allowed=False, http_status=200,
+                          version=version_of(BODY))
+        first = self.wait_fetched("http://rv.test")
+        hits = self.origin.hits("rv.test")
+        self.assertEqual(len(hits), 1)
+        # The first fetch has nothing to send.
+        self.assertNotIn("if-none-match", hits[0].headers)
+        self.assertNotIn("if-modified-since", hits[0].headers)
+        self.assertAlmostEqual(first["expires_at"] - first["validated_at"],
+                               3600, delta=0.01)
+
+        i = self.refresh("http://rv.test", "http://rv.test/private/y")
+        hits = self.origin.hits("rv.test")
+        self.assertEqual(len(hits), 2)
+        self.assertEqual(hits[1].headers.get("if-none-match"), ETAG)
+        self.assertEqual(hits[1].headers.get("if-modified-since"),
+                         LAST_MODIFIED)
+        self.assertEqual(sc.answered_304, 1)
+        # Kept as it was: same version, first fetched when it was, just
+        # confirmed now, with the 304's own lifetime and the 2xx status.
+        self.assertAnswer(i, state="rules", http_status=200,
+                          version=version_of(BODY),
+                          fetched_at=first["fetched_at"], stale=False)
+        self.assertGreater(i["validated_at"], first["validated_at"])
+        self.assertEqual(i["validated_at"], i["last_fetch_at"])
+        # The 304's own max-age, from the revalidation's end.
+        self.assertAlmostEqual(i["expires_at"] - i["validated_at"], 600,
+                               delta=0.01)
+        self.assertEqual(self.stats()["revalidated"], 1)
+        a = self.check("http://rv.test/private/z")
+        self.assertAnswer(a, allowed=False, source="cache", http_status=200,
+                          version=version_of(BODY))
+        self.assertEqual(sample(self.scrape(), "robotsd_revalidated_total"),
+                         1)
+
+        # A changed file: the origin answers 200 with the new bytes.
+        body2 = BODY + "Disallow: /new\n"
+        self.origin.robots("rv.test", body2, etag='"v2"',
+                           not_modified={"Cache-Control": "max-age=600"})
+        i = self.refresh("http://rv.test", "http://rv.test/new")
+        self.assertEqual(self.origin.hits("rv.test")[2]
+                         .headers.get("if-none-match"), ETAG)
+        self.assertAnswer(i, version=version_of(body2), http_status=200)
+        self.assertEqual(i["fetched_at"], i["validated_at"])
+        self.assertEqual(self.stats()["revalidated"], 1)
+        # Only the ETag now: If-Modified-Since is not sent any more.
+        self.refresh("http://rv.test", "http://rv.test/new")
+        h = self.origin.hits("rv.test")[3]
+        self.assertEqual(h.headers.get("if-none-match"), '"v2"')
+        self.assertNotIn("if-modified-since", h.headers)
+        self.assertEqual(self.stats()["revalidated"], 2)
+
+    def test_last_modified_alone_is_sent_back(self):
+        sc = self.origin.robots("lm.test", BODY, last_modified=LAST_MODIFIED)
+        self.start()
+        self.check("http://lm.test/")
+        self.wait_fetched("http://lm.test")
+        self.refresh("http://lm.test", "http://lm.test/")
+        h = self.origin.hits("lm.test")[1]
+        self.assertNotIn("if-none-match", h.headers)
+        self.assertEqual(h.headers.get("if-modified-since"), LAST_MODIFIED)
+        self.assertEqual(sc.answered_304, 1)
+        self.assertEqual(self.stats()["revalidated"], 1)
+
+    def test_304_without_validators_is_an_unfollowed_3xx(self):
+        # As before revalidation existed: a 304 to an unconditional
+        # request is a 3xx without a Location, "unavailable" (allow all).
+        self.origin.set("n304.test", status=304)
+        self.start()
+        a = self.check("http://n304.test/x")
+        self.assertAnswer(a, allowed=True, reason="unavailable",
+                          http_status=304, version=version_of("status:304"))
+        self.assertEqual(self.stats()["revalidated"], 0)
+        self.assertNotIn("if-none-match",
+                         self.origin.hits("n304.test")[0].headers)
+
+    def test_absurd_validators_are_not_kept(self):
+        self.origin.robots("big.test", BODY, etag='"' + "x" * 300 + '"')
+        self.start()
+        self.check("http://big.test/")
+        self.wait_fetched("http://big.test")
+        self.refresh("http://big.test", "http://big.test/")
+        h = self.origin.hits("big.test")[1]
+        self.assertNotIn("if-none-match", h.headers, json.dumps(h.headers))
+        self.assertEqual(self.stats()["revalidated"], 0)
+
+
+class History(DaemonTest):
+    def ctl(self, *args):
+        r = subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
+                           capture_output=True, text=True, timeout=10)
+        return r.returncode, r.stdout
+
+    def fetch_version(self, body, status=200):
+        """Serve body (or status), move past the lifetime, let a check
+        refresh, and wait for the refresh; returns inspect."""
+        self.origin.set("h.test", status=status, body=body)
+        n = len(self.origin.hits("h.test"))
+        self.advance(86400 + 1)
+        self.check("http://h.test/")
+        self.origin.wait_hits("h.test", n + 1)
+        return self.wait_fetched("http://h.test")
+
+    def test_history_op_and_robotsctl_history(self):
+        self.origin.robots("h.test", "User-agent: *\nDisallow: /a\n")
+        self.start("--history-depth", "3")
+        t0 = self.now()
+        self.check("http://h.test/")
+        self.wait_fetched("http://h.test")
+        v1 = version_of("User-agent: *\nDisallow: /a\n")
+        a = self.c.call({"op": "history", "origin": "HTTP://h.test:80"})
+        self.assertAnswer(a, ok=True, origin="http://h.test")
+        self.assertEqual([v["version"] for v in a["versions"]], [v1])
+        self.assertBetween(a["versions"][0]["first_seen"], int(t0) - 1,
+                           t0 + 10, "first_seen")
+        self.assertAnswer(a["versions"][0], http_status=200, state="rules")
+
+        t1 = self.fetch_version("User-agent: *\nDisallow: /a\n")  # same
+        t2 = self.fetch_version("", status=404)
+        t3 = self.fetch_version("User-agent: *\nDisallow: /b\n")
+        t4 = self.fetch_version("User-agent: *\nDisallow: /c\n")
+        a = self.c.call({"op": "history", "origin": "http://h.test"})
+        want = [version_of("User-agent: *\nDisallow: /c\n"),
+                version_of("User-agent: *\nDisallow: /b\n"),
+                version_of("status:404")]  # depth 3: v1 is gone
+        self.assertEqual([v["version"] for v in a["versions"]], want,
+                         json.dumps(a))
+        self.assertEqual([v["state"] for v in a["versions"]],
+                         ["rules", "rules", "allow_all"])
+        self.assertEqual([v["http_status"] for v in a["versions"]],
+                         [200, 200, 404])
+        self.assertEqual(a["versions"][0]["first_seen"],
+                         int(t4["fetched_at"]))
+        self.assertEqual(a["versions"][1]["first_seen"],
+                         int(t3["fetched_at"]))
+        self.assertEqual(a["versions"][1]["last_seen"],
+                         int(t3["validated_at"]))
+        self.assertEqual(a["versions"][2]["first_seen"],
+                         int(t2["fetched_at"]))
+        self.assertGreater(t2["fetched_at"], t1["validated_at"])
+
+        rc, out = self.ctl("history", "http://h.test")
+        self.assertEqual(rc, 0)
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["VERSION", "FIRST_SEEN", "LAST_SEEN", "STATUS",
+                          "STATE"])
+        self.assertEqual([ln.split()[0] for ln in lines[1:]], want)
+        self.assertEqual(lines[3].split()[3:], ["404", "allow_all"])
+        rc, out = self.ctl("--json", "history", "http://h.test")
+        self.assertEqual(rc, 0)
+        self.assertEqual(json.loads(out)["versions"], a["versions"])
+
+        a = self.c.call({"op": "history", "origin": "http://nothere.test"})
+        self.assertError(a, "not_cached")
+        rc, _ = self.ctl("history", "http://nothere.test")
+        self.assertNotEqual(rc, 0)
+
+
+class OldStateFile(DaemonTest):
+    def test_a_state_file_of_the_previous_format_loads(self):
+        # Saved by the robotsd before versions (tests/data/README.md).
+        body = "User-agent: *\nDisallow: /private\n"
+        self.origin.robots("rules.test", body)
+        tmp = tempfile.mkdtemp(prefix="robotsd-integ-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        state = os.path.join(tmp, "state")
+        shutil.copy(os.path.join(DATA, "state-format2.bin"), state)
+        self.start("--state-file", state)
+        self.assertEqual(self.stats()["cache_entries"], 3)
+        # Answered from the loaded copy, without a version, while the
+        # first check refreshes it.
+        a = self.check("http://rules.test/private/x")
+        self.assertAnswer(a, allowed=False, source="stale", version=None)
+        i = self.wait_fetched("http://rules.test")
+        self.assertAnswer(i, version=version_of(body), http_status=200)
+        a = self.check("http://rules.test/private/x")
+        self.assertAnswer(a, allowed=False, source="cache",
+                          version=version_of(body))
+
+
+class FleetVersions(DaemonTest):
+    """Two instances on one real redis-server name every state alike:
+    a ruleset's version is computed from the body by each reader."""
+
+    def setUp(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
+        super().setUp()
+        tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        self.redis = Redis(tmp, "r0").start()
+        self.addCleanup(self.redis.stop)
+
+    def test_two_instances_give_the_same_version(self):
+        self.origin.robots("v.test", BODY, etag=ETAG,
+                           last_modified=LAST_MODIFIED)
+        self.origin.set("gone.test", status=404)
+        self.origin.redirect_chain("loop.test", 6, "unreachable")
+        a, b = [self.start("--redis", self.redis.url) for _ in range(2)]
+        cases = [("http://v.test/private/x", version_of(BODY)),
+                 ("http://gone.test/x", version_of("status:404")),
+                 ("http://loop.test/x",
+                  version_of("error:too_many_redirects"))]
+        for url, want in cases:
+            with self.subTest(url=url):
+                x = self.check(url, client=a)
+                self.assertAnswer(x, source="fetched", version=want)
+                origin = x["origin"]
+                poll(lambda: self.redis.cmd("GET", entry_key(origin)))
+                y = self.check(url, client=b)
+                self.assertAnswer(y, source="shared", version=want)
+                ia = self.inspect(origin, client=a)
+                ib = self.inspect(origin, client=b)
+                self.assertEqual(ib["version"], ia["version"])
+                self.assertEqual(ib["fetched_at"], ia["fetched_at"])
+                self.assertEqual(ib["validated_at"], ia["validated_at"])
+        self.assertEqual(len(self.origin.hits("v.test")), 1)
