@@ -103,7 +103,8 @@ class Changes(DaemonTest):
 
     def test_events_only_when_the_version_changes(self):
         c = self.start()
-        self.origin.robots("a.test", "User-agent: *\nDisallow: /a\n")
+        sc = self.origin.robots("a.test", "User-agent: *\nDisallow: /a\n",
+                                etag='"e1"')
         self.origin.robots("s.test", "User-agent: *\nDisallow: /s\n")
         w = self.d.client()
         self.assertAnswer(w.call({"op": "watch", "origins": [
@@ -120,7 +121,11 @@ class Changes(DaemonTest):
                                       "newly_allowed": [],
                                       "usage_changed": False}}})
         self.assertAlmostEqual(ev["at"], self.now(), delta=5)
-        # the same bytes again: no event
+        # revalidated (304): no event
+        self.refresh("a.test")
+        self.assertEqual((sc.answered_304, self.version("a.test")), (1, v1))
+        # the same bytes again (a 200 without validators): no event
+        self.origin.robots("a.test", "User-agent: *\nDisallow: /a\n")
         self.refresh("a.test")
         self.assertEqual(self.version("a.test"), v1)
         # new rules: one event, old and new named
