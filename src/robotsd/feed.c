@@ -41,8 +41,9 @@
 
 /*
  * Changes remembered to deliver each once (two instances fetching the same
- * change): the same change again within the window is that one; later, it
- * is the origin going back and forth.
+ * change, each from its own old version): the same origin reaching the
+ * same version again within the window is that change; later, it is the
+ * origin going back and forth.
  */
 #define FEED_SEEN 256
 #define FEED_SEEN_WINDOW 600.0
@@ -425,14 +426,14 @@ fnv(uint64_t h, const char *s)
 }
 
 /*
- * 1 when the change was seen already (the same origin, old and new within
- * FEED_SEEN_WINDOW seconds of at); else remember it.
+ * 1 when the change was seen already: the same origin came to the same new
+ * version within FEED_SEEN_WINDOW seconds of at (whatever each instance's
+ * old one was); else remember it.
  */
 static int
-seen(struct feed *f, const char *origin, const char *old, const char *new,
-    double at)
+seen(struct feed *f, const char *origin, const char *new, double at)
 {
-	uint64_t h = fnv(fnv(fnv(0xcbf29ce484222325ULL, origin), old), new);
+	uint64_t h = fnv(fnv(0xcbf29ce484222325ULL, origin), new);
 	size_t i;
 
 	for (i = 0; i < FEED_SEEN; i++)
@@ -575,7 +576,7 @@ feed_changed(struct feed *f, const struct feed_change *ch)
 		return;
 	if (f->pub != NULL && !ch->fetched)
 		return; /* the instance that fetched it told the fleet */
-	if (seen(f, ch->origin, ch->old_version, ch->new_version, ch->at))
+	if (seen(f, ch->origin, ch->new_version, ch->at))
 		return;
 	if (f->pub != NULL)
 		publish(f, ch);
@@ -716,7 +717,7 @@ feed_message(struct feed *f, const char *msg, size_t len)
 		f->stats.refused++;
 	else if (rc == 0) {
 		f->stats.received++;
-		if (!seen(f, src.origin, src.old, src.new, src.at))
+		if (!seen(f, src.origin, src.new, src.at))
 			deliver(f, &src);
 	}
 	json_decref(m);
