@@ -5,8 +5,9 @@
  *
  *   TIME ORIGIN OLD -> NEW STATE [AGENT: -PATTERN... +PATTERN...]...
  *
- * "-" marks a pattern newly disallowed, "+" one newly allowed; an agent
- * with neither prints "no change". With --json each line as received.
+ * "-" marks a pattern newly disallowed, "+" one newly allowed, "usage
+ * changed" a change of its usage preference statements; an agent with
+ * none of these prints "no change". With --json each line as received.
  */
 #include <config.h>
 
@@ -36,12 +37,16 @@ feed_agent(const char *agent, const json_t *d)
 	const json_t *allow = json_object_get(d, "newly_allowed");
 
 	printf(" [%s:", agent);
+	int usage = json_is_true(json_object_get(d, "usage_changed"));
+
 	if (!json_is_object(d))
 		fputs(" unknown", stdout);
-	else if (json_array_size(dis) + json_array_size(allow) == 0)
+	else if (json_array_size(dis) + json_array_size(allow) == 0 && !usage)
 		fputs(" no change", stdout);
 	feed_pats(dis, '-');
 	feed_pats(allow, '+');
+	if (usage)
+		fputs(" usage changed", stdout);
 	putchar(']');
 }
 
