@@ -234,21 +234,6 @@ watches(const struct feed_watcher *w, const char *origin)
 
 /* --- event lines ---------------------------------------------------------- */
 
-/* A JSON array of patterns. */
-static void
-pats_json(struct buf *b, const struct ruldiff_pat *v, size_t n)
-{
-	size_t i;
-
-	buf_lit(b, "[");
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_str(b, v[i].p, v[i].len);
-	}
-	buf_lit(b, "]");
-}
-
 /* A JSON array of strings from a token's "d" or "a" (checked on receipt). */
 static void
 json_pats(struct buf *b, const json_t *a)
@@ -331,6 +316,23 @@ str_or_null(struct buf *b, const char *s)
 		buf_lit(b, "null");
 }
 
+/* ,"origin":..,"old":..,"new":..,"at":..,"state":.. of a change. */
+static void
+change_head(struct buf *b, const char *origin, const char *old, const char *new,
+    double at, const char *state)
+{
+	buf_lit(b, ",\"origin\":");
+	str_or_null(b, origin);
+	buf_lit(b, ",\"old\":");
+	str_or_null(b, old);
+	buf_lit(b, ",\"new\":");
+	str_or_null(b, new);
+	buf_lit(b, ",\"at\":");
+	jw_real(b, at);
+	buf_lit(b, ",\"state\":");
+	str_or_null(b, state);
+}
+
 /* The event line of src for agents (none: "*"), into b. */
 static void
 event_line(struct buf *b, const struct feed_src *src, char *const *agents,
@@ -342,16 +344,8 @@ event_line(struct buf *b, const struct feed_src *src, char *const *agents,
 
 	if (nagents == 0)
 		agents = star, nagents = 1;
-	buf_lit(b, "{\"event\":\"changed\",\"origin\":");
-	str_or_null(b, src->origin);
-	buf_lit(b, ",\"old\":");
-	str_or_null(b, src->old);
-	buf_lit(b, ",\"new\":");
-	str_or_null(b, src->new);
-	buf_lit(b, ",\"at\":");
-	jw_real(b, src->at);
-	buf_lit(b, ",\"state\":");
-	str_or_null(b, src->state);
+	buf_lit(b, "{\"event\":\"changed\"");
+	change_head(b, src->origin, src->old, src->new, src->at, src->state);
 	buf_lit(b, ",\"agents\":{");
 	for (i = 0; i < nagents; i++) {
 		if (i > 0)
@@ -508,9 +502,9 @@ message_tokens(struct buf *b, const struct feed_change *ch)
 			buf_lit(b, ",");
 		jw_str(b, t->v[i], strlen(t->v[i]));
 		buf_lit(b, ":{\"d\":");
-		pats_json(b, d.dis, d.ndis);
+		ruldiff_pats_json(b, d.dis, d.ndis);
 		buf_lit(b, ",\"a\":");
-		pats_json(b, d.allow, d.nallow);
+		ruldiff_pats_json(b, d.allow, d.nallow);
 		if (d.usage_changed >= 0) {
 			buf_lit(b, ",\"u\":");
 			buf_add(b, d.usage_changed ? "true" : "false",
@@ -533,16 +527,8 @@ message_encode(
 {
 	buf_lit(b, "{\"v\":1,\"from\":");
 	jw_str(b, f->id, strlen(f->id));
-	buf_lit(b, ",\"origin\":");
-	str_or_null(b, ch->origin);
-	buf_lit(b, ",\"old\":");
-	str_or_null(b, ch->old_version);
-	buf_lit(b, ",\"new\":");
-	str_or_null(b, ch->new_version);
-	buf_lit(b, ",\"at\":");
-	jw_real(b, ch->at);
-	buf_lit(b, ",\"state\":");
-	str_or_null(b, ch->state);
+	change_head(
+	    b, ch->origin, ch->old_version, ch->new_version, ch->at, ch->state);
 	if (!full || message_tokens(b, ch) == -1)
 		buf_lit(b, ",\"tokens\":null");
 	buf_lit(b, "}");

@@ -316,8 +316,8 @@ ruldiff_clear(struct ruldiff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void
-pats_json(struct buf *b, const struct ruldiff_pat *v, size_t n)
+void
+ruldiff_pats_json(struct buf *b, const struct ruldiff_pat *v, size_t n)
 {
 	size_t i;
 
@@ -334,9 +334,9 @@ void
 ruldiff_json(struct buf *b, const struct ruldiff *d)
 {
 	buf_lit(b, "{\"newly_disallowed\":");
-	pats_json(b, d->dis, d->ndis);
+	ruldiff_pats_json(b, d->dis, d->ndis);
 	buf_lit(b, ",\"newly_allowed\":");
-	pats_json(b, d->allow, d->nallow);
+	ruldiff_pats_json(b, d->allow, d->nallow);
 	if (d->usage_changed == 1)
 		buf_lit(b, ",\"usage_changed\":true");
 	else if (d->usage_changed == 0)

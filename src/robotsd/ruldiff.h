@@ -65,5 +65,7 @@ void ruldiff_clear(struct ruldiff *);
  * when known (no closing brace).
  */
 void ruldiff_json(struct buf *, const struct ruldiff *);
+/* A JSON array of n patterns. */
+void ruldiff_pats_json(struct buf *, const struct ruldiff_pat *, size_t n);
 
 #endif /* ROBOTSD_RULDIFF_H */
