@@ -15,7 +15,9 @@ from harness import ROBOTSD, Daemon, DaemonTest, START_TIMEOUT, poll
 
 MAGIC = b"robotsd-state\n"
 HEAD = 16          # struct state_head: 4 x uint32
-REC = 72           # struct state_rec (68 bytes, aligned to 8)
+# struct state_rec (format 3): format 2's 72 bytes (68, aligned to 8), the
+# version's two times and id, the lengths of the ETag and Last-Modified
+REC = 112
 NOSTR = 0xFFFFFFFF
 MASK = 0xFFFFFFFFFFFFFFFF
 
@@ -39,7 +41,8 @@ def records(data):
     while data[pos] == 1:
         rec = data[pos + 1:pos + 1 + REC]
         image_len, = struct.unpack_from("=I", rec, 44)
-        lens = struct.unpack_from("=4I", rec, 48)[1:]
+        lens = struct.unpack_from("=4I", rec, 48)[1:] + \
+            struct.unpack_from("=2I", rec, 104)
         strs, p = [], pos + 1 + REC
         for n in lens:
             if n != NOSTR:

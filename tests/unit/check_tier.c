@@ -108,7 +108,8 @@ START_TEST(value_without_provenance_loads)
 	p = be(p, 1000, 8);  /* fetched_at */
 	p = be(p, 2000, 8);  /* expires_at */
 	p = be(p, 3000, 8);  /* stale_until */
-	p = be(p, 0, 8 * 3); /* fail_since, next_retry, retry_after */
+	/* fail_since, next_retry, retry_after */
+	p = be(be(be(p, 0, 8), 0, 8), 0, 8);
 	p = be_str(p, "https://a.test");
 	p = be_str(p, "");
 	p = be_str(p, "");
