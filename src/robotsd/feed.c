@@ -376,7 +376,7 @@ watcher_send(struct feed_watcher *w, const char *line, size_t len)
 
 /* The lines of one change, by agent set. */
 struct made {
-	const char *akey;
+	char *akey; /* a copy: a send may close its watcher's client */
 	struct buf line;
 };
 
@@ -396,7 +396,7 @@ deliver(struct feed *f, const struct feed_src *src)
 			;
 		if (i == nm) {
 			m = xreallocarray(m, nm + 1, sizeof(*m));
-			m[nm].akey = w->akey;
+			m[nm].akey = xstrdup(w->akey);
 			m[nm].line = BUF_INIT(0);
 			event_line(&m[nm].line, src, w->agents, w->nagents);
 			nm++;
@@ -404,8 +404,10 @@ deliver(struct feed *f, const struct feed_src *src)
 		if (m[i].line.state == BUF_OK)
 			watcher_send(w, m[i].line.p, m[i].line.len);
 	}
-	for (i = 0; i < nm; i++)
+	for (i = 0; i < nm; i++) {
 		buf_clear(&m[i].line);
+		free(m[i].akey);
+	}
 	free(m);
 }
 
