@@ -114,6 +114,16 @@ const char *robots_group_agent(
     const struct robots *, size_t group, size_t agent, size_t *len);
 size_t robots_group_rule_count(const struct robots *, size_t group);
 double robots_group_crawl_delay(const struct robots *, size_t group);
+/*
+ * The rules that apply to agent (reduced to its product token) as RFC 9309
+ * section 2.2.1 selects them: those of every group naming its token,
+ * merged, else those of the '*' groups, else none. cb gets each rule as
+ * written, possibly more than once (an Allow rule for an index.html path
+ * also stands for the directory); the order is not the file's.
+ */
+typedef void (*robots_rule_cb)(const struct robots_rule *, void *arg);
+void robots_agent_rules(const struct robots *, const char *agent,
+    size_t agent_len, robots_rule_cb, void *arg);
 size_t robots_sitemap_count(const struct robots *);
 const char *robots_sitemap(const struct robots *, size_t i, size_t *len);
 

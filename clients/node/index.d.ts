@@ -217,7 +217,42 @@ export declare class Client {
   /** One raw line without id, for answers with "id":null (bad_json). */
   sendRaw(line: string, opts?: CallOptions): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+  /** The change feed, on a connection of its own; `signal` ends it. */
+  watch(opts?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined>;
 }
+
+export interface WatchOptions {
+  /** Origins to watch; none: all. */
+  origins?: string[];
+  /** Product tokens or User-Agent strings; none: "*". */
+  agents?: string[];
+  signal?: AbortSignal;
+  /** ms for each subscription's answer. */
+  timeout?: number;
+}
+
+export declare class AgentChange {
+  newlyDisallowed: string[];
+  newlyAllowed: string[];
+  /** null: not reported. */
+  usageChanged: boolean | null;
+}
+
+export declare class ChangeEvent {
+  origin: string;
+  /** null: the first version robotsd knows. */
+  old: string | null;
+  new: string;
+  at: number;
+  state: string;
+  /** null for an agent robotsd could not tell. */
+  agents: Record<string, AgentChange | null>;
+}
+
+export declare function watch(
+  path: string,
+  opts?: WatchOptions,
+): AsyncGenerator<ChangeEvent, void, undefined>;
 
 export declare function connect(options?: ClientOptions): Client;
 export {};

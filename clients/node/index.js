@@ -11,7 +11,10 @@ import {
   errorFromAnswer,
 } from "./errors.js";
 
+import { watch } from "./watch.js";
+
 export * from "./errors.js";
+export { AgentChange, ChangeEvent, watch } from "./watch.js";
 
 /** Where robotsd listens unless told otherwise. */
 export const DEFAULT_SOCKET = "/run/robotsd/robotsd.sock";
@@ -318,6 +321,15 @@ export class Client {
     if (this._closed) return Promise.reject(new ConnectionError("the client is closed"));
     const text = line.endsWith("\n") ? line : line + "\n";
     return this._enqueue({ id: null, line: text, bytes: 0, timeout: opts.timeout ?? this.timeout });
+  }
+
+  /**
+   * The change feed: an async iterator of ChangeEvent for `origins` (none:
+   * all) and `agents` (none: "*") on a connection of its own, which
+   * connects and subscribes again after robotsd restarts; `signal` ends it.
+   */
+  watch(opts = {}) {
+    return watch(this.socketPath, { timeout: this.timeout, ...opts });
   }
 
   /** Fails the calls in flight and closes the connection. */

@@ -610,3 +610,54 @@ robots_sitemap(const struct robots *r, size_t i, size_t *len)
 	*len = s->len;
 	return ROBOTS_TAB(r, char, text) + s->off;
 }
+
+/*
+ * Every table entry of list l, in table order, to cb as the rule written:
+ * an index.html twin comes out as the Allow line it was made from.
+ */
+static void
+list_rules(const struct robots *r, const struct robots_list *l,
+    robots_rule_cb cb, void *arg)
+{
+	const struct robots_crule *rules =
+	    ROBOTS_TAB(r, struct robots_crule, rules);
+	const uint32_t *idx = ROBOTS_TAB(r, uint32_t, idx);
+	const char *text = ROBOTS_TAB(r, char, text);
+	struct robots_rule w;
+	const struct robots_crule *c;
+	uint32_t i;
+
+	for (i = 0; i < l->count; i++) {
+		c = &rules[l->node_first == ROBOTS_WHOLE_TABLE
+		               ? l->first + i
+		               : idx[l->first + i]];
+		w.directive = c->allow ? ROBOTS_ALLOW : ROBOTS_DISALLOW;
+		w.pattern = text + c->src;
+		w.pattern_len = c->src_len;
+		w.line = c->line;
+		cb(&w, arg);
+	}
+}
+
+/* The rules that apply to agent; see robots.h. */
+void
+robots_agent_rules(const struct robots *r, const char *agent, size_t agent_len,
+    robots_rule_cb cb, void *arg)
+{
+	const struct robots_merged *a = choose(r, agent, agent_len);
+	const struct robots_list *lists;
+	const uint32_t *al;
+	uint32_t k;
+
+	if (a == NULL)
+		return;
+	if (a->nlists == 1) {
+		list_rules(r, &a->list, cb, arg);
+		return;
+	}
+	lists = ROBOTS_TAB(r, struct robots_list, lists);
+	al = (const uint32_t *)(const void *)((const char *)r +
+	                                      robots_agent_lists_off(r));
+	for (k = 0; k < a->nlists; k++)
+		list_rules(r, &lists[al[a->list_first + k]], cb, arg);
+}

@@ -246,30 +246,29 @@ conn_answer(struct ctl_conn *c, char **raw)
 }
 
 /*
- * Send req (an "id" is added; the reference is taken) and return the answer,
- * printing its raw line with --json. An ok:false answer is reported
- * ("CODE: MESSAGE") and gives NULL, as does any failure.
+ * Open c, send req (an "id" is added; the reference is taken) and return
+ * the answer with its raw line in *raw; an ok:false answer is reported
+ * ("CODE: MESSAGE") and gives NULL, as does any failure. c stays open.
  */
-json_t *
-ctl_call(const struct ctl *ctl, json_t *req)
+static json_t *
+conn_exchange(
+    struct ctl_conn *c, const struct ctl *ctl, json_t *req, char **raw)
 {
-	struct ctl_conn c = { .fd = -1, .in = BUF_INIT(CTL_MAX_ANSWER) };
 	json_t *ans = NULL, *err;
-	char *line = NULL, *raw = NULL;
+	char *line = NULL;
 
+	*raw = NULL;
 	if (req == NULL) {
 		ctl_warnx("arguments must be valid UTF-8");
 		return NULL;
 	}
 	json_object_set_new(req, "id", json_integer(CTL_REQUEST_ID));
 	if ((line = json_dumps(req, JSON_COMPACT)) == NULL ||
-	    conn_open(&c, ctl) == -1 ||
-	    conn_send(&c, line, strlen(line)) == -1 ||
-	    conn_send(&c, "\n", 1) == -1 ||
-	    (ans = conn_answer(&c, &raw)) == NULL)
+	    conn_open(c, ctl) == -1 || conn_send(c, line, strlen(line)) == -1 ||
+	    conn_send(c, "\n", 1) == -1 || (ans = conn_answer(c, raw)) == NULL)
 		goto done;
 	if (ctl->json)
-		puts(raw);
+		puts(*raw);
 	if (!json_is_true(json_object_get(ans, "ok"))) {
 		err = json_object_get(ans, "error");
 		ctl_warnx("%s: %s",
@@ -279,9 +278,69 @@ ctl_call(const struct ctl *ctl, json_t *req)
 		ans = NULL;
 	}
 done:
-	conn_close(&c);
 	json_decref(req);
 	free(line);
+	return ans;
+}
+
+/*
+ * Send req (an "id" is added; the reference is taken) and return the answer,
+ * printing its raw line with --json. An ok:false answer is reported
+ * ("CODE: MESSAGE") and gives NULL, as does any failure.
+ */
+json_t *
+ctl_call(const struct ctl *ctl, json_t *req)
+{
+	struct ctl_conn c = { .fd = -1, .in = BUF_INIT(CTL_MAX_ANSWER) };
+	char *raw;
+	json_t *ans = conn_exchange(&c, ctl, req, &raw);
+
+	conn_close(&c);
 	free(raw);
 	return ans;
+}
+
+/* Lines after a stream's first answer: no deadline. */
+static int
+stream_lines(struct ctl_conn *c, ctl_line_fn each, void *arg)
+{
+	json_error_t jerr;
+	json_t *v;
+	char *line;
+	size_t len;
+	int rc = 0;
+
+	c->timeout = 0;
+	while (rc == 0) {
+		if ((line = conn_line(c, &len)) == NULL)
+			return -1;
+		if ((v = json_loadb(line, len, 0, &jerr)) == NULL ||
+		    !json_is_object(v)) {
+			ctl_warnx("%s: bad line from robotsd: %s", c->path,
+			    v == NULL ? jerr.text : "not an object");
+			rc = -1;
+		} else
+			rc = each(line, v, arg);
+		json_decref(v);
+		free(line);
+	}
+	return rc;
+}
+
+/* See robotsctl.h. */
+int
+ctl_stream(const struct ctl *ctl, json_t *req, ctl_line_fn each, void *arg)
+{
+	struct ctl_conn c = { .fd = -1, .in = BUF_INIT(CTL_MAX_ANSWER) };
+	char *raw;
+	json_t *ans = conn_exchange(&c, ctl, req, &raw);
+	int rc = -1;
+
+	fflush(stdout);
+	if (ans != NULL)
+		rc = stream_lines(&c, each, arg);
+	conn_close(&c);
+	json_decref(ans);
+	free(raw);
+	return rc;
 }

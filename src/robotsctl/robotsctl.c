@@ -4,8 +4,9 @@
  * Owns the options, the command table and the daemon commands (check,
  * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
  * exchange it, and renders the answer with ctl_print.c. The offline
- * "test" command is in ctl_test.c, the live "watch" view in ctl_watch.c,
- * "show" and "diff" of archived versions in ctl_archive.c.
+ * "test" command is in ctl_test.c, the live "top" view in ctl_top.c, the
+ * change feed ("watch") in ctl_feed.c, "show" and "diff" of archived
+ * versions in ctl_archive.c.
  *
  * Exit status: 0 allowed / success, 1 disallowed, 2 error (message on stderr).
  */
@@ -255,7 +256,8 @@ static const struct ctl_cmd cmds[] = {
 	{ "purge", 1, 1, cmd_purge },
 	{ "history", 1, 1, cmd_history },
 	{ "ping", 0, 0, cmd_ping },
-	{ "watch", 0, 0, ctl_cmd_watch },
+	{ "top", 0, 0, ctl_cmd_top },
+	{ "watch", 0, -1, ctl_cmd_watch },
 	{ "test", 3, -1, ctl_cmd_test },
 	{ "show", 1, 2, ctl_cmd_show },
 	{ "diff", 3, 3, ctl_cmd_diff },
@@ -288,10 +290,12 @@ usage(void)
 	    "  purge ORIGIN | --all     drop an origin (or all) from the "
 	    "cache\n"
 	    "  ping                     the daemon's version\n"
-	    "  watch                    a line of checks/s, hit rate, "
+	    "  top                      a line of checks/s, hit rate, "
 	    "fetches/s, errors,\n"
 	    "                           waiting, cache entries and bytes "
 	    "every interval\n"
+	    "  watch [ORIGIN...]        a line per robots.txt change of the "
+	    "origins (all)\n"
 	    "  test FILE AGENT URL...   check URLs against a local "
 	    "robots.txt (FILE - is stdin), offline\n"
 	    "  show ORIGIN [VERSION]    a version's robots.txt from the "
@@ -306,10 +310,12 @@ usage(void)
 	    "  --json                   print JSON answers, one per line\n"
 	    "  -t, --timeout SECONDS    wait this long for an answer (default "
 	    "70, 0 = forever)\n"
-	    "  -i, --interval SECONDS   watch: seconds between lines "
+	    "  -i, --interval SECONDS   top: seconds between lines "
 	    "(default 1)\n"
-	    "  -n, --count N            watch: stop after N lines (default 0: "
+	    "  -n, --count N            top: stop after N lines (default 0: "
 	    "never)\n"
+	    "  -a, --agent AGENT        watch: the changes for AGENT "
+	    "(repeatable, 16 at most)\n"
 	    "  --usage                  check, test: the usage preferences of "
 	    "allowed URLs too\n"
 	    "  --token T                check, test: the verdict for control "
@@ -323,9 +329,9 @@ usage(void)
 	    stdout);
 }
 
-/* -i SECONDS (0.01 to a day, decimals allowed) or -n COUNT of watch. */
+/* -i SECONDS (0.01 to a day, decimals allowed) or -n COUNT of top. */
 static int
-parse_watch_option(int opt, const char *arg, struct ctl *ctl)
+parse_top_option(int opt, const char *arg, struct ctl *ctl)
 {
 	const char *errstr = "invalid";
 	long long n;
@@ -387,6 +393,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "agent", required_argument, NULL, 'a' },
 		{ "usage", no_argument, NULL, 'U' },
 		{ "token", required_argument, NULL, 'T' },
 		{ "archive-dir", required_argument, NULL, 'A' },
@@ -398,7 +405,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	long long n;
 	int opt;
 
-	switch (opt = getopt_long(argc, argv, "+:s:t:i:n:hV", longopts, NULL)) {
+	switch (
+	    opt = getopt_long(argc, argv, "+:s:t:i:n:a:hV", longopts, NULL)) {
 	case 's':
 		ctl->socket = optarg;
 		return 0;
@@ -414,7 +422,14 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return 0;
 	case 'i':
 	case 'n':
-		return parse_watch_option(opt, optarg, ctl);
+		return parse_top_option(opt, optarg, ctl);
+	case 'a':
+		if (ctl->nagents == CTL_MAX_AGENTS) {
+			ctl_warnx("at most %d --agent options", CTL_MAX_AGENTS);
+			return -1;
+		}
+		ctl->agents[ctl->nagents++] = optarg;
+		return 0;
 	case 'U':
 		ctl->usage = 1;
 		return 0;

@@ -17,6 +17,7 @@ enum ctl_exit {
 	CTL_EXIT_ERROR = 2,
 };
 
+#define CTL_MAX_AGENTS 16 /* watch --agent, at most (the daemon's limit) */
 /* --token may be given this many times (the daemon's limit). */
 #define CTL_MAX_TOKENS 16
 
@@ -25,9 +26,11 @@ struct ctl {
 	int json;        /* print JSON lines instead of text */
 	int timeout;     /* seconds for the whole exchange; 0 = none */
 	int purge_all;   /* purge --all */
-	double interval; /* watch: seconds between lines */
-	long count;      /* watch: lines to print; 0 = until interrupted */
-	int usage;       /* --usage: answer the usage preferences too */
+	double interval; /* top: seconds between lines */
+	long count;      /* top: lines to print; 0 = until interrupted */
+	const char *agents[CTL_MAX_AGENTS]; /* watch --agent */
+	int nagents;
+	int usage; /* --usage: answer the usage preferences too */
 	const char *tokens[CTL_MAX_TOKENS]; /* --token T, in order */
 	int ntokens;
 	const char *archive_dir; /* show, diff: robotsd's --archive-dir */
@@ -61,7 +64,19 @@ void ctl_print_check(const char *url, const json_t *);
  */
 void ctl_print_usage(const json_t *);
 
-/* watch: a line of rates and gauges every interval (ctl_watch.c). */
+/* top: a line of rates and gauges every interval (ctl_top.c). */
+int ctl_cmd_top(const struct ctl *, int argc, char **argv);
+
+/*
+ * Send req like ctl_call; once it is answered ok, hand each later line to
+ * each (raw text and parsed object) until each returns nonzero (that is
+ * the result) or the daemon closes the connection (-1, reported). Only the
+ * first answer is bounded by the timeout.
+ */
+typedef int (*ctl_line_fn)(const char *raw, const json_t *, void *arg);
+int ctl_stream(const struct ctl *, json_t *req, ctl_line_fn each, void *arg);
+
+/* watch [ORIGIN...]: the change feed, a line per event (ctl_feed.c). */
 int ctl_cmd_watch(const struct ctl *, int argc, char **argv);
 
 /* test FILE AGENT URL...: exit 0 all allowed, 1 any disallowed, 2 error. */

@@ -655,7 +655,7 @@ entry_wake(struct cache *c, struct entry *e)
  */
 static void
 cache_tell_change(struct cache *c, const struct entry *e, const char *old,
-    const struct robots *old_rb, const struct fetch_result *r)
+    const struct robots *old_rb, int old_policy, const struct fetch_result *r)
 {
 	struct cache_change ch = {
 		.origin = e->pub.origin,
@@ -664,6 +664,7 @@ cache_tell_change(struct cache *c, const struct entry *e, const char *old,
 		.at = e->pub.version_since,
 		.entry = &e->pub,
 		.old_robots = old_rb,
+		.old_policy = old_policy,
 		.fetched = r->shared == NULL ? r : NULL,
 	};
 	size_t i;
@@ -713,7 +714,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	}
 	cache_history_note(c, e, &old);
 	entry_account(c, e);
-	cache_tell_change(c, e, old.version, old_rb, r);
+	cache_tell_change(c, e, old.version, old_rb, old.policy, r);
 	robots_unref(old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e);

@@ -159,6 +159,7 @@ struct cache_change {
 	const struct cache_entry *entry; /* the new state, ruleset included */
 	/* The ruleset before (a reference is held during the call), or NULL. */
 	const struct robots *old_robots;
+	int old_policy; /* enum cache_policy before (CACHE_NONE: none) */
 	/*
 	 * The fetch outcome (raw_headers, body as received up to the cap);
 	 * NULL when the version came from the shared tier.

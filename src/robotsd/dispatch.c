@@ -21,6 +21,7 @@
 #include "checkop.h"
 #include "clock.h"
 #include "dispatch.h"
+#include "feed.h"
 #include "jsonw.h"
 #include "log.h"
 #include "proto.h"
@@ -40,6 +41,7 @@ struct dispatch {
 	struct check_answers answers;
 	int test_clock;
 	struct session_list sessions;
+	struct feed *feed; /* or NULL */
 	uint64_t requests;
 	/*
 	 * The fast path's reused space, one for all clients: lines are
@@ -451,6 +453,78 @@ dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
 	dispatch_send(s, req->id, &b);
 }
 
+static int
+dispatch_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The normalized, distinct origins of a watch into *out (n set); -1 with
+ * the error answered.
+ */
+static int
+dispatch_watch_origins(
+    struct session *s, struct request *req, char ***out, size_t *n)
+{
+	size_t i, k = 0, len = json_array_size(req->origins);
+	char **v = xcalloc(len + 1, sizeof(*v));
+	json_t *o;
+	enum url_err ue;
+
+	for (i = 0; i < len; i++) {
+		o = json_array_get(req->origins, i);
+		if ((v[i] = url_origin(json_string_value(o),
+		         json_string_length(o), &ue)) == NULL) {
+			dispatch_error(
+			    s, req->id, proto_url_err(ue), url_err_message(ue));
+			while (i > 0)
+				free(v[--i]);
+			free(v);
+			return -1;
+		}
+	}
+	qsort(v, len, sizeof(*v), dispatch_strcmp);
+	for (i = 0; i < len; i++)
+		if (k == 0 || strcmp(v[k - 1], v[i]) != 0)
+			v[k++] = v[i];
+		else
+			free(v[i]);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* watch: the connection becomes a subscription to the change feed. */
+static void
+dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
+{
+	struct buf b = BUF_INIT(0);
+	const char *agents[PROTO_MAX_WATCH_AGENTS];
+	char **origins = NULL;
+	size_t n = 0, nagents = json_array_size(req->agents), i;
+
+	if (d->feed == NULL) {
+		dispatch_error(s, req->id, PE_BAD_REQUEST,
+		    "this robotsd has no change feed");
+		return;
+	}
+	if (!req->all && dispatch_watch_origins(s, req, &origins, &n) == -1)
+		return;
+	for (i = 0; i < nagents; i++)
+		agents[i] = json_string_value(json_array_get(req->agents, i));
+	s->watch = feed_watch(d->feed, s->out, (const char *const *)origins, n,
+	    req->all, agents, nagents);
+	for (i = 0; i < n; i++)
+		free(origins[i]);
+	free(origins);
+	proto_begin(&b, req->id, 1);
+	buf_lit(&b, ",\"watching\":");
+	jw_int(&b, (long long)(req->all ? cache_stats(d->cache)->entries : n));
+	proto_end(&b);
+	dispatch_send(s, req->id, &b);
+}
+
 /* Answer one decoded request; clears req. */
 static void
 dispatch_request(struct dispatch *d, struct session *s, struct request *req)
@@ -474,6 +548,9 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 	case OP_PING:
 	case OP_CLOCK:
 		dispatch_simple(d, s, req);
+		break;
+	case OP_WATCH:
+		dispatch_watch(d, s, req);
 		break;
 	}
 	proto_request_clear(req);
@@ -527,6 +604,11 @@ session_line(struct session *s, const char *line, size_t len)
 	if (len == 0)
 		return; /* blank lines are ignored */
 	d->requests++;
+	if (s->watch != NULL) {
+		dispatch_error(s, NULL, PE_BAD_REQUEST,
+		    "this connection is watching: it takes no more requests");
+		return;
+	}
 	clock_hold(d->clock);
 	if (!session_fast(s, line, len))
 		session_full(s, line, len);
@@ -560,6 +642,8 @@ void
 session_close(struct session *s)
 {
 	check_cancel_all(s);
+	feed_unwatch(s->watch);
+	s->watch = NULL;
 }
 
 void
@@ -568,6 +652,7 @@ session_free(struct session *s)
 	if (s == NULL)
 		return;
 	check_cancel_all(s);
+	feed_unwatch(s->watch);
 	TAILQ_REMOVE(&s->d->sessions, s, link);
 	free(s);
 }
@@ -601,6 +686,12 @@ dispatch_configure(struct dispatch *d, const struct dispatch_settings *set)
 {
 	d->test_clock = set->test_clock;
 	d->env.wait_timeout = set->wait_timeout;
+}
+
+void
+dispatch_set_feed(struct dispatch *d, struct feed *f)
+{
+	d->feed = f;
 }
 
 void

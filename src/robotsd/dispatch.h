@@ -28,6 +28,9 @@ struct dispatch *dispatch_new(struct event_base *, struct cache *,
     struct clock *, stats_fn, void *stats_arg);
 void dispatch_free(struct dispatch *); /* sessions must be gone */
 void dispatch_configure(struct dispatch *, const struct dispatch_settings *);
+/* The change feed the watch op subscribes to (none: watch is refused). */
+struct feed;
+void dispatch_set_feed(struct dispatch *, struct feed *);
 
 /* A new client whose answers go to out. */
 struct session *session_new(struct dispatch *, struct reply *out);

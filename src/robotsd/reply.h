@@ -24,6 +24,12 @@ struct reply_ops {
 	void (*give)(struct reply *, char *line, size_t len);
 	/* A check that waited was answered: a half-closed client may end. */
 	void (*settled)(struct reply *);
+	/*
+	 * For the change feed: bytes that may still be queued before the
+	 * output cap; and finish(): read no more, close once all is written.
+	 */
+	size_t (*room)(struct reply *);
+	void (*finish)(struct reply *);
 };
 
 struct reply {

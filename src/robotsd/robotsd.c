@@ -26,6 +26,8 @@
 #include "cache.h"
 #include "conf.h"
 #include "dispatch.h"
+#include "feed.h"
+#include "feed_wire.h"
 #include "fetch.h"
 #include "log.h"
 #include "looplag.h"
@@ -215,6 +217,7 @@ robotsd_configure(struct robotsd *rd)
 	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
 	dispatch_configure(rd->dispatch, &ds);
+	feed_configure(rd->feed, cf->max_output);
 	if (rd->server != NULL)
 		server_configure(rd->server, &ss);
 }
@@ -574,6 +577,9 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("out of memory");
 	rd->dispatch = dispatch_new(
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
+	rd->feed = feed_new();
+	dispatch_set_feed(rd->dispatch, rd->feed);
+	feed_wire(rd->feed, rd->cache, rd->tier);
 	robotsd_configure(rd);
 	robotsd_load_state(rd);
 	rd->saver = saver_new();
@@ -584,7 +590,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
-		rd->looplag, rd->archive };
+		rd->looplag, rd->archive, rd->feed };
 	if (cf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
 	         &rd->stats, &cause)) == NULL)
@@ -615,6 +621,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	tier_free(rd->tier);
 	shared_free(rd->shared);
 #endif
+	feed_free(rd->feed);
 	fetcher_free(rd->fetcher);
 	looplag_free(rd->looplag);
 	event_free(sig->term);

@@ -38,6 +38,7 @@ struct robotsd {
 	struct shared *shared;   /* the fleet loader, NULL without --redis */
 	struct looplag *looplag; /* the event loop's lateness */
 	struct archive *archive; /* NULL without --archive-dir */
+	struct feed *feed;       /* the change feed (watch) */
 	struct clock clock;
 	double started;             /* clock seconds at start, for uptime */
 	struct stats_sources stats; /* what the counters table reads */

@@ -267,8 +267,31 @@ conn_settled(struct reply *r)
 	conn_maybe_finish(conn_of(r));
 }
 
+/* reply.h: what c may still queue before its output cap. */
+static size_t
+conn_room(struct reply *r)
+{
+	struct conn *c = conn_of(r);
+	size_t queued = conn_queued(c), max = c->srv->set.max_output;
+
+	return c->closing || queued >= max ? 0 : max - queued;
+}
+
+/* reply.h: no more requests from c; close it once its output is written. */
+static void
+conn_finish(struct reply *r)
+{
+	struct conn *c = conn_of(r);
+
+	if (c->closing)
+		return;
+	c->eof = 1;
+	event_del(c->rev);
+	conn_maybe_finish(c);
+}
+
 static const struct reply_ops conn_reply_ops = { conn_send, conn_give,
-	conn_settled };
+	conn_settled, conn_room, conn_finish };
 
 /*
  * Must c leave its next line for the next turn: this turn has handled

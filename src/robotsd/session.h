@@ -13,6 +13,7 @@
 struct reply;
 struct dispatch;
 struct check_waiting;
+struct feed_watcher;
 
 TAILQ_HEAD(check_list, check_waiting);
 
@@ -20,8 +21,9 @@ struct session {
 	TAILQ_ENTRY(session) link; /* in the dispatcher's list */
 	struct dispatch *d;
 	struct reply *out;
-	struct check_list waiting; /* owned by checkop.c */
-	size_t nwaiting;           /* URLs of those still waiting */
+	struct check_list waiting;  /* owned by checkop.c */
+	size_t nwaiting;            /* URLs of those still waiting */
+	struct feed_watcher *watch; /* after a watch op: its subscription */
 };
 
 #endif /* ROBOTSD_SESSION_H */

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "dispatch.h"
 #include "fetch.h"
+#include "feed.h"
 #include "fetchlog.h"
 #include "looplag.h"
 #include "server.h"
@@ -211,6 +212,30 @@ stats_archive(const struct archive *a, struct metric *out, size_t *n)
 	    "Archive failures: directory missing, open, write or removal.");
 }
 
+/* The change feed's watchers, events and fleet messages. */
+static void
+stats_feed(const struct feed *f, struct metric *out, size_t *n)
+{
+	const struct feed_stats *s = feed_stats(f);
+
+	metric_add(out, n, "feed_watchers", "robotsd_feed_watchers",
+	    METRIC_GAUGE, s->watchers, "Clients watching the change feed.");
+	metric_add(out, n, "feed_events", "robotsd_feed_events_total",
+	    METRIC_COUNTER, s->events, "Change events queued to watchers.");
+	metric_add(out, n, "feed_dropped", "robotsd_feed_dropped_total",
+	    METRIC_COUNTER, s->dropped,
+	    "Watchers dropped at their output cap.");
+	metric_add(out, n, "feed_published", "robotsd_feed_published_total",
+	    METRIC_COUNTER, s->published,
+	    "Changes fetched here and published to the fleet.");
+	metric_add(out, n, "feed_received", "robotsd_feed_received_total",
+	    METRIC_COUNTER, s->received,
+	    "Changes received from other instances.");
+	metric_add(out, n, "feed_refused", "robotsd_feed_refused_total",
+	    METRIC_COUNTER, s->refused,
+	    "Feed channel messages refused as malformed or too long.");
+}
+
 /* The current values of every counter and gauge. */
 size_t
 stats_collect(void *arg, struct metric *out)
@@ -267,6 +292,8 @@ stats_collect(void *arg, struct metric *out)
 	stats_archive(src->archive, out, &n);
 	stats_fetches(src, out, &n);
 	stats_answers(src, out, &n);
+	if (src->feed != NULL)
+		stats_feed(src->feed, out, &n);
 #ifdef HAVE_REDIS
 	if (src->shared != NULL)
 		stats_shared(src->shared, out, &n);

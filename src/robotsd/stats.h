@@ -11,6 +11,7 @@ struct archive;
 struct cache;
 struct clock;
 struct dispatch;
+struct feed;
 struct fetcher;
 struct looplag;
 struct server;
@@ -27,6 +28,7 @@ struct stats_sources {
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 	const struct looplag *looplag;
 	const struct archive *archive; /* NULL: no --archive-dir */
+	const struct feed *feed; /* the change feed */
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

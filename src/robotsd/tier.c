@@ -36,7 +36,8 @@ enum call_kind {
 	CALL_LOCK,
 	CALL_UNLOCK,
 	CALL_WAIT,
-	CALL_PURGE
+	CALL_PURGE,
+	CALL_FEED
 };
 
 struct tier_call {
@@ -399,6 +400,7 @@ on_reply_cb(redisAsyncContext *ac, void *reply, void *priv)
 		[CALL_UNLOCK] = got_count,
 		[CALL_WAIT] = got_poll,
 		[CALL_PURGE] = got_count,
+		[CALL_FEED] = got_count,
 	};
 	struct tier_call *c = priv;
 	struct tier_conn *conn = &c->srv->cmd;
@@ -558,6 +560,24 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 		free(lock);
 	}
 	free(buf);
+}
+
+/* A change feed message, on origin's server; nobody waits for the end. */
+void
+tier_feed_publish(
+    struct tier *t, const char *origin, const char *msg, size_t len)
+{
+	struct tier_call *c = call_new(t, CALL_FEED, origin, NULL, NULL);
+
+	if (call_start(c, 0) == 0)
+		call_cmd(c, "PUBLISH %s %b", TIER_FEED_CHANNEL, msg, len);
+}
+
+void
+tier_set_feed(struct tier *t, tier_feed_cb cb, void *arg)
+{
+	t->feed_cb = cb;
+	t->feed_arg = arg;
 }
 
 /* A random lock token: TIER_TOKEN_LEN hex digits. */

@@ -161,4 +161,16 @@ char *tier_entry_key(const char *origin);
 char *tier_lock_key(const char *origin);
 #define TIER_CHANNEL "robotsd:v1:n"
 
+/*
+ * The change feed (feed.h) rides on the same connections: every subscriber
+ * connection also listens on TIER_FEED_CHANNEL, whose messages go to cb
+ * as they come (untrusted bytes: the feed checks them); tier_feed_publish
+ * sends one on origin's server, best effort.
+ */
+#define TIER_FEED_CHANNEL "robotsd:v1:f"
+typedef void (*tier_feed_cb)(void *arg, const char *msg, size_t len);
+void tier_set_feed(struct tier *, tier_feed_cb, void *arg);
+void tier_feed_publish(
+    struct tier *, const char *origin, const char *msg, size_t len);
+
 #endif /* ROBOTSD_TIER_H */

@@ -136,6 +136,18 @@ on_hello(redisAsyncContext *ac, void *reply, void *priv)
 		conn_up(c);
 }
 
+/* A message on one of the channels: a lock notice or a feed message. */
+static void
+on_message(struct tier_conn *c, const char *channel, const redisReply *m)
+{
+	struct tier *t = c->srv->t;
+
+	if (strcmp(channel, TIER_CHANNEL) == 0)
+		tier_notified(c->srv, m->str, m->len);
+	else if (strcmp(channel, TIER_FEED_CHANNEL) == 0 && t->feed_cb != NULL)
+		t->feed_cb(t->feed_arg, m->str, m->len);
+}
+
 /* A subscriber connection's reply: the SUBSCRIBE answer or a notice. */
 static void
 on_notice(redisAsyncContext *ac, void *reply, void *priv)
@@ -152,11 +164,15 @@ on_notice(redisAsyncContext *ac, void *reply, void *priv)
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
 	    r->element[0]->type != REDIS_REPLY_STRING)
 		return;
-	if (strcmp(r->element[0]->str, "subscribe") == 0)
-		conn_up(c);
-	else if (strcmp(r->element[0]->str, "message") == 0 &&
-	         r->element[2]->type == REDIS_REPLY_STRING)
-		tier_notified(c->srv, r->element[2]->str, r->element[2]->len);
+	if (r->element[1]->type != REDIS_REPLY_STRING)
+		return;
+	if (strcmp(r->element[0]->str, "subscribe") == 0) {
+		/* up once both channels are subscribed */
+		if (strcmp(r->element[1]->str, TIER_FEED_CHANNEL) == 0)
+			conn_up(c);
+	} else if (strcmp(r->element[0]->str, "message") == 0 &&
+	           r->element[2]->type == REDIS_REPLY_STRING)
+		on_message(c, r->element[1]->str, r->element[2]);
 }
 
 static void
@@ -201,8 +217,8 @@ conn_hello(struct tier_conn *c)
 	                               u->password) != REDIS_OK)
 		return -1;
 	if (c->is_sub)
-		return redisAsyncCommand(
-		    ac, on_notice, c, "SUBSCRIBE %s", TIER_CHANNEL);
+		return redisAsyncCommand(ac, on_notice, c, "SUBSCRIBE %s %s",
+		    TIER_CHANNEL, TIER_FEED_CHANNEL);
 	if (u->db != 0 &&
 	    redisAsyncCommand(ac, on_hello, c, "SELECT %d", u->db) != REDIS_OK)
 		return -1;

@@ -61,7 +61,9 @@ struct tier {
 	struct tier_stats stats;
 	struct tier_calls waits[TIER_WAIT_BUCKETS]; /* tier_wait calls */
 	struct tier_calls calls;                    /* all live calls */
-	uint64_t seq; /* notices seen; a wait hears only later ones */
+	uint64_t seq;         /* notices seen; a wait hears only later ones */
+	tier_feed_cb feed_cb; /* change feed messages, or NULL */
+	void *feed_arg;
 	int freeing;
 };
 

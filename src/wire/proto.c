@@ -28,6 +28,7 @@ static const struct {
 	{ "ping", OP_PING },
 	{ "clock", OP_CLOCK },
 	{ "history", OP_HISTORY },
+	{ "watch", OP_WATCH },
 };
 
 static const char *const proto_codes[] = {
@@ -206,6 +207,55 @@ proto_decode_origin(json_t *o, struct request *req)
 	return has ? NULL : "inspect needs 'origin', a string";
 }
 
+/* An array of 1 to max strings, or -1; each non-empty, printable, at most
+ * len bytes when len > 0. */
+static int
+proto_strings(json_t *a, size_t max, size_t len)
+{
+	const char *s;
+	size_t i, j, n;
+
+	if (!json_is_array(a) || json_array_size(a) == 0 ||
+	    json_array_size(a) > max)
+		return -1;
+	for (i = 0; i < json_array_size(a); i++) {
+		s = json_string_value(json_array_get(a, i));
+		n = json_string_length(json_array_get(a, i));
+		if (s == NULL || n == 0 || (len > 0 && n > len))
+			return -1;
+		for (j = 0; len > 0 && j < n; j++)
+			if ((unsigned char)s[j] < 0x20 || s[j] == 0x7f)
+				return -1;
+	}
+	return 0;
+}
+
+/* The fields of a watch: origins xor all, optional agents. */
+static const char *
+proto_decode_watch(json_t *o, struct request *req)
+{
+	json_t *v;
+
+	if (proto_get_bool(o, "all", &req->all) == -1)
+		return "'all' must be true or false";
+	if ((v = json_object_get(o, "origins")) != NULL) {
+		if (proto_strings(v, PROTO_MAX_WATCH_ORIGINS, 0) == -1)
+			return "'origins' must be an array of 1 to 1000 "
+			       "strings";
+		req->origins = v;
+	}
+	if ((req->origins != NULL) == (req->all != 0))
+		return "watch needs 'origins' or \"all\":true";
+	if ((v = json_object_get(o, "agents")) != NULL) {
+		if (proto_strings(
+		        v, PROTO_MAX_WATCH_AGENTS, PROTO_MAX_AGENT_LEN) == -1)
+			return "'agents' must be an array of 1 to 16 "
+			       "printable strings of at most 128 bytes";
+		req->agents = v;
+	}
+	return NULL;
+}
+
 /* Validate the fields an op needs; a static message on error. */
 static const char *
 proto_decode_fields(json_t *o, struct request *req)
@@ -225,6 +275,8 @@ proto_decode_fields(json_t *o, struct request *req)
 			return "clock needs 'advance', a number of seconds";
 		req->advance = json_number_value(v);
 		return NULL;
+	case OP_WATCH:
+		return proto_decode_watch(o, req);
 	case OP_STATS:
 	case OP_PING:
 		break;

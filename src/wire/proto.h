@@ -28,7 +28,13 @@ enum proto_op {
 	OP_PING,
 	OP_CLOCK, /* tests only, under --test-clock */
 	OP_HISTORY,
+	OP_WATCH,
 };
+
+/* A watch: origins, agents and an agent's bytes, at most. */
+#define PROTO_MAX_WATCH_ORIGINS 1000
+#define PROTO_MAX_WATCH_AGENTS 16
+#define PROTO_MAX_AGENT_LEN 128
 
 /* The contract's error codes; proto_err_code() names each. */
 enum proto_err {
@@ -63,8 +69,10 @@ struct request {
 	json_t *tokens;     /* check: array of <= 16 distinct tokens, or NULL */
 	const char *origin; /* inspect, purge */
 	size_t origin_len;
-	int all;        /* purge */
-	double advance; /* clock */
+	int all;         /* purge, watch */
+	json_t *origins; /* watch: array of strings, or NULL */
+	json_t *agents;  /* watch: array of strings, or NULL */
+	double advance;  /* clock */
 };
 
 /*

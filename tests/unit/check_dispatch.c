@@ -52,8 +52,8 @@ client_settled(struct reply *r)
 	((struct fake_client *)r)->settled++;
 }
 
-static const struct reply_ops client_ops = { client_send, NULL,
-	client_settled };
+static const struct reply_ops client_ops = { client_send, NULL, client_settled,
+	NULL, NULL };
 
 /*
  * The stats table the dispatcher is handed: two fixed rows around one only

@@ -19,7 +19,7 @@ test("npm pack holds only the package files, and the tarball imports as robotsd"
     const [info] = JSON.parse(out);
     assert.equal(info.name, "robotsd");
     const files = info.files.map((f) => f.path).sort();
-    assert.deepEqual(files, ["README.md", "errors.js", "index.d.ts", "index.js", "package.json"]);
+    assert.deepEqual(files, ["README.md", "errors.js", "index.d.ts", "index.js", "package.json", "watch.js"]);
     const listed = execFileSync("tar", ["tzf", path.join(tmp, info.filename)], { encoding: "utf8" });
     assert.deepEqual(listed.trim().split("\n").sort(), files.map((f) => "package/" + f));
     const dest = path.join(tmp, "app", "node_modules", "robotsd");

@@ -15,11 +15,12 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_SOCKET, DEFAULT_TIMEOUT, ERRORS,
                         UnsupportedSchemeError, UsageStatement, socket_path)
 from .aio import AsyncClient
 from .client import Client
+from .watch import AgentChange, ChangeEvent
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncClient", "BATCH_LIMIT", "BadJsonError", "BadRequestError",
+    "AgentChange", "AsyncClient", "BATCH_LIMIT", "ChangeEvent", "BadJsonError", "BadRequestError",
     "BadUrlError", "CallTimeoutError", "CheckResult", "Client",
     "ConnectionLostError", "DEFAULT_SOCKET", "DEFAULT_TIMEOUT",
     "DaemonTimeoutError", "ERRORS", "InternalError", "LineTooLongError",

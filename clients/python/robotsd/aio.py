@@ -8,13 +8,14 @@ import asyncio
 import itertools
 import json
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         OverloadedError, RobotsdError, batch_requests,
                         batch_results, check_request, encode, error_from,
                         result, socket_path, Pending)
+from .watch import ChangeEvent, watch_async
 
 _RETRY_PAUSE = 0.05
 _RETRY_PAUSE_MAX = 1.0
@@ -149,6 +150,13 @@ class AsyncClient:
         self._conn: Optional[_Connection] = None
         self._connecting: Optional[asyncio.Lock] = None
         self._closed = False
+
+    def watch(self, origins: Optional[List[str]] = None,
+              agents: Optional[List[str]] = None) \
+            -> "AsyncIterator[ChangeEvent]":
+        """The change feed as an async iterator: see robotsd.Client.watch.
+        """
+        return watch_async(self.path, origins, agents, self.timeout)
 
     async def __aenter__(self) -> "AsyncClient":
         return self

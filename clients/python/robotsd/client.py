@@ -13,13 +13,14 @@ import queue
 import socket
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         OverloadedError, Pending, RobotsdError,
                         batch_requests, batch_results, check_request, encode,
                         error_from, result, socket_path)
+from .watch import ChangeEvent, watch_blocking
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
 _RETRY_PAUSE_MAX = 1.0
@@ -174,6 +175,14 @@ class Client:
         self._lock = threading.Lock()
         self._conn: Optional[_Connection] = None
         self._closed = False
+
+    def watch(self, origins: Optional[List[str]] = None,
+              agents: Optional[List[str]] = None) -> "Iterator[ChangeEvent]":
+        """The change feed (robotsd.watch): an endless iterator of
+        ChangeEvent for origins (None: all) and agents (None: "*"), on a
+        connection of its own that reconnects and subscribes again after
+        robotsd restarts. Raises the protocol error of a refused watch."""
+        return watch_blocking(self.path, origins, agents, self.timeout)
 
     def __enter__(self) -> "Client":
         return self

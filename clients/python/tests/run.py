@@ -7,7 +7,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-MODULES = ["test_clients", "test_preferences", "test_scrapy"]
+MODULES = ["test_clients", "test_preferences", "test_scrapy", "test_watch"]
 
 
 def main(argv):

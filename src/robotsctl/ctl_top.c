@@ -1,5 +1,5 @@
 /*
- * ctl_watch.c: "robotsctl watch", a live view of a running robotsd in the
+ * ctl_top.c: "robotsctl top", a live view of a running robotsd in the
  * manner of "redis-cli --stat": a header line, then every interval one
  * line computed from two successive stats answers (rates over the time
  * between them, gauges as last seen).
@@ -16,21 +16,21 @@
 #include "robotsctl.h"
 
 /* The stats fields a line is made of. */
-struct watch_sample {
+struct top_sample {
 	double t; /* monotonic seconds when the answer came */
 	uint64_t hits, misses, stale, fetches, fetch_errors;
 	uint64_t waiting, entries, bytes;
 };
 
 /* One line's values. */
-struct watch_line {
+struct top_line {
 	double checks_s, hit_pct, fetches_s; /* hit_pct < 0: no checks */
 	uint64_t checks, fetches, errors, waiting, entries, bytes;
 };
 
 /* Seconds on the monotonic clock. */
 static double
-watch_now(void)
+top_now(void)
 {
 	struct timespec ts;
 
@@ -40,7 +40,7 @@ watch_now(void)
 
 /* A counter of the stats object (0 when absent: an older daemon). */
 static uint64_t
-watch_field(const json_t *stats, const char *name)
+top_field(const json_t *stats, const char *name)
 {
 	json_int_t v = json_integer_value(json_object_get(stats, name));
 
@@ -49,7 +49,7 @@ watch_field(const json_t *stats, const char *name)
 
 /* Ask for stats; -1 when the daemon does not answer (message printed). */
 static int
-watch_sample(struct ctl *ctl, struct watch_sample *s)
+top_sample(struct ctl *ctl, struct top_sample *s)
 {
 	const json_t *st;
 	json_t *ans;
@@ -61,27 +61,27 @@ watch_sample(struct ctl *ctl, struct watch_sample *s)
 	if (ans == NULL)
 		return -1;
 	st = json_object_get(ans, "stats");
-	s->t = watch_now();
-	s->hits = watch_field(st, "hits");
-	s->misses = watch_field(st, "misses");
-	s->stale = watch_field(st, "stale");
-	s->fetches = watch_field(st, "fetches");
-	s->fetch_errors = watch_field(st, "fetch_errors");
-	s->waiting = watch_field(st, "waiting");
-	s->entries = watch_field(st, "cache_entries");
-	s->bytes = watch_field(st, "cache_bytes");
+	s->t = top_now();
+	s->hits = top_field(st, "hits");
+	s->misses = top_field(st, "misses");
+	s->stale = top_field(st, "stale");
+	s->fetches = top_field(st, "fetches");
+	s->fetch_errors = top_field(st, "fetch_errors");
+	s->waiting = top_field(st, "waiting");
+	s->entries = top_field(st, "cache_entries");
+	s->bytes = top_field(st, "cache_bytes");
 	json_decref(ans);
 	return 0;
 }
 
 /* The line between samples a and b. */
-static struct watch_line
-watch_diff(const struct watch_sample *a, const struct watch_sample *b)
+static struct top_line
+top_diff(const struct top_sample *a, const struct top_sample *b)
 {
 	double dt = b->t - a->t > 1e-3 ? b->t - a->t : 1e-3;
 	uint64_t checks =
 	    (b->hits + b->misses + b->stale) - (a->hits + a->misses + a->stale);
-	struct watch_line l = {
+	struct top_line l = {
 		.checks_s = (double)checks / dt,
 		.hit_pct = checks > 0 ? 100.0 * (double)(b->hits - a->hits) /
 		                            (double)checks
@@ -100,7 +100,7 @@ watch_diff(const struct watch_sample *a, const struct watch_sample *b)
 
 /* Bytes as people read them: 512, 1.5K, 20.0M, 1.2G. */
 static const char *
-watch_bytes(uint64_t n, char *buf, size_t bufsz)
+top_bytes(uint64_t n, char *buf, size_t bufsz)
 {
 	static const char units[] = "KMGT";
 	double v = (double)n;
@@ -118,7 +118,7 @@ watch_bytes(uint64_t n, char *buf, size_t bufsz)
 
 /* Print one line, as text or as a JSON object. */
 static void
-watch_print(const struct ctl *ctl, const struct watch_line *l)
+top_print(const struct ctl *ctl, const struct top_line *l)
 {
 	char hit[16], bytes[32];
 
@@ -147,19 +147,19 @@ watch_print(const struct ctl *ctl, const struct watch_line *l)
 		    hit, l->fetches_s, (unsigned long long)l->errors,
 		    (unsigned long long)l->waiting,
 		    (unsigned long long)l->entries,
-		    watch_bytes(l->bytes, bytes, sizeof(bytes)));
+		    top_bytes(l->bytes, bytes, sizeof(bytes)));
 	}
 	fflush(stdout);
 }
 
 /* Sleep until monotonic time t. */
 static void
-watch_sleep_until(double t)
+top_sleep_until(double t)
 {
 	double d;
 	struct timespec ts;
 
-	while ((d = t - watch_now()) > 0) {
+	while ((d = t - top_now()) > 0) {
 		ts.tv_sec = (time_t)d;
 		ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
 		if (nanosleep(&ts, NULL) == -1 && errno != EINTR)
@@ -167,19 +167,19 @@ watch_sleep_until(double t)
 	}
 }
 
-/* watch: a line every interval, count lines (0: until interrupted). */
+/* top: a line every interval, count lines (0: until interrupted). */
 int
-ctl_cmd_watch(const struct ctl *ctl0, int argc, char **argv)
+ctl_cmd_top(const struct ctl *ctl0, int argc, char **argv)
 {
 	struct ctl ctl = *ctl0;
-	struct watch_sample prev, cur;
-	struct watch_line l;
+	struct top_sample prev, cur;
+	struct top_line l;
 	double next;
 	long n;
 
 	(void)argc;
 	(void)argv;
-	if (watch_sample(&ctl, &prev) == -1)
+	if (top_sample(&ctl, &prev) == -1)
 		return CTL_EXIT_ERROR;
 	if (!ctl.json)
 		printf("%10s %6s %9s %7s %8s %9s %9s\n", "checks/s", "hit%",
@@ -188,11 +188,11 @@ ctl_cmd_watch(const struct ctl *ctl0, int argc, char **argv)
 	next = prev.t;
 	for (n = 0; ctl.count == 0 || n < ctl.count; n++) {
 		next += ctl.interval;
-		watch_sleep_until(next);
-		if (watch_sample(&ctl, &cur) == -1)
+		top_sleep_until(next);
+		if (top_sample(&ctl, &cur) == -1)
 			return CTL_EXIT_ERROR;
-		l = watch_diff(&prev, &cur);
-		watch_print(&ctl, &l);
+		l = top_diff(&prev, &cur);
+		top_print(&ctl, &l);
 		prev = cur;
 	}
 	return CTL_EXIT_OK;

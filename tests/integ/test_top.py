@@ -1,4 +1,5 @@
-"""robotsctl watch: a header, then one line per interval computed from
+"""robotsctl top (the stats view called watch before the change feed took
+the name): a header, then one line per interval computed from
 successive stats answers; -i and -n bound it; its numbers add up to the
 checks and fetches made while it ran."""
 import json
@@ -12,7 +13,7 @@ HEADER = ["checks/s", "hit%", "fetches/s", "errors", "waiting", "entries",
 
 
 def human(n):
-    """Bytes as watch prints them: 512, 1.5K, 20.0M."""
+    """Bytes as top prints them: 512, 1.5K, 20.0M."""
     if n < 1024:
         return str(n)
     v, units = n / 1024, "KMGT"
@@ -22,10 +23,10 @@ def human(n):
     return "%.1f%s" % (v, units[u])
 
 
-class WatchTest(DaemonTest):
+class TopTest(DaemonTest):
 
-    def watch(self, *args):
-        return subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch"]
+    def top(self, *args):
+        return subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "top"]
                                 + list(args), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
 
@@ -34,8 +35,8 @@ class WatchTest(DaemonTest):
         self.assertEqual((p.returncode, err), (0, b""), out)
         return out.decode().splitlines()
 
-    def wait_watch_sampled(self):
-        """Return once the daemon has read a request of the watch: each of
+    def wait_top_sampled(self):
+        """Return once the daemon has read a request of top: each of
         our own stats calls adds one request, so a step of two is it."""
         prev = [self.stats()["requests"]]
 
@@ -44,13 +45,13 @@ class WatchTest(DaemonTest):
             step, prev[0] = cur - prev[0], cur
             return step >= 2
         self.assertTrue(poll(seen, timeout=10, interval=0.01),
-                        "the watch asked for no stats")
+                        "top asked for no stats")
 
     def test_text_lines_header_and_count(self):
         c = self.start()
         self.origin.robots("a.test", "User-agent: *\nDisallow: /p\n")
         self.assertAnswer(c.check("http://a.test/p"), source="fetched")
-        lines = self.finish(self.watch("-i", "0.05", "-n", "3"))
+        lines = self.finish(self.top("-i", "0.05", "-n", "3"))
         self.assertEqual(len(lines), 4, lines)
         self.assertEqual(lines[0].split(), HEADER)
         for ln in lines[1:]:
@@ -65,8 +66,8 @@ class WatchTest(DaemonTest):
         c = self.start()
         self.origin.robots("a.test", "User-agent: *\nDisallow: /p\n")
         self.origin.set("down.test", status=503)
-        p = self.watch("--json", "-i", "0.4", "-n", "3")
-        self.wait_watch_sampled()
+        p = self.top("--json", "-i", "0.4", "-n", "3")
+        self.wait_top_sampled()
         self.assertAnswer(c.check("http://a.test/p"), source="fetched")
         for path in ("/a", "/b", "/p", "/c"):
             self.assertAnswer(c.check("http://a.test" + path),
@@ -91,12 +92,12 @@ class WatchTest(DaemonTest):
     def test_bad_options_and_no_daemon(self):
         for args, msg in ((["-i", "0"], b"interval 0: too small"),
                           (["-n", "x"], b"count x: invalid"),
-                          (["extra"], b"watch: wrong number of arguments")):
-            r = subprocess.run([ROBOTSCTL, "-s", "/nonexistent", "watch"]
+                          (["extra"], b"top: wrong number of arguments")):
+            r = subprocess.run([ROBOTSCTL, "-s", "/nonexistent", "top"]
                                + args, capture_output=True, timeout=10)
             self.assertEqual(r.returncode, 2, args)
             self.assertIn(msg, r.stderr)
-        r = subprocess.run([ROBOTSCTL, "-s", "/nonexistent/sock", "watch",
+        r = subprocess.run([ROBOTSCTL, "-s", "/nonexistent/sock", "top",
                             "-n", "1"], capture_output=True, timeout=10)
         self.assertEqual((r.returncode, r.stdout), (2, b""))
         self.assertTrue(r.stderr.startswith(b"robotsctl: "), r.stderr)

@@ -1,0 +1,251 @@
+/*
+ * check_ruldiff.c: the change feed's rule difference (ruldiff.h), by table.
+ * Each row is two versions of a robots.txt (or a state), an agent, and the
+ * patterns newly disallowed and newly allowed for it, written by hand from
+ * the definition in docs/protocol.md ("watch"): RFC 9309 group selection
+ * on each side, patterns compared as written, sorted by bytes.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "ruldiff.h"
+
+#define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+#define R RULDIFF_RULES
+#define A RULDIFF_ALLOW_ALL
+#define D RULDIFF_DISALLOW_ALL
+#define N RULDIFF_NONE
+
+static const struct row {
+	const char *name;
+	enum ruldiff_state os;
+	const char *old;
+	enum ruldiff_state ns;
+	const char *new;
+	const char *agent;
+	const char *dis;   /* expected, joined by '|' */
+	const char *allow; /* expected, joined by '|' */
+} rows[] = {
+	{ "same rules", R, "User-agent: *\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /a\n# comment\n", "foobot", "", "" },
+	{ "disallow added", R, "User-agent: *\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /a\nDisallow: /b\n", "foobot", "/b", "" },
+	{ "disallow removed", R, "User-agent: *\nDisallow: /a\nDisallow: /b\n",
+	    R, "User-agent: *\nDisallow: /a\n", "foobot", "", "/b" },
+	{ "allow added", R, "User-agent: *\nDisallow: /\n", R,
+	    "User-agent: *\nDisallow: /\nAllow: /pub\n", "foobot", "", "/pub" },
+	{ "allow removed", R, "User-agent: *\nDisallow: /\nAllow: /pub\n", R,
+	    "User-agent: *\nDisallow: /\n", "foobot", "/pub", "" },
+	{ "pattern edited", R, "User-agent: *\nDisallow: /x/\n", R,
+	    "User-agent: *\nDisallow: /x/*.pdf\n", "foobot", "/x/*.pdf",
+	    "/x/" },
+	{ "sorted by bytes", R, "User-agent: *\n", R,
+	    "User-agent: *\nDisallow: /b\nDisallow: /B\nDisallow: /a\n",
+	    "foobot", "/B|/a|/b", "" },
+	{ "repeats once", R, "User-agent: *\n", R,
+	    "User-agent: *\nDisallow: /a\nDisallow: /a\n", "foobot", "/a", "" },
+	{ "own group only", R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\nDisallow: /s\n",
+	    R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\nDisallow: "
+	    "/t\n",
+	    "foobot", "", "" },
+	{ "star change seen by others", R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\nDisallow: /s\n",
+	    R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\nDisallow: "
+	    "/t\n",
+	    "barbot", "/t", "/s" },
+	{ "full user-agent reduced to its token", R, "User-agent: *\n", R,
+	    "User-agent: FooBot\nDisallow: /f\n", "FooBot/2.1 (+http://x)",
+	    "/f", "" },
+	{ "agent gets a group of its own", R, "User-agent: *\nDisallow: /s\n",
+	    R, "User-agent: *\nDisallow: /s\n\nUser-agent: foobot\nAllow: /\n",
+	    "foobot", "", "/|/s" },
+	{ "groups merged", R, "User-agent: foobot\nDisallow: /1\n", R,
+	    "User-agent: foobot\nDisallow: /1\n\nUser-agent: foobot\n"
+	    "Disallow: /2\n",
+	    "foobot", "/2", "" },
+	{ "rules to disallow-all", R, "User-agent: *\nDisallow: /a\n", D, NULL,
+	    "foobot", "/", "" },
+	{ "disallow-all to rules", D, NULL, R, "User-agent: *\nDisallow: /a\n",
+	    "foobot", "", "/" },
+	{ "allow-all to rules", A, NULL, R,
+	    "User-agent: *\nDisallow: /a\nAllow: /a/b\n", "foobot", "/a",
+	    "/a/b" },
+	{ "rules to allow-all", R, "User-agent: *\nDisallow: /a\nAllow: /a/b\n",
+	    A, NULL, "foobot", "/a/b", "/a" },
+	{ "disallow-all to allow-all", D, NULL, A, NULL, "foobot", "", "/" },
+	{ "allow-all to disallow-all", A, NULL, D, NULL, "foobot", "/", "" },
+	{ "disallow-all twice", D, NULL, D, NULL, "foobot", "", "" },
+	{ "no old version", N, NULL, R, "User-agent: *\nDisallow: /a\n",
+	    "foobot", "/a", "" },
+	{ "no old version to disallow-all", N, NULL, D, NULL, "foobot", "/",
+	    "" },
+	{ "index.html allow once", R, "User-agent: *\nDisallow: /\n", R,
+	    "User-agent: *\nDisallow: /\nAllow: /d/index.html\n", "foobot", "",
+	    "/d/index.html" },
+};
+
+/* d's patterns of one list joined by '|'. */
+static void
+join(char *out, size_t cap, const struct ruldiff_pat *v, size_t n)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_lt(len + v[i].len + 2, cap);
+		if (i > 0)
+			out[len++] = '|';
+		memcpy(out + len, v[i].p, v[i].len);
+		len += v[i].len;
+		out[len] = '\0';
+	}
+}
+
+START_TEST(test_row)
+{
+	const struct row *t = &rows[_i];
+	struct robots *ro = NULL, *rn = NULL;
+	struct ruldiff_side o = { t->os, NULL }, n = { t->ns, NULL };
+	struct ruldiff d;
+	char got[256];
+
+	if (t->old != NULL)
+		o.robots = ro = robots_parse(t->old, strlen(t->old));
+	if (t->new != NULL)
+		n.robots = rn = robots_parse(t->new, strlen(t->new));
+	ck_assert_int_eq(
+	    ruldiff_agent(&o, &n, t->agent, strlen(t->agent), &d), 0);
+	join(got, sizeof(got), d.dis, d.ndis);
+	ck_assert_msg(
+	    strcmp(got, t->dis) == 0, "%s: newly_disallowed %s", t->name, got);
+	join(got, sizeof(got), d.allow, d.nallow);
+	ck_assert_msg(
+	    strcmp(got, t->allow) == 0, "%s: newly_allowed %s", t->name, got);
+	ruldiff_clear(&d);
+	robots_unref(ro);
+	robots_unref(rn);
+}
+END_TEST
+
+START_TEST(test_json)
+{
+	const char *body = "User-agent: *\nDisallow: /a\"b\nAllow: /c\n";
+	struct robots *r = robots_parse(body, strlen(body));
+	struct ruldiff_side o = { RULDIFF_ALLOW_ALL, NULL },
+	                    n = { RULDIFF_RULES, r };
+	struct ruldiff d;
+	struct buf b = BUF_INIT(0);
+
+	ck_assert_int_eq(ruldiff_agent(&o, &n, "x", 1, &d), 0);
+	ruldiff_json(&b, &d);
+	buf_terminate(&b);
+	ck_assert_str_eq(b.p,
+	    "{\"newly_disallowed\":[\"/a\\\"b\"],\"newly_allowed\":[\"/c\"],"
+	    "\"usage_changed\":false");
+	buf_clear(&b);
+	ruldiff_clear(&d);
+	robots_unref(r);
+}
+END_TEST
+
+/* usage_changed: the agent's preference statements, old and new. */
+static const struct urow {
+	const char *name;
+	enum ruldiff_state os;
+	const char *old;
+	enum ruldiff_state ns;
+	const char *new;
+	const char *agent;
+	int changed;
+} urows[] = {
+	{ "none either side", R, "User-agent: *\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /b\n", "foobot", 0 },
+	{ "statement added", R, "User-agent: *\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /a\nContent-Usage: train-ai=n\n",
+	    "foobot", 1 },
+	{ "value edited", R, "User-agent: *\nContent-Usage: train-ai=n\n", R,
+	    "User-agent: *\nContent-Usage: train-ai=y\n", "foobot", 1 },
+	{ "same statements, other lines", R,
+	    "User-agent: *\nContent-Usage: train-ai=n\nDisallow: /a\n", R,
+	    "User-agent: *\nDisallow: /b\ncontent-usage: train-ai=n\n",
+	    "foobot", 0 },
+	{ "another agent's group", R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=n\n",
+	    R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=y\n",
+	    "foobot", 0 },
+	{ "star group for others", R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=n\n",
+	    R,
+	    "User-agent: foobot\nDisallow: /f\n\nUser-agent: *\n"
+	    "Content-Usage: train-ai=y\n",
+	    "barbot", 1 },
+	{ "file-scope signal for all", R,
+	    "Content-Signal: ai-train=no\nUser-agent: foobot\nDisallow: /f\n",
+	    R,
+	    "Content-Signal: ai-train=yes\nUser-agent: foobot\nDisallow: /f\n",
+	    "foobot", 1 },
+	{ "rules to disallow-all", R,
+	    "User-agent: *\nContent-Usage: train-ai=n\n", D, NULL, "foobot",
+	    1 },
+	{ "allow-all to disallow-all", A, NULL, D, NULL, "foobot", 0 },
+};
+
+START_TEST(test_usage_row)
+{
+	const struct urow *t = &urows[_i];
+	struct robots *ro = NULL, *rn = NULL;
+	struct ruldiff_side o = { t->os, NULL }, n = { t->ns, NULL };
+	struct ruldiff d;
+
+	if (t->old != NULL)
+		o.robots = ro = robots_parse(t->old, strlen(t->old));
+	if (t->new != NULL)
+		n.robots = rn = robots_parse(t->new, strlen(t->new));
+	ck_assert_int_eq(
+	    ruldiff_agent(&o, &n, t->agent, strlen(t->agent), &d), 0);
+	ck_assert_msg(d.usage_changed == t->changed, "%s: usage_changed %d",
+	    t->name, d.usage_changed);
+	ruldiff_clear(&d);
+	robots_unref(ro);
+	robots_unref(rn);
+}
+END_TEST
+
+static Suite *
+ruldiff_suite(void)
+{
+	Suite *s = suite_create("ruldiff");
+	TCase *tc = tcase_create("table");
+
+	tcase_add_loop_test(tc, test_row, 0, NROWS(rows));
+	tcase_add_test(tc, test_json);
+	tcase_add_loop_test(tc, test_usage_row, 0, NROWS(urows));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(ruldiff_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
