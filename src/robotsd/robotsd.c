@@ -124,7 +124,7 @@ robotsd_fetch_cancel(void *f)
 static size_t
 robotsd_fetch_queued(const void *impl)
 {
-	return fetcher_queued(impl);
+	return fetcher_backlog(impl);
 }
 
 static const struct cache_fetch_ops robotsd_fetch_ops = {

@@ -363,7 +363,7 @@ shared_queued(const void *impl)
 {
 	const struct shared *sh = impl;
 
-	return fetcher_queued(sh->fetcher);
+	return fetcher_backlog(sh->fetcher);
 }
 
 /* A publish ended; a failure only costs the fleet extra fetches. */
