@@ -98,6 +98,8 @@ struct tier_stats {
 	uint64_t notifications;  /* waits answered by a publish */
 	uint64_t errors;         /* calls ended TIER_ERROR or TIER_DOWN */
 	uint64_t timeouts;       /* Redis calls ended TIER_TIMEOUT */
+	/* Connections closed because a reply broke the protocol. */
+	uint64_t protocol_errors;
 };
 
 enum tier_state { TIER_SERVER_DOWN, TIER_SERVER_CONNECTING, TIER_SERVER_UP };

@@ -33,6 +33,11 @@ struct tier_conn {
 	/* While tier_conn_drop frees ac: what its pending calls end with. */
 	enum tier_result drop_result;
 	const char *drop_why; /* NULL: not dropping */
+	/* hiredis's event hooks (tier_conn.c's own libevent adapter). */
+	struct event rev, wev;
+	/* The reply being read: its objects and bytes so far (bounded). */
+	size_t reply_items, reply_bytes;
+	const char *proto_why; /* the peer broke the protocol: why */
 };
 
 struct tier_server {
