@@ -443,7 +443,16 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 		.next_retry = s->next_retry,
 		.stale = s->stale,
 	};
+	struct shared_state bounded = *s;
 
+	/* Another instance's times never outlast what ours allow. */
+	lifetime_clamp_shared(&c->set.life, clock_now(c->clock), st.fail_streak,
+	    &st.fetched_at, &st.expires_at, &st.fail_since, &st.next_retry);
+	bounded.fetched_at = st.fetched_at;
+	bounded.expires_at = st.expires_at;
+	bounded.fail_since = st.fail_since;
+	bounded.next_retry = st.next_retry;
+	s = &bounded;
 	if (!s->good && e->good) {
 		entry_install_failure(e, s);
 		return;

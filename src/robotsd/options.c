@@ -90,6 +90,8 @@ const struct option_def options[] = {
 	    "MS", "Redis time a miss may take, milliseconds" },
 	{ "redis-lock-time", 0, OT_LONG, 1, DAY, "40", OFF(redis_lock_time), 0,
 	    "SECONDS", "lifetime of a fetch lock in Redis" },
+	{ "redis-key-file", 0, OT_STR, 0, 0, NULL, OFF(redis_key_file), 0,
+	    "FILE", "the fleet's secret: Redis values carry its HMAC" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
 	    "serve Prometheus metrics at /metrics" },
 	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,

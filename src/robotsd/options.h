@@ -42,6 +42,8 @@ struct config {
 	size_t nredis;
 	long redis_timeout;   /* milliseconds */
 	long redis_lock_time; /* seconds */
+	char *redis_key_file;
+	unsigned char redis_key[32]; /* its key, when redis_key_file is set */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */

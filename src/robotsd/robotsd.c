@@ -204,6 +204,10 @@ robotsd_configure(struct robotsd *rd)
 	log_set_level(cf->log_level);
 	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
+#ifdef HAVE_REDIS
+	if (rd->shared != NULL)
+		shared_configure(rd->shared, &cs.life);
+#endif
 	dispatch_configure(rd->dispatch, &ds);
 	if (rd->server != NULL)
 		server_configure(rd->server, &ss);
@@ -426,7 +430,9 @@ robotsd_tier_start(struct robotsd *rd)
 		.nurls = cf->nredis,
 		.timeout_ms = cf->redis_timeout,
 		.lock_ms = cf->redis_lock_time * 1000,
+		.key = cf->redis_key_file != NULL ? cf->redis_key : NULL,
 	};
+	struct lifetime_settings life;
 	char *cause = NULL;
 
 	if (cf->nredis == 0)
@@ -434,6 +440,8 @@ robotsd_tier_start(struct robotsd *rd)
 	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
+	life = robotsd_cache_settings(cf).life;
+	shared_configure(rd->shared, &life);
 	log_event(LOG_INFO, "shared_tier", "servers=%zu", cf->nredis);
 #else
 	(void)rd; /* conf.c refuses --redis in a build without hiredis */

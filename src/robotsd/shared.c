@@ -63,6 +63,7 @@ struct shared {
 	struct clock *clock;
 	long wait_ms;
 	struct shared_stats stats;
+	struct lifetime_settings life; /* bounds what the tier's values say */
 	LIST_HEAD(, load) loads;
 	char **names, **labels; /* per server, for the counters table */
 	size_t nservers;
@@ -221,7 +222,8 @@ load_rechecked_cb(struct tier_reply *rep, void *arg)
 	struct load *l = arg;
 
 	if (!l->cancelled && rep->result == TIER_OK &&
-	    shared_usable(rep->value, shared_ms(clock_now(l->sh->clock)))) {
+	    shared_usable(
+	        rep->value, shared_ms(clock_now(l->sh->clock)), &l->sh->life)) {
 		tier_unlock(l->sh->tier, l->origin, l->token, NULL, NULL);
 		load_install(l, rep->value);
 		return;
@@ -290,7 +292,8 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		return;
 	}
 	if (rep->result == TIER_OK &&
-	    shared_usable(rep->value, shared_ms(clock_now(sh->clock)))) {
+	    shared_usable(
+	        rep->value, shared_ms(clock_now(sh->clock)), &sh->life)) {
 		load_install(l, rep->value);
 		return;
 	}
@@ -441,6 +444,13 @@ shared_new(struct tier *t, struct fetcher *f, struct clock *clk, long wait_ms)
 	LIST_INIT(&sh->loads);
 	shared_names(sh);
 	return sh;
+}
+
+/* This instance's lifetime bounds, which every value read must keep. */
+void
+shared_configure(struct shared *sh, const struct lifetime_settings *ls)
+{
+	sh->life = *ls;
 }
 
 /* Free what is left: loads whose tier calls tier_free dropped. */

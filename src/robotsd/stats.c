@@ -127,6 +127,10 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 	metric_add(out, n, "shared_corrupt", "robotsd_shared_corrupt_total",
 	    METRIC_COUNTER, ts->corrupt,
 	    "Shared values refused: corrupt, truncated or another version.");
+	metric_add(out, n, "shared_untagged", "robotsd_shared_untagged_total",
+	    METRIC_COUNTER, ts->untagged,
+	    "Shared values refused for want of a valid tag (--redis-key-file); "
+	    "also in shared_corrupt.");
 	metric_add(out, n, "redis_errors", "robotsd_redis_errors_total",
 	    METRIC_COUNTER, ts->errors,
 	    "Redis calls failed: error reply, lost or no connection.");

@@ -317,6 +317,7 @@ got_get(struct tier_call *c, const redisReply *r)
 {
 	struct tier_value *v;
 	enum tier_value_err e;
+	long n;
 
 	if (r->type == REDIS_REPLY_NIL) {
 		call_finish(c, TIER_MISS, NULL);
@@ -326,8 +327,14 @@ got_get(struct tier_call *c, const redisReply *r)
 		call_finish(c, TIER_ERROR, "unexpected reply to GET");
 		return;
 	}
+	if ((n = tier_tag_open(
+	         c->t->keyed ? c->t->key : NULL, r->str, r->len)) == -1) {
+		c->t->stats.untagged++;
+		call_finish(c, TIER_CORRUPT, "no valid tag (--redis-key-file)");
+		return;
+	}
 	v = xcalloc(1, sizeof(*v));
-	if ((e = tier_value_decode(r->str, r->len, c->origin, v)) != TV_OK) {
+	if ((e = tier_value_decode(r->str, (size_t)n, c->origin, v)) != TV_OK) {
 		free(v);
 		call_finish(c, TIER_CORRUPT, tier_value_strerror(e));
 		return;
@@ -546,6 +553,11 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 		call_defer(c, TIER_ERROR, "value cannot be encoded");
 		return;
 	}
+	if (t->keyed) { /* the trailer: tier_tag.h */
+		buf = xreallocarray(buf, 1, len + TIER_TAG_LEN);
+		tier_tag_make(t->key, buf, len, (unsigned char *)buf + len);
+		len += TIER_TAG_LEN;
+	}
 	if (call_start(c, 0) == 0) {
 		key = tier_entry_key(v->origin);
 		lock = tier_lock_key(v->origin);
@@ -685,6 +697,11 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 
 	t->base = base;
 	t->cf = *cf;
+	if (cf->key != NULL) {
+		memcpy(t->key, cf->key, TIER_KEY_LEN);
+		t->keyed = 1;
+	}
+	t->cf.key = NULL; /* the caller's copy may go */
 	config_defaults(&t->cf);
 	TAILQ_INIT(&t->calls);
 	for (i = 0; i < TIER_WAIT_BUCKETS; i++)

@@ -84,6 +84,8 @@ struct tier_config {
 	long poll_ms;    /* a wait's fallback poll period */
 	long reconnect_min_ms; /* backoff after a failure, doubling ... */
 	long reconnect_max_ms; /* ... up to this */
+	/* The fleet's key (TIER_KEY_LEN bytes, copied), or NULL: no tags. */
+	const unsigned char *key;
 };
 
 /* Counters since tier_new. */
@@ -100,6 +102,8 @@ struct tier_stats {
 	uint64_t timeouts;       /* Redis calls ended TIER_TIMEOUT */
 	/* Connections closed because a reply broke the protocol. */
 	uint64_t protocol_errors;
+	/* get: a value without a valid tag (also counts in corrupt). */
+	uint64_t untagged;
 };
 
 enum tier_state { TIER_SERVER_DOWN, TIER_SERVER_CONNECTING, TIER_SERVER_UP };

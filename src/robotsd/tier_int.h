@@ -12,6 +12,7 @@
 #include <hiredis/async.h>
 
 #include "tier.h"
+#include "tier_tag.h"
 #include "tier_url.h"
 
 struct tier_server;
@@ -68,6 +69,8 @@ struct tier {
 	struct tier_calls calls;                    /* all live calls */
 	uint64_t seq; /* notices seen; a wait hears only later ones */
 	int freeing;
+	int keyed; /* values are tagged with key (--redis-key-file) */
+	unsigned char key[TIER_KEY_LEN];
 };
 
 /* tier_conn.c */
