@@ -285,6 +285,16 @@ robotsd_warn_unsupported(const struct config *cf)
 		    "in production\"");
 }
 
+static void
+robotsd_tmp_removed(const char *path)
+{
+	char kv[LOG_KV_BUF];
+
+	log_event(LOG_INFO, "state_tmp_removed",
+	    "file=%s note=\"left by a save that was interrupted\"",
+	    log_kvs(path, kv, sizeof(kv)));
+}
+
 /* Load the cache saved by the last run, if --state-file says where. */
 static void
 robotsd_load_state(struct robotsd *rd)
@@ -295,6 +305,7 @@ robotsd_load_state(struct robotsd *rd)
 
 	if (cf->state_file == NULL)
 		return;
+	(void)state_tmp_sweep(cf->state_file, robotsd_tmp_removed);
 	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
 	         &cause)) == -1) {
 		log_event(LOG_WARNING, "state_load_failed",

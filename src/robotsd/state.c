@@ -19,6 +19,8 @@
  */
 #include <config.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -246,6 +248,63 @@ state_tmp_open(const char *path, char **tmp, char **cause)
 		*tmp = NULL;
 	}
 	return fd;
+}
+
+/* Whether name is one that state_tmp_open() gives base's saves. */
+static int
+state_is_tmp_name(const char *name, const char *base)
+{
+	size_t n = strlen(base), i;
+
+	if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp-", 5) != 0)
+		return 0;
+	name += n + 5;
+	for (i = 0; i < 6; i++) /* mkostemp's letters and digits */
+		if (!isalnum((unsigned char)name[i]))
+			return 0;
+	return name[6] == '\0';
+}
+
+/* Remove what interrupted saves left; see state.h. */
+int
+state_tmp_sweep(const char *path, void (*removed)(const char *))
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *full;
+	const char *base = slash != NULL ? slash + 1 : path;
+	const char *where = slash != NULL ? dir : ".";
+	struct dirent *de;
+	struct stat sb;
+	int n = 0, dfd;
+	DIR *d;
+
+	if (slash == dir)
+		where = "/";
+	if (slash != NULL)
+		*slash = '\0';
+	if ((dfd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!state_is_tmp_name(de->d_name, base) ||
+		    fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0) {
+			n++;
+			if (removed != NULL) {
+				xasprintf(&full, "%s/%s", where, de->d_name);
+				removed(full);
+				free(full);
+			}
+		}
+	}
+	closedir(d);
+	free(dir);
+	return n;
 }
 
 /* Write, fsync and close fd; an errno value, or 0. */
