@@ -474,7 +474,7 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
  * others or purge. The entry is freed here if a callback removed it.
  */
 static void
-entry_wake(struct cache *c, struct entry *e)
+entry_wake(struct cache *c, struct entry *e, const char *error)
 {
 	struct flight *fl = e->flight;
 	struct cache_waiter *w;
@@ -483,6 +483,7 @@ entry_wake(struct cache *c, struct entry *e)
 	while ((w = TAILQ_FIRST(&fl->waiters)) != NULL) {
 		TAILQ_REMOVE(&fl->waiters, w, link);
 		w->entry = NULL;
+		w->error = error;
 		c->stats.waiting--;
 		w->cb(w, &e->pub);
 	}
@@ -502,6 +503,15 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct cache *c = fl->cache;
 
 	e->pub.fetching = 0;
+	if (r->shared == NULL && r->error == FETCH_LOCAL) {
+		/* Ours, not the origin's: nothing cached, nothing shared. */
+		fetchlog_local(&c->fstats, e->pub.origin, r->error_message);
+		if (c->fetch.settled != NULL)
+			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
+		fl->fetch = NULL;
+		entry_wake(c, e, r->error_message);
+		return;
+	}
 	e->pub.shared = r->shared != NULL;
 	if (r->shared != NULL)
 		entry_install(c, e, r->shared);
@@ -512,7 +522,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	}
 	entry_account(c, e);
 	fl->fetch = NULL;
-	entry_wake(c, e);
+	entry_wake(c, e, NULL);
 	cache_enforce_cap(c);
 }
 

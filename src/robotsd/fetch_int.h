@@ -83,6 +83,7 @@ struct fetch {
 	unsigned char tstate; /* enum fetch_tstate */
 	unsigned char nomem;
 	unsigned char private_refused;
+	int local_errno; /* socket() failed for want of local resources */
 	/* The outcome: filled by the thread, read by main from the outbox. */
 	unsigned char truncated;
 	unsigned char error; /* enum fetch_error */

@@ -128,8 +128,8 @@ load_fetch(struct load *l)
 	l->stage = ST_FETCH;
 	l->fetch = fetch_start(l->sh->fetcher, l->url, load_fetched_cb, l);
 	if (l->fetch == NULL) {
-		struct fetch_result r = { .error = FETCH_NETWORK,
-			.error_message = "out of memory" };
+		struct fetch_result r = { .error = FETCH_LOCAL,
+			.error_message = "robotsd ran out of memory" };
 
 		load_fetched_cb(&r, l);
 	}
@@ -389,7 +389,7 @@ shared_settled(void *fetch, const struct cache_entry *e, int good,
 	double ra = lifetime_retry_after(&m, clock_wall(sh->clock));
 	struct tier_value v;
 
-	if (l->token[0] == '\0' ||
+	if (l->token[0] == '\0' || r->error == FETCH_LOCAL ||
 	    shared_value_of(e, good, r, l->prev, ra, &v) == -1)
 		return; /* local-only, or nothing true to say: unlock */
 	tier_publish(sh->tier, &v,
