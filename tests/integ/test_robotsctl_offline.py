@@ -100,6 +100,19 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(out,
                          "allowed http://example.com/page (line 3: allow /page)\n")
 
+    def test_control_characters_from_a_robots_txt_are_escaped(self):
+        # ESC [ 31 m (a terminal colour), BEL and U+009B (CSI as one
+        # character) in a pattern: printed as escapes, never raw.
+        body = ("User-agent: *\nDisallow: /\x1b[31mred\x07\u009b2J\n"
+                .encode())
+        rc, out, _ = self.run_test(body, "AnyBot",
+                                   "http://example.com/%1B[31mred%07%C2%9B2J")
+        self.assertEqual(rc, 1, out)
+        self.assertEqual(out, "disallowed http://example.com/%1B[31mred%07"
+                         "%C2%9B2J (line 2: disallow "
+                         "/\\x1b[31mred\\x07\\u009b2J)\n")
+        self.assertNotIn("\x1b", out)
+
     def test_robots_txt_itself_is_allowed_with_robots_txt_reason(self):
         body = "User-agent: *\nDisallow: /\n"
         rc, out, _ = self.run_test(body, "AnyBot",
