@@ -30,6 +30,19 @@
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "                       \
 	"return redis.call('del', KEYS[1]) else return 0 end"
 
+/*
+ * A takeover: the lock if free, or if what holds it would outlive any lock
+ * a robotsd sets (no expiry, or one longer than ARGV[2] ms): written by
+ * hand or by something else, nobody would ever release it.
+ */
+#define TAKEOVER_LUA                                                           \
+	"local r = redis.call('set', KEYS[1], ARGV[1], 'nx', 'px', ARGV[2]) "  \
+	"if r then return r end "                                              \
+	"local ttl = redis.call('pttl', KEYS[1]) "                             \
+	"if ttl == -1 or ttl > tonumber(ARGV[2]) then "                        \
+	"return redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2]) end "       \
+	"return false"
+
 enum call_kind {
 	CALL_GET,
 	CALL_PUBLISH,
@@ -603,7 +616,12 @@ tier_lock(struct tier *t, const char *origin, int flags, long timeout_ms,
 	if (call_start(c, timeout_ms) == -1)
 		return;
 	key = tier_lock_key(origin);
-	call_cmd(c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
+	if (flags & TIER_LOCK_TAKEOVER)
+		call_cmd(c, "EVAL %s 1 %s %s %ld", TAKEOVER_LUA, key, c->token,
+		    t->cf.lock_ms);
+	else
+		call_cmd(
+		    c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
 	free(key);
 }
 

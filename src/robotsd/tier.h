@@ -145,7 +145,11 @@ void tier_get(
  */
 void tier_publish(struct tier *, const struct tier_value *v, long long px_ms,
     const char *token, tier_cb, void *arg);
-#define TIER_LOCK_TAKEOVER 0x1 /* the previous holder never published */
+/*
+ * The previous holder never published: also take a lock that would never
+ * expire on its own (no expiry, or longer than --redis-lock-time).
+ */
+#define TIER_LOCK_TAKEOVER 0x1
 void tier_lock(struct tier *, const char *origin, int flags, long timeout_ms,
     tier_cb, void *arg);
 /* Release only when token still holds the lock (compare-and-delete). */

@@ -13,8 +13,8 @@ import time
 import zlib
 
 from harness import ROBOTSD, START_TIMEOUT, DaemonTest, poll
-from test_shared import RULES, Redis, entry_key, tier_built, value_ok, \
-    value_times
+from test_shared import RULES, Redis, entry_key, lock_key, tier_built, \
+    value_ok, value_times
 
 EX_CONFIG = 78
 KEY = "5f" * 32 + "\n"
@@ -112,6 +112,25 @@ class TierTrust(DaemonTest):
         self.assertTrue(poll(lambda: self.check(
             "http://long.test/private/x", client=c).get("allowed") is False))
         self.assertEqual(len(self.origin.hits("long.test")), 1)
+
+    def test_lock_that_would_never_expire_is_taken_over(self):
+        """A lock key set by hand with no expiry, or one longer than any
+        robotsd sets: one wait (--redis-lock-time), then taken over and
+        fetched, where the check used to wait until it timed out."""
+        c = self.start("--redis", self.redis.url, "--redis-lock-time", "3",
+                       "--fetch-timeout", "2")
+        for host, expiry in (("stuck.test", ()),
+                             ("long.test", ("PX", 86400000))):
+            self.origin.robots(host, RULES)
+            lock = lock_key("http://" + host)
+            self.redis.cmd("SET", lock, "nobody", *expiry)
+            a = self.check("http://%s/private/x" % host, client=c)
+            self.assertAnswer(a, ok=True, allowed=False, reason="rule",
+                              source="fetched")
+            self.assertEqual(len(self.origin.hits(host)), 1)
+            # released after the publish: nobody's lock is gone too
+            self.assertTrue(poll(lambda: self.redis.cmd("EXISTS", lock) == 0))
+        self.assertEqual(self.stats(c)["shared_lock_takeovers"], 2)
 
     def test_key_file_rules_at_start(self):
         cases = [
