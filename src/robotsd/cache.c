@@ -513,9 +513,11 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		return;
 	}
 	e->pub.shared = r->shared != NULL;
-	if (r->shared != NULL)
+	if (r->shared != NULL) {
 		entry_install(c, e, r->shared);
-	else {
+		/* failing for --unreachable-allow-after: allowed from now on */
+		entry_fallback(c, e, clock_now(c->clock));
+	} else {
 		entry_apply(c, e, r);
 		if (c->fetch.settled != NULL)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
