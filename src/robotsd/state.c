@@ -80,6 +80,7 @@ struct state_out {
 	long count;
 	double deadline; /* clock_monotonic() */
 	int late;        /* past the deadline: stop writing */
+	int err;         /* errno of the first failed write (ENOSPC...) */
 };
 
 /* Mix one word into h: a bijection of h, so any one changed word shows. */
@@ -151,8 +152,12 @@ state_iobuf(FILE *f)
 static void
 state_put(struct state_out *o, const void *p, size_t len)
 {
-	if (len > 0 && !o->late && fwrite(p, 1, len, o->f) == len)
+	if (len == 0 || o->late)
+		return;
+	if (fwrite(p, 1, len, o->f) == len)
 		state_sum_add(&o->sum, p, len);
+	else if (o->err == 0)
+		o->err = errno != 0 ? errno : EIO;
 }
 
 /* Length field of an optional string. */
@@ -329,10 +334,13 @@ state_write_fd(const struct cache *c, int fd, double timeout)
 	cache_foreach(c, state_put_entry, &o);
 	state_put(&o, &end, 1);
 	sum = state_sum_end(&o.sum);
-	fwrite(&sum, sizeof(sum), 1, o.f);
+	if (fwrite(&sum, sizeof(sum), 1, o.f) != 1 && o.err == 0)
+		o.err = errno;
 	errno = EIO; /* what ferror() means when nothing else says */
 	if (o.late)
 		saved = ETIMEDOUT;
+	else if (o.err != 0) /* the write's own reason: a full disk says so */
+		saved = o.err;
 	else if (ferror(o.f) || fflush(o.f) == EOF || fsync(fileno(o.f)) == -1)
 		saved = errno;
 	if (fclose(o.f) == EOF && saved == 0)
