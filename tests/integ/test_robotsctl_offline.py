@@ -327,6 +327,9 @@ class FakeDaemon:
             if data is None:
                 conn.recv(1)  # until robotsctl closes its side
                 return
+            if callable(data):
+                data(conn)  # streams what it likes
+                return
             for i in range(len(data)):
                 conn.sendall(data[i:i + 1])
 
@@ -392,6 +395,25 @@ class RobotsctlClientTest(unittest.TestCase):
         self.assertEqual(rc, 1, err)
         self.assertEqual(out,
                          "disallowed https://e.com/a/b (line 3: disallow /a/)\n")
+
+    def test_answer_line_longer_than_64_mib_is_refused(self):
+        sent = []
+
+        def endless(conn):
+            conn.sendall(b'{"id":1,"ok":true,"pad":"')
+            chunk = b"x" * (1 << 20)
+            try:
+                for _ in range(256):  # 256 MiB at most
+                    conn.sendall(chunk)
+                    sent.append(len(chunk))
+            except OSError:
+                pass  # robotsctl hung up
+
+        rc, out, err = self.run_ctl(lambda req: endless, "ping")
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(err, "robotsctl: %s: answer longer than 67108864 "
+                         "bytes\n" % self.path)
+        self.assertLess(sum(sent), 128 << 20)
 
     def test_stale_source_and_http_status_details(self):
         cases = [
