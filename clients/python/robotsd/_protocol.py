@@ -15,6 +15,9 @@ BATCH_LIMIT = 1000
 # robotsd's default request line limit (--max-line); longer lines are
 # refused here, before they are sent.
 DEFAULT_MAX_LINE = 65536
+# The longest answer line read (a batch of 1000 answers is far below it);
+# robotsd sending a longer one breaks the connection (ProtocolError).
+MAX_ANSWER = 64 << 20
 
 
 def socket_path(path: Optional[str] = None) -> str:
@@ -105,6 +108,12 @@ class ConnectionLostError(RobotsdError, ConnectionError):
     could not be completed on a new one before its timeout."""
 
 
+class ProtocolError(ConnectionLostError):
+    """What robotsd sent is not the protocol: an answer line longer than
+    MAX_ANSWER (the connection is closed), or a field of the wrong type
+    (an "allowed" that is not a boolean)."""
+
+
 ERRORS = {cls.code: cls for cls in (
     BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
     UnsupportedSchemeError, LineTooLongError, OverloadedError,
@@ -156,16 +165,21 @@ class CheckResult:
         """Build from one check answer (or one entry of a batch)."""
         if a.get("ok") is not True:
             return cls(url=url, allowed=None, error=error_from(a.get("error")))
+        allowed, pending = a.get("allowed"), a.get("pending") is True
+        if not isinstance(allowed, bool) and not (allowed is None and
+                                                  pending):
+            raise ProtocolError("robotsd answered allowed=%r, not a boolean"
+                                % (allowed,))
         r = a.get("rule")
         rule = Rule(r["directive"], r["pattern"], r["line"]) \
             if isinstance(r, dict) else None
         cd = a.get("crawl_delay")
-        return cls(url=url, allowed=a.get("allowed"), origin=a.get("origin"),
+        return cls(url=url, allowed=allowed, origin=a.get("origin"),
                    source=a.get("source"), reason=a.get("reason"), rule=rule,
                    crawl_delay=float(cd) if cd is not None else None,
                    expires_in=a.get("expires_in"),
                    http_status=a.get("http_status"),
-                   pending=a.get("pending") is True)
+                   pending=pending)
 
 
 def encode(req: Dict[str, Any], max_line: int) -> bytes:

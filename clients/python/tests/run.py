@@ -7,7 +7,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-MODULES = ["test_clients", "test_scrapy"]
+MODULES = ["test_clients", "test_scrapy", "test_hostile_daemon"]
 
 
 def main(argv):
