@@ -50,6 +50,18 @@ export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
 
 /** The call's own timeout ran out before robotsd answered (code "timeout"). */
+/**
+ * robotsd broke the protocol: an answer line over MAX_ANSWER (the
+ * connection is closed, the calls on it fail, none is sent again) or an
+ * "allowed" that is not a boolean.
+ */
+export class ProtocolError extends ConnectionError {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "ProtocolError";
+  }
+}
+
 export class ClientTimeoutError extends TimeoutError {
   constructor(message, options) {
     super(message, options);

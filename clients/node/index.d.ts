@@ -4,6 +4,7 @@ export declare const DEFAULT_SOCKET: string;
 export declare const BATCH_LIMIT: number;
 export declare const DEFAULT_TIMEOUT: number;
 export declare const DEFAULT_MAX_LINE: number;
+export declare const MAX_ANSWER: number;
 export declare const DEFAULT_CONNECT_TIMEOUT: number;
 
 /** The socket path: the argument, else $ROBOTSD_SOCKET, else DEFAULT_SOCKET. */
@@ -57,6 +58,8 @@ export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
+/** robotsd broke the protocol (an answer line over MAX_ANSWER, a non-boolean allowed). */
+export declare class ProtocolError extends ConnectionError {}
 
 /** The typed error for an answer's `error` object. */
 export declare function errorFromAnswer(
