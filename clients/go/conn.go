@@ -148,14 +148,38 @@ func (cn *conn) writeLoop() {
 	}
 }
 
-// readLoop reads answer lines (bufio.Reader: no line length limit) and
+// MaxAnswer bounds one answer line; robotsd sending a longer one breaks
+// the connection (its calls fail with ErrConnection, not sent again).
+const MaxAnswer = 64 << 20
+
+// readLine reads one line of at most max bytes (its newline included).
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, connError("robotsd sent an answer line longer than %d bytes", nil, max)
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+// readLoop reads answer lines (at most MaxAnswer bytes each) and
 // dispatches them until the connection ends.
 func (cn *conn) readLoop() {
 	r := bufio.NewReaderSize(cn.nc, 64<<10)
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := readLine(r, MaxAnswer)
 		if len(line) > 0 && err == nil {
 			cn.dispatch(line)
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			cn.kill(err) // too long: not sent again
+			return
 		}
 		if err != nil {
 			cn.kill(errLost)

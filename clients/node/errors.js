@@ -50,9 +50,23 @@ export const TimeoutError = subclass("TimeoutError", Codes.TIMEOUT);
 export const NotCachedError = subclass("NotCachedError", Codes.NOT_CACHED);
 export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
-export const ProtocolError = subclass("ProtocolError", Codes.PROTOCOL);
+
+/**
+ * robotsd broke the protocol (code "protocol"): an answer line over
+ * MAX_ANSWER (the connection is closed, the calls on it fail, none is sent
+ * again), an answer field of the wrong type (an "allowed" that is not a
+ * boolean), or one asked for and missing. A ConnectionError too.
+ */
+export class ProtocolError extends ConnectionError {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "ProtocolError";
+    this.code = Codes.PROTOCOL;
+  }
+}
 
 /** The call's own timeout ran out before robotsd answered (code "timeout"). */
+
 export class ClientTimeoutError extends TimeoutError {
   constructor(message, options) {
     super(message, options);

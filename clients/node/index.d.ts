@@ -4,6 +4,7 @@ export declare const DEFAULT_SOCKET: string;
 export declare const BATCH_LIMIT: number;
 export declare const DEFAULT_TIMEOUT: number;
 export declare const DEFAULT_MAX_LINE: number;
+export declare const MAX_ANSWER: number;
 export declare const DEFAULT_CONNECT_TIMEOUT: number;
 
 /** The socket path: the argument, else $ROBOTSD_SOCKET, else DEFAULT_SOCKET. */
@@ -58,7 +59,11 @@ export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
-/** robotsd's answer has a field of the wrong type, or lacks one asked for. */
+/**
+ * robotsd broke the protocol: an answer field of the wrong type (an
+ * `allowed` that is not a boolean), one asked for and missing, or an answer
+ * line over MAX_ANSWER. At run time also an instance of ConnectionError.
+ */
 export declare class ProtocolError extends CodedError<"protocol"> {}
 
 /** The typed error for an answer's `error` object. */

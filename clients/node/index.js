@@ -24,6 +24,8 @@ export const BATCH_LIMIT = 1000;
 export const DEFAULT_TIMEOUT = 70000;
 /** robotsd's default longest request line (bytes, without the newline). */
 export const DEFAULT_MAX_LINE = 65536;
+/** The longest answer line read (characters); a longer one is a ProtocolError. */
+export const MAX_ANSWER = 64 * 1024 * 1024;
 /** How long (ms) to keep trying to (re)connect before calls fail. */
 export const DEFAULT_CONNECT_TIMEOUT = 5000;
 // A call whose connection broke is sent again on the next one, this often.
@@ -129,6 +131,9 @@ export class CheckResult {
   constructor(answer, url, asked = {}) {
     this.url = typeof answer.url === "string" ? answer.url : url;
     this.pending = answer.pending === true;
+    if (answer.ok === true && !this.pending && typeof answer.allowed !== "boolean") {
+      throw new ProtocolError(`robotsd answered allowed=${JSON.stringify(answer.allowed)}, not a boolean`);
+    }
     this.allowed = typeof answer.allowed === "boolean" ? answer.allowed : null;
     this.origin = answer.origin ?? null;
     this.source = answer.source ?? null;
@@ -382,6 +387,9 @@ export class Client {
 
   _expire(call) {
     this._settle(call, new ClientTimeoutError(`no answer from robotsd within ${call.timeout} ms`));
+    // An answer still arriving when a call gave up is not read on: the
+    // connection closes (the other calls on it are sent again).
+    if (this._buf.length > 0 && this._sock) this._sock.destroy();
   }
 
   _failAll(err) {
@@ -455,10 +463,13 @@ export class Client {
   }
 
   _onData(chunk) {
+    // Only the new chunk is searched for a line's end: a long line costs
+    // time in proportion to its length, not to its square.
+    let nl = chunk.indexOf("\n");
+    if (nl >= 0) nl += this._buf.length;
     this._buf += chunk;
     let start = 0;
-    let nl;
-    while ((nl = this._buf.indexOf("\n", start)) >= 0) {
+    for (; nl >= 0; nl = this._buf.indexOf("\n", start)) {
       const line = this._buf.slice(start, nl);
       start = nl + 1;
       let ans;
@@ -470,6 +481,12 @@ export class Client {
       if (ans !== null && typeof ans === "object") this._onAnswer(ans);
     }
     this._buf = this._buf.slice(start);
+    if (this._buf.length > MAX_ANSWER && this._sock) {
+      // Never read on: fail what waits on this connection, and close it.
+      this._failAll(new ProtocolError(`robotsd sent an answer line longer than ${MAX_ANSWER} bytes`));
+      this._buf = "";
+      this._sock.destroy();
+    }
   }
 
   _onAnswer(ans) {

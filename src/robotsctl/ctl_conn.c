@@ -61,6 +61,7 @@ conn_open(struct ctl_conn *c, const struct ctl *ctl)
 	struct sockaddr_un sun;
 
 	memset(c, 0, sizeof(*c));
+	c->in = BUF_INIT(CTL_MAX_ANSWER); /* the memset took its cap away */
 	c->fd = -1;
 	c->path = ctl->socket;
 	c->timeout = ctl->timeout;

@@ -21,6 +21,31 @@ ctl_str_or(const json_t *v, const char *def)
 	return json_is_string(v) ? json_string_value(v) : def;
 }
 
+/*
+ * Print text that came from a robots.txt or the daemon: its control
+ * characters (C0, DEL, and C1 as UTF-8 encodes them) and backslash as
+ * escapes (\x1b, \u009b, \\), so nothing reaches the terminal as a
+ * command. Other bytes, UTF-8 included, go out as they are.
+ */
+void
+ctl_put_text(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\\')
+			fputs("\\\\", stdout);
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			printf("\\x%02x", p[i]);
+		else if (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
+		         p[i + 1] <= 0x9f)
+			printf("\\u%04x", p[++i]);
+		else
+			putchar(p[i]);
+	}
+}
+
 /* Print a scalar the way a person reads it; null is "-". */
 void
 ctl_print_scalar(const json_t *v)
@@ -28,7 +53,7 @@ ctl_print_scalar(const json_t *v)
 	char *s;
 
 	if (json_is_string(v))
-		fwrite(json_string_value(v), 1, json_string_length(v), stdout);
+		ctl_put_text(json_string_value(v), json_string_length(v));
 	else if (json_is_integer(v))
 		printf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	else if (json_is_real(v))
@@ -66,7 +91,8 @@ print_pair(const char *path, const char *key, const json_t *v)
 	struct tm tm;
 	time_t t;
 
-	printf("%s: ", path);
+	ctl_put_text(path, strlen(path));
+	fputs(": ", stdout);
 	ctl_print_scalar(v);
 	if (json_is_number(v) && is_time_key(key)) {
 		t = (time_t)json_number_value(v);
@@ -104,7 +130,8 @@ print_flat_array(const char *path, const char *key, const json_t *a)
 	json_t *v;
 
 	if (array_is_flat(a)) {
-		printf("%s:%s", path, json_array_size(a) == 0 ? " (none)" : "");
+		ctl_put_text(path, strlen(path));
+		printf(":%s", json_array_size(a) == 0 ? " (none)" : "");
 		json_array_foreach(a, i, v)
 		{
 			fputs(i == 0 ? " " : ", ", stdout);
@@ -219,10 +246,11 @@ ctl_print_check(const char *url, const json_t *ans)
 	const json_t *rule = json_object_get(ans, "rule");
 	const json_t *status = json_object_get(ans, "http_status");
 
-	printf("%s %s (",
-	    json_is_true(json_object_get(ans, "allowed")) ? "allowed"
-	                                                  : "disallowed",
-	    url);
+	printf("%s ", json_is_true(json_object_get(ans, "allowed"))
+	                  ? "allowed"
+	                  : "disallowed");
+	ctl_put_text(url, strlen(url));
+	fputs(" (", stdout);
 	if (json_is_object(rule)) {
 		printf("line %" JSON_INTEGER_FORMAT ": ",
 		    json_integer_value(json_object_get(rule, "line")));
@@ -230,7 +258,7 @@ ctl_print_check(const char *url, const json_t *ans)
 		putchar(' ');
 		ctl_print_scalar(json_object_get(rule, "pattern"));
 	} else {
-		fputs(reason, stdout);
+		ctl_put_text(reason, strlen(reason));
 		if (json_is_integer(status) &&
 		    (strcmp(reason, "unavailable") == 0 ||
 		        strcmp(reason, "unreachable") == 0))

@@ -129,7 +129,8 @@ cmd_stats(const struct ctl *ctl, int argc, char **argv)
 	if (!ctl->json)
 		json_object_foreach(json_object_get(ans, "stats"), k, v)
 		{
-			printf("%s ", k);
+			ctl_put_text(k, strlen(k));
+			putchar(' ');
 			ctl_print_scalar(v);
 			putchar('\n');
 		}

@@ -51,6 +51,7 @@ json_t *ctl_call(const struct ctl *, json_t *req);
 const char *ctl_str_or(const json_t *v, const char *def);
 /* A scalar as a person reads it (null is "-"), on stdout. */
 void ctl_print_scalar(const json_t *);
+void ctl_put_text(const char *, size_t); /* control characters escaped */
 /* An object as "a.b[0].c: value" lines, "id" and "ok" left out. */
 void ctl_print_flat(const json_t *);
 /* An inspect answer: flat, then its extra lines and warnings readably. */

@@ -605,7 +605,16 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
 		.next_retry = s->next_retry,
 		.stale = s->stale,
 	};
+	struct shared_state bounded = *s;
 
+	/* Another instance's times never outlast what ours allow. */
+	lifetime_clamp_shared(&c->set.life, clock_now(c->clock), st.fail_streak,
+	    &st.fetched_at, &st.expires_at, &st.fail_since, &st.next_retry);
+	bounded.fetched_at = st.fetched_at;
+	bounded.expires_at = st.expires_at;
+	bounded.fail_since = st.fail_since;
+	bounded.next_retry = st.next_retry;
+	s = &bounded;
 	if (!s->good && e->good) {
 		entry_install_failure(e, s);
 		return;
@@ -630,7 +639,7 @@ entry_install(struct cache *c, struct entry *e, const struct shared_state *s)
  * others or purge. The entry is freed here if a callback removed it.
  */
 static void
-entry_wake(struct cache *c, struct entry *e)
+entry_wake(struct cache *c, struct entry *e, const char *error)
 {
 	struct flight *fl = e->flight;
 	struct cache_waiter *w;
@@ -639,6 +648,7 @@ entry_wake(struct cache *c, struct entry *e)
 	while ((w = TAILQ_FIRST(&fl->waiters)) != NULL) {
 		TAILQ_REMOVE(&fl->waiters, w, link);
 		w->entry = NULL;
+		w->error = error;
 		c->stats.waiting--;
 		w->cb(w, &e->pub);
 	}
@@ -704,10 +714,21 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		old_rb =
 		    e->pub.robots != NULL ? robots_ref(e->pub.robots) : NULL;
 	e->pub.fetching = 0;
+	if (r->shared == NULL && r->error == FETCH_LOCAL) {
+		/* Ours, not the origin's: nothing cached, nothing shared. */
+		fetchlog_local(&c->fstats, e->pub.origin, r->error_message);
+		if (c->fetch.settled != NULL)
+			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
+		fl->fetch = NULL;
+		entry_wake(c, e, r->error_message);
+		return;
+	}
 	e->pub.shared = r->shared != NULL;
-	if (r->shared != NULL)
+	if (r->shared != NULL) {
 		entry_install(c, e, r->shared);
-	else {
+		/* failing for --unreachable-allow-after: allowed from now on */
+		entry_fallback(c, e, clock_now(c->clock));
+	} else {
 		entry_apply(c, e, r);
 		if (c->fetch.settled != NULL)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
@@ -717,7 +738,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	cache_tell_change(c, e, old.version, old_rb, old.policy, r);
 	robots_unref(old_rb);
 	fl->fetch = NULL;
-	entry_wake(c, e);
+	entry_wake(c, e, NULL);
 	cache_enforce_cap(c);
 }
 

@@ -87,6 +87,11 @@ struct cache_waiter {
 	cache_wait_cb cb;
 	void *arg;
 	struct cache_entry *entry; /* private */
+	/*
+	 * Set for the callback when the fetch failed for robotsd's own
+	 * reasons (FETCH_LOCAL): the entry is as it was; answer this error.
+	 */
+	const char *error;
 };
 
 /*

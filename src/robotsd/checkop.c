@@ -221,8 +221,12 @@ check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 	struct check_item *it = w->arg;
 	struct check_waiting *p = it->p;
 
-	check_answer(p, it, e, e->shared ? "shared" : "fetched");
-	check_settle(it, 1);
+	if (w->error != NULL)
+		check_error(it, PE_INTERNAL, w->error);
+	else {
+		check_answer(p, it, e, e->shared ? "shared" : "fetched");
+		check_settle(it, 1);
+	}
 	p->s->nwaiting--;
 	if (--p->left == 0)
 		check_finish(p);

@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -18,11 +19,14 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "conf.h"
 #include "options.h"
 #include "log.h"
 #include "netpolicy.h"
 #include "parse.h"
+#include "tier_tag.h"
 #include "tier_url.h"
 #include "xmalloc.h"
 
@@ -310,6 +314,49 @@ config_check_redis(const struct config *cf, char **cause)
 #endif
 }
 
+/*
+ * --redis-key-file: a regular file neither readable nor writable by
+ * others (its group may read it: a robotsd group shares it), holding 64
+ * hex digits and an optional newline.
+ */
+static int
+config_load_key(struct config *cf, char **cause)
+{
+	const char *path = cf->redis_key_file, *bad = NULL;
+	char text[2 * TIER_KEY_LEN + 2];
+	struct stat st;
+	ssize_t n = -1;
+	int fd;
+
+	if (path == NULL)
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) ==
+	        -1 ||
+	    fstat(fd, &st) == -1)
+		bad = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		bad = "not a regular file";
+	else if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0) {
+		xasprintf(cause,
+		    "redis-key-file: %s: readable or writable by others (mode "
+		    "%04o); the fleet's secret must not be: chmod o-rw it",
+		    path, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	} else if ((n = read(fd, text, sizeof(text))) == -1)
+		bad = strerror(errno);
+	else
+		bad = tier_key_parse(text, (size_t)n, cf->redis_key);
+	if (fd != -1)
+		close(fd);
+	explicit_bzero(text, sizeof(text));
+	if (bad != NULL) {
+		xasprintf(cause, "redis-key-file: %s: %s", path, bad);
+		return -1;
+	}
+	return 0;
+}
+
 /* Values that parse but cannot work: say so now, not at the first use. */
 static int
 config_check_values(const struct config *cf, char **cause)
@@ -414,7 +461,8 @@ config_build(
 	    config_load_file(cf, keep, opts, n, cause) == -1 ||
 	    config_apply_argv(cf, opts, n, cause) == -1 ||
 	    config_cross_check(cf, cause) == -1 ||
-	    config_check_values(cf, cause) == -1) {
+	    config_check_values(cf, cause) == -1 ||
+	    config_load_key(cf, cause) == -1) {
 		config_free(cf);
 		cf = NULL;
 	}
@@ -526,6 +574,8 @@ config_free(struct config *cf)
 	for (i = 0; i < cf->nredis; i++)
 		free(cf->redis[i]);
 	free(cf->redis);
+	free(cf->redis_key_file);
+	explicit_bzero(cf->redis_key, sizeof(cf->redis_key));
 	free(cf->metrics);
 	free(cf->archive_dir);
 	for (j = 0; j < cf->argc; j++)

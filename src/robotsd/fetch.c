@@ -95,6 +95,10 @@ fetch_set_phase(struct fetch *fe, enum fetch_phase to)
 		atomic_fetch_add(&f->nqueued, 1);
 	else if (to == FETCH_RUNNING)
 		atomic_fetch_add(&f->nrunning, 1);
+	if (fe->phase == FETCH_ENDED && to != FETCH_ENDED)
+		atomic_fetch_add(&f->nactive, 1);
+	else if (fe->phase != FETCH_ENDED && to == FETCH_ENDED)
+		atomic_fetch_sub(&f->nactive, 1);
 	fe->phase = to;
 	return 1;
 }
@@ -350,6 +354,7 @@ fetcher_configure(struct fetcher *f, const struct fetch_settings *set)
 		old->ca = (struct cabundle)CABUNDLE_NONE;
 	}
 	f->conf = c;
+	atomic_store(&f->slots, c->max_fetches);
 	pthread_mutex_unlock(&f->lock);
 	fetch_conf_free(old);
 	fetch_post(f->wake_thread);
@@ -482,6 +487,21 @@ size_t
 fetcher_queued(const struct fetcher *f)
 {
 	return atomic_load(&f->nqueued);
+}
+
+/*
+ * Fetches that must wait for a free slot: those beyond --max-fetches of
+ * all not ended. Unlike fetcher_queued() it does not depend on how far the
+ * fetch thread has got: a fetch handed over while a slot is free is not
+ * counted, whether the thread has started it yet or not (on a loaded
+ * machine the thread, niced, may take a while to look).
+ */
+size_t
+fetcher_backlog(const struct fetcher *f)
+{
+	size_t n = atomic_load(&f->nactive), slots = atomic_load(&f->slots);
+
+	return n > slots ? n - slots : 0;
 }
 
 /* Bytes the fetches hold (curl's own buffers aside). */

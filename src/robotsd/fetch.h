@@ -48,6 +48,7 @@ struct fetch *fetch_start_cond(struct fetcher *, const char *url,
 void fetch_cancel(struct fetch *); /* no callback after this */
 size_t fetcher_in_flight(const struct fetcher *);
 size_t fetcher_queued(const struct fetcher *);
-size_t fetcher_bytes(const struct fetcher *); /* structs, URLs, bodies */
+size_t fetcher_backlog(const struct fetcher *); /* beyond --max-fetches */
+size_t fetcher_bytes(const struct fetcher *);   /* structs, URLs, bodies */
 
 #endif /* ROBOTSD_FETCH_H */

@@ -21,6 +21,7 @@
 
 #include <netinet/in.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -183,6 +184,7 @@ static curl_socket_t
 fetch_opensocket_cb(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
 {
 	struct fetch *fe = arg;
+	curl_socket_t fd;
 
 	(void)purpose;
 	if (fe->fetcher->set.deny_private &&
@@ -191,8 +193,12 @@ fetch_opensocket_cb(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
 		fe->private_refused = 1;
 		return CURL_SOCKET_BAD;
 	}
-	return socket(
-	    addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+	fd =
+	    socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE ||
+	                    errno == ENOMEM || errno == ENOBUFS))
+		fe->local_errno = errno; /* ours, not the origin's */
+	return fd;
 }
 
 /* Build the curl_slist of connect-to entries; -1 when memory runs out. */

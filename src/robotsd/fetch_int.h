@@ -85,6 +85,7 @@ struct fetch {
 	unsigned char tstate; /* enum fetch_tstate */
 	unsigned char nomem;
 	unsigned char private_refused;
+	int local_errno; /* socket() failed for want of local resources */
 	/* The outcome: filled by the thread, read by main from the outbox. */
 	unsigned char truncated;
 	unsigned char error; /* enum fetch_error */
@@ -139,6 +140,9 @@ struct fetcher {
 	/* Read anywhere; changed under lock (bytes: anywhere, atomically). */
 	atomic_size_t nrunning;
 	atomic_size_t nqueued;
+	atomic_size_t
+	    nactive;         /* queued or running: ENDED is the only way out */
+	atomic_size_t slots; /* the newest --max-fetches (main writes it) */
 	atomic_size_t bytes; /* the fetches themselves, their URLs and bodies */
 	/* For tests: most transfers in the multi at once, and per turn. */
 	atomic_size_t max_running;

@@ -129,6 +129,8 @@ fetch_classify(const struct fetch *fe, CURLcode rc, long code)
 		return FETCH_OK;
 	if (fe->private_refused)
 		return FETCH_PRIVATE_ADDR;
+	if (fe->local_errno != 0 || fe->nomem || rc == CURLE_OUT_OF_MEMORY)
+		return FETCH_LOCAL;
 	if (code >= 300 && code < 400 &&
 	    (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL))
 		return FETCH_REDIRECTS;
@@ -172,9 +174,10 @@ fetch_fill_outcome(struct fetch *fe, CURLcode rc)
 	    (fe->final_url = strdup(url)) == NULL)
 		fe->nomem = 1;
 	if (fe->nomem && error == FETCH_OK)
-		error = FETCH_NETWORK;
+		error = FETCH_LOCAL;
 	fe->http_status = error == FETCH_NETWORK || error == FETCH_TIMEOUT ||
-	                          error == FETCH_PRIVATE_ADDR
+	                          error == FETCH_PRIVATE_ADDR ||
+	                          error == FETCH_LOCAL
 	                      ? 0
 	                      : (int)code;
 	if (error != FETCH_OK)
@@ -184,6 +187,13 @@ fetch_fill_outcome(struct fetch *fe, CURLcode rc)
 		                        : curl_easy_strerror(rc);
 	if (error == FETCH_PRIVATE_ADDR)
 		fe->error_message = "refused a non-public address";
+	if (error == FETCH_LOCAL && fe->local_errno != 0) {
+		snprintf(fe->errbuf, CURL_ERROR_SIZE,
+		    "robotsd could not open a socket: %s",
+		    strerror(fe->local_errno));
+		fe->error_message = fe->errbuf;
+	} else if (error == FETCH_LOCAL && !fe->nomem)
+		fe->error_message = "robotsd ran out of memory";
 	fe->error = (unsigned char)error;
 	fe->redirects = (unsigned)redirs;
 	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);

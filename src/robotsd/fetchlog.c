@@ -24,6 +24,8 @@ fetch_class_of(const struct fetch_result *r)
 		return FC_REDIRECTS;
 	case FETCH_PRIVATE_ADDR:
 		return FC_REFUSED;
+	case FETCH_LOCAL:
+		return FC_LOCAL;
 	case FETCH_NETWORK:
 	default:
 		return FC_NETWORK;
@@ -44,7 +46,7 @@ const char *
 fetch_class_name(enum fetch_class fc)
 {
 	static const char *const names[FC_COUNT] = { "2xx", "3xx", "4xx", "429",
-		"5xx", "redirects", "network", "timeout", "refused" };
+		"5xx", "redirects", "network", "timeout", "refused", "local" };
 
 	return fc < FC_COUNT ? names[fc] : "?";
 }
@@ -90,4 +92,18 @@ fetchlog_note(struct fetch_stats *st, const struct fetch_note *n)
 		    "origin=%s failures=%u failed_for_s=%.0f",
 		    log_kvs(n->origin, o, sizeof(o)), n->prev_streak,
 		    n->failed_for);
+}
+
+/* A fetch robotsd's own shortage failed; see fetchlog.h. */
+void
+fetchlog_local(struct fetch_stats *st, const char *origin, const char *error)
+{
+	char okv[LOG_KV_BUF], ekv[LOG_KV_BUF];
+
+	st->by_class[FC_LOCAL]++;
+	log_event(LOG_WARNING, "fetch_local_error",
+	    "origin=%s error=%s note=\"robotsd's own resources, not the "
+	    "origin's: nothing cached or shared\"",
+	    log_kvs(origin, okv, sizeof(okv)),
+	    log_kvs(error != NULL ? error : "", ekv, sizeof(ekv)));
 }

@@ -24,6 +24,7 @@ enum fetch_class {
 	FC_NETWORK,   /* DNS, connect, TLS, protocol */
 	FC_TIMEOUT,
 	FC_REFUSED, /* a non-public address, refused */
+	FC_LOCAL,   /* robotsd's own resources ran out */
 	FC_COUNT
 };
 
@@ -49,5 +50,8 @@ enum fetch_class fetch_class_of(const struct fetch_result *);
 const char *fetch_class_name(enum fetch_class);
 /* Count the fetch and log its lines (see above). */
 void fetchlog_note(struct fetch_stats *, const struct fetch_note *);
+/* Count and log a fetch robotsd's own resources failed (FETCH_LOCAL). */
+void fetchlog_local(
+    struct fetch_stats *, const char *origin, const char *error);
 
 #endif /* ROBOTSD_FETCHLOG_H */

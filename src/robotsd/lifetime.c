@@ -341,3 +341,27 @@ lifetime_give_up(
 {
 	return now - fail_since >= set->unreachable_allow_after;
 }
+
+/* A shared state's times within this instance's bounds; see lifetime.h. */
+void
+lifetime_clamp_shared(const struct lifetime_settings *ls, double now,
+    unsigned fail_streak, double *fetched_at, double *expires_at,
+    double *fail_since, double *next_retry)
+{
+	double retry_hi = ls->retry_max > ls->retry_503_max ? ls->retry_max
+	                                                    : ls->retry_503_max;
+	double life = *expires_at - *fetched_at, until;
+
+	if (*fetched_at > now + LIFETIME_SKEW)
+		*fetched_at = now + LIFETIME_SKEW;
+	if (*fail_since > now + LIFETIME_SKEW)
+		*fail_since = now + LIFETIME_SKEW;
+	if (*next_retry > now + retry_hi)
+		*next_retry = now + retry_hi;
+	if (fail_streak > 0)
+		until = now + retry_hi;
+	else
+		until = *fetched_at + (life < ls->max_ttl ? life : ls->max_ttl);
+	if (*expires_at > until)
+		*expires_at = until;
+}

@@ -82,6 +82,20 @@ double lifetime_retry_after(const struct http_meta *, double wall);
 double lifetime_backoff(const struct lifetime_settings *, unsigned streak,
     int soon, double retry_after, uint64_t origin_hash);
 
+/*
+ * Times another instance shared (through Redis), as far as this one's own
+ * settings allow, whatever clock or intent wrote them: fetched_at and
+ * fail_since no later than now + LIFETIME_SKEW; next_retry no later than
+ * now + the longest retry (retry_max, retry_503_max); expires_at no later
+ * than that too while failing (failing: fail_streak > 0), else no later
+ * than the (bounded) fetched_at plus the value's own lifetime, itself at
+ * most max_ttl. Nothing is moved later than it was.
+ */
+#define LIFETIME_SKEW 60.0
+void lifetime_clamp_shared(const struct lifetime_settings *, double now,
+    unsigned fail_streak, double *fetched_at, double *expires_at,
+    double *fail_since, double *next_retry);
+
 /* A fraction in [0, 0.1) fixed by origin and streak: spreads retries. */
 double lifetime_jitter(uint64_t origin_hash, unsigned streak);
 

@@ -102,6 +102,8 @@ const struct option_def options[] = {
 	{ "archive-max-bytes", 0, OT_BYTES, 0, 1024 * 1024 * GIB, "10G",
 	    OFF(archive_max_bytes), 0, "BYTES",
 	    "remove the oldest archive files past this total; 0: never" },
+	{ "redis-key-file", 0, OT_STR, 0, 0, NULL, OFF(redis_key_file), 0,
+	    "FILE", "the fleet's secret: Redis values carry its HMAC" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
 	    "serve Prometheus metrics at /metrics" },
 	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,

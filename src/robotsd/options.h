@@ -46,6 +46,8 @@ struct config {
 	char *archive_dir;    /* NULL: no archive */
 	unsigned long long archive_max_file_bytes;
 	unsigned long long archive_max_bytes; /* 0: no limit */
+	char *redis_key_file;
+	unsigned char redis_key[32]; /* its key, when redis_key_file is set */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */

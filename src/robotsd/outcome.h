@@ -19,6 +19,11 @@ enum fetch_error {
 	FETCH_TIMEOUT,      /* --fetch-timeout ran out */
 	FETCH_REDIRECTS,    /* more than 5 redirects or a loop */
 	FETCH_PRIVATE_ADDR, /* refused by --deny-private-addresses */
+	/*
+	 * robotsd's own resources ran out (descriptors, memory): says nothing
+	 * of the origin, so it is never cached nor shared.
+	 */
+	FETCH_LOCAL,
 };
 
 struct fetch_result {

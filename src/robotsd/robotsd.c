@@ -134,7 +134,7 @@ robotsd_fetch_cancel(void *f)
 static size_t
 robotsd_fetch_queued(const void *impl)
 {
-	return fetcher_queued(impl);
+	return fetcher_backlog(impl);
 }
 
 static const struct cache_fetch_ops robotsd_fetch_ops = {
@@ -216,6 +216,10 @@ robotsd_configure(struct robotsd *rd)
 	log_set_level(cf->log_level);
 	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
+#ifdef HAVE_REDIS
+	if (rd->shared != NULL)
+		shared_configure(rd->shared, &cs.life);
+#endif
 	dispatch_configure(rd->dispatch, &ds);
 	feed_configure(rd->feed, cf->max_output);
 	if (rd->server != NULL)
@@ -294,6 +298,16 @@ robotsd_warn_unsupported(const struct config *cf)
 		    "in production\"");
 }
 
+static void
+robotsd_tmp_removed(const char *path)
+{
+	char kv[LOG_KV_BUF];
+
+	log_event(LOG_INFO, "state_tmp_removed",
+	    "file=%s note=\"left by a save that was interrupted\"",
+	    log_kvs(path, kv, sizeof(kv)));
+}
+
 /* Load the cache saved by the last run, if --state-file says where. */
 static void
 robotsd_load_state(struct robotsd *rd)
@@ -304,6 +318,7 @@ robotsd_load_state(struct robotsd *rd)
 
 	if (cf->state_file == NULL)
 		return;
+	(void)state_tmp_sweep(cf->state_file, robotsd_tmp_removed);
 	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
 	         &cause)) == -1) {
 		log_event(LOG_WARNING, "state_load_failed",
@@ -439,7 +454,9 @@ robotsd_tier_start(struct robotsd *rd)
 		.nurls = cf->nredis,
 		.timeout_ms = cf->redis_timeout,
 		.lock_ms = cf->redis_lock_time * 1000,
+		.key = cf->redis_key_file != NULL ? cf->redis_key : NULL,
 	};
+	struct lifetime_settings life;
 	char *cause = NULL;
 
 	if (cf->nredis == 0)
@@ -447,6 +464,8 @@ robotsd_tier_start(struct robotsd *rd)
 	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
 		fatalx("%s", cause);
 	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
+	life = robotsd_cache_settings(cf).life;
+	shared_configure(rd->shared, &life);
 	log_event(LOG_INFO, "shared_tier", "servers=%zu", cf->nredis);
 #else
 	(void)rd; /* conf.c refuses --redis in a build without hiredis */

@@ -7,6 +7,8 @@
  */
 #include <config.h>
 
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -14,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,14 +82,40 @@ saver_free(struct saver *sv)
 	free(sv);
 }
 
+/* Close every descriptor but stdin, stdout, stderr and keep. */
+static void
+saver_close_fds(int keep)
+{
+	struct rlimit rl;
+	int i, max;
+
+	if (keep > 3)
+		(void)close_range(3, (unsigned)keep - 1, 0);
+	if (close_range((unsigned)keep + 1, ~0U, 0) == 0)
+		return;
+	/* No close_range (a kernel before 5.9): one by one. */
+	max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536
+	          ? (int)rl.rlim_cur
+	          : 65536;
+	for (i = 3; i < max; i++)
+		if (i != keep)
+			(void)close(i);
+}
+
 /* In the child: write the file, log the outcome, exit. */
 static void
 saver_child(const struct cache *c, int fd, const char *tmp, const char *path,
-    double timeout)
+    double timeout, pid_t parent)
 {
 	char *cause = NULL, kv[LOG_KV_BUF];
 	long n;
 
+	/* Never outlive robotsd (a SIGKILL leaves no one to kill us). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(1);
+	/* Hold nothing of robotsd's: the listening socket above all. */
+	closelog(); /* syslog reopens its own socket if it logs */
+	saver_close_fds(fd);
 	/* The parent's signal events must not see the service's signals. */
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
@@ -107,7 +136,7 @@ saver_start(
     struct saver *sv, const struct cache *c, const char *path, double timeout)
 {
 	char *cause = NULL, *tmp, kv[LOG_KV_BUF];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int fd;
 
 	if (saver_poll(sv)) {
@@ -131,7 +160,7 @@ saver_start(
 		return -1;
 	}
 	if (pid == 0)
-		saver_child(c, fd, tmp, path, timeout);
+		saver_child(c, fd, tmp, path, timeout, parent);
 	close(fd);
 	sv->pid = pid;
 	sv->tmp = tmp;

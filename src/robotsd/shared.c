@@ -63,6 +63,7 @@ struct shared {
 	struct clock *clock;
 	long wait_ms;
 	struct shared_stats stats;
+	struct lifetime_settings life; /* bounds what the tier's values say */
 	LIST_HEAD(, load) loads;
 	char **names, **labels; /* per server, for the counters table */
 	size_t nservers;
@@ -127,8 +128,8 @@ load_fetch(struct load *l)
 	l->stage = ST_FETCH;
 	l->fetch = fetch_start(l->sh->fetcher, l->url, load_fetched_cb, l);
 	if (l->fetch == NULL) {
-		struct fetch_result r = { .error = FETCH_NETWORK,
-			.error_message = "out of memory" };
+		struct fetch_result r = { .error = FETCH_LOCAL,
+			.error_message = "robotsd ran out of memory" };
 
 		load_fetched_cb(&r, l);
 	}
@@ -221,7 +222,8 @@ load_rechecked_cb(struct tier_reply *rep, void *arg)
 	struct load *l = arg;
 
 	if (!l->cancelled && rep->result == TIER_OK &&
-	    shared_usable(rep->value, shared_ms(clock_now(l->sh->clock)))) {
+	    shared_usable(
+	        rep->value, shared_ms(clock_now(l->sh->clock)), &l->sh->life)) {
 		tier_unlock(l->sh->tier, l->origin, l->token, NULL, NULL);
 		load_install(l, rep->value);
 		return;
@@ -290,7 +292,8 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		return;
 	}
 	if (rep->result == TIER_OK &&
-	    shared_usable(rep->value, shared_ms(clock_now(sh->clock)))) {
+	    shared_usable(
+	        rep->value, shared_ms(clock_now(sh->clock)), &sh->life)) {
 		load_install(l, rep->value);
 		return;
 	}
@@ -363,7 +366,7 @@ shared_queued(const void *impl)
 {
 	const struct shared *sh = impl;
 
-	return fetcher_queued(sh->fetcher);
+	return fetcher_backlog(sh->fetcher);
 }
 
 /* A publish ended; a failure only costs the fleet extra fetches. */
@@ -386,7 +389,7 @@ shared_settled(void *fetch, const struct cache_entry *e, int good,
 	double ra = lifetime_retry_after(&m, clock_wall(sh->clock));
 	struct tier_value v;
 
-	if (l->token[0] == '\0' ||
+	if (l->token[0] == '\0' || r->error == FETCH_LOCAL ||
 	    shared_value_of(e, good, r, l->prev, ra, &v) == -1)
 		return; /* local-only, or nothing true to say: unlock */
 	tier_publish(sh->tier, &v,
@@ -441,6 +444,13 @@ shared_new(struct tier *t, struct fetcher *f, struct clock *clk, long wait_ms)
 	LIST_INIT(&sh->loads);
 	shared_names(sh);
 	return sh;
+}
+
+/* This instance's lifetime bounds, which every value read must keep. */
+void
+shared_configure(struct shared *sh, const struct lifetime_settings *ls)
+{
+	sh->life = *ls;
 }
 
 /* Free what is left: loads whose tier calls tier_free dropped. */

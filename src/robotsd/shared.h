@@ -41,6 +41,9 @@ struct shared *shared_new(
  * dropped): call after cache_free and tier_free. NULL is fine.
  */
 void shared_free(struct shared *);
+/* This instance's lifetime bounds (at start and each reload). */
+struct lifetime_settings;
+void shared_configure(struct shared *, const struct lifetime_settings *);
 const struct shared_stats *shared_stats(const struct shared *);
 struct tier *shared_tier(const struct shared *);
 /*

@@ -26,12 +26,25 @@ shared_secs(int64_t ms)
 
 /* Whether a value found in the tier may answer checks now. */
 int
-shared_usable(const struct tier_value *v, int64_t now_ms)
+shared_usable(const struct tier_value *v, int64_t now_ms,
+    const struct lifetime_settings *ls)
 {
+	double fetched = shared_secs(v->fetched_at),
+	       expires = shared_secs(v->expires_at),
+	       since = shared_secs(v->fail_since),
+	       retry = shared_secs(v->next_retry);
+
 	if (v->policy != TIER_POLICY_RULES && v->policy != TIER_POLICY_ALLOW &&
 	    v->policy != TIER_POLICY_DISALLOW)
 		return 0;
-	return v->expires_at > now_ms;
+	if (ls == NULL)
+		return v->expires_at > now_ms;
+	/* From a clock ahead of ours: refetched, so overwritten. */
+	if (fetched > shared_secs(now_ms) + LIFETIME_SKEW)
+		return 0;
+	lifetime_clamp_shared(ls, shared_secs(now_ms), v->fail_streak, &fetched,
+	    &expires, &since, &retry);
+	return shared_ms(expires) > now_ms;
 }
 
 /* A tier policy as the cache's. */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "lifetime.h"
 #include "outcome.h"
 #include "tier_value.h"
 
@@ -28,8 +29,12 @@ double shared_secs(int64_t ms);
  * 1 when v may answer checks at now_ms: a settled policy and expires_at
  * still ahead (a fresh copy, or a failure state whose next retry is
  * ahead). Anything else is refetched (and v kept as the previous copy).
+ * With ls (this instance's settings), v's times count as
+ * lifetime_clamp_shared() bounds them, and a value fetched more than
+ * LIFETIME_SKEW ahead of now_ms is never usable.
  */
-int shared_usable(const struct tier_value *v, int64_t now_ms);
+int shared_usable(const struct tier_value *v, int64_t now_ms,
+    const struct lifetime_settings *ls);
 
 /* The cache's view of v (strings borrowed from v). */
 void shared_state_of(const struct tier_value *v, struct shared_state *s);

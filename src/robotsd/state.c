@@ -26,6 +26,8 @@
  */
 #include <config.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -96,6 +98,7 @@ struct state_out {
 	long count;
 	double deadline; /* clock_monotonic() */
 	int late;        /* past the deadline: stop writing */
+	int err;         /* errno of the first failed write (ENOSPC...) */
 };
 
 /* Mix one word into h: a bijection of h, so any one changed word shows. */
@@ -167,8 +170,12 @@ state_iobuf(FILE *f)
 static void
 state_put(struct state_out *o, const void *p, size_t len)
 {
-	if (len > 0 && !o->late && fwrite(p, 1, len, o->f) == len)
+	if (len == 0 || o->late)
+		return;
+	if (fwrite(p, 1, len, o->f) == len)
 		state_sum_add(&o->sum, p, len);
+	else if (o->err == 0)
+		o->err = errno != 0 ? errno : EIO;
 }
 
 /* Length field of an optional string. */
@@ -278,6 +285,63 @@ state_tmp_open(const char *path, char **tmp, char **cause)
 	return fd;
 }
 
+/* Whether name is one that state_tmp_open() gives base's saves. */
+static int
+state_is_tmp_name(const char *name, const char *base)
+{
+	size_t n = strlen(base), i;
+
+	if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp-", 5) != 0)
+		return 0;
+	name += n + 5;
+	for (i = 0; i < 6; i++) /* mkostemp's letters and digits */
+		if (!isalnum((unsigned char)name[i]))
+			return 0;
+	return name[6] == '\0';
+}
+
+/* Remove what interrupted saves left; see state.h. */
+int
+state_tmp_sweep(const char *path, void (*removed)(const char *))
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *full;
+	const char *base = slash != NULL ? slash + 1 : path;
+	const char *where = slash != NULL ? dir : ".";
+	struct dirent *de;
+	struct stat sb;
+	int n = 0, dfd;
+	DIR *d;
+
+	if (slash == dir)
+		where = "/";
+	if (slash != NULL)
+		*slash = '\0';
+	if ((dfd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!state_is_tmp_name(de->d_name, base) ||
+		    fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0) {
+			n++;
+			if (removed != NULL) {
+				xasprintf(&full, "%s/%s", where, de->d_name);
+				removed(full);
+				free(full);
+			}
+		}
+	}
+	closedir(d);
+	free(dir);
+	return n;
+}
+
 /* Write, fsync and close fd; an errno value, or 0. */
 static int
 state_write_fd(const struct cache *c, int fd, double timeout)
@@ -300,10 +364,13 @@ state_write_fd(const struct cache *c, int fd, double timeout)
 	cache_foreach(c, state_put_entry, &o);
 	state_put(&o, &end, 1);
 	sum = state_sum_end(&o.sum);
-	fwrite(&sum, sizeof(sum), 1, o.f);
+	if (fwrite(&sum, sizeof(sum), 1, o.f) != 1 && o.err == 0)
+		o.err = errno;
 	errno = EIO; /* what ferror() means when nothing else says */
 	if (o.late)
 		saved = ETIMEDOUT;
+	else if (o.err != 0) /* the write's own reason: a full disk says so */
+		saved = o.err;
 	else if (ferror(o.f) || fflush(o.f) == EOF || fsync(fileno(o.f)) == -1)
 		saved = errno;
 	if (fclose(o.f) == EOF && saved == 0)

@@ -26,6 +26,13 @@ long state_save(
  * and the temporary file removed). fd is closed either way.
  */
 int state_tmp_open(const char *path, char **tmp, char **cause);
+/*
+ * Remove the temporary files that saves to path left when they were
+ * interrupted (robotsd killed): regular files of ours beside path named
+ * exactly as state_tmp_open() names them, nothing else. removed (or NULL)
+ * is called with each one's path; returns how many went.
+ */
+int state_tmp_sweep(const char *path, void (*removed)(const char *));
 long state_write(const struct cache *, int fd, const char *tmp,
     const char *path, double timeout, char **cause);
 /*

@@ -129,6 +129,10 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 	metric_add(out, n, "shared_corrupt", "robotsd_shared_corrupt_total",
 	    METRIC_COUNTER, ts->corrupt,
 	    "Shared values refused: corrupt, truncated or another version.");
+	metric_add(out, n, "shared_untagged", "robotsd_shared_untagged_total",
+	    METRIC_COUNTER, ts->untagged,
+	    "Shared values refused for want of a valid tag (--redis-key-file); "
+	    "also in shared_corrupt.");
 	metric_add(out, n, "redis_errors", "robotsd_redis_errors_total",
 	    METRIC_COUNTER, ts->errors,
 	    "Redis calls failed: error reply, lost or no connection.");
@@ -136,6 +140,11 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 	    METRIC_COUNTER, ts->timeouts,
 	    "Redis calls unanswered in time (--redis-timeout, or what was left "
 	    "of a miss's).");
+	metric_add(out, n, "redis_protocol_errors",
+	    "robotsd_redis_protocol_errors_total", METRIC_COUNTER,
+	    ts->protocol_errors,
+	    "Redis connections closed for a reply robotsd did not ask for, of "
+	    "the wrong shape or too large.");
 	/* Every server: conf.c refuses more than the table holds. */
 	for (i = 0; i < tier_nservers(t) && i < TIER_MAX_SERVERS; i++) {
 		tier_server_stats(t, i, &ss);

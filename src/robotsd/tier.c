@@ -30,6 +30,19 @@
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "                       \
 	"return redis.call('del', KEYS[1]) else return 0 end"
 
+/*
+ * A takeover: the lock if free, or if what holds it would outlive any lock
+ * a robotsd sets (no expiry, or one longer than ARGV[2] ms): written by
+ * hand or by something else, nobody would ever release it.
+ */
+#define TAKEOVER_LUA                                                           \
+	"local r = redis.call('set', KEYS[1], ARGV[1], 'nx', 'px', ARGV[2]) "  \
+	"if r then return r end "                                              \
+	"local ttl = redis.call('pttl', KEYS[1]) "                             \
+	"if ttl == -1 or ttl > tonumber(ARGV[2]) then "                        \
+	"return redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2]) end "       \
+	"return false"
+
 enum call_kind {
 	CALL_GET,
 	CALL_PUBLISH,
@@ -318,6 +331,7 @@ got_get(struct tier_call *c, const redisReply *r)
 {
 	struct tier_value *v;
 	enum tier_value_err e;
+	long n;
 
 	if (r->type == REDIS_REPLY_NIL) {
 		call_finish(c, TIER_MISS, NULL);
@@ -327,8 +341,14 @@ got_get(struct tier_call *c, const redisReply *r)
 		call_finish(c, TIER_ERROR, "unexpected reply to GET");
 		return;
 	}
+	if ((n = tier_tag_open(
+	         c->t->keyed ? c->t->key : NULL, r->str, r->len)) == -1) {
+		c->t->stats.untagged++;
+		call_finish(c, TIER_CORRUPT, "no valid tag (--redis-key-file)");
+		return;
+	}
 	v = xcalloc(1, sizeof(*v));
-	if ((e = tier_value_decode(r->str, r->len, c->origin, v)) != TV_OK) {
+	if ((e = tier_value_decode(r->str, (size_t)n, c->origin, v)) != TV_OK) {
 		free(v);
 		call_finish(c, TIER_CORRUPT, tier_value_strerror(e));
 		return;
@@ -548,6 +568,11 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 		call_defer(c, TIER_ERROR, "value cannot be encoded");
 		return;
 	}
+	if (t->keyed) { /* the trailer: tier_tag.h */
+		buf = xreallocarray(buf, 1, len + TIER_TAG_LEN);
+		tier_tag_make(t->key, buf, len, (unsigned char *)buf + len);
+		len += TIER_TAG_LEN;
+	}
 	if (call_start(c, 0) == 0) {
 		key = tier_entry_key(v->origin);
 		lock = tier_lock_key(v->origin);
@@ -611,7 +636,12 @@ tier_lock(struct tier *t, const char *origin, int flags, long timeout_ms,
 	if (call_start(c, timeout_ms) == -1)
 		return;
 	key = tier_lock_key(origin);
-	call_cmd(c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
+	if (flags & TIER_LOCK_TAKEOVER)
+		call_cmd(c, "EVAL %s 1 %s %s %ld", TAKEOVER_LUA, key, c->token,
+		    t->cf.lock_ms);
+	else
+		call_cmd(
+		    c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
 	free(key);
 }
 
@@ -705,6 +735,11 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 
 	t->base = base;
 	t->cf = *cf;
+	if (cf->key != NULL) {
+		memcpy(t->key, cf->key, TIER_KEY_LEN);
+		t->keyed = 1;
+	}
+	t->cf.key = NULL; /* the caller's copy may go */
 	config_defaults(&t->cf);
 	TAILQ_INIT(&t->calls);
 	for (i = 0; i < TIER_WAIT_BUCKETS; i++)

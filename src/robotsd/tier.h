@@ -84,6 +84,8 @@ struct tier_config {
 	long poll_ms;    /* a wait's fallback poll period */
 	long reconnect_min_ms; /* backoff after a failure, doubling ... */
 	long reconnect_max_ms; /* ... up to this */
+	/* The fleet's key (TIER_KEY_LEN bytes, copied), or NULL: no tags. */
+	const unsigned char *key;
 };
 
 /* Counters since tier_new. */
@@ -98,6 +100,10 @@ struct tier_stats {
 	uint64_t notifications;  /* waits answered by a publish */
 	uint64_t errors;         /* calls ended TIER_ERROR or TIER_DOWN */
 	uint64_t timeouts;       /* Redis calls ended TIER_TIMEOUT */
+	/* Connections closed because a reply broke the protocol. */
+	uint64_t protocol_errors;
+	/* get: a value without a valid tag (also counts in corrupt). */
+	uint64_t untagged;
 };
 
 enum tier_state { TIER_SERVER_DOWN, TIER_SERVER_CONNECTING, TIER_SERVER_UP };
@@ -139,7 +145,11 @@ void tier_get(
  */
 void tier_publish(struct tier *, const struct tier_value *v, long long px_ms,
     const char *token, tier_cb, void *arg);
-#define TIER_LOCK_TAKEOVER 0x1 /* the previous holder never published */
+/*
+ * The previous holder never published: also take a lock that would never
+ * expire on its own (no expiry, or longer than --redis-lock-time).
+ */
+#define TIER_LOCK_TAKEOVER 0x1
 void tier_lock(struct tier *, const char *origin, int flags, long timeout_ms,
     tier_cb, void *arg);
 /* Release only when token still holds the lock (compare-and-delete). */

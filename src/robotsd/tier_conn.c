@@ -15,17 +15,224 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/util.h>
-#include <hiredis/adapters/libevent.h>
 #include <hiredis/hiredis.h>
 
 #include "log.h"
 #include "tier_int.h"
 
 #define LOG_EVERY 10 /* seconds between two warnings of one server */
+/*
+ * The largest reply accepted, buffered or built: a value is at most a
+ * 500 KiB body and its metadata (tier_value.h); the read buffer may hold
+ * one more read (16 KiB) before it is looked at. No reply robotsd asks for
+ * has more than 3 elements or nests an array.
+ */
+#define TIER_REPLY_MAX_BYTES (2u << 20)
+#define TIER_REPLY_MAX_ITEMS 64
+
+/* --- replies: every object hiredis builds is checked here first --------- */
+
+static const redisReplyObjectFunctions *reply_default;
+
+/*
+ * A reply broke the protocol: refuse the object. hiredis's reader then
+ * fails (its error says "Out of memory"), the connection is closed, every
+ * call on it ends with why, and on_disconnect() counts and logs it.
+ */
+static int
+reply_refuse(struct tier_conn *c, const char *why)
+{
+	if (c->proto_why == NULL) {
+		c->proto_why = why;
+		c->drop_result = TIER_ERROR;
+		c->drop_why = why;
+	}
+	return -1;
+}
+
+/*
+ * May the reader build an object of this type (an array of n elements, a
+ * string of n bytes) at task's place? hiredis 0.14 asserts (aborts) on a
+ * reply no command waits for outside pub/sub, and on a pub/sub message
+ * that is not an array of strings; it allocates whatever length a reply
+ * announces. So: on the command connection, nothing without a command
+ * waiting; on the subscriber, messages of 3 elements whose first two are
+ * strings, never an unsubscribe; nowhere nesting or more than the bounds.
+ */
+static int
+reply_admit(const redisReadTask *task, int type, size_t n, const char *str)
+{
+	struct tier_conn *c = task->privdata;
+	int unasked = c->ac == NULL || c->ac->replies.head == NULL;
+
+	if (c->proto_why != NULL)
+		return -1;
+	if (task->parent == NULL) { /* a new reply */
+		c->reply_items = c->reply_bytes = 0;
+		if (unasked && !c->is_sub)
+			return reply_refuse(c, "a reply to no command");
+		if (unasked && (type != REDIS_REPLY_ARRAY || n != 3))
+			return reply_refuse(c, "a notice of the wrong shape");
+	} else if (task->parent->parent != NULL || type == REDIS_REPLY_ARRAY)
+		return reply_refuse(c, "a nested array");
+	else if (unasked && task->idx < 2) {
+		if (type != REDIS_REPLY_STRING)
+			return reply_refuse(c, "a notice of the wrong shape");
+		if (task->idx == 0 && (strcasecmp(str, "unsubscribe") == 0 ||
+		                          strcasecmp(str, "punsubscribe") == 0))
+			return reply_refuse(
+			    c, "an unsubscribe robotsd never sent");
+	}
+	if (type == REDIS_REPLY_ARRAY)
+		c->reply_items += n;
+	else
+		c->reply_bytes += n;
+	if (++c->reply_items > TIER_REPLY_MAX_ITEMS ||
+	    c->reply_bytes > TIER_REPLY_MAX_BYTES)
+		return reply_refuse(c, "a reply larger than robotsd accepts");
+	return 0;
+}
+
+static void *
+reply_string(const redisReadTask *task, char *str, size_t len)
+{
+	char first[16];
+
+	/* the first element of a notice, NUL-terminated for the check */
+	snprintf(first, sizeof(first), "%.*s",
+	    (int)(len < sizeof(first) - 1 ? len : sizeof(first) - 1), str);
+	if (reply_admit(task, task->type, len, first) == -1)
+		return NULL;
+	return reply_default->createString(task, str, len);
+}
+
+static void *
+reply_array(const redisReadTask *task, int elements)
+{
+	if (reply_admit(task, REDIS_REPLY_ARRAY, (size_t)elements, NULL) == -1)
+		return NULL;
+	return reply_default->createArray(task, elements);
+}
+
+static void *
+reply_integer(const redisReadTask *task, long long value)
+{
+	if (reply_admit(task, REDIS_REPLY_INTEGER, 0, NULL) == -1)
+		return NULL;
+	return reply_default->createInteger(task, value);
+}
+
+static void *
+reply_nil(const redisReadTask *task)
+{
+	if (reply_admit(task, REDIS_REPLY_NIL, 0, NULL) == -1)
+		return NULL;
+	return reply_default->createNil(task);
+}
+
+static void
+reply_free(void *reply)
+{
+	reply_default->freeObject(reply);
+}
+
+static redisReplyObjectFunctions reply_checked = {
+	.createString = reply_string,
+	.createArray = reply_array,
+	.createInteger = reply_integer,
+	.createNil = reply_nil,
+	.freeObject = reply_free,
+};
+
+/* --- events: hiredis's libevent adapter, with the events in the conn ---- */
+
+static void
+conn_on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct tier_conn *c = arg;
+	const redisReader *r;
+
+	(void)fd, (void)what;
+	if (c->ac == NULL)
+		return;
+	/* A reply announcing more than it may be is never waited for. */
+	r = c->ac->c.reader;
+	if (r->len - r->pos > TIER_REPLY_MAX_BYTES) {
+		reply_refuse(c, "a reply larger than robotsd accepts");
+		tier_conn_drop(c, TIER_ERROR, c->proto_why);
+		return;
+	}
+	redisAsyncHandleRead(c->ac);
+}
+
+static void
+conn_on_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct tier_conn *c = arg;
+
+	(void)fd, (void)what;
+	if (c->ac != NULL)
+		redisAsyncHandleWrite(c->ac);
+}
+
+static void
+conn_add_read(void *arg)
+{
+	event_add(&((struct tier_conn *)arg)->rev, NULL);
+}
+
+static void
+conn_del_read(void *arg)
+{
+	event_del(&((struct tier_conn *)arg)->rev);
+}
+
+static void
+conn_add_write(void *arg)
+{
+	event_add(&((struct tier_conn *)arg)->wev, NULL);
+}
+
+static void
+conn_del_write(void *arg)
+{
+	event_del(&((struct tier_conn *)arg)->wev);
+}
+
+static void
+conn_cleanup(void *arg)
+{
+	conn_del_read(arg);
+	conn_del_write(arg);
+}
+
+/* Hook ac to the loop and check its replies. */
+static void
+conn_attach(struct tier_conn *c, redisAsyncContext *ac)
+{
+	struct event_base *base = c->srv->t->base;
+
+	if (reply_default == NULL)
+		reply_default = ac->c.reader->fn;
+	ac->c.reader->fn = &reply_checked;
+	ac->c.reader->privdata = c;
+	c->proto_why = NULL;
+	ac->ev.addRead = conn_add_read;
+	ac->ev.delRead = conn_del_read;
+	ac->ev.addWrite = conn_add_write;
+	ac->ev.delWrite = conn_del_write;
+	ac->ev.cleanup = conn_cleanup;
+	ac->ev.data = c;
+	event_assign(&c->rev, base, ac->c.fd, EV_READ, conn_on_read, c);
+	event_assign(&c->wev, base, ac->c.fd, EV_WRITE, conn_on_write, c);
+	event_add(&c->rev, NULL);
+	event_add(&c->wev, NULL);
+}
 
 void
 tier_server_warn(struct tier_server *srv, const char *fmt, ...)
@@ -69,6 +276,11 @@ conn_lost(struct tier_conn *c, const char *why)
 	else
 		c->srv->st.subscribed = 0;
 	evtimer_del(&c->handshake);
+	if (c->proto_why != NULL) {
+		t->stats.protocol_errors++;
+		why = c->proto_why;
+		c->proto_why = NULL;
+	}
 	if (t->freeing)
 		return;
 	if (!c->is_sub) /* a wait can no longer poll: it ends now */
@@ -194,6 +406,10 @@ on_disconnect(const redisAsyncContext *ac, int status)
 	if (c->ac == ac)
 		conn_lost(c, ac->errstr[0] != '\0' ? ac->errstr
 		                                   : "closed by the server");
+	if (c->ac == NULL) { /* the calls on it have ended: forget why */
+		c->drop_result = TIER_ERROR;
+		c->drop_why = NULL;
+	}
 }
 
 static void
@@ -247,8 +463,8 @@ conn_connect(struct tier_conn *c, const char *ip)
 	c->state = TIER_SERVER_CONNECTING;
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_CONNECTING;
-	if (redisLibeventAttach(ac, c->srv->t->base) != REDIS_OK ||
-	    redisAsyncSetConnectCallback(ac, on_connect) != REDIS_OK ||
+	conn_attach(c, ac);
+	if (redisAsyncSetConnectCallback(ac, on_connect) != REDIS_OK ||
 	    redisAsyncSetDisconnectCallback(ac, on_disconnect) != REDIS_OK ||
 	    conn_hello(c) != REDIS_OK) {
 		tier_conn_drop(c, TIER_ERROR, "cannot start the handshake");

@@ -12,6 +12,7 @@
 #include <hiredis/async.h>
 
 #include "tier.h"
+#include "tier_tag.h"
 #include "tier_url.h"
 
 struct tier_server;
@@ -33,6 +34,11 @@ struct tier_conn {
 	/* While tier_conn_drop frees ac: what its pending calls end with. */
 	enum tier_result drop_result;
 	const char *drop_why; /* NULL: not dropping */
+	/* hiredis's event hooks (tier_conn.c's own libevent adapter). */
+	struct event rev, wev;
+	/* The reply being read: its objects and bytes so far (bounded). */
+	size_t reply_items, reply_bytes;
+	const char *proto_why; /* the peer broke the protocol: why */
 };
 
 struct tier_server {
@@ -65,6 +71,8 @@ struct tier {
 	tier_feed_cb feed_cb; /* change feed messages, or NULL */
 	void *feed_arg;
 	int freeing;
+	int keyed; /* values are tagged with key (--redis-key-file) */
+	unsigned char key[TIER_KEY_LEN];
 };
 
 /* tier_conn.c */

@@ -297,6 +297,10 @@ class DaemonTest(unittest.TestCase):
         self.daemons.append(d)
         d.start()
         self.addCleanup(d.stop)
+        # Cleanups run last first: every hold is released before the stop,
+        # so a test that failed mid-way does not leave the daemon draining
+        # fetches nobody will answer (up to --fetch-timeout).
+        self.addCleanup(self.origin.release_all)
         self.d = d
         self.c = d.client()
         return self.c

@@ -277,9 +277,8 @@ class Origin:
 
     def reset(self):
         """Forget every scenario and hit (between tests); release holds."""
+        self.release_all()
         with self._lock:
-            for sc in self._scenarios.values():
-                sc.released.set()
             self._scenarios.clear()
             self._hits.clear()
 
@@ -307,6 +306,12 @@ class Origin:
             prev = nxt
         self.set(host, prev, body=final_body)
         return prev
+
+    def release_all(self):
+        """Release every hold (scenarios and hits stay)."""
+        with self._lock:
+            for sc in self._scenarios.values():
+                sc.released.set()
 
     def release(self, host, path="/robots.txt"):
         with self._lock:

@@ -4,6 +4,7 @@ removed only while it is still robotsd's own socket, the socket mode from
 the start, periodic saves, the memory of queued fetches and the idle
 keep-alive connections curl keeps."""
 import os
+import re
 import shutil
 import signal
 import socket
@@ -250,6 +251,63 @@ class HostileFiles(DaemonTest):
                              ["http://a.test"])
         self.assertEqual(sorted(os.listdir(d)), ["state"],
                          "a temporary file was left behind")
+
+
+    def test_sigkill_during_a_save_then_restart_at_once(self):
+        """The save child holds nothing of robotsd's (the listening socket
+        above all) and dies with it; the next start removes the temporary
+        file the killed save left, and nothing else."""
+        d = self.private_dir()
+        state = os.path.join(d, "state")
+        keep = [os.path.join(d, n) for n in
+                ("state.tmp-", "state.tmp-abc", "state.tmp-abcdefg",
+                 "other.tmp-abcdef", "state.tmp-ab.def")]
+        for k in keep:
+            open(k, "w").close()
+        os.symlink("/nonexistent", state + ".tmp-LINK00")
+        self.saved_daemon(state, ["a.test"], "--state-save-interval", "1")
+        pid, sock = self.d.proc.pid, self.d.socket
+
+        def stop_a_save():
+            """A save's child, stopped after it closed what it inherited:
+            (pid, its descriptors)."""
+            try:
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                    kids = [int(k) for k in f.read().split()]
+                for k in kids:
+                    os.kill(k, signal.SIGSTOP)
+                    fds = os.listdir("/proc/%d/fd" % k)
+                    tmp = [os.readlink("/proc/%d/fd/%s" % (k, fd))
+                           for fd in fds]
+                    if len(fds) == 4 and any(".tmp-" in t for t in tmp):
+                        return k, sorted(tmp)
+                    os.kill(k, signal.SIGCONT)  # not there yet
+            except (OSError, ValueError):
+                pass
+            return None
+        got = poll(stop_a_save, 20, 0.001)
+        self.assertTrue(got, "no save child seen:\n" + self.d.log())
+        kid, fds = got
+        self.assertEqual(len([f for f in fds if ".tmp-" in f]), 1, fds)
+        self.assertFalse(any(f.startswith("socket:") for f in fds), fds)
+        self.d.proc.kill()  # SIGKILL, mid-save
+        self.d.proc.wait()
+        self.d.proc = None  # its stop() has nothing to check
+        self.assertTrue(poll(lambda: not os.path.exists("/proc/%d" % kid),
+                             5), "the save outlived robotsd")
+        left = [n for n in os.listdir(d) if n != "state.tmp-LINK00" and
+                re.fullmatch(r"state\.tmp-[A-Za-z0-9]{6}", n)]
+        self.assertEqual(len(left), 1, os.listdir(d))
+        # restart at once on the same socket: it binds and serves
+        e = Daemon(["--state-file", state], socket_path=sock)
+        self.daemons.append(e)
+        e.start()
+        self.addCleanup(e.stop)
+        self.assertAnswer(e.client().call({"op": "ping"}), ok=True)
+        self.assertIn("event=state_tmp_removed file=%s/%s" % (d, left[0]),
+                      e.log())
+        self.assertEqual(sorted(set(os.listdir(d)) - {"state"}), sorted(
+            [os.path.basename(k) for k in keep] + ["state.tmp-LINK00"]))
 
 
 class HostileSocket(DaemonTest):

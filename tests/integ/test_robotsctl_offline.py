@@ -112,6 +112,19 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(out,
                          "allowed http://example.com/page (line 3: allow /page)\n")
 
+    def test_control_characters_from_a_robots_txt_are_escaped(self):
+        # ESC [ 31 m (a terminal colour), BEL and U+009B (CSI as one
+        # character) in a pattern: printed as escapes, never raw.
+        body = ("User-agent: *\nDisallow: /\x1b[31mred\x07\u009b2J\n"
+                .encode())
+        rc, out, _ = self.run_test(body, "AnyBot",
+                                   "http://example.com/%1B[31mred%07%C2%9B2J")
+        self.assertEqual(rc, 1, out)
+        self.assertEqual(out, "disallowed http://example.com/%1B[31mred%07"
+                         "%C2%9B2J (line 2: disallow "
+                         "/\\x1b[31mred\\x07\\u009b2J)\n")
+        self.assertNotIn("\x1b", out)
+
     def test_robots_txt_itself_is_allowed_with_robots_txt_reason(self):
         body = "User-agent: *\nDisallow: /\n"
         rc, out, _ = self.run_test(body, "AnyBot",
@@ -423,6 +436,9 @@ class FakeDaemon:
             if data is None:
                 conn.recv(1)  # until robotsctl closes its side
                 return
+            if callable(data):
+                data(conn)  # streams what it likes
+                return
             for i in range(len(data)):
                 conn.sendall(data[i:i + 1])
 
@@ -488,6 +504,25 @@ class RobotsctlClientTest(unittest.TestCase):
         self.assertEqual(rc, 1, err)
         self.assertEqual(out,
                          "disallowed https://e.com/a/b (line 3: disallow /a/)\n")
+
+    def test_answer_line_longer_than_64_mib_is_refused(self):
+        sent = []
+
+        def endless(conn):
+            conn.sendall(b'{"id":1,"ok":true,"pad":"')
+            chunk = b"x" * (1 << 20)
+            try:
+                for _ in range(256):  # 256 MiB at most
+                    conn.sendall(chunk)
+                    sent.append(len(chunk))
+            except OSError:
+                pass  # robotsctl hung up
+
+        rc, out, err = self.run_ctl(lambda req: endless, "ping")
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(err, "robotsctl: %s: answer longer than 67108864 "
+                         "bytes\n" % self.path)
+        self.assertLess(sum(sent), 128 << 20)
 
     def test_stale_source_and_http_status_details(self):
         cases = [

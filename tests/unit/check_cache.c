@@ -818,6 +818,50 @@ START_TEST(test_coalescing_many_waiters_one_fetch)
 }
 END_TEST
 
+/*
+ * A fetch robotsd's own shortage failed (FETCH_LOCAL): the waiters get the
+ * error, the origin keeps what it had (nothing on a first fetch; a good
+ * copy as it was), nothing counts as the origin failing.
+ */
+START_TEST(test_local_shortage_is_not_the_origins_state)
+{
+	const struct cache_stats *st = cache_stats(cache);
+	const struct cache_entry *e;
+	struct probe p[2];
+	struct fetch_result r = script_result(FETCH_LOCAL, 0);
+
+	r.error_message =
+	    "robotsd could not open a socket: Too many open files";
+	wait_on("https://a.test", &p[0]);
+	wait_on("https://a.test", &p[1]);
+	script_fill(&sc, "https://a.test", &r);
+	ck_assert_int_eq(p[0].calls, 1);
+	ck_assert_int_eq(p[1].calls, 1);
+	ck_assert_str_eq(p[0].error, r.error_message);
+	ck_assert_int_eq(p[0].policy, CACHE_NONE);
+	ck_assert_uint_eq(st->waiting, 0);
+	ck_assert_uint_eq(st->backoff, 0);
+	/* the next check fetches again */
+	ck_assert_int_eq(
+	    cache_check(cache, "https://a.test", 0, NULL, &e), CACHE_PENDING);
+	ck_assert_uint_eq(sc.n, 2);
+	fill_status("https://a.test", FETCH_OK, 404);
+	ck_assert_int_eq(
+	    cache_check(cache, "https://a.test", 0, NULL, &e), CACHE_HIT);
+	ck_assert_int_eq(e->policy, CACHE_ALLOW_ALL);
+	/* a refresh failing so: the copy stays as it was, not failing */
+	advance_to(e->expires_at + 1);
+	ck_assert_int_eq(
+	    cache_check(cache, "https://a.test", 0, NULL, &e), CACHE_STALE);
+	script_fill(&sc, "https://a.test", &r);
+	ck_assert_int_eq(
+	    cache_check(cache, "https://a.test", 0, NULL, &e), CACHE_STALE);
+	ck_assert_int_eq(e->policy, CACHE_ALLOW_ALL);
+	ck_assert_uint_eq(e->fail_streak, 0);
+	ck_assert_uint_eq(st->backoff, 0);
+}
+END_TEST
+
 START_TEST(test_cancelled_waiter_is_not_called_and_fetch_fills_cache)
 {
 	struct probe p[3];
@@ -1056,6 +1100,7 @@ cache_suite(void)
 	tcase_add_test(
 	    tc, test_queued_fetches_capped_by_max_waiting_even_without_wait);
 	tcase_add_test(tc, test_coalescing_many_waiters_one_fetch);
+	tcase_add_test(tc, test_local_shortage_is_not_the_origins_state);
 	tcase_add_test(
 	    tc, test_cancelled_waiter_is_not_called_and_fetch_fills_cache);
 	tcase_add_test(

@@ -120,6 +120,8 @@ START_TEST(test_fetch_stats_by_class_and_duration)
 		{ "https://g.test", FETCH_TIMEOUT, 0, 30.5, FC_TIMEOUT },
 		{ "https://h.test", FETCH_REDIRECTS, 301, 0.002, FC_REDIRECTS },
 		{ "https://i.test", FETCH_PRIVATE_ADDR, 0, 0.0, FC_REFUSED },
+		/* robotsd's own shortage: counted, no transfer observed */
+		{ "https://j.test", FETCH_LOCAL, 0, 0.0, FC_LOCAL },
 	};
 	const struct fetch_stats *st = cache_fetch_stats(cache);
 	struct fetch_result r;
@@ -136,6 +138,7 @@ START_TEST(test_fetch_stats_by_class_and_duration)
 	for (i = 0; i < FC_COUNT; i++)
 		ck_assert_uint_eq(st->by_class[i], 1);
 	ck_assert_str_eq(fetch_class_name(FC_REFUSED), "refused");
+	ck_assert_str_eq(fetch_class_name(FC_LOCAL), "local");
 	ck_assert_uint_eq(st->seconds.count, 9);
 	ck_assert_double_eq_tol(st->seconds.sum, 30.81, 1e-9);
 	/* 0 and 0 <= 0.0001; 5 x 0.002 <= 0.0025; 0.3 <= 0.5; 30.5 <= 60 */

@@ -187,6 +187,35 @@ START_TEST(test_shared_failure_state_without_copy_disallows)
 }
 END_TEST
 
+/*
+ * The fleet's failure state of an origin failing for longer than
+ * --unreachable-allow-after (30 days here) with no good copy: allowed from
+ * the very first answer, as a local failure streak would be (RFC 9309
+ * section 2.3.1.4).
+ */
+START_TEST(test_shared_failure_past_allow_after_allows_at_once)
+{
+	struct shared_state failing = fleet_failing();
+	const struct cache_entry *e;
+	struct probe p;
+
+	failing.fail_since = SCRIPT_T0 - set.life.unreachable_allow_after;
+	failing.fail_streak = 40;
+	wait_on(ORIGIN, &p);
+	fill_shared(&failing);
+	ck_assert_int_eq(p.calls, 1);
+	ck_assert_int_eq(p.policy, CACHE_ALLOW_ALL); /* the first answer */
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_int_eq(e->policy, CACHE_ALLOW_ALL);
+	/* one second short of it: still disallowed */
+	ck_assert_uint_eq(cache_purge(cache, ORIGIN), 1);
+	failing.fail_since += 1;
+	wait_on(ORIGIN, &p);
+	fill_shared(&failing);
+	ck_assert_int_eq(p.policy, CACHE_DISALLOW_ALL);
+}
+END_TEST
+
 START_TEST(test_purge_reaches_the_tier)
 {
 	fetch_status(ORIGIN, FETCH_OK, 404);
@@ -211,6 +240,7 @@ main(void)
 	tcase_add_test(tc, test_fetch_here_is_settled_with_its_entry);
 	tcase_add_test(tc, test_good_copy_outlives_a_shared_failure_state);
 	tcase_add_test(tc, test_shared_failure_state_without_copy_disallows);
+	tcase_add_test(tc, test_shared_failure_past_allow_after_allows_at_once);
 	tcase_add_test(tc, test_purge_reaches_the_tier);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

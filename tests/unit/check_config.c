@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <check.h>
 
 #include "conf.h"
@@ -659,6 +661,60 @@ START_TEST(test_values_that_cannot_work_are_refused_at_load)
 }
 END_TEST
 
+/*
+ * --redis-key-file: 64 hex digits and a newline; refused when others may
+ * read or write the file (its group may read it), or its text is not that.
+ */
+START_TEST(test_redis_key_file)
+{
+	static const char *const bad_modes[] = { "0644", "0604", "0602" };
+	char want[PATH_MAX + 256];
+	size_t i;
+
+	write_conf("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1"
+	           "d1e1f\n");
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis-key-file", conf_path, NULL);
+	ck_assert_msg(cf != NULL, "%s", cause);
+	for (i = 0; i < 32; i++)
+		ck_assert_uint_eq(cf->redis_key[i], i);
+	config_free(cf);
+	ck_assert_int_eq(chmod(conf_path, 0640), 0);
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis-key-file", conf_path, NULL);
+	ck_assert_msg(cf != NULL, "%s", cause);
+	config_free(cf);
+	cf = NULL;
+	for (i = 0; i < sizeof(bad_modes) / sizeof(bad_modes[0]); i++) {
+		ck_assert_int_eq(
+		    chmod(conf_path, (mode_t)strtol(bad_modes[i], NULL, 8)), 0);
+		ck_assert_ptr_null(load_args(NULL, "-c", "/dev/null",
+		    "--redis-key-file", conf_path, NULL));
+		snprintf(want, sizeof(want),
+		    "redis-key-file: %s: readable or writable by others (mode "
+		    "%s); the fleet's secret must not be: chmod o-rw it",
+		    conf_path, bad_modes[i]);
+		ck_assert_str_eq(cause, want);
+		free(cause);
+		cause = NULL;
+	}
+	ck_assert_int_eq(chmod(conf_path, 0600), 0);
+	rewrite_conf("0001020304050607\n");
+	ck_assert_ptr_null(load_args(
+	    NULL, "-c", "/dev/null", "--redis-key-file", conf_path, NULL));
+	snprintf(want, sizeof(want),
+	    "redis-key-file: %s: not 64 hex digits (and an optional newline)",
+	    conf_path);
+	ck_assert_str_eq(cause, want);
+	free(cause);
+	cause = NULL;
+	ck_assert_ptr_null(load_args(NULL, "-c", "/dev/null",
+	    "--redis-key-file", "/nonexistent/key", NULL));
+	ck_assert_str_eq(cause,
+	    "redis-key-file: /nonexistent/key: No such file or directory");
+}
+END_TEST
+
 START_TEST(test_shipped_config_parses)
 {
 	cf = load_args(NULL, "-c", TOPSRCDIR "/etc/robotsd.conf", NULL);
@@ -681,6 +737,7 @@ START_TEST(test_shipped_config_shows_the_defaults)
 	for (line = etc; (nl = strchr(line, '\n')) != NULL; line = nl + 1)
 		if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z' &&
 		    strncmp(line, "#ca-file ", 9) != 0 &&
+		    strncmp(line, "#redis-key-file ", 16) != 0 &&
 		    (HAVE_REDIS_BUILD || strncmp(line, "#redis ", 7) != 0))
 			fprintf(fp, "%.*s\n", (int)(nl - line - 1), line + 1);
 	fclose(fp);
@@ -751,6 +808,7 @@ config_suite(void)
 	tcase_add_test(tc, test_every_option_is_documented);
 	tcase_add_test(tc, test_values_that_cannot_work_are_refused_at_load);
 	tcase_add_test(tc, test_shipped_config_parses);
+	tcase_add_test(tc, test_redis_key_file);
 	tcase_add_test(tc, test_shipped_config_shows_the_defaults);
 	suite_add_tcase(s, tc);
 	return s;

@@ -422,13 +422,49 @@ START_TEST(test_fetch_beyond_max_fetches_queued_not_dropped)
 		    fetcher, "http://origin.test/ok", outcome_cb, &o[i]));
 	ck_assert_uint_eq(fetcher_in_flight(fetcher), 0);
 	ck_assert_uint_eq(fetcher_queued(fetcher), 4);
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 3); /* one has a slot */
 	run_until(&outcomes, 4);
 	for (i = 0; i < 4; i++)
 		ck_assert_int_eq(o[i].status, 200);
 	ck_assert_uint_eq(atomic_load(&fetcher->max_running), 1);
 	ck_assert_uint_eq(fetcher_in_flight(fetcher), 0);
 	ck_assert_uint_eq(fetcher_queued(fetcher), 0);
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 0);
 	ck_assert_uint_eq(fetcher_bytes(fetcher), 0);
+}
+END_TEST
+
+/*
+ * The backlog (what --max-waiting counts) is the fetches beyond
+ * --max-fetches, whether the thread has looked at them yet or not: here it
+ * has not even started. A cancelled fetch leaves it at once.
+ */
+START_TEST(test_fetch_backlog_counts_only_fetches_beyond_free_slots)
+{
+	struct outcome o[3];
+	struct fetch *fe[3];
+	int i;
+
+	cf.max_fetches = 2;
+	fetcher_configure(fetcher, &cf);
+	memset(o, 0, sizeof(o));
+	outcomes = 0;
+	for (i = 0; i < 2; i++)
+		ck_assert_ptr_nonnull(
+		    fe[i] = fetch_start(
+		        fetcher, "http://origin.test/ok", outcome_cb, &o[i]));
+	ck_assert_uint_eq(fetcher_queued(fetcher), 2);
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 0);
+	ck_assert_ptr_nonnull(fe[2] = fetch_start(fetcher,
+	                          "http://origin.test/ok", outcome_cb, &o[2]));
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 1);
+	fetch_cancel(fe[2]);
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 0);
+	cf.max_fetches = 1; /* a reload lowering the slots counts at once */
+	fetcher_configure(fetcher, &cf);
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 1);
+	run_until(&outcomes, 2);
+	ck_assert_uint_eq(fetcher_backlog(fetcher), 0);
 }
 END_TEST
 
@@ -579,6 +615,8 @@ fetch_suite(void)
 	    tc, test_fetch_refuses_private_address_also_after_redirect);
 	tcase_add_test(tc, test_fetch_timeout_enforced);
 	tcase_add_test(tc, test_fetch_beyond_max_fetches_queued_not_dropped);
+	tcase_add_test(
+	    tc, test_fetch_backlog_counts_only_fetches_beyond_free_slots);
 	tcase_add_test(tc, test_fetch_starts_at_most_16_per_loop_turn);
 	tcase_add_test(tc, test_fetch_cancel_right_after_start);
 	tcase_add_test(tc, test_fetch_cancel_running_and_finished);

@@ -312,6 +312,58 @@ START_TEST(test_thirty_days_without_a_good_copy_allow_all)
 }
 END_TEST
 
+/*
+ * Times read from the shared tier, as the contract bounds them: no lifetime
+ * beyond the reader's max-ttl (30 days here) from the value's fetch time,
+ * which is at most 60 s ahead of the reader's clock; a failure state until
+ * at most the longest retry (6 h); nothing earlier is moved.
+ */
+START_TEST(test_shared_times_within_local_bounds)
+{
+	static const double now = 1.8e9, Y = 365 * DAY;
+	static const struct {
+		unsigned streak;
+		double fetched, expires, since, retry; /* given */
+		double wf, we, ws, wr;                 /* wanted */
+	} rows[] = {
+		/* an honest copy: untouched */
+		{ 0, now - 100, now + DAY, 0, 0, now - 100, now + DAY, 0, 0 },
+		/* expired: untouched */
+		{ 0, now - DAY, now - 10, 0, 0, now - DAY, now - 10, 0, 0 },
+		/* fetched a year ago, a lifetime of a year: max-ttl from then
+		 */
+		{ 0, now - Y, now + 10, 0, 0, now - Y, now - Y + 30 * DAY, 0,
+		    0 },
+		/* a publisher's clock a year ahead */
+		{ 0, now + Y, now + Y + DAY, 0, 0, now + 60, now + 60 + DAY, 0,
+		    0 },
+		/* "allow all" for about 292 million years */
+		{ 0, now, 9.2e15, 0, 0, now, now + 30 * DAY, 0, 0 },
+		/* at the bounds exactly: untouched */
+		{ 0, now + 60, now + 60 + 30 * DAY, 0, 0, now + 60,
+		    now + 60 + 30 * DAY, 0, 0 },
+		/* failing, retry a year away, its streak begun in the future */
+		{ 3, now, now + Y, now + DAY, now + Y, now, now + 21600,
+		    now + 60, now + 21600 },
+		/* failing within the schedule: untouched */
+		{ 1, now - 10, now + 600, now - 10, now + 600, now - 10,
+		    now + 600, now - 10, now + 600 },
+	};
+	size_t i;
+
+	for (i = 0; i < N(rows); i++) {
+		double f = rows[i].fetched, e = rows[i].expires,
+		       fs = rows[i].since, r = rows[i].retry;
+
+		lifetime_clamp_shared(
+		    &set, now, rows[i].streak, &f, &e, &fs, &r);
+		ck_assert_msg(f == rows[i].wf && e == rows[i].we &&
+		                  fs == rows[i].ws && r == rows[i].wr,
+		    "row %zu: %.0f %.0f %.0f %.0f", i, f - now, e - now, fs, r);
+	}
+}
+END_TEST
+
 START_TEST(test_http_dates)
 {
 	static const struct {
@@ -410,6 +462,7 @@ lifetime_suite(void)
 	tcase_add_test(tc, test_retry_after_clamped_to_the_short_schedule);
 	tcase_add_test(tc, test_jitter_is_below_a_tenth_and_spreads_origins);
 	tcase_add_test(tc, test_thirty_days_without_a_good_copy_allow_all);
+	tcase_add_test(tc, test_shared_times_within_local_bounds);
 	tcase_add_test(tc, test_http_dates);
 	tcase_add_test(tc, test_two_digit_years_are_at_most_50_years_ahead);
 	tcase_add_test(tc, test_leading_seconds);

@@ -43,7 +43,46 @@ START_TEST(test_usable)
 	struct tier_value v = { .policy = usable_cases[_i].policy,
 		.expires_at = usable_cases[_i].expires_at };
 
-	ck_assert_int_eq(shared_usable(&v, NOW), usable_cases[_i].usable);
+	ck_assert_int_eq(shared_usable(&v, NOW, NULL), usable_cases[_i].usable);
+}
+END_TEST
+
+/*
+ * With this instance's bounds (max-ttl 30 days, retries up to 6 h): a
+ * value from a clock more than 60 s ahead is refetched; one whose lifetime
+ * from its fetch ran past max-ttl too; a lifetime of 292 million years is
+ * read as 30 days.
+ */
+static const struct lifetime_settings bounds = {
+	.max_ttl = 30 * 86400.0, .retry_max = 21600, .retry_503_max = 3600
+};
+static const struct {
+	enum tier_policy policy;
+	unsigned streak;
+	int64_t fetched_at, expires_at;
+	int usable;
+} bounded_cases[] = {
+	{ TIER_POLICY_RULES, 0, NOW - 1000, NOW + 60000, 1 },
+	{ TIER_POLICY_RULES, 0, NOW + 59000, NOW + 120000, 1 },
+	{ TIER_POLICY_RULES, 0, NOW + 61000, NOW + 120000, 0 },
+	{ TIER_POLICY_ALLOW, 0, NOW + 365 * 86400000LL, NOW + 366 * 86400000LL,
+	    0 },
+	{ TIER_POLICY_ALLOW, 0, NOW - 31 * 86400000LL, NOW + 86400000LL, 0 },
+	{ TIER_POLICY_ALLOW, 0, NOW - 29 * 86400000LL, NOW + 86400000LL, 1 },
+	{ TIER_POLICY_ALLOW, 0, NOW, INT64_MAX, 1 },
+	{ TIER_POLICY_DISALLOW, 2, NOW, NOW + 365 * 86400000LL, 1 },
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21600001, NOW + 1000, 1 },
+};
+
+START_TEST(test_usable_within_bounds)
+{
+	struct tier_value v = { .policy = bounded_cases[_i].policy,
+		.fail_streak = bounded_cases[_i].streak,
+		.fetched_at = bounded_cases[_i].fetched_at,
+		.expires_at = bounded_cases[_i].expires_at };
+
+	ck_assert_int_eq(
+	    shared_usable(&v, NOW, &bounds), bounded_cases[_i].usable);
 }
 END_TEST
 
@@ -187,6 +226,8 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, test_ms_round_trip);
+	tcase_add_loop_test(tc, test_usable_within_bounds, 0,
+	    sizeof(bounded_cases) / sizeof(bounded_cases[0]));
 	tcase_add_loop_test(tc, test_usable, 0,
 	    (int)(sizeof(usable_cases) / sizeof(usable_cases[0])));
 	tcase_add_loop_test(tc, test_state_of, 0,

@@ -12,6 +12,8 @@
 
 #include <sys/stat.h>
 
+#include <fcntl.h>
+
 #include <check.h>
 
 #include "robots.h"
@@ -72,6 +74,35 @@ save_and_reload(long want)
 	ck_assert_ptr_null(cause);
 	ck_assert_uint_eq(cache_stats(cache)->entries, want);
 }
+
+/*
+ * A full disk (/dev/full) says so: "No space left on device", not the
+ * "Input/output error" that stdio's error flag alone would suggest, when
+ * the state is larger than the write buffer.
+ */
+START_TEST(test_state_full_disk_is_named)
+{
+	static char body[4096];
+	char origin[64], tmp[sizeof(path) + 16], *cause = NULL;
+	struct fetch_result r = script_result(FETCH_OK, 200);
+	int fd, i;
+
+	/* 1,000 bodies of 4 KiB: several times the 1 MiB write buffer */
+	memset(body, '#', sizeof(body));
+	r.body = body;
+	r.body_len = sizeof(body);
+	for (i = 0; i < 1000; i++) {
+		snprintf(origin, sizeof(origin), "https://o%d.test", i);
+		fetch_now(origin, &r);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp-FULL00", path);
+	ck_assert_int_ne(fd = open("/dev/full", O_WRONLY | O_CLOEXEC), -1);
+	ck_assert_int_eq(state_write(cache, fd, tmp, path, 10, &cause), -1);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_str_eq(strchr(cause, ':'), ": No space left on device");
+	free(cause);
+}
+END_TEST
 
 START_TEST(test_state_round_trip_keeps_rules_lifetime_and_retry_state)
 {
@@ -443,6 +474,7 @@ state_suite(void)
 	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
 	tcase_add_test(tc, test_state_round_trip_keeps_version_and_validators);
 	tcase_add_test(tc, test_state_of_format_2_loads_without_versions);
+	tcase_add_test(tc, test_state_full_disk_is_named);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,6 +13,7 @@
 #include <check.h>
 
 #include "tier_ring.h"
+#include "tier_tag.h"
 #include "tier_url.h"
 #include "tier_value.h"
 
@@ -332,6 +333,114 @@ END_TEST
 
 #define NKEYS 10000
 
+/* --- tags (--redis-key-file) ------------------------------------------- */
+
+static const unsigned char key0[TIER_KEY_LEN] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+	10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+	28, 29, 30, 31 };
+
+/* The tag is RFC 2104 HMAC-SHA256 (value from Python's hmac module). */
+START_TEST(tag_is_hmac_sha256)
+{
+	static const unsigned char want[32] = { 0xf0, 0x13, 0x37, 0x29, 0xc4,
+		0x16, 0x3d, 0xed, 0xe8, 0x1e, 0x21, 0xcd, 0x47, 0x83, 0x92,
+		0x56, 0xda, 0x58, 0x17, 0x12, 0x38, 0xc8, 0xa0, 0xd8, 0x74,
+		0x39, 0x7c, 0x73, 0xb1, 0x4e, 0x1e, 0x47 };
+	unsigned char tag[TIER_TAG_LEN];
+
+	tier_tag_make(key0, "abc", 3, tag);
+	ck_assert_mem_eq(tag, "RBTH", 4);
+	ck_assert_mem_eq(tag + 4, want, 32);
+}
+END_TEST
+
+/* A value as stored: encoded, then (tagged) its trailer under key0. */
+static char *
+stored(int tagged, size_t *len)
+{
+	struct tier_value v;
+	char *buf;
+
+	sample(&v);
+	ck_assert_ptr_nonnull(buf = tier_value_encode(&v, len));
+	if (tagged) {
+		ck_assert_ptr_nonnull(buf = realloc(buf, *len + TIER_TAG_LEN));
+		tier_tag_make(key0, buf, *len, (unsigned char *)buf + *len);
+		*len += TIER_TAG_LEN;
+	}
+	return buf;
+}
+
+/* Which stored values each reader takes, and as how many bytes. */
+START_TEST(tag_accept_and_refuse)
+{
+	unsigned char other[TIER_KEY_LEN];
+	size_t len, plain;
+	char *buf;
+
+	free(stored(0, &plain));
+	/* with the key: only a right tag */
+	buf = stored(1, &len);
+	ck_assert_int_eq(tier_tag_open(key0, buf, len), (long)plain);
+	memcpy(other, key0, sizeof(other));
+	other[31] ^= 1;
+	ck_assert_int_eq(tier_tag_open(other, buf, len), -1);
+	buf[20] ^= 1; /* a forged time */
+	ck_assert_int_eq(tier_tag_open(key0, buf, len), -1);
+	buf[20] ^= 1;
+	buf[len - 1] ^= 1; /* a forged tag */
+	ck_assert_int_eq(tier_tag_open(key0, buf, len), -1);
+	ck_assert_int_eq(tier_tag_open(key0, buf, len - 1), -1);
+	/* without the key: the trailer dropped unchecked */
+	ck_assert_int_eq(tier_tag_open(NULL, buf, len), (long)plain);
+	free(buf);
+	/* an untagged value: refused with the key, taken without */
+	buf = stored(0, &len);
+	ck_assert_int_eq(tier_tag_open(key0, buf, len), -1);
+	ck_assert_int_eq(tier_tag_open(NULL, buf, len), (long)len);
+	ck_assert_int_eq(tier_tag_open(key0, "", 0), -1);
+	free(buf);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	int ok;
+} key_texts[] = {
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F",
+	    1 },
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n",
+	    1 },
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n"
+	  "\n",
+	    0 },
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1",
+	    0 },
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f0",
+	    0 },
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1g",
+	    0 },
+	{ " 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+	    0 },
+	{ "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\r"
+	  "\n",
+	    0 },
+	{ "", 0 },
+};
+
+START_TEST(key_file_text)
+{
+	unsigned char key[TIER_KEY_LEN];
+	const char *t = key_texts[_i].text;
+	const char *why = tier_key_parse(t, strlen(t), key);
+
+	ck_assert_msg((why == NULL) == key_texts[_i].ok, "row %d: %s", _i,
+	    why != NULL ? why : "taken");
+	if (why == NULL)
+		ck_assert_mem_eq(key, key0, sizeof(key));
+}
+END_TEST
+
 static const char *const servers[] = {
 	"redis://10.0.0.1:6379/0",
 	"redis://10.0.0.2:6379/0",
@@ -575,6 +684,11 @@ tier_suite(void)
 	tcase_add_loop_test(tc, value_damaged, 0, NELEM(damages));
 	tcase_add_test(tc, value_other_origin);
 	tcase_add_test(tc, value_crc);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tag");
+	tcase_add_test(tc, tag_is_hmac_sha256);
+	tcase_add_test(tc, tag_accept_and_refuse);
+	tcase_add_loop_test(tc, key_file_text, 0, NELEM(key_texts));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ring");
 	tcase_add_test(tc, ring_stable);

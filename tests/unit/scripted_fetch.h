@@ -284,7 +284,8 @@ struct probe {
 	struct cache_waiter w;
 	int calls;
 	enum cache_policy policy;
-	int purge_in_cb; /* purge the origin from inside the callback */
+	const char *error; /* w.error seen by the callback */
+	int purge_in_cb;   /* purge the origin from inside the callback */
 	const char *origin;
 };
 
@@ -309,6 +310,7 @@ probe_cb(struct cache_waiter *w, const struct cache_entry *e)
 
 	p->calls++;
 	p->policy = e->policy;
+	p->error = w->error;
 	if (p->purge_in_cb)
 		ck_assert_uint_eq(cache_purge(cache, p->origin), 1);
 }

@@ -16,6 +16,9 @@ BATCH_LIMIT = 1000
 # robotsd's default request line limit (--max-line); longer lines are
 # refused here, before they are sent.
 DEFAULT_MAX_LINE = 65536
+# The longest answer line read (a batch of 1000 answers is far below it);
+# robotsd sending a longer one breaks the connection (ProtocolError).
+MAX_ANSWER = 64 << 20
 
 
 def socket_path(path: Optional[str] = None) -> str:
@@ -106,11 +109,12 @@ class ConnectionLostError(RobotsdError, ConnectionError):
     could not be completed on a new one before its timeout."""
 
 
-class ProtocolError(RobotsdError):
-    """robotsd's answer does not have the shape the protocol gives it (a
-    field of the wrong type, a field asked for and missing): the daemon
-    and this client do not speak the same protocol. Never passed
-    through as a value."""
+class ProtocolError(ConnectionLostError):
+    """What robotsd sent is not the protocol: an answer line longer than
+    MAX_ANSWER (the connection is closed), a field of the wrong type (an
+    "allowed" that is not a boolean, a usage field), or a field asked for
+    and missing (a robotsd without the feature). Never passed through as
+    a value, and the call is never sent again."""
 
 
 ERRORS = {cls.code: cls for cls in (
@@ -276,11 +280,15 @@ class CheckResult:
         ProtocolError."""
         if a.get("ok") is not True:
             return cls(url=url, allowed=None, error=error_from(a.get("error")))
+        allowed, pending = a.get("allowed"), a.get("pending") is True
+        if not isinstance(allowed, bool) and not (allowed is None and
+                                                  pending):
+            raise ProtocolError("robotsd answered allowed=%r, not a boolean"
+                                % (allowed,))
         r = a.get("rule")
         rule = Rule(r["directive"], r["pattern"], r["line"]) \
             if isinstance(r, dict) else None
         cd = a.get("crawl_delay")
-        pending = a.get("pending") is True
         extra: Dict[str, Any] = {}
         if usage and not pending:
             if "usage" not in a or "usage_from" not in a:
@@ -293,7 +301,7 @@ class CheckResult:
                 raise ProtocolError("tokens asked for and not answered (a "
                                     "robotsd without control tokens?)")
             extra["tokens"] = parse_tokens(a["tokens"])
-        return cls(url=url, allowed=a.get("allowed"), origin=a.get("origin"),
+        return cls(url=url, allowed=allowed, origin=a.get("origin"),
                    source=a.get("source"), reason=a.get("reason"), rule=rule,
                    crawl_delay=float(cd) if cd is not None else None,
                    expires_in=a.get("expires_in"),

@@ -11,6 +11,7 @@ import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
+                        MAX_ANSWER, ProtocolError,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         OverloadedError, RobotsdError, batch_requests,
                         batch_results, check_request, encode, error_from,
@@ -78,19 +79,23 @@ class _Connection:
         self.pending.pop(rid)
 
     async def _read_loop(self) -> None:
-        buf = b""
+        buf = bytearray()  # appends in place: a long line costs O(n)
         try:
             while True:
                 chunk = await self.reader.read(1 << 16)
                 if not chunk:
                     break
                 buf += chunk
-                if b"\n" not in chunk:
-                    continue
-                *lines, buf = buf.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        self._dispatch(line)
+                if b"\n" in chunk:
+                    *lines, buf = buf.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            self._dispatch(line)
+                if len(buf) > MAX_ANSWER:
+                    self._fail(ProtocolError(
+                        "robotsd sent an answer line longer than %d bytes"
+                        % MAX_ANSWER))
+                    return
         except OSError as e:
             # A reset after "overloaded" still means overloaded.
             self._fail(self.closed_by or ConnectionLostError(
@@ -240,8 +245,9 @@ class AsyncClient:
         while True:
             try:
                 return await self._attempt(req, None, deadline, sends)
-            except ConnectionLostError:
+            except ConnectionLostError as e:
                 if self._closed or len(sends) >= _MAX_SENDS or \
+                        isinstance(e, ProtocolError) or \
                         time.monotonic() + pause >= deadline:
                     raise
             await asyncio.sleep(pause)

@@ -16,6 +16,7 @@ import time
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
+                        MAX_ANSWER, ProtocolError,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         OverloadedError, Pending, RobotsdError,
                         batch_requests, batch_results, check_request, encode,
@@ -92,7 +93,7 @@ class _Connection:
                 return
 
     def _read_loop(self) -> None:
-        buf = b""
+        buf = bytearray()  # appends in place: a long line costs O(n)
         while True:
             try:
                 chunk = self.sock.recv(1 << 16)
@@ -106,12 +107,16 @@ class _Connection:
                     "robotsd closed the connection"))
                 return
             buf += chunk
-            if b"\n" not in chunk:
-                continue
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                if line.strip():
-                    self._dispatch(line)
+            if b"\n" in chunk:
+                *lines, buf = buf.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self._dispatch(line)
+            if len(buf) > MAX_ANSWER:
+                self._fail(ProtocolError(
+                    "robotsd sent an answer line longer than %d bytes"
+                    % MAX_ANSWER))
+                return
 
     def _dispatch(self, line: bytes) -> None:
         try:
@@ -352,6 +357,7 @@ class Client:
         def done(inner: "concurrent.futures.Future[Dict[str, Any]]") -> None:
             exc = inner.exception()
             if isinstance(exc, ConnectionLostError) and not self._closed \
+                    and not isinstance(exc, ProtocolError) \
                     and time.monotonic() < deadline and sends < _MAX_SENDS:
                 threading.Thread(target=attempt, daemon=True).start()
             elif exc is not None:

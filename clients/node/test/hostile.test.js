@@ -1,0 +1,78 @@
+// The client against a daemon that breaks the protocol: a scripted Unix
+// socket peer in robotsd's place, not robotsd.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+
+import { Client, ConnectionError, MAX_ANSWER, ProtocolError } from "../index.js";
+
+// A peer answering each request line with answer(sock, request).
+async function peer(answer) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "robotsd-node-"));
+  const socketPath = path.join(dir, "robotsd.sock");
+  const server = net.createServer((sock) => {
+    let buf = "";
+    sock.on("error", () => {});
+    sock.on("data", (d) => {
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        answer(sock, JSON.parse(line));
+      }
+    });
+  });
+  await new Promise((resolve) => server.listen(socketPath, resolve));
+  return {
+    socketPath,
+    close() {
+      server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test("an answer line over MAX_ANSWER is a ProtocolError, read no further", async () => {
+  let sent = 0;
+  const p = await peer((sock, req) => {
+    sock.write(`{"id":${req.id},"ok":true,"pad":"`);
+    const chunk = "x".repeat(1 << 20);
+    const more = () => {
+      while (sent < 4 * MAX_ANSWER && !sock.destroyed) {
+        sent += chunk.length;
+        if (!sock.write(chunk)) return sock.once("drain", more);
+      }
+    };
+    more();
+  });
+  const c = new Client({ socket: p.socketPath, timeout: 20000 });
+  try {
+    await assert.rejects(c.check("http://a.test/", "A"), (err) => {
+      assert.ok(err instanceof ProtocolError && err instanceof ConnectionError, String(err));
+      assert.match(err.message, /longer than 67108864 bytes/);
+      return true;
+    });
+    assert.ok(sent < 2 * MAX_ANSWER, `the client took ${sent} bytes`);
+  } finally {
+    c.close();
+    p.close();
+  }
+});
+
+test('allowed:"false" (a string) is a ProtocolError, never a verdict', async () => {
+  const p = await peer((sock, req) => {
+    sock.write(JSON.stringify({ id: req.id, ok: true, allowed: "false", origin: "http://a.test" }) + "\n");
+  });
+  const c = new Client({ socket: p.socketPath, timeout: 20000 });
+  try {
+    await assert.rejects(c.check("http://a.test/", "A"), ProtocolError);
+  } finally {
+    c.close();
+    p.close();
+  }
+});
