@@ -721,6 +721,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 		fl->fetch = NULL;
 		entry_wake(c, e, r->error_message);
+		robots_unref(old_rb);
 		return;
 	}
 	e->pub.shared = r->shared != NULL;

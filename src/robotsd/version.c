@@ -59,6 +59,8 @@ version_error_class(enum fetch_error e)
 		return "too_many_redirects";
 	case FETCH_PRIVATE_ADDR:
 		return "private_address";
+	case FETCH_LOCAL: /* never an origin's state (cache.c) */
+		return "local";
 	case FETCH_OK:
 	case FETCH_NETWORK:
 		break;
