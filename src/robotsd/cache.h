@@ -48,6 +48,7 @@ struct cache_entry {
 	uint8_t fetching;     /* a fetch of this origin is under way */
 	uint8_t stale;        /* answers come from an older good copy */
 	uint8_t shared;       /* taken from the shared tier, not fetched here */
+	uint8_t cause;        /* enum fetch_cause while failing, else NONE */
 };
 
 enum cache_status {

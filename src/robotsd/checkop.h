@@ -33,6 +33,13 @@ struct check_env {
 	struct buf *answer;
 };
 
+struct cache_entry;
+/*
+ * {"code":C,"message":M}: why a failing entry is failing (its cause and
+ * last error), for check answers and inspect; "null" when not failing.
+ */
+void check_cause(struct buf *, const struct cache_entry *);
+
 /* Answer a check request for session s, now or when its fetches end. */
 void check_op(const struct check_env *, struct session *, struct request *);
 struct wire_check;

@@ -11,6 +11,7 @@
 
 #include "checkop_int.h"
 #include "jsonw.h"
+#include "lifetime.h"
 
 /*
  * Count one verdict by its source and reason (names as in
@@ -78,6 +79,26 @@ check_str(struct buf *b, const char *s, size_t len, int plain)
 	buf_lit(b, "\"");
 }
 
+/* See checkop.h. */
+void
+check_cause(struct buf *b, const struct cache_entry *e)
+{
+	const char *code = lifetime_cause_name(e->cause);
+
+	if (e->fail_streak == 0 || e->cause == CAUSE_NONE) {
+		buf_lit(b, "null");
+		return;
+	}
+	buf_lit(b, "{\"code\":\"");
+	buf_add(b, code, strlen(code));
+	buf_lit(b, "\",\"message\":");
+	if (e->last_error != NULL)
+		jw_str(b, e->last_error, strlen(e->last_error));
+	else
+		check_str(b, code, strlen(code), 1);
+	buf_lit(b, "}");
+}
+
 /*
  * The verdict for URL u and agent from entry e, as the answer's members
  * after "ok" (without a leading comma), into b.
@@ -130,6 +151,10 @@ check_verdict(struct buf *b, const struct check_env *env,
 		buf_lit(b, "null");
 	buf_lit(b, ",\"expires_in\":");
 	jw_int(b, llround(expires));
+	if (e->policy == CACHE_DISALLOW_ALL) {
+		buf_lit(b, ",\"cause\":");
+		check_cause(b, e);
+	}
 }
 
 /* The fields for the URL /robots.txt itself: always allowed, no fetch. */

@@ -184,6 +184,8 @@ dispatch_retry(struct buf *b, const struct cache_entry *e)
 	dispatch_time(b, e->fail_streak > 0 ? e->next_retry : 0);
 	buf_lit(b, ",\"last_error\":");
 	dispatch_cstr(b, e->last_error);
+	buf_lit(b, ",\"cause\":");
+	check_cause(b, e);
 	buf_lit(b, "}");
 }
 
