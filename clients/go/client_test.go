@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -471,6 +472,50 @@ func TestNoDaemon(t *testing.T) {
 	c.Close()
 	if _, err := c.Ping(ctx(t)); !errors.Is(err, robotsd.ErrConnection) {
 		t.Fatalf("closed client: %v", err)
+	}
+}
+
+// Nothing listening (no socket file, or a socket file nobody listens on):
+// ErrConnection and ErrNotRunning naming the socket, after ConnectTimeout.
+func TestNotRunning(t *testing.T) {
+	dir := t.TempDir()
+	dead := dir + "/dead.sock"
+	l, err := net.Listen("unix", dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	for _, path := range []string{dir + "/absent.sock", dead} {
+		c := robotsd.New(&robotsd.Options{Socket: path, Timeout: time.Minute, ConnectTimeout: 600 * time.Millisecond})
+		t0 := time.Now()
+		_, err := c.Ping(context.Background())
+		took := time.Since(t0)
+		c.Close()
+		var nr *robotsd.NotRunningError
+		if !errors.Is(err, robotsd.ErrConnection) || !errors.Is(err, robotsd.ErrNotRunning) ||
+			!errors.As(err, &nr) || nr.Socket != path || !strings.Contains(err.Error(), path) {
+			t.Fatalf("%s: got %v", path, err)
+		}
+		if took < 300*time.Millisecond || took > 5*time.Second {
+			t.Fatalf("%s: gave up after %v", path, took)
+		}
+	}
+	if robotsd.DefaultConnectTimeout != 5*time.Second {
+		t.Fatalf("default connect timeout %v", robotsd.DefaultConnectTimeout)
+	}
+}
+
+func TestUnreachableCause(t *testing.T) {
+	testOrigin.setStatus("down.test", 503)
+	want := robotsd.Cause{Code: robotsd.CauseHTTP503, Message: "HTTP status 503"}
+	r, err := client.Check(ctx(t), "http://down.test/x", agent)
+	if err != nil || r.Reason != "unreachable" || r.Cause == nil || *r.Cause != want {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	rs, err := client.CheckMany(ctx(t), []string{"http://down.test/y"}, agent)
+	if err != nil || rs[0].Cause == nil || *rs[0].Cause != want {
+		t.Fatalf("batch: %+v %v", rs, err)
 	}
 }
 

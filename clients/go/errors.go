@@ -78,6 +78,27 @@ func (w *wireError) toError(url string) *Error {
 	return &Error{Code: w.Code, Message: w.Message, URL: url}
 }
 
+// NotRunningError is the cause (Err) of the ErrConnection error a call
+// fails with when robotsd is not running: no socket file at Socket, or
+// nobody listening on it, for the whole ConnectTimeout.
+// errors.Is(err, ErrNotRunning) and errors.As(err, &nr) find it.
+type NotRunningError struct {
+	Socket string
+	Err    error // the last dial error
+}
+
+// ErrNotRunning matches every *NotRunningError under errors.Is.
+var ErrNotRunning = &NotRunningError{}
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("robotsd is not running: cannot connect to %s: %v", e.Socket, e.Err)
+}
+
+func (e *NotRunningError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrNotRunning.
+func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
+
 func connError(format string, cause error, args ...interface{}) *Error {
 	return &Error{Code: CodeConnection, Message: fmt.Sprintf(format, args...), Err: cause}
 }

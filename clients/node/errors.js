@@ -49,6 +49,18 @@ export const NotCachedError = subclass("NotCachedError", Codes.NOT_CACHED);
 export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
 
+/**
+ * robotsd is not running: no socket file at `socket`, or nobody listening
+ * on it, for the whole connectTimeout (a ConnectionError too).
+ */
+export class NotRunningError extends ConnectionError {
+  constructor(socket, message, options) {
+    super(`robotsd is not running: cannot connect to ${socket}: ${message}`, options);
+    this.name = "NotRunningError";
+    this.socket = socket;
+  }
+}
+
 /** The call's own timeout ran out before robotsd answered (code "timeout"). */
 export class ClientTimeoutError extends TimeoutError {
   constructor(message, options) {

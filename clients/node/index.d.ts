@@ -57,6 +57,10 @@ export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
+/** robotsd is not running: nothing listens at `socket` (after connectTimeout). */
+export declare class NotRunningError extends ConnectionError {
+  readonly socket: string;
+}
 
 /** The typed error for an answer's `error` object. */
 export declare function errorFromAnswer(
@@ -69,6 +73,25 @@ export interface Rule {
   pattern: string;
   /** 1-based line in robots.txt. */
   line: number;
+}
+
+/** The stable codes of docs/protocol.md; treat an unknown one as "other". */
+export type CauseCode =
+  | "dns"
+  | "connect"
+  | "tls"
+  | "timeout"
+  | "private_address"
+  | "http_5xx"
+  | "http_503"
+  | "http_429"
+  | "bad_response"
+  | "other";
+
+/** Why an origin is unreachable: a stable code and the failure's text. */
+export interface Cause {
+  code: CauseCode | string;
+  message: string;
 }
 
 /** One URL's verdict; in a batch, possibly its error instead. */
@@ -86,6 +109,8 @@ export declare class CheckResult {
   /** Seconds until the entry is refreshed. */
   readonly expiresIn: number | null;
   readonly httpStatus: number | null;
+  /** Why, when reason is "unreachable"; null otherwise. */
+  readonly cause: Cause | null;
   /** Set only in a batch, for a URL robotsd could not check. */
   readonly error: RobotsdError | null;
 }

@@ -5,11 +5,12 @@ both keep one pipelined connection to robotsd's Unix socket, reconnect when
 robotsd restarts, and raise a RobotsdError subclass per protocol error code.
 robotsd.scrapy.RobotsdMiddleware puts robotsd in a Scrapy crawl.
 """
-from ._protocol import (BATCH_LIMIT, DEFAULT_SOCKET, DEFAULT_TIMEOUT, ERRORS,
-                        BadJsonError, BadRequestError, BadUrlError,
-                        CallTimeoutError, CheckResult, ConnectionLostError,
-                        DaemonTimeoutError, InternalError, LineTooLongError,
-                        NotCachedError, OverloadedError, RobotsdError, Rule,
+from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_SOCKET,
+                        DEFAULT_TIMEOUT, ERRORS, BadJsonError,
+                        BadRequestError, BadUrlError, CallTimeoutError, Cause,
+                        CheckResult, ConnectionLostError, DaemonTimeoutError,
+                        InternalError, LineTooLongError, NotCachedError,
+                        NotRunningError, OverloadedError, RobotsdError, Rule,
                         UnknownCodeError, UnknownOpError,
                         UnsupportedSchemeError, socket_path)
 from .aio import AsyncClient
@@ -19,10 +20,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AsyncClient", "BATCH_LIMIT", "BadJsonError", "BadRequestError",
-    "BadUrlError", "CallTimeoutError", "CheckResult", "Client",
-    "ConnectionLostError", "DEFAULT_SOCKET", "DEFAULT_TIMEOUT",
-    "DaemonTimeoutError", "ERRORS", "InternalError", "LineTooLongError",
-    "NotCachedError", "OverloadedError", "RobotsdError", "Rule",
+    "BadUrlError", "CallTimeoutError", "Cause", "CheckResult", "Client",
+    "ConnectionLostError", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SOCKET",
+    "DEFAULT_TIMEOUT", "DaemonTimeoutError", "ERRORS", "InternalError",
+    "LineTooLongError", "NotCachedError", "NotRunningError",
+    "OverloadedError", "RobotsdError", "Rule",
     "UnknownCodeError", "UnknownOpError", "UnsupportedSchemeError",
     "socket_path",
 ]

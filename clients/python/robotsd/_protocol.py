@@ -1,6 +1,7 @@
 """What the blocking and the asyncio client share: the socket path, request
 encoding, the typed errors of the protocol's error codes, and the typed
 results. No I/O here."""
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -15,6 +16,10 @@ BATCH_LIMIT = 1000
 # robotsd's default request line limit (--max-line); longer lines are
 # refused here, before they are sent.
 DEFAULT_MAX_LINE = 65536
+# Seconds a call keeps trying to connect (no socket file, nobody listening:
+# robotsd restarting) before it fails with NotRunningError; the same in the
+# Node and Go clients.
+DEFAULT_CONNECT_TIMEOUT = 5.0
 
 
 def socket_path(path: Optional[str] = None) -> str:
@@ -105,6 +110,25 @@ class ConnectionLostError(RobotsdError, ConnectionError):
     could not be completed on a new one before its timeout."""
 
 
+class NotRunningError(ConnectionLostError):
+    """robotsd is not running: no socket file at `socket`, or nobody
+    listening on it, for the whole connect timeout."""
+
+    def __init__(self, socket: str, reason: str):
+        super().__init__("robotsd is not running: cannot connect to %s: %s"
+                         % (socket, reason))
+        self.socket = socket
+
+
+def connect_error(path: str, e: OSError) -> ConnectionLostError:
+    """The error of a failed connect to path: NotRunningError when there is
+    no socket file or nobody listens on it, else ConnectionLostError
+    (permission denied, backlog full, ...)."""
+    if e.errno in (errno.ENOENT, errno.ECONNREFUSED):
+        return NotRunningError(path, e.strerror or str(e))
+    return ConnectionLostError("cannot connect to %s: %s" % (path, e))
+
+
 ERRORS = {cls.code: cls for cls in (
     BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
     UnsupportedSchemeError, LineTooLongError, OverloadedError,
@@ -133,6 +157,16 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Cause:
+    """Why an origin is unreachable: a stable code ("dns", "connect",
+    "tls", "timeout", "private_address", "http_5xx", "http_503",
+    "http_429", "bad_response", "other"; treat an unknown one as "other")
+    and the failure's text (docs/protocol.md)."""
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """The answer for one URL.
 
@@ -150,6 +184,7 @@ class CheckResult:
     http_status: Optional[int] = None
     pending: bool = False
     error: Optional[RobotsdError] = None
+    cause: Optional[Cause] = None     # set when reason is "unreachable"
 
     @classmethod
     def from_answer(cls, url: str, a: Dict[str, Any]) -> "CheckResult":
@@ -160,12 +195,15 @@ class CheckResult:
         rule = Rule(r["directive"], r["pattern"], r["line"]) \
             if isinstance(r, dict) else None
         cd = a.get("crawl_delay")
+        c = a.get("cause")
+        cause = Cause(str(c.get("code", "other")), str(c.get("message", "")))\
+            if isinstance(c, dict) else None
         return cls(url=url, allowed=a.get("allowed"), origin=a.get("origin"),
                    source=a.get("source"), reason=a.get("reason"), rule=rule,
                    crawl_delay=float(cd) if cd is not None else None,
                    expires_in=a.get("expires_in"),
                    http_status=a.get("http_status"),
-                   pending=a.get("pending") is True)
+                   pending=a.get("pending") is True, cause=cause)
 
 
 def encode(req: Dict[str, Any], max_line: int) -> bytes:
@@ -188,6 +226,15 @@ def check_request(url: str, agent: str, wait: bool) -> Dict[str, Any]:
     if not wait:
         req["wait"] = False
     return req
+
+
+def purge_request(origin: Any) -> Dict[str, Any]:
+    """The purge of one origin; TypeError for None or a non-string (purging
+    every origin is purge_all(), never a default)."""
+    if not isinstance(origin, str):
+        raise TypeError("purge needs an origin string (got %r); purge_all() "
+                        "drops every origin" % (origin,))
+    return {"op": "purge", "origin": origin}
 
 
 def batch_requests(urls: List[str], agent: str,

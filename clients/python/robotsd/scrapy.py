@@ -157,7 +157,10 @@ class RobotsdMiddleware:
         exc = failure.value
         if isinstance(exc, _NOT_JUDGED):
             return None
-        code = getattr(exc, "code", None) or type(exc).__name__
+        code = getattr(exc, "code", None) or (
+            # NotRunningError too: the stat keeps its name
+            "ConnectionLostError" if isinstance(exc, ConnectionLostError)
+            else type(exc).__name__)
         self.crawler.stats.inc_value("robotsd/error_count/%s" % code)
         if self.fail_open:
             logger.warning("robotsd could not check %(request)s (%(err)s); "
