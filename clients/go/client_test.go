@@ -330,7 +330,7 @@ func TestSentinelsMatchTheirCodes(t *testing.T) {
 		"unsupported_scheme": robotsd.ErrUnsupportedScheme, "line_too_long": robotsd.ErrLineTooLong,
 		"overloaded": robotsd.ErrOverloaded, "timeout": robotsd.ErrTimeout,
 		"not_cached": robotsd.ErrNotCached, "internal": robotsd.ErrInternal,
-		"connection": robotsd.ErrConnection,
+		"connection": robotsd.ErrConnection, "forbidden": robotsd.ErrForbidden,
 	}
 	for code := range sentinels {
 		err := fmt.Errorf("wrapped: %w", &robotsd.Error{Code: code, Message: "m"})

@@ -15,6 +15,7 @@ const (
 	CodeTimeout           = "timeout"
 	CodeNotCached         = "not_cached"
 	CodeInternal          = "internal"
+	CodeForbidden         = "forbidden" // an admin op (purge) without the right
 	CodeConnection        = "connection"
 )
 
@@ -62,6 +63,7 @@ var (
 	ErrTimeout           = &Error{Code: CodeTimeout}
 	ErrNotCached         = &Error{Code: CodeNotCached}
 	ErrInternal          = &Error{Code: CodeInternal}
+	ErrForbidden         = &Error{Code: CodeForbidden}
 	ErrConnection        = &Error{Code: CodeConnection}
 )
 

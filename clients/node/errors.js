@@ -12,6 +12,7 @@ export const Codes = Object.freeze({
   TIMEOUT: "timeout",
   NOT_CACHED: "not_cached",
   INTERNAL: "internal",
+  FORBIDDEN: "forbidden",
   // client side: robotsd could not be reached, or closed mid-call too often
   CONNECTION: "connection",
 });
@@ -48,6 +49,7 @@ export const TimeoutError = subclass("TimeoutError", Codes.TIMEOUT);
 export const NotCachedError = subclass("NotCachedError", Codes.NOT_CACHED);
 export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
+export const ForbiddenError = subclass("ForbiddenError", Codes.FORBIDDEN);
 
 /**
  * robotsd is not running: no socket file at `socket`, or nobody listening
@@ -81,6 +83,7 @@ const byCode = new Map([
   [Codes.NOT_CACHED, NotCachedError],
   [Codes.INTERNAL, InternalError],
   [Codes.CONNECTION, ConnectionError],
+  [Codes.FORBIDDEN, ForbiddenError],
 ]);
 
 /**

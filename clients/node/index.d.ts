@@ -20,6 +20,7 @@ export declare const Codes: Readonly<{
   TIMEOUT: "timeout";
   NOT_CACHED: "not_cached";
   INTERNAL: "internal";
+  FORBIDDEN: "forbidden";
   CONNECTION: "connection";
 }>;
 
@@ -55,6 +56,8 @@ export declare class TimeoutError extends CodedError<"timeout"> {}
 export declare class ClientTimeoutError extends TimeoutError {}
 export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
+/** An admin op (purge) without the right (root, robotsd's user, admin-group). */
+export declare class ForbiddenError extends CodedError<"forbidden"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
 /** robotsd is not running: nothing listens at `socket` (after connectTimeout). */

@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -317,6 +318,10 @@ config_check_values(const struct config *cf, char **cause)
 	if (cf->metrics != NULL &&
 	    parse_hostport(cf->metrics, NULL, NULL) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", cf->metrics);
+		return -1;
+	}
+	if (cf->admin_group != NULL && getgrnam(cf->admin_group) == NULL) {
+		xasprintf(cause, "admin-group: no group '%s'", cf->admin_group);
 		return -1;
 	}
 	if (cf->ca_file != NULL && access(cf->ca_file, R_OK) == -1) {

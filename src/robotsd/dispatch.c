@@ -349,7 +349,12 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 		dispatch_inspect(d, s, req);
 		break;
 	case OP_PURGE:
-		dispatch_purge(d, s, req);
+		if (s->admin)
+			dispatch_purge(d, s, req);
+		else
+			dispatch_error(s, req->id, PE_FORBIDDEN,
+			    "purge needs the admin right: run it as root, as "
+			    "robotsd's user or as a member of its admin-group");
 		break;
 	case OP_STATS:
 		dispatch_stats(d, s, req);
@@ -437,6 +442,12 @@ session_new(struct dispatch *d, struct reply *out)
 	TAILQ_INIT(&s->waiting);
 	TAILQ_INSERT_TAIL(&d->sessions, s, link);
 	return s;
+}
+
+void
+session_set_admin(struct session *s, int admin)
+{
+	s->admin = admin;
 }
 
 void

@@ -40,6 +40,8 @@ const struct option_def options[] = {
 	    "do not daemonize; log to stderr" },
 	{ "socket-mode", 0, OT_MODE, 0, 0777, "0660", OFF(socket_mode), 0,
 	    "MODE", "permissions of the socket file, octal" },
+	{ "admin-group", 0, OT_STR, 0, 0, NULL, OFF(admin_group), OPT_RELOAD,
+	    "GROUP", "members may purge, besides root and robotsd's own user" },
 	{ "user-agent", 0, OT_STR, 0, 0, "robotsd/" PACKAGE_VERSION,
 	    OFF(user_agent), OPT_RELOAD, "STRING",
 	    "User-Agent sent when fetching robots.txt" },

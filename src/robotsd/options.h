@@ -38,7 +38,8 @@ struct config {
 	long max_connections;
 	long max_waiting;
 	int deny_private_addresses;
-	char **redis; /* NULL-terminated --redis URLs, or NULL: none */
+	char *admin_group; /* may run admin ops, or NULL: root and our uid */
+	char **redis;      /* NULL-terminated --redis URLs, or NULL: none */
 	size_t nredis;
 	long redis_timeout;   /* milliseconds */
 	long redis_lock_time; /* seconds */

@@ -12,6 +12,7 @@
 
 #include <locale.h>
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,17 @@ robotsd_fetch_settings(const struct config *cf)
 	};
 }
 
+/* --admin-group's gid, or -1 (none, or gone since the config check). */
+static long
+robotsd_admin_gid(const struct config *cf)
+{
+	struct group *gr;
+
+	if (cf->admin_group == NULL || (gr = getgrnam(cf->admin_group)) == NULL)
+		return -1;
+	return (long)gr->gr_gid;
+}
+
 /* The server's settings from the config. */
 static struct server_settings
 robotsd_server_settings(const struct config *cf)
@@ -181,6 +193,7 @@ robotsd_server_settings(const struct config *cf)
 		.output_budget = cf->all_output,
 		.write_timeout = cf->write_timeout,
 		.max_connections = (size_t)cf->max_connections,
+		.admin_gid = robotsd_admin_gid(cf),
 	};
 }
 

@@ -31,6 +31,7 @@ struct server_settings {
 	size_t output_budget;   /* ... for all clients together */
 	long write_timeout;     /* seconds answers may stay unread */
 	size_t max_connections; /* clients at once */
+	long admin_gid;         /* --admin-group's gid, or -1 */
 };
 
 /*

@@ -22,6 +22,7 @@ struct session {
 	struct reply *out;
 	struct check_list waiting; /* owned by checkop.c */
 	size_t nwaiting;           /* URLs of those still waiting */
+	int admin;                 /* may run admin ops (purge) */
 };
 
 #endif /* ROBOTSD_SESSION_H */

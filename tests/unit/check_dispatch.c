@@ -92,6 +92,7 @@ setup(void)
 	d = dispatch_new(base, cache, &clk, fake_stats, NULL);
 	dispatch_configure(d, &ds);
 	s = session_new(d, &client.reply);
+	session_set_admin(s, 1);
 }
 
 static void
@@ -144,6 +145,27 @@ static const char rules[] = "User-agent: *\nDisallow: /a\nAllow: /a/ok\n";
 	"\"http_status\":200,\"rule\":{\"directive\":\"disallow\","            \
 	"\"pattern\":\"/a\",\"line\":2},\"crawl_delay\":null,"                 \
 	"\"expires_in\":86400}\n"
+
+/* purge needs the admin right; the other ops do not. */
+START_TEST(test_purge_without_the_admin_right_is_forbidden)
+{
+	session_set_admin(s, 0);
+	send_line("{\"op\":\"purge\",\"all\":true,\"id\":1}");
+	ck_assert_uint_eq(client.nlines, 1);
+	ck_assert_str_eq(client.lines[0],
+	    "{\"id\":1,\"ok\":false,\"error\":{\"code\":\"forbidden\","
+	    "\"message\":\"purge needs the admin right: run it as root, as "
+	    "robotsd's user or as a member of its admin-group\"}}\n");
+	send_line("{\"op\":\"ping\",\"id\":2}");
+	ck_assert_uint_eq(client.nlines, 2);
+	ck_assert_str_eq(client.lines[1],
+	    "{\"id\":2,\"ok\":true,\"version\":\"" PACKAGE_VERSION "\"}\n");
+	session_set_admin(s, 1);
+	send_line("{\"op\":\"purge\",\"all\":true,\"id\":3}");
+	ck_assert_str_eq(
+	    client.lines[2], "{\"id\":3,\"ok\":true,\"purged\":0}\n");
+}
+END_TEST
 
 /* The end of line, after its expires_in (jittered: not compared). */
 static void
@@ -632,6 +654,7 @@ dispatch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
 	tcase_add_test(tc, test_unreachable_answers_name_the_cause);
+	tcase_add_test(tc, test_purge_without_the_admin_right_is_forbidden);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
 	tcase_add_test(

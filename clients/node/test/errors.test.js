@@ -17,6 +17,7 @@ const classes = {
   not_cached: "NotCachedError",
   internal: "InternalError",
   connection: "ConnectionError",
+  forbidden: "ForbiddenError",
 };
 
 test("errorFromAnswer gives each code its class, message and url", () => {

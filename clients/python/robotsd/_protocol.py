@@ -97,6 +97,12 @@ class InternalError(RobotsdError):
     code = "internal"
 
 
+class ForbiddenError(RobotsdError):
+    """An admin operation (purge) from a user without the right: run it as
+    root, as robotsd's user or as a member of its admin-group."""
+    code = "forbidden"
+
+
 class UnknownCodeError(RobotsdError):
     """An error code this client does not know (a newer robotsd)."""
 
@@ -132,7 +138,7 @@ def connect_error(path: str, e: OSError) -> ConnectionLostError:
 ERRORS = {cls.code: cls for cls in (
     BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
     UnsupportedSchemeError, LineTooLongError, OverloadedError,
-    DaemonTimeoutError, NotCachedError, InternalError)}
+    DaemonTimeoutError, NotCachedError, InternalError, ForbiddenError)}
 
 
 def error_from(err: Any) -> RobotsdError:
