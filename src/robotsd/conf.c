@@ -311,6 +311,36 @@ config_check_redis(const struct config *cf, char **cause)
 #endif
 }
 
+/* See conf.h. */
+char *
+config_redis_password(const struct config *cf, char **cause)
+{
+	char buf[1024];
+	size_t n;
+	FILE *f;
+
+	*cause = NULL;
+	if (cf->redis_password_file == NULL)
+		return NULL;
+	if ((f = fopen(cf->redis_password_file, "re")) == NULL) {
+		xasprintf(cause, "redis-password-file: %s: %s",
+		    cf->redis_password_file, strerror(errno));
+		return NULL;
+	}
+	if (fgets(buf, sizeof(buf), f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	if (n == 0 || n == sizeof(buf) - 1) {
+		xasprintf(cause, "redis-password-file: %s: %s",
+		    cf->redis_password_file,
+		    n == 0 ? "empty first line" : "first line too long");
+		return NULL;
+	}
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
 /* Values that parse but cannot work: say so now, not at the first use. */
 static int
 config_check_values(const struct config *cf, char **cause)
@@ -319,6 +349,14 @@ config_check_values(const struct config *cf, char **cause)
 	    parse_hostport(cf->metrics, NULL, NULL) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", cf->metrics);
 		return -1;
+	}
+	if (cf->redis_password_file != NULL) {
+		char *pw = config_redis_password(cf, cause);
+
+		if (pw == NULL)
+			return -1;
+		explicit_bzero(pw, strlen(pw));
+		free(pw);
 	}
 	if (cf->admin_group != NULL && getgrnam(cf->admin_group) == NULL) {
 		xasprintf(cause, "admin-group: no group '%s'", cf->admin_group);

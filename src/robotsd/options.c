@@ -92,6 +92,9 @@ const struct option_def options[] = {
 	    "MS", "Redis time a miss may take, milliseconds" },
 	{ "redis-lock-time", 0, OT_LONG, 1, DAY, "40", OFF(redis_lock_time), 0,
 	    "SECONDS", "lifetime of a fetch lock in Redis" },
+	{ "redis-password-file", 0, OT_STR, 0, 0, NULL,
+	    OFF(redis_password_file), 0, "FILE",
+	    "Redis password for every --redis URL without one" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
 	    "serve Prometheus metrics at /metrics" },
 	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,
@@ -163,8 +166,11 @@ opt_list_check(const struct option_def *d, const char *value, char **err)
 
 	if (d->off == OFF(redis)) {
 		if (tier_url_parse(value, &u, &why) == -1) {
-			xasprintf(
-			    err, "'%s' is not a Redis URL: %s", value, why);
+			char *m = tier_url_masked(value);
+
+			xasprintf(err, "'%s' is not a Redis URL: %s",
+			    m != NULL ? m : "(URL)", why);
+			free(m);
 			return -1;
 		}
 		tier_url_clear(&u);

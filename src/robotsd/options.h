@@ -41,8 +41,9 @@ struct config {
 	char *admin_group; /* may run admin ops, or NULL: root and our uid */
 	char **redis;      /* NULL-terminated --redis URLs, or NULL: none */
 	size_t nredis;
-	long redis_timeout;   /* milliseconds */
-	long redis_lock_time; /* seconds */
+	long redis_timeout;        /* milliseconds */
+	long redis_lock_time;      /* seconds */
+	char *redis_password_file; /* AUTH for URLs without a password */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */

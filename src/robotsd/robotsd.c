@@ -440,12 +440,19 @@ robotsd_tier_start(struct robotsd *rd)
 		.timeout_ms = cf->redis_timeout,
 		.lock_ms = cf->redis_lock_time * 1000,
 	};
-	char *cause = NULL;
+	char *cause = NULL, *pw;
 
 	if (cf->nredis == 0)
 		return;
+	if ((pw = config_redis_password(cf, &cause)) == NULL && cause != NULL)
+		fatalx("%s", cause);
+	tc.password = pw;
 	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
 		fatalx("%s", cause);
+	if (pw != NULL) {
+		explicit_bzero(pw, strlen(pw));
+		free(pw);
+	}
 	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
 	log_event(LOG_INFO, "shared_tier", "servers=%zu", cf->nredis);
 #else

@@ -84,6 +84,8 @@ struct tier_config {
 	long poll_ms;    /* a wait's fallback poll period */
 	long reconnect_min_ms; /* backoff after a failure, doubling ... */
 	long reconnect_max_ms; /* ... up to this */
+	/* AUTH for URLs without one, or NULL; read by tier_new() only */
+	const char *password;
 };
 
 /* Counters since tier_new. */
