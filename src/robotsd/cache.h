@@ -179,6 +179,8 @@ const char *cache_policy_name(enum cache_policy);
  */
 typedef void (*cache_each_cb)(const struct cache_entry *, int good, void *);
 void cache_foreach(const struct cache *, cache_each_cb, void *);
+/* cb for every entry whose fetch is under way (good as above). */
+void cache_foreach_fetching(const struct cache *, cache_each_cb, void *);
 int cache_restore(struct cache *, const struct cache_entry *saved, int good);
 void cache_restore_end(struct cache *, size_t n, int keep);
 /* A hint: origin is looked up soon (a state file record being read). */

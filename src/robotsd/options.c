@@ -95,6 +95,10 @@ const struct option_def options[] = {
 	{ "redis-password-file", 0, OT_STR, 0, 0, NULL,
 	    OFF(redis_password_file), 0, "FILE",
 	    "Redis password for every --redis URL without one" },
+	{ "stop-timeout", 0, OT_LONG, 0, DAY, "10", OFF(stop_timeout),
+	    OPT_RELOAD, "SECONDS",
+	    "at stop, answer checks still waiting after this; abandon "
+	    "fetches" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
 	    "serve Prometheus metrics at /metrics" },
 	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,

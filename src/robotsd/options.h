@@ -50,6 +50,7 @@ struct config {
 	size_t max_output;  /* per-connection queued output limit, bytes */
 	size_t all_output;  /* ... for all connections together */
 	long write_timeout; /* seconds a client may leave answers unread */
+	long stop_timeout;  /* seconds a stop waits for checks in flight */
 	int test_clock;     /* hidden: accept the "clock" op (tests only) */
 	int check_only;     /* -n: check the configuration and exit */
 	int argc;           /* private copy of argv, re-applied on reload */

@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
+#include "buf.h"
 #include "cache.h"
 #include "conf.h"
 #include "dispatch.h"
@@ -85,6 +86,47 @@ robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* The origins being fetched, for the stopping line: a count and a few. */
+struct stop_fetches {
+	size_t n;
+	struct buf names; /* the first STOP_ORIGINS, comma-separated */
+};
+#define STOP_ORIGINS 5
+
+static void
+robotsd_stop_fetch_cb(const struct cache_entry *e, int good, void *arg)
+{
+	struct stop_fetches *sf = arg;
+
+	(void)good;
+	if (sf->n++ >= STOP_ORIGINS)
+		return;
+	if (sf->names.len > 0)
+		buf_lit(&sf->names, ",");
+	buf_add(&sf->names, e->origin, strlen(e->origin));
+}
+
+/*
+ * The one line a stop logs: what it waits for (checks waiting, fetches
+ * under way and their first origins) and for how long at most.
+ */
+static void
+robotsd_log_stopping(struct robotsd *rd, int signo)
+{
+	struct stop_fetches sf = { 0, BUF_INIT(0) };
+	char kv[LOG_KV_BUF];
+
+	cache_foreach_fetching(rd->cache, robotsd_stop_fetch_cb, &sf);
+	buf_add(&sf.names, "", 1);
+	log_event(LOG_INFO, "stopping",
+	    "signal=%d waiting=%zu fetches=%zu origins=%s stop_timeout=%ld",
+	    signo, cache_stats(rd->cache)->waiting, sf.n,
+	    log_kvs(sf.names.state == BUF_OK && sf.n > 0 ? sf.names.p : NULL,
+	        kv, sizeof(kv)),
+	    rd->conf->stop_timeout);
+	buf_clear(&sf.names);
+}
+
 /* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
 static void
 robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
@@ -99,13 +141,13 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 		event_base_loopbreak(rd->base);
 		return;
 	}
-	log_event(LOG_INFO, "stopping", "signal=%d", (int)signo);
+	robotsd_log_stopping(rd, (int)signo);
 	rd->stopping = 1;
 	metrics_set_health(rd->metrics, METRICS_STOPPING);
 	sysd_status("stopping: answering the checks in flight");
 	sysd_stopping();
 	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_wall(NULL) + cf->fetch_timeout + 1;
+	sig->drain_deadline = clock_wall(NULL) + (double)cf->stop_timeout;
 	evtimer_add(sig->drain, &tv);
 }
 
