@@ -346,6 +346,12 @@ robotsd_load_state(struct robotsd *rd)
 
 	if (cf->state_file == NULL)
 		return;
+	if (access(cf->state_file, F_OK) == -1 && errno == ENOENT) {
+		/* the first start: nothing was saved yet */
+		log_debug("no state file %s yet: nothing to load",
+		    log_kvs(cf->state_file, kv, sizeof(kv)));
+		return;
+	}
 	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
 	         &cause)) == -1) {
 		log_event(LOG_WARNING, "state_load_failed",
@@ -647,7 +653,13 @@ main(int argc, char **argv)
 		return EX_CONFIG;
 	}
 	if (rd.conf->check_only) {
-		printf("configuration OK\n");
+		/*
+		 * Said when asked, not into the journal at every start and
+		 * reload (the units run -n first) unless at debug.
+		 */
+		if (!log_fd_is_journal(STDOUT_FILENO) ||
+		    rd.conf->log_level >= LOG_DEBUG)
+			printf("configuration OK\n");
 		config_free(rd.conf);
 		return 0;
 	}
