@@ -254,8 +254,11 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	if ((origin = dispatch_origin(s, req)) == NULL)
 		return;
 	if ((e = cache_find(d->cache, origin)) == NULL) {
-		dispatch_error(s, req->id, PE_NOT_CACHED,
-		    "the origin is not in the cache");
+		char *msg; /* names the origin as normalized and looked up */
+
+		xasprintf(&msg, "the origin %s is not in the cache", origin);
+		dispatch_error(s, req->id, PE_NOT_CACHED, msg);
+		free(msg);
 		free(origin);
 		return;
 	}

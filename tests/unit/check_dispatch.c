@@ -609,8 +609,8 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	send_line(
 	    "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":3}");
 	assert_last(3, "{\"id\":3,\"ok\":false,\"error\":{\"code\":\"not_"
-	               "cached\",\"message\":\"the origin is not in the "
-	               "cache\"}}\n");
+	               "cached\",\"message\":\"the origin https://a.test is "
+	               "not in the cache\"}}\n");
 	send_line(CHECK_A);
 	finish("https://a.test", 200,
 	    "User-agent: x\nCrawl-delay: 2.5\nSitemap: /s.xml\n");
