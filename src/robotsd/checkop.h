@@ -20,6 +20,7 @@ struct buf;
 #define CHECK_REASONS 5 /* rule, no_rule, robots_txt, unavailable, ... */
 struct check_answers {
 	uint64_t n[CHECK_SOURCES][CHECK_REASONS];
+	uint64_t verdicts[2]; /* [0] allowed, [1] disallowed */
 };
 extern const char *const check_source_names[CHECK_SOURCES];
 extern const char *const check_reason_names[CHECK_REASONS];

@@ -127,6 +127,8 @@ check_verdict(struct buf *b, const struct check_env *env,
 	check_str(b, u->origin, u->origin_len, u->origin_plain);
 	check_source_reason(b, source, reason);
 	check_count(env, source, reason);
+	if (env->answers != NULL)
+		env->answers->verdicts[!v.allowed]++;
 	buf_lit(b, ",\"http_status\":");
 	if (e->http_status > 0)
 		jw_int(b, e->http_status);
@@ -168,6 +170,8 @@ check_robots_txt_fields(
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null");
 	check_count(env, "cache", "robots_txt");
+	if (env->answers != NULL)
+		env->answers->verdicts[0]++;
 }
 
 /* ,"ok":true, or ,"ok":false, before an answer's fields. */

@@ -260,6 +260,9 @@ robotsd_configure(struct robotsd *rd)
 	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
 	dispatch_configure(rd->dispatch, &ds);
+	rd->limits = (struct stats_limits){ cf->cache_max_bytes,
+		(uint64_t)cf->max_waiting, (uint64_t)cf->max_connections,
+		(uint64_t)cf->max_fetches };
 	if (rd->server != NULL)
 		server_configure(rd->server, &ss);
 }
@@ -590,7 +593,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
-		rd->looplag };
+		rd->looplag, &rd->limits };
 	if (cf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
 	         &rd->stats, &cause)) == NULL)

@@ -41,6 +41,15 @@ metric_label(struct metric *out, size_t *n, const char *prom,
 	(*n)++;
 }
 
+/* Append a Prometheus-only sample without labels (not in the stats op). */
+static void
+metric_prom(struct metric *out, size_t *n, const char *prom,
+    enum metric_type type, uint64_t value, const char *help)
+{
+	out[*n] = (struct metric){ NULL, prom, help, type, value, NULL, NULL };
+	(*n)++;
+}
+
 /* Append a histogram (not in the stats op). */
 static void
 metric_histo(struct metric *out, size_t *n, const char *prom,
@@ -70,6 +79,26 @@ stats_answers(const struct stats_sources *src, struct metric *out, size_t *n)
 			    labels[i][j], a->n[i][j],
 			    "Verdicts given, by source and reason.");
 		}
+	metric_label(out, n, "robotsd_verdicts_total", "verdict=\"allowed\"",
+	    a->verdicts[0], "Verdicts given, allowed or disallowed.");
+	metric_label(out, n, "robotsd_verdicts_total", "verdict=\"disallowed\"",
+	    a->verdicts[1], "Verdicts given, allowed or disallowed.");
+}
+
+/* The configured limits, for dashboards and alerts to compare with. */
+static void
+stats_limits(const struct stats_limits *l, struct metric *out, size_t *n)
+{
+	if (l == NULL)
+		return;
+	metric_prom(out, n, "robotsd_limit_cache_max_bytes", METRIC_GAUGE,
+	    l->cache_max_bytes, "The cache-max-bytes setting.");
+	metric_prom(out, n, "robotsd_limit_max_waiting", METRIC_GAUGE,
+	    l->max_waiting, "The max-waiting setting.");
+	metric_prom(out, n, "robotsd_limit_max_connections", METRIC_GAUGE,
+	    l->max_connections, "The max-connections setting.");
+	metric_prom(out, n, "robotsd_limit_max_fetches", METRIC_GAUGE,
+	    l->max_fetches, "The max-fetches setting.");
 }
 
 /* The fetch metrics: backoff, outcome classes, durations. */
@@ -243,6 +272,7 @@ stats_collect(void *arg, struct metric *out)
 	    "Client connections accepted.");
 	stats_fetches(src, out, &n);
 	stats_answers(src, out, &n);
+	stats_limits(src->limits, out, &n);
 #ifdef HAVE_REDIS
 	if (src->shared != NULL)
 		stats_shared(src->shared, out, &n);

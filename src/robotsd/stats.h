@@ -16,6 +16,11 @@ struct server;
 struct shared;
 
 /* The modules whose counters the table shows, all set before it is read. */
+/* The configured limits, exported as gauges (updated at each reload). */
+struct stats_limits {
+	uint64_t cache_max_bytes, max_waiting, max_connections, max_fetches;
+};
+
 struct stats_sources {
 	const struct cache *cache;
 	const struct fetcher *fetcher;
@@ -25,6 +30,7 @@ struct stats_sources {
 	double started;              /* clock seconds at start, for uptime */
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 	const struct looplag *looplag;
+	const struct stats_limits *limits;
 };
 
 /* A stats_fn; arg is a struct stats_sources. */
