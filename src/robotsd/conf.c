@@ -570,6 +570,8 @@ config_free(struct config *cf)
 		free(cf->redis[i]);
 	free(cf->redis);
 	free(cf->metrics);
+	free(cf->admin_group);
+	free(cf->redis_password_file);
 	for (j = 0; j < cf->argc; j++)
 		free(cf->argv[j]);
 	free(cf->argv);
