@@ -392,12 +392,13 @@ func TestTooManyConnections(t *testing.T) {
 
 // robotsd's own timeout, provoked as the daemon's tests do: one fetch at a
 // time, qa.test's held until its 2 s fetch timeout, qb.test's queued behind
-// it; on SIGTERM the check of qb.test cannot end before the drain's deadline.
+// it; on SIGTERM the check of qb.test cannot end before the drain's deadline
+// (--stop-timeout 3).
 func TestDaemonTimeoutCode(t *testing.T) {
 	testOrigin.set("qa.test", "User-agent: *\nDisallow: /\n", true)
 	testOrigin.set("qb.test", "User-agent: *\nDisallow: /\n", true)
 	defer testOrigin.releaseAll()
-	d := startDaemon(t, "--fetch-timeout", "2", "--max-fetches", "1")
+	d := startDaemon(t, "--fetch-timeout", "2", "--max-fetches", "1", "--stop-timeout", "3")
 	c := robotsd.New(&robotsd.Options{Socket: d.socket, ConnectTimeout: 200 * time.Millisecond})
 	defer c.Close()
 	type out struct {

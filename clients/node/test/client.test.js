@@ -260,10 +260,10 @@ test("too many connections: OverloadedError", async () => {
 test("robotsd's own timeout (a check still queued when it stops) is a TimeoutError", async () => {
   // As the daemon's tests do: one fetch at a time, qa.test's is held until
   // its 2 s fetch timeout, qb.test's is queued behind it; on SIGTERM the
-  // check of qb.test cannot end before the drain's deadline.
+  // check of qb.test cannot end before the drain's deadline (--stop-timeout 3).
   origin.robots("qa.test", "User-agent: *\nDisallow: /\n", { hold: true });
   origin.robots("qb.test", "User-agent: *\nDisallow: /\n", { hold: true });
-  const d = new Daemon(origin, ["--fetch-timeout", "2", "--max-fetches", "1"]);
+  const d = new Daemon(origin, ["--fetch-timeout", "2", "--max-fetches", "1", "--stop-timeout", "3"]);
   const c = new Client({ socket: d.socket, connectTimeout: 200 });
   try {
     await d.start();

@@ -279,10 +279,11 @@ class Cases:
 
     def test_daemon_timeout_is_a_typed_exception(self):
         # a's fetch times out at 2 s; b's is queued behind it and cannot
-        # end before SIGTERM's drain deadline (fetch-timeout + 1 s).
+        # end before SIGTERM's drain deadline (--stop-timeout 3 s).
         for h in ("a2.test", "b2.test"):
             self.origin.robots(h, RULES, hold=True)
-        self.start("--fetch-timeout", "2", "--max-fetches", "1")
+        self.start("--fetch-timeout", "2", "--max-fetches", "1",
+                   "--stop-timeout", "3")
         cl = self.client(timeout=20)
         a = cl.later("check", "http://a2.test/", "A")
         b = cl.later("check", "http://b2.test/", "A")
