@@ -344,6 +344,14 @@ dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
 static void
 dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 {
+	static const unsigned char kinds[] = { [OP_CHECK] = REPLY_CHECK_CACHED,
+		[OP_INSPECT] = REPLY_INSPECT,
+		[OP_PURGE] = REPLY_PURGE,
+		[OP_STATS] = REPLY_STATS,
+		[OP_PING] = REPLY_PING,
+		[OP_CLOCK] = REPLY_PING };
+
+	s->out->kind = kinds[req->op];
 	switch (req->op) {
 	case OP_CHECK:
 		check_op(&d->env, s, req);
@@ -398,6 +406,7 @@ session_full(struct session *s, const char *line, size_t len)
 	const char *msg;
 
 	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
+		s->out->kind = REPLY_OTHER;
 		dispatch_error(s, req.id, err, msg);
 		proto_request_clear(&req);
 		return;
@@ -419,6 +428,7 @@ session_line(struct session *s, const char *line, size_t len)
 		return; /* blank lines are ignored */
 	d->requests++;
 	clock_hold(d->clock);
+	s->out->kind = REPLY_CHECK_CACHED; /* the fast path's, else as below */
 	if (!session_fast(s, line, len))
 		session_full(s, line, len);
 	clock_release(d->clock);
@@ -432,6 +442,7 @@ session_too_long(struct session *s, size_t limit)
 
 	s->d->requests++;
 	snprintf(msg, sizeof(msg), "request line longer than %zu bytes", limit);
+	s->out->kind = REPLY_OTHER;
 	dispatch_error(s, NULL, PE_LINE_TOO_LONG, msg);
 }
 

@@ -219,7 +219,12 @@ conn_want_flush(struct conn *c)
 static void
 conn_answered(struct conn *c, const struct reply *r)
 {
-	histo_observe(&c->srv->latency, histo_now() - r->t0);
+	double took = histo_now() - r->t0;
+
+	histo_observe(&c->srv->latency, took);
+	histo_observe(
+	    &c->srv->latency_op[r->kind < REPLY_KINDS ? r->kind : REPLY_OTHER],
+	    took);
 	conn_check_output(c);
 	conn_want_flush(c);
 }

@@ -14,6 +14,7 @@
 #include "fetch.h"
 #include "fetchlog.h"
 #include "looplag.h"
+#include "reply.h"
 #include "server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
@@ -50,14 +51,21 @@ metric_prom(struct metric *out, size_t *n, const char *prom,
 	(*n)++;
 }
 
-/* Append a histogram (not in the stats op). */
+/* Append a histogram (not in the stats op); labels may be NULL. */
+static void
+metric_histo_label(struct metric *out, size_t *n, const char *prom,
+    const char *labels, const struct histo *h, const char *help)
+{
+	out[*n] =
+	    (struct metric){ NULL, prom, help, METRIC_HISTOGRAM, 0, labels, h };
+	(*n)++;
+}
+
 static void
 metric_histo(struct metric *out, size_t *n, const char *prom,
     const struct histo *h, const char *help)
 {
-	out[*n] =
-	    (struct metric){ NULL, prom, help, METRIC_HISTOGRAM, 0, NULL, h };
-	(*n)++;
+	metric_histo_label(out, n, prom, NULL, h, help);
 }
 
 /* The verdicts by source and reason. */
@@ -101,6 +109,30 @@ stats_limits(const struct stats_limits *l, struct metric *out, size_t *n)
 	    l->max_fetches, "The max-fetches setting.");
 }
 
+/* The answer times by operation, checks answered at once and waited apart. */
+static void
+stats_latency_ops(
+    const struct stats_sources *src, struct metric *out, size_t *n)
+{
+	static const char *const labels[REPLY_KINDS] = {
+		[REPLY_OTHER] = "op=\"other\"",
+		[REPLY_CHECK_CACHED] = "op=\"check\",waited=\"no\"",
+		[REPLY_CHECK_WAITED] = "op=\"check\",waited=\"yes\"",
+		[REPLY_INSPECT] = "op=\"inspect\"",
+		[REPLY_PURGE] = "op=\"purge\"",
+		[REPLY_STATS] = "op=\"stats\"",
+		[REPLY_PING] = "op=\"ping\"",
+	};
+	size_t i;
+
+	for (i = 0; i < REPLY_KINDS; i++)
+		metric_histo_label(out, n, "robotsd_op_duration_seconds",
+		    labels[i], server_latency_op(src->server, (int)i),
+		    "From a request line read to its answer queued, by op; "
+		    "checks answered at once (waited=no) and checks that "
+		    "waited on a fetch (waited=yes) apart.");
+}
+
 /* The fetch metrics: backoff, outcome classes, durations. */
 static void
 stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
@@ -124,6 +156,7 @@ stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
 	metric_histo(out, n, "robotsd_request_duration_seconds",
 	    server_latency(src->server),
 	    "From a request line read to its answer queued, every op.");
+	stats_latency_ops(src, out, n);
 }
 
 #ifdef HAVE_REDIS

@@ -77,6 +77,29 @@ class Dashboards(DaemonTest):
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_answer_times_by_op_checks_at_once_and_waited_apart(self):
+        self.origin.robots("a.test", "User-agent: *\nDisallow: /x\n")
+        c = self.start_metrics()
+        c.check("http://a.test/x")            # waits on the fetch
+        c.check("http://a.test/y")            # at once
+        c.check("http://a.test/z")            # at once
+        c.call({"op": "inspect", "origin": "http://a.test"})
+        c.call({"op": "stats"})
+        c.send_raw(b"not json\n")  # answered (id null) before the ping
+        c.call({"op": "ping"})
+        text = self.scrape()
+        want = {'op="check",waited="yes"': 1, 'op="check",waited="no"': 2,
+                'op="ping"': 1, 'op="inspect"': 1, 'op="stats"': 1,
+                'op="purge"': 0, 'op="other"': 1}
+        for labels, n in want.items():
+            self.assertEqual(sample(text, "robotsd_op_duration_seconds_count",
+                                    labels), n, labels)
+        ops = sum(float(v) for v in re.findall(
+            r"^robotsd_op_duration_seconds_count\{[^}]*\} (\S+)$", text,
+            re.M))
+        self.assertEqual(ops, sample(
+            text, "robotsd_request_duration_seconds_count"))
+
     def test_verdict_label_and_configured_limits(self):
         self.origin.robots("a.test", "User-agent: *\nDisallow: /x\n")
         c = self.start_metrics("--max-waiting", "1234", "--max-fetches",
