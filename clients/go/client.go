@@ -17,6 +17,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -288,6 +289,10 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 			return nil, ctxError(ctx)
 		}
 		if time.Since(start)+pause > c.opts.ConnectTimeout {
+			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+				nr := &NotRunningError{Socket: c.opts.Socket, Err: err}
+				return nil, &Error{Code: CodeConnection, Message: nr.Error(), Err: nr}
+			}
 			return nil, connError("cannot connect to robotsd at %s: %v", err, c.opts.Socket, err)
 		}
 		if err := sleep(ctx, pause); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -332,6 +333,7 @@ func TestSentinelsMatchTheirCodes(t *testing.T) {
 		"overloaded": robotsd.ErrOverloaded, "timeout": robotsd.ErrTimeout,
 		"not_cached": robotsd.ErrNotCached, "internal": robotsd.ErrInternal,
 		"connection": robotsd.ErrConnection, "protocol": robotsd.ErrProtocol,
+		"forbidden": robotsd.ErrForbidden,
 	}
 	for code := range sentinels {
 		err := fmt.Errorf("wrapped: %w", &robotsd.Error{Code: code, Message: "m"})
@@ -393,12 +395,13 @@ func TestTooManyConnections(t *testing.T) {
 
 // robotsd's own timeout, provoked as the daemon's tests do: one fetch at a
 // time, qa.test's held until its 2 s fetch timeout, qb.test's queued behind
-// it; on SIGTERM the check of qb.test cannot end before the drain's deadline.
+// it; on SIGTERM the check of qb.test cannot end before the drain's deadline
+// (--stop-timeout 3).
 func TestDaemonTimeoutCode(t *testing.T) {
 	testOrigin.set("qa.test", "User-agent: *\nDisallow: /\n", true)
 	testOrigin.set("qb.test", "User-agent: *\nDisallow: /\n", true)
 	defer testOrigin.releaseAll()
-	d := startDaemon(t, "--fetch-timeout", "2", "--max-fetches", "1")
+	d := startDaemon(t, "--fetch-timeout", "2", "--max-fetches", "1", "--stop-timeout", "3")
 	c := robotsd.New(&robotsd.Options{Socket: d.socket, ConnectTimeout: 200 * time.Millisecond})
 	defer c.Close()
 	type out struct {
@@ -473,6 +476,50 @@ func TestNoDaemon(t *testing.T) {
 	c.Close()
 	if _, err := c.Ping(ctx(t)); !errors.Is(err, robotsd.ErrConnection) {
 		t.Fatalf("closed client: %v", err)
+	}
+}
+
+// Nothing listening (no socket file, or a socket file nobody listens on):
+// ErrConnection and ErrNotRunning naming the socket, after ConnectTimeout.
+func TestNotRunning(t *testing.T) {
+	dir := t.TempDir()
+	dead := dir + "/dead.sock"
+	l, err := net.Listen("unix", dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	for _, path := range []string{dir + "/absent.sock", dead} {
+		c := robotsd.New(&robotsd.Options{Socket: path, Timeout: time.Minute, ConnectTimeout: 600 * time.Millisecond})
+		t0 := time.Now()
+		_, err := c.Ping(context.Background())
+		took := time.Since(t0)
+		c.Close()
+		var nr *robotsd.NotRunningError
+		if !errors.Is(err, robotsd.ErrConnection) || !errors.Is(err, robotsd.ErrNotRunning) ||
+			!errors.As(err, &nr) || nr.Socket != path || !strings.Contains(err.Error(), path) {
+			t.Fatalf("%s: got %v", path, err)
+		}
+		if took < 300*time.Millisecond || took > 5*time.Second {
+			t.Fatalf("%s: gave up after %v", path, took)
+		}
+	}
+	if robotsd.DefaultConnectTimeout != 5*time.Second {
+		t.Fatalf("default connect timeout %v", robotsd.DefaultConnectTimeout)
+	}
+}
+
+func TestUnreachableCause(t *testing.T) {
+	testOrigin.setStatus("down.test", 503)
+	want := robotsd.Cause{Code: robotsd.CauseHTTP503, Message: "HTTP status 503"}
+	r, err := client.Check(ctx(t), "http://down.test/x", agent)
+	if err != nil || r.Reason != "unreachable" || r.Cause == nil || *r.Cause != want {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	rs, err := client.CheckMany(ctx(t), []string{"http://down.test/y"}, agent)
+	if err != nil || rs[0].Cause == nil || *rs[0].Cause != want {
+		t.Fatalf("batch: %+v %v", rs, err)
 	}
 }
 

@@ -16,6 +16,7 @@ const (
 	CodeTimeout           = "timeout"
 	CodeNotCached         = "not_cached"
 	CodeInternal          = "internal"
+	CodeForbidden         = "forbidden" // an admin op (purge) without the right
 	CodeConnection        = "connection"
 	CodeProtocol          = "protocol"
 )
@@ -64,6 +65,7 @@ var (
 	ErrTimeout           = &Error{Code: CodeTimeout}
 	ErrNotCached         = &Error{Code: CodeNotCached}
 	ErrInternal          = &Error{Code: CodeInternal}
+	ErrForbidden         = &Error{Code: CodeForbidden}
 	ErrConnection        = &Error{Code: CodeConnection}
 	ErrProtocol          = &Error{Code: CodeProtocol}
 )
@@ -80,6 +82,27 @@ func (w *wireError) toError(url string) *Error {
 	}
 	return &Error{Code: w.Code, Message: w.Message, URL: url}
 }
+
+// NotRunningError is the cause (Err) of the ErrConnection error a call
+// fails with when robotsd is not running: no socket file at Socket, or
+// nobody listening on it, for the whole ConnectTimeout.
+// errors.Is(err, ErrNotRunning) and errors.As(err, &nr) find it.
+type NotRunningError struct {
+	Socket string
+	Err    error // the last dial error
+}
+
+// ErrNotRunning matches every *NotRunningError under errors.Is.
+var ErrNotRunning = &NotRunningError{}
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("robotsd is not running: cannot connect to %s: %v", e.Socket, e.Err)
+}
+
+func (e *NotRunningError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrNotRunning.
+func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
 
 func connError(format string, cause error, args ...interface{}) *Error {
 	return &Error{Code: CodeConnection, Message: fmt.Sprintf(format, args...), Err: cause}

@@ -49,6 +49,13 @@ func (o *origin) set(host, body string, hold bool) {
 	o.robots[host] = scenario{status: 200, body: body, hold: hold}
 }
 
+// setStatus: host's /robots.txt answers status (an empty body).
+func (o *origin) setStatus(host string, status int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.robots[host] = scenario{status: status}
+}
+
 func (o *origin) hitsOf(host string) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()

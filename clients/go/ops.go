@@ -30,6 +30,8 @@ type Result struct {
 	CrawlDelay time.Duration // the Crawl-delay that applies; 0 when none
 	ExpiresIn  time.Duration // until the entry is refreshed
 	HTTPStatus int           // of the last fetch; 0 when there was no HTTP answer
+	// Cause says why, when Reason is "unreachable"; nil otherwise.
+	Cause *Cause
 	// Err is set only in a batch, for a URL robotsd could not check.
 	Err error
 	// Usage (with CheckOptions.Usage): every purpose's preference for an
@@ -42,6 +44,27 @@ type Result struct {
 	// own verdict; nil when not asked.
 	Tokens map[string]TokenVerdict
 }
+
+// Cause is why an origin is unreachable: a stable code (the Cause*
+// constants; treat an unknown one as CauseOther) and the failure's text.
+type Cause struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// The cause codes of docs/protocol.md.
+const (
+	CauseDNS            = "dns"
+	CauseConnect        = "connect"
+	CauseTLS            = "tls"
+	CauseTimeout        = "timeout"
+	CausePrivateAddress = "private_address"
+	CauseHTTP5xx        = "http_5xx"
+	CauseHTTP503        = "http_503"
+	CauseHTTP429        = "http_429"
+	CauseBadResponse    = "bad_response"
+	CauseOther          = "other"
+)
 
 // wireCheck is a check's answer, or one result of a batch.
 type wireCheck struct {
@@ -58,6 +81,7 @@ type wireCheck struct {
 	ExpiresIn  *float64    `json:"expires_in"`
 	Error      *wireError  `json:"error"`
 	Results    []wireCheck `json:"results"`
+	Cause      *Cause      `json:"cause"`
 	wireUsage
 }
 
@@ -71,7 +95,8 @@ func seconds(f *float64) time.Duration {
 func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
 	r := Result{URL: url, Pending: w.Pending, Allowed: w.Allowed, Origin: w.Origin,
 		Source: w.Source, Reason: w.Reason, Rule: w.Rule,
-		CrawlDelay: seconds(w.CrawlDelay), ExpiresIn: seconds(w.ExpiresIn)}
+		CrawlDelay: seconds(w.CrawlDelay), ExpiresIn: seconds(w.ExpiresIn),
+		Cause: w.Cause}
 	if w.URL != "" {
 		r.URL = w.URL
 	}

@@ -86,7 +86,7 @@ func (c *Client) subscribe(ctx context.Context, line []byte) (net.Conn, *bufio.R
 	_, err = nc.Write(line)
 	var first []byte
 	if err == nil {
-		first, err = readLine(r)
+		first, err = readEventLine(r)
 	}
 	if err == nil {
 		err = json.Unmarshal(first, &ans)
@@ -103,8 +103,9 @@ func (c *Client) subscribe(ctx context.Context, line []byte) (net.Conn, *bufio.R
 	return nc, r, nil
 }
 
-// readLine reads one line of at most maxEventLine bytes.
-func readLine(r *bufio.Reader) ([]byte, error) {
+// readEventLine reads one line of at most maxEventLine bytes (its newline
+// dropped).
+func readEventLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		part, more, err := r.ReadLine()
@@ -192,7 +193,7 @@ func (c *Client) watchLoop(ctx context.Context, line []byte, nc net.Conn, r *buf
 // (true: subscribe again) or ctx does (false).
 func readEvents(ctx context.Context, r *bufio.Reader, out chan<- ChangeEvent) bool {
 	for {
-		line, err := readLine(r)
+		line, err := readEventLine(r)
 		if err != nil {
 			return ctx.Err() == nil
 		}

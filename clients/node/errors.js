@@ -12,6 +12,7 @@ export const Codes = Object.freeze({
   TIMEOUT: "timeout",
   NOT_CACHED: "not_cached",
   INTERNAL: "internal",
+  FORBIDDEN: "forbidden",
   // client side: robotsd could not be reached, or closed mid-call too often
   CONNECTION: "connection",
   // client side: an answer of the wrong shape (a field of the wrong type)
@@ -50,6 +51,19 @@ export const TimeoutError = subclass("TimeoutError", Codes.TIMEOUT);
 export const NotCachedError = subclass("NotCachedError", Codes.NOT_CACHED);
 export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
+export const ForbiddenError = subclass("ForbiddenError", Codes.FORBIDDEN);
+
+/**
+ * robotsd is not running: no socket file at `socket`, or nobody listening
+ * on it, for the whole connectTimeout (a ConnectionError too).
+ */
+export class NotRunningError extends ConnectionError {
+  constructor(socket, message, options) {
+    super(`robotsd is not running: cannot connect to ${socket}: ${message}`, options);
+    this.name = "NotRunningError";
+    this.socket = socket;
+  }
+}
 
 /**
  * robotsd broke the protocol (code "protocol"): an answer line over
@@ -87,6 +101,7 @@ const byCode = new Map([
   [Codes.INTERNAL, InternalError],
   [Codes.CONNECTION, ConnectionError],
   [Codes.PROTOCOL, ProtocolError],
+  [Codes.FORBIDDEN, ForbiddenError],
 ]);
 
 /**

@@ -21,6 +21,7 @@ export declare const Codes: Readonly<{
   TIMEOUT: "timeout";
   NOT_CACHED: "not_cached";
   INTERNAL: "internal";
+  FORBIDDEN: "forbidden";
   CONNECTION: "connection";
   PROTOCOL: "protocol";
 }>;
@@ -57,6 +58,8 @@ export declare class TimeoutError extends CodedError<"timeout"> {}
 export declare class ClientTimeoutError extends TimeoutError {}
 export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
+/** An admin op (purge) without the right (root, robotsd's user, admin-group). */
+export declare class ForbiddenError extends CodedError<"forbidden"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
 /**
@@ -65,6 +68,10 @@ export declare class ConnectionError extends CodedError<"connection"> {}
  * line over MAX_ANSWER. At run time also an instance of ConnectionError.
  */
 export declare class ProtocolError extends CodedError<"protocol"> {}
+/** robotsd is not running: nothing listens at `socket` (after connectTimeout). */
+export declare class NotRunningError extends ConnectionError {
+  readonly socket: string;
+}
 
 /** The typed error for an answer's `error` object. */
 export declare function errorFromAnswer(
@@ -108,6 +115,25 @@ export interface TokenVerdict {
   rule: Rule | null;
 }
 
+/** The stable codes of docs/protocol.md; treat an unknown one as "other". */
+export type CauseCode =
+  | "dns"
+  | "connect"
+  | "tls"
+  | "timeout"
+  | "private_address"
+  | "http_5xx"
+  | "http_503"
+  | "http_429"
+  | "bad_response"
+  | "other";
+
+/** Why an origin is unreachable: a stable code and the failure's text. */
+export interface Cause {
+  code: CauseCode | string;
+  message: string;
+}
+
 /** One URL's verdict; in a batch, possibly its error instead. */
 export declare class CheckResult {
   readonly url: string;
@@ -123,6 +149,8 @@ export declare class CheckResult {
   /** Seconds until the entry is refreshed. */
   readonly expiresIn: number | null;
   readonly httpStatus: number | null;
+  /** Why, when reason is "unreachable"; null otherwise. */
+  readonly cause: Cause | null;
   /** Set only in a batch, for a URL robotsd could not check. */
   readonly error: RobotsdError | null;
   /** With `usage: true`: the preferences of an allowed URL; null for a disallowed one or when not asked. */

@@ -7,6 +7,7 @@ import {
   Codes,
   ConnectionError,
   LineTooLongError,
+  NotRunningError,
   ProtocolError,
   errorFromAnswer,
 } from "./errors.js";
@@ -144,6 +145,11 @@ export class CheckResult {
     this.crawlDelay = answer.crawl_delay ?? null;
     this.expiresIn = answer.expires_in ?? null;
     this.httpStatus = answer.http_status ?? null;
+    // why an unreachable origin is: {code, message} (docs/protocol.md)
+    this.cause =
+      answer.cause && typeof answer.cause === "object"
+        ? { code: String(answer.cause.code ?? "other"), message: String(answer.cause.message ?? "") }
+        : null;
     this.error = answer.ok === false ? errorFromAnswer(answer.error, this.url) : null;
     this.usage = null;
     this.usageFrom = null;
@@ -410,8 +416,13 @@ export class Client {
         const busy = this._pending.size > 0 || this._raw.length > 0;
         if (this._closed || !busy || Date.now() - started + pause > this.connectTimeout) {
           this._connecting = false;
+          const down = err.code === "ENOENT" || err.code === "ECONNREFUSED";
           const msg = `cannot connect to robotsd at ${this.socketPath}: ${err.message}`;
-          this._failAll(new ConnectionError(msg, { cause: err }));
+          this._failAll(
+            down
+              ? new NotRunningError(this.socketPath, err.message, { cause: err })
+              : new ConnectionError(msg, { cause: err }),
+          );
           return;
         }
         this._retryTimer = setTimeout(attempt, pause);

@@ -7,10 +7,12 @@
 #include <config.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,44 @@ conn_remaining_ms(const struct ctl_conn *c)
 }
 
 /*
+ * Say why connect() to path failed, and what to do: join the socket's
+ * group when permission was denied, start robotsd when nothing listens.
+ */
+static void
+conn_refused(const char *path, int err)
+{
+	struct group *gr;
+	struct stat sb;
+	char gid[32];
+	const char *name;
+
+	if (err != EACCES && err != EPERM) {
+		ctl_warnx("cannot connect to %s: %s%s", path, strerror(err),
+		    err == ENOENT || err == ECONNREFUSED
+		        ? " (is robotsd running?)"
+		        : "");
+		return;
+	}
+	if (stat(path, &sb) == -1) {
+		ctl_warnx("cannot connect to %s: %s (a directory on the way "
+		          "is closed to you: robotsd's socket is for the "
+		          "members of its group; ask to join it)",
+		    path, strerror(err));
+		return;
+	}
+	if ((gr = getgrgid(sb.st_gid)) != NULL)
+		name = gr->gr_name;
+	else {
+		snprintf(gid, sizeof(gid), "%lu", (unsigned long)sb.st_gid);
+		name = gid;
+	}
+	ctl_warnx("cannot connect to %s: %s (the socket is for group %s, "
+	          "mode %04o: join the group, e.g. \"sudo usermod -aG %s "
+	          "$USER\", then log in again)",
+	    path, strerror(err), name, (unsigned)(sb.st_mode & 07777), name);
+}
+
+/*
  * Connect to the daemon's socket; -1 (reported) on failure. The timeout
  * also bounds a connect that blocks on a full listen queue and the send.
  */
@@ -82,8 +122,7 @@ conn_open(struct ctl_conn *c, const struct ctl *ctl)
 		(void)setsockopt(
 		    c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		ctl_warnx("cannot connect to %s: %s (is robotsd running?)",
-		    c->path, strerror(errno));
+		conn_refused(c->path, errno);
 		close(c->fd);
 		c->fd = -1;
 		return -1;

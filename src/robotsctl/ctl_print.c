@@ -235,7 +235,9 @@ ctl_print_inspect(json_t *ans)
 /*
  * Print a check-shaped answer: "allowed URL (DETAIL)" where DETAIL is the
  * deciding rule ("line 3: disallow /a/"), else the reason, with the HTTP
- * status for unavailable/unreachable, and ", stale" for a stale copy.
+ * status for unavailable/unreachable, the cause of an unreachable one
+ * ("; cause dns: TEXT"), the crawl delay (", crawl delay 2.5 s") and
+ * ", stale" for a stale copy.
  */
 void
 ctl_print_check(const char *url, const json_t *ans)
@@ -245,6 +247,8 @@ ctl_print_check(const char *url, const json_t *ans)
 	const char *source = ctl_str_or(json_object_get(ans, "source"), "");
 	const json_t *rule = json_object_get(ans, "rule");
 	const json_t *status = json_object_get(ans, "http_status");
+	const json_t *cause = json_object_get(ans, "cause");
+	const json_t *delay = json_object_get(ans, "crawl_delay");
 
 	printf("%s ", json_is_true(json_object_get(ans, "allowed"))
 	                  ? "allowed"
@@ -264,7 +268,14 @@ ctl_print_check(const char *url, const json_t *ans)
 		        strcmp(reason, "unreachable") == 0))
 			printf(": HTTP %" JSON_INTEGER_FORMAT,
 			    json_integer_value(status));
+		if (json_is_object(cause)) {
+			printf("; cause %s: %s",
+			    ctl_str_or(json_object_get(cause, "code"), "?"),
+			    ctl_str_or(json_object_get(cause, "message"), ""));
+		}
 	}
+	if (json_is_number(delay))
+		printf(", crawl delay %g s", json_number_value(delay));
 	if (strcmp(source, "stale") == 0)
 		fputs(", stale", stdout);
 	fputs(")\n", stdout);

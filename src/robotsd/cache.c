@@ -396,6 +396,7 @@ entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
 	entry_set_str(&e->pub.last_error, NULL);
 	e->pub.fail_streak = 0;
 	e->pub.fail_since = e->pub.next_retry = 0;
+	e->pub.cause = CAUSE_NONE;
 	e->pub.stale = 0;
 	e->good = 1;
 }
@@ -424,9 +425,14 @@ entry_failed(struct cache *c, struct entry *e, const struct fetch_result *r,
 	double ra = soon ? lifetime_retry_after(&m, clock_wall(c->clock)) : -1;
 	char ver[VERSION_HEX + 1];
 
+	enum fetch_cause cause = lifetime_cause(
+	    r->error, (enum fetch_cause)r->cause, r->http_status);
+
 	if (e->pub.fail_streak++ == 0)
 		e->pub.fail_since = now;
 	entry_set_str(&e->pub.last_error, why);
+	/* a 2xx whose rules could not be kept: a local failure */
+	e->pub.cause = cause != CAUSE_NONE ? cause : CAUSE_OTHER;
 	e->pub.next_retry =
 	    now + lifetime_backoff(&c->set.life, e->pub.fail_streak, soon, ra,
 	              cache_hash(e->origin));
@@ -511,6 +517,22 @@ entry_apply(struct cache *c, struct entry *e, const struct fetch_result *r)
 }
 
 /*
+ * The cause of a settled state: its own, or for a failure kept without
+ * one (the state file, the shared tier) what its HTTP status says, else
+ * CAUSE_OTHER.
+ */
+static uint8_t
+entry_cause_kept(const struct cache_entry *src)
+{
+	enum fetch_cause c;
+
+	if (src->fail_streak == 0 || src->cause != CAUSE_NONE)
+		return src->cause;
+	c = lifetime_cause(FETCH_OK, CAUSE_NONE, src->http_status);
+	return c != CAUSE_NONE && src->http_status > 0 ? c : CAUSE_OTHER;
+}
+
+/*
  * Give an entry the settled state of src: its policy, ruleset (the
  * reference is taken), status, times, body size, strings and failure
  * state. The one place that copies an entry's fields; -1 when a string
@@ -537,6 +559,7 @@ entry_settle(struct entry *e, const struct cache_entry *src, int good)
 	if (src != &e->pub)
 		entry_set_validators(
 		    e, cache_entry_etag(src), cache_entry_last_modified(src));
+	e->pub.cause = entry_cause_kept(src);
 	e->good = good;
 	entry_set_str(&e->pub.final_url, src->final_url);
 	entry_set_str(&e->pub.last_error, src->last_error);
@@ -560,6 +583,8 @@ entry_install_failure(struct entry *e, const struct shared_state *s)
 	e->pub.fail_streak = s->fail_streak;
 	e->pub.fail_since = s->fail_since;
 	e->pub.next_retry = s->next_retry;
+	e->pub.cause = entry_cause_kept(&(struct cache_entry){
+	    .fail_streak = s->fail_streak, .http_status = s->http_status });
 	e->pub.stale = 1;
 }
 

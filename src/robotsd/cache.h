@@ -58,6 +58,7 @@ struct cache_entry {
 	uint8_t fetching;     /* a fetch of this origin is under way */
 	uint8_t stale;        /* answers come from an older good copy */
 	uint8_t shared;       /* taken from the shared tier, not fetched here */
+	uint8_t cause;        /* enum fetch_cause while failing, else NONE */
 	/*
 	 * version.h's id of the state answered from: the good copy's while
 	 * one is served stale; "" when unknown (restored from an old state
@@ -276,6 +277,8 @@ const char *cache_policy_name(enum cache_policy);
  */
 typedef void (*cache_each_cb)(const struct cache_entry *, int good, void *);
 void cache_foreach(const struct cache *, cache_each_cb, void *);
+/* cb for every entry whose fetch is under way (good as above). */
+void cache_foreach_fetching(const struct cache *, cache_each_cb, void *);
 int cache_restore(struct cache *, const struct cache_entry *saved, int good);
 void cache_restore_end(struct cache *, size_t n, int keep);
 /* A hint: origin is looked up soon (a state file record being read). */

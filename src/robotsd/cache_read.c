@@ -72,3 +72,15 @@ cache_foreach(const struct cache *c, cache_each_cb cb, void *arg)
 			cb(&e->pub, e->good, arg);
 	}
 }
+
+void
+cache_foreach_fetching(const struct cache *c, cache_each_cb cb, void *arg)
+{
+	const struct entry *e;
+
+	TAILQ_FOREACH(e, &c->lru, lru)
+	{
+		if (e->pub.fetching)
+			cb(&e->pub, e->good, arg);
+	}
+}

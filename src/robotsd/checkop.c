@@ -194,6 +194,7 @@ check_finish(struct check_waiting *p)
 	struct session *s = p->s;
 	struct buf b = BUF_INIT(0);
 	double t0;
+	unsigned char kind = s->out->kind;
 
 	check_line(&b, p);
 	if (p->timer != NULL)
@@ -203,11 +204,14 @@ check_finish(struct check_waiting *p)
 		proto_error(&b, p->id, PE_INTERNAL, "out of memory");
 	}
 	t0 = s->out->t0;
-	if (p->timer != NULL)
+	if (p->timer != NULL) {
 		s->out->t0 = p->t0; /* the latency is this request's */
+		s->out->kind = REPLY_CHECK_WAITED;
+	}
 	if (b.state == BUF_OK)
 		s->out->ops->send(s->out, b.p, b.len);
 	s->out->t0 = t0;
+	s->out->kind = kind;
 	if (p->timer != NULL)
 		s->out->ops->settled(s->out);
 	buf_clear(&b);

@@ -20,6 +20,7 @@ struct buf;
 #define CHECK_REASONS 5 /* rule, no_rule, robots_txt, unavailable, ... */
 struct check_answers {
 	uint64_t n[CHECK_SOURCES][CHECK_REASONS];
+	uint64_t verdicts[2]; /* [0] allowed, [1] disallowed */
 };
 extern const char *const check_source_names[CHECK_SOURCES];
 extern const char *const check_reason_names[CHECK_REASONS];
@@ -32,6 +33,13 @@ struct check_env {
 	/* The fast path's answers: reused, or handed over with give(). */
 	struct buf *answer;
 };
+
+struct cache_entry;
+/*
+ * {"code":C,"message":M}: why a failing entry is failing (its cause and
+ * last error), for check answers and inspect; "null" when not failing.
+ */
+void check_cause(struct buf *, const struct cache_entry *);
 
 /* Answer a check request for session s, now or when its fetches end. */
 void check_op(const struct check_env *, struct session *, struct request *);

@@ -12,6 +12,7 @@
 #include "checkop_int.h"
 #include "jsonw.h"
 #include "usagew.h"
+#include "lifetime.h"
 
 /*
  * Count one verdict by its source and reason (names as in
@@ -90,6 +91,26 @@ check_version(struct buf *b, const char *version)
 	buf_lit(b, ",\"version\":\"");
 	buf_add(b, version, VERSION_HEX);
 	buf_lit(b, "\"");
+}
+
+/* See checkop.h. */
+void
+check_cause(struct buf *b, const struct cache_entry *e)
+{
+	const char *code = lifetime_cause_name(e->cause);
+
+	if (e->fail_streak == 0 || e->cause == CAUSE_NONE) {
+		buf_lit(b, "null");
+		return;
+	}
+	buf_lit(b, "{\"code\":\"");
+	buf_add(b, code, strlen(code));
+	buf_lit(b, "\",\"message\":");
+	if (e->last_error != NULL)
+		jw_str(b, e->last_error, strlen(e->last_error));
+	else
+		check_str(b, code, strlen(code), 1);
+	buf_lit(b, "}");
 }
 
 /*
@@ -181,6 +202,8 @@ check_verdict(struct buf *b, const struct check_env *env,
 	check_str(b, u->origin, u->origin_len, u->origin_plain);
 	check_source_reason(b, source, reason);
 	check_count(env, source, reason);
+	if (env->answers != NULL)
+		env->answers->verdicts[!v.allowed]++;
 	buf_lit(b, ",\"http_status\":");
 	if (e->http_status > 0)
 		jw_int(b, e->http_status);
@@ -206,6 +229,10 @@ check_verdict(struct buf *b, const struct check_env *env,
 	buf_lit(b, ",\"expires_in\":");
 	jw_int(b, llround(expires));
 	check_version(b, e->version);
+	if (e->policy == CACHE_DISALLOW_ALL) {
+		buf_lit(b, ",\"cause\":");
+		check_cause(b, e);
+	}
 	if (a->usage || a->tokens != NULL)
 		check_more(b, u, a, e, v.allowed);
 }
@@ -221,6 +248,8 @@ check_robots_txt_fields(struct buf *b, const struct check_env *env,
 	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null,\"version\":null");
 	check_count(env, "cache", "robots_txt");
+	if (env->answers != NULL)
+		env->answers->verdicts[0]++;
 	if (a->usage || a->tokens != NULL)
 		check_more(b, u, a, NULL, 1);
 }

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -357,6 +358,36 @@ config_load_key(struct config *cf, char **cause)
 	return 0;
 }
 
+/* See conf.h. */
+char *
+config_redis_password(const struct config *cf, char **cause)
+{
+	char buf[1024];
+	size_t n;
+	FILE *f;
+
+	*cause = NULL;
+	if (cf->redis_password_file == NULL)
+		return NULL;
+	if ((f = fopen(cf->redis_password_file, "re")) == NULL) {
+		xasprintf(cause, "redis-password-file: %s: %s",
+		    cf->redis_password_file, strerror(errno));
+		return NULL;
+	}
+	if (fgets(buf, sizeof(buf), f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	if (n == 0 || n == sizeof(buf) - 1) {
+		xasprintf(cause, "redis-password-file: %s: %s",
+		    cf->redis_password_file,
+		    n == 0 ? "empty first line" : "first line too long");
+		return NULL;
+	}
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
 /* Values that parse but cannot work: say so now, not at the first use. */
 static int
 config_check_values(const struct config *cf, char **cause)
@@ -364,6 +395,18 @@ config_check_values(const struct config *cf, char **cause)
 	if (cf->metrics != NULL &&
 	    parse_hostport(cf->metrics, NULL, NULL) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", cf->metrics);
+		return -1;
+	}
+	if (cf->redis_password_file != NULL) {
+		char *pw = config_redis_password(cf, cause);
+
+		if (pw == NULL)
+			return -1;
+		explicit_bzero(pw, strlen(pw));
+		free(pw);
+	}
+	if (cf->admin_group != NULL && getgrnam(cf->admin_group) == NULL) {
+		xasprintf(cause, "admin-group: no group '%s'", cf->admin_group);
 		return -1;
 	}
 	if (cf->ca_file != NULL && access(cf->ca_file, R_OK) == -1) {
@@ -578,6 +621,8 @@ config_free(struct config *cf)
 	explicit_bzero(cf->redis_key, sizeof(cf->redis_key));
 	free(cf->metrics);
 	free(cf->archive_dir);
+	free(cf->admin_group);
+	free(cf->redis_password_file);
 	for (j = 0; j < cf->argc; j++)
 		free(cf->argv[j]);
 	free(cf->argv);

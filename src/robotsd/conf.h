@@ -21,5 +21,11 @@ struct config *config_load(int argc, char **argv, int *exit_now, char **cause);
  */
 struct config *config_reload(const struct config *, char **cause);
 void config_free(struct config *); /* NULL is fine */
+/*
+ * The password of --redis-password-file (its first line), malloc'd; NULL
+ * when the option is not set, or with *cause on error (a message that
+ * never holds the password).
+ */
+char *config_redis_password(const struct config *, char **cause);
 
 #endif /* ROBOTSD_CONF_H */

@@ -241,6 +241,8 @@ dispatch_retry(struct buf *b, const struct cache_entry *e)
 	dispatch_time(b, e->fail_streak > 0 ? e->next_retry : 0);
 	buf_lit(b, ",\"last_error\":");
 	dispatch_cstr(b, e->last_error);
+	buf_lit(b, ",\"cause\":");
+	check_cause(b, e);
 	buf_lit(b, "}");
 }
 
@@ -321,8 +323,11 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	if ((origin = dispatch_origin(s, req)) == NULL)
 		return;
 	if ((e = cache_find(d->cache, origin)) == NULL) {
-		dispatch_error(s, req->id, PE_NOT_CACHED,
-		    "the origin is not in the cache");
+		char *msg; /* names the origin as normalized and looked up */
+
+		xasprintf(&msg, "the origin %s is not in the cache", origin);
+		dispatch_error(s, req->id, PE_NOT_CACHED, msg);
+		free(msg);
 		free(origin);
 		return;
 	}
@@ -529,6 +534,14 @@ dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 static void
 dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 {
+	static const unsigned char kinds[] = { [OP_CHECK] = REPLY_CHECK_CACHED,
+		[OP_INSPECT] = REPLY_INSPECT,
+		[OP_PURGE] = REPLY_PURGE,
+		[OP_STATS] = REPLY_STATS,
+		[OP_PING] = REPLY_PING,
+		[OP_CLOCK] = REPLY_PING };
+
+	s->out->kind = kinds[req->op];
 	switch (req->op) {
 	case OP_CHECK:
 		check_op(&d->env, s, req);
@@ -537,7 +550,12 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 		dispatch_inspect(d, s, req);
 		break;
 	case OP_PURGE:
-		dispatch_purge(d, s, req);
+		if (s->admin)
+			dispatch_purge(d, s, req);
+		else
+			dispatch_error(s, req->id, PE_FORBIDDEN,
+			    "purge needs the admin right: run it as root, as "
+			    "robotsd's user or as a member of its admin-group");
 		break;
 	case OP_HISTORY:
 		dispatch_history(d, s, req);
@@ -584,6 +602,7 @@ session_full(struct session *s, const char *line, size_t len)
 	const char *msg;
 
 	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
+		s->out->kind = REPLY_OTHER;
 		dispatch_error(s, req.id, err, msg);
 		proto_request_clear(&req);
 		return;
@@ -610,6 +629,7 @@ session_line(struct session *s, const char *line, size_t len)
 		return;
 	}
 	clock_hold(d->clock);
+	s->out->kind = REPLY_CHECK_CACHED; /* the fast path's, else as below */
 	if (!session_fast(s, line, len))
 		session_full(s, line, len);
 	clock_release(d->clock);
@@ -623,6 +643,7 @@ session_too_long(struct session *s, size_t limit)
 
 	s->d->requests++;
 	snprintf(msg, sizeof(msg), "request line longer than %zu bytes", limit);
+	s->out->kind = REPLY_OTHER;
 	dispatch_error(s, NULL, PE_LINE_TOO_LONG, msg);
 }
 
@@ -636,6 +657,12 @@ session_new(struct dispatch *d, struct reply *out)
 	TAILQ_INIT(&s->waiting);
 	TAILQ_INSERT_TAIL(&d->sessions, s, link);
 	return s;
+}
+
+void
+session_set_admin(struct session *s, int admin)
+{
+	s->admin = admin;
 }
 
 void

@@ -32,8 +32,10 @@ void dispatch_configure(struct dispatch *, const struct dispatch_settings *);
 struct feed;
 void dispatch_set_feed(struct dispatch *, struct feed *);
 
-/* A new client whose answers go to out. */
+/* A new client whose answers go to out; without the admin right. */
 struct session *session_new(struct dispatch *, struct reply *out);
+/* Give s the admin right (purge), or take it. */
+void session_set_admin(struct session *, int admin);
 /*
  * The client is going: drop its waiting checks unanswered. The session
  * stays valid (answers to it are dropped) until session_free(), which the

@@ -89,6 +89,7 @@ struct fetch {
 	/* The outcome: filled by the thread, read by main from the outbox. */
 	unsigned char truncated;
 	unsigned char error; /* enum fetch_error */
+	unsigned char cause; /* enum fetch_cause of curl's code */
 	int http_status;
 	unsigned redirects;
 	double seconds;
@@ -181,6 +182,8 @@ void fetch_reset_response(struct fetch *);
 size_t fetch_header_cb(char *, size_t, size_t, void *);
 size_t fetch_write_cb(char *, size_t, size_t, void *);
 void fetch_fill_outcome(struct fetch *, CURLcode); /* on the thread */
+/* The cause a failed transfer's code names (CAUSE_NONE for CURLE_OK). */
+enum fetch_cause fetch_cause_of_curl(CURLcode);
 void fetch_result_of(const struct fetch *, struct fetch_result *);
 
 #endif /* ROBOTSD_FETCH_INT_H */

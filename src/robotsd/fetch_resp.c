@@ -145,6 +145,55 @@ fetch_classify(const struct fetch *fe, CURLcode rc, long code)
 }
 
 /*
+ * The cause a failed transfer's code names: a pure table (check_fetch.c
+ * tests it). Codes of a local kind (memory, options) are CAUSE_OTHER.
+ */
+enum fetch_cause
+fetch_cause_of_curl(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OK:
+		return CAUSE_NONE;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return CAUSE_DNS;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return CAUSE_CONNECT;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_CLIENTCERT:
+	case CURLE_USE_SSL_FAILED:
+		return CAUSE_TLS;
+	case CURLE_OPERATION_TIMEDOUT:
+		return CAUSE_TIMEOUT;
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_BAD_CONTENT_ENCODING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_GOT_NOTHING:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+	case CURLE_HTTP3:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_FTP_WEIRD_PASS_REPLY:
+	case CURLE_FTP_WEIRD_PASV_REPLY:
+	case CURLE_FTP_WEIRD_227_FORMAT:
+		return CAUSE_BAD_RESPONSE;
+	default:
+		return CAUSE_OTHER;
+	}
+}
+
+/*
  * Keep what curl says of a transfer that ended, in the fetch: the easy
  * handle goes next, and main builds the result from this alone.
  */
@@ -195,6 +244,8 @@ fetch_fill_outcome(struct fetch *fe, CURLcode rc)
 	} else if (error == FETCH_LOCAL && !fe->nomem)
 		fe->error_message = "robotsd ran out of memory";
 	fe->error = (unsigned char)error;
+	fe->cause =
+	    (unsigned char)(fe->nomem ? CAUSE_OTHER : fetch_cause_of_curl(rc));
 	fe->redirects = (unsigned)redirs;
 	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
 	fe->seconds = (double)us / 1e6;
@@ -207,6 +258,7 @@ fetch_result_of(const struct fetch *fe, struct fetch_result *r)
 	memset(r, 0, sizeof(*r));
 	r->error = (enum fetch_error)fe->error;
 	r->error_message = fe->error_message;
+	r->cause = fe->cause;
 	r->http_status = fe->http_status;
 	r->body = fe->body.p != NULL ? fe->body.p : "";
 	r->body_len = fe->body.len;

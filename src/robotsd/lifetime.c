@@ -267,6 +267,46 @@ lifetime_validator_ok(const char *v)
 	return 1;
 }
 
+/* The cause of a failed fetch; see lifetime.h. */
+enum fetch_cause
+lifetime_cause(enum fetch_error error, enum fetch_cause net, int status)
+{
+	switch (error) {
+	case FETCH_OK:
+		break;
+	case FETCH_NETWORK:
+		return net != CAUSE_NONE ? net : CAUSE_OTHER;
+	case FETCH_TIMEOUT:
+		return CAUSE_TIMEOUT;
+	case FETCH_PRIVATE_ADDR:
+		return CAUSE_PRIVATE_ADDRESS;
+	case FETCH_REDIRECTS:
+		return CAUSE_NONE;
+	case FETCH_LOCAL: /* robotsd's own, never an origin's state */
+		return CAUSE_OTHER;
+	}
+	if (lifetime_classify(1, 0, status) == LT_RULES ||
+	    lifetime_classify(1, 0, status) == LT_ALLOW_ALL)
+		return CAUSE_NONE;
+	if (status == 503)
+		return CAUSE_HTTP_503;
+	if (status == 429)
+		return CAUSE_HTTP_429;
+	return status >= 500 && status < 600 ? CAUSE_HTTP_5XX
+	                                     : CAUSE_BAD_RESPONSE;
+}
+
+/* The stable name of a cause; see lifetime.h. */
+const char *
+lifetime_cause_name(enum fetch_cause cause)
+{
+	static const char *const names[CAUSE_COUNT] = { "", "dns", "connect",
+		"tls", "timeout", "private_address", "http_5xx", "http_429",
+		"http_503", "bad_response", "other" };
+
+	return (unsigned)cause < CAUSE_COUNT ? names[cause] : "other";
+}
+
 /* The lifetime of a 2xx/4xx answer; see lifetime.h. */
 double
 lifetime_ttl(

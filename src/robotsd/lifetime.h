@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "outcome.h"
+
 struct lifetime_settings {
 	double default_ttl; /* an answer without caching headers */
 	double min_ttl, max_ttl;
@@ -66,6 +68,16 @@ int lifetime_validator_ok(const char *);
  * invalid value means already stale (the minimum). Else the default TTL.
  * wall is the time standing in for a missing Date header.
  */
+/*
+ * The cause of a failed fetch: from error, the transfer's own cause
+ * (net) and the status of an HTTP answer. CAUSE_NONE when the outcome is
+ * no failure (2xx, 4xx, redirects).
+ */
+enum fetch_cause lifetime_cause(
+    enum fetch_error, enum fetch_cause net, int http_status);
+/* The stable name of a cause ("dns", "http_503", ...); "" for NONE. */
+const char *lifetime_cause_name(enum fetch_cause);
+
 double lifetime_ttl(
     const struct lifetime_settings *, const struct http_meta *, double wall);
 

@@ -35,9 +35,9 @@ static void log_vwrite(int, int, const char *, va_list)
 static void log_line(int, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* 1 when stderr is the stream named by $JOURNAL_STREAM ("dev:ino"). */
-static int
-log_stderr_is_journal(void)
+/* See log.h. */
+int
+log_fd_is_journal(int fd)
 {
 	const char *js = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
@@ -46,10 +46,17 @@ log_stderr_is_journal(void)
 
 	if (js == NULL || sscanf(js, "%llu:%llu%c", &dev, &ino, &c) != 2)
 		return 0;
-	if (fstat(STDERR_FILENO, &sb) == -1)
+	if (fstat(fd, &sb) == -1)
 		return 0;
 	return (unsigned long long)sb.st_dev == dev &&
 	       (unsigned long long)sb.st_ino == ino;
+}
+
+/* 1 when stderr is the systemd journal. */
+static int
+log_stderr_is_journal(void)
+{
+	return log_fd_is_journal(STDERR_FILENO);
 }
 
 /* The sink: the journal when stderr is it, stderr in the foreground, syslog. */

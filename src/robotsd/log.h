@@ -22,6 +22,8 @@ enum log_sink {
  * daemon(): the connection is kept across it), and set the level.
  */
 void log_init(int foreground, int level);
+/* 1 when fd is the stream named by $JOURNAL_STREAM ("dev:ino"). */
+int log_fd_is_journal(int fd);
 /* The sink log_init() picks: journal, else stderr if foreground, else syslog.
  */
 enum log_sink log_sink_pick(int foreground, int journal);

@@ -40,20 +40,25 @@ metrics_family(
 	    v->help, v->prom, types[v->type]);
 }
 
-/* A histogram's buckets, sum and count. */
+/* A histogram's buckets, sum and count; label ('k="v",...') or NULL. */
 static void
-metrics_histogram(struct evbuffer *out, const char *prom, const struct histo *h)
+metrics_histogram(struct evbuffer *out, const char *prom, const char *label,
+    const struct histo *h)
 {
+	const char *l = label != NULL ? label : "",
+	           *c = label != NULL ? "," : "";
+	const char *o = label != NULL ? "{" : "", *e = label != NULL ? "}" : "";
 	size_t i;
 
 	for (i = 0; i < HISTO_BUCKETS; i++)
-		evbuffer_add_printf(out, "%s_bucket{le=\"%g\"} %llu\n", prom,
-		    histo_bounds[i],
+		evbuffer_add_printf(out, "%s_bucket{%s%sle=\"%g\"} %llu\n",
+		    prom, l, c, histo_bounds[i],
 		    (unsigned long long)histo_cumulative(h, i));
 	evbuffer_add_printf(out,
-	    "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.9g\n%s_count %llu\n", prom,
-	    (unsigned long long)h->count, prom, h->sum, prom,
-	    (unsigned long long)h->count);
+	    "%s_bucket{%s%sle=\"+Inf\"} %llu\n%s_sum%s%s%s %.9g\n"
+	    "%s_count%s%s%s %llu\n",
+	    prom, l, c, (unsigned long long)h->count, prom, o, l, e, h->sum,
+	    prom, o, l, e, (unsigned long long)h->count);
 }
 
 /* The counters table, in the exposition format. */
@@ -66,7 +71,8 @@ metrics_table(struct metrics *m, struct evbuffer *out)
 	for (i = 0; i < n; i++) {
 		metrics_family(out, &v[i], i > 0 ? &v[i - 1] : NULL);
 		if (v[i].type == METRIC_HISTOGRAM)
-			metrics_histogram(out, v[i].prom, v[i].histo);
+			metrics_histogram(
+			    out, v[i].prom, v[i].label, v[i].histo);
 		else if (v[i].label != NULL)
 			evbuffer_add_printf(out, "%s{%s} %llu\n", v[i].prom,
 			    v[i].label, (unsigned long long)v[i].value);

@@ -175,3 +175,22 @@ netpolicy_ct_any(char *const *specs, const char *host, long port)
 	}
 	return 0;
 }
+
+/* See netpolicy.h. */
+int
+netpolicy_peer_admin(unsigned uid, unsigned gid, const unsigned *groups,
+    size_t n, unsigned self, long admin_gid)
+{
+	size_t i;
+
+	if (uid == 0 || uid == self)
+		return 1;
+	if (admin_gid < 0)
+		return 0;
+	if (gid == (unsigned long)admin_gid)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (groups[i] == (unsigned long)admin_gid)
+			return 1;
+	return 0;
+}

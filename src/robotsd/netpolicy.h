@@ -20,6 +20,16 @@
  * 203.0.113/24 and everything from 224/4 up (multicast, reserved,
  * broadcast).
  */
+/*
+ * May a client whose socket peer has uid and gid (SO_PEERCRED) and the
+ * supplementary groups (SO_PEERGROUPS, n of them) run admin ops (purge)?
+ * Yes for root, for robotsd's own uid (self), and for members of
+ * admin_gid (its primary group or a supplementary one); admin_gid -1 is
+ * no such group.
+ */
+int netpolicy_peer_admin(unsigned uid, unsigned gid, const unsigned *groups,
+    size_t n, unsigned self, long admin_gid);
+
 int netpolicy_private_v4(uint32_t addr);
 /*
  * 1 when the IPv6 address (16 bytes, network order) is not public: ::/96

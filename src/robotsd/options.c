@@ -40,6 +40,8 @@ const struct option_def options[] = {
 	    "do not daemonize; log to stderr" },
 	{ "socket-mode", 0, OT_MODE, 0, 0777, "0660", OFF(socket_mode), 0,
 	    "MODE", "permissions of the socket file, octal" },
+	{ "admin-group", 0, OT_STR, 0, 0, NULL, OFF(admin_group), OPT_RELOAD,
+	    "GROUP", "members may purge, besides root and robotsd's own user" },
 	{ "user-agent", 0, OT_STR, 0, 0, "robotsd/" PACKAGE_VERSION,
 	    OFF(user_agent), OPT_RELOAD, "STRING",
 	    "User-Agent sent when fetching robots.txt" },
@@ -104,6 +106,13 @@ const struct option_def options[] = {
 	    "remove the oldest archive files past this total; 0: never" },
 	{ "redis-key-file", 0, OT_STR, 0, 0, NULL, OFF(redis_key_file), 0,
 	    "FILE", "the fleet's secret: Redis values carry its HMAC" },
+	{ "redis-password-file", 0, OT_STR, 0, 0, NULL,
+	    OFF(redis_password_file), 0, "FILE",
+	    "Redis password for every --redis URL without one" },
+	{ "stop-timeout", 0, OT_LONG, 0, DAY, "10", OFF(stop_timeout),
+	    OPT_RELOAD, "SECONDS",
+	    "at stop, answer checks still waiting after this; abandon "
+	    "fetches" },
 	{ "metrics", 0, OT_STR, 0, 0, NULL, OFF(metrics), 0, "ADDR:PORT",
 	    "serve Prometheus metrics at /metrics" },
 	{ "log-level", 0, OT_LEVEL, 0, 0, "info", OFF(log_level), OPT_RELOAD,
@@ -175,8 +184,11 @@ opt_list_check(const struct option_def *d, const char *value, char **err)
 
 	if (d->off == OFF(redis)) {
 		if (tier_url_parse(value, &u, &why) == -1) {
-			xasprintf(
-			    err, "'%s' is not a Redis URL: %s", value, why);
+			char *m = tier_url_masked(value);
+
+			xasprintf(err, "'%s' is not a Redis URL: %s",
+			    m != NULL ? m : "(URL)", why);
+			free(m);
 			return -1;
 		}
 		tier_url_clear(&u);

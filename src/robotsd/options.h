@@ -39,7 +39,8 @@ struct config {
 	long max_waiting;
 	long history_depth;
 	int deny_private_addresses;
-	char **redis; /* NULL-terminated --redis URLs, or NULL: none */
+	char *admin_group; /* may run admin ops, or NULL: root and our uid */
+	char **redis;      /* NULL-terminated --redis URLs, or NULL: none */
 	size_t nredis;
 	long redis_timeout;   /* milliseconds */
 	long redis_lock_time; /* seconds */
@@ -48,12 +49,14 @@ struct config {
 	unsigned long long archive_max_bytes; /* 0: no limit */
 	char *redis_key_file;
 	unsigned char redis_key[32]; /* its key, when redis_key_file is set */
+	char *redis_password_file; /* AUTH for URLs without a password */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */
 	size_t max_output;  /* per-connection queued output limit, bytes */
 	size_t all_output;  /* ... for all connections together */
 	long write_timeout; /* seconds a client may leave answers unread */
+	long stop_timeout;  /* seconds a stop waits for checks in flight */
 	int test_clock;     /* hidden: accept the "clock" op (tests only) */
 	int check_only;     /* -n: check the configuration and exit */
 	int argc;           /* private copy of argv, re-applied on reload */

@@ -26,11 +26,33 @@ enum fetch_error {
 	FETCH_LOCAL,
 };
 
+/*
+ * Why an origin is unreachable, finer than enum fetch_error: the "cause"
+ * of an answer (docs/protocol.md). Names in lifetime_cause_name(); values
+ * are only ever appended.
+ */
+enum fetch_cause {
+	CAUSE_NONE,            /* not failing */
+	CAUSE_DNS,             /* the host name did not resolve */
+	CAUSE_CONNECT,         /* no connection, or it broke off */
+	CAUSE_TLS,             /* handshake or certificate */
+	CAUSE_TIMEOUT,         /* --fetch-timeout ran out */
+	CAUSE_PRIVATE_ADDRESS, /* refused by --deny-private-addresses */
+	CAUSE_HTTP_5XX,        /* a 5xx answer other than 503 */
+	CAUSE_HTTP_429,        /* 429 Too Many Requests */
+	CAUSE_HTTP_503,        /* 503 Service Unavailable */
+	CAUSE_BAD_RESPONSE,    /* not valid HTTP, corrupt encoding, cut short */
+	CAUSE_OTHER,           /* anything else, or not recorded */
+	CAUSE_COUNT
+};
+
 struct fetch_result {
 	enum fetch_error error;
 	const char *error_message; /* human text when error != FETCH_OK */
-	int http_status;           /* 0 when no HTTP answer */
-	const char *body;          /* decoded, at most ROBOTS_MAX_BODY bytes */
+	/* enum fetch_cause of a transfer error (curl's code); else NONE */
+	unsigned char cause;
+	int http_status;  /* 0 when no HTTP answer */
+	const char *body; /* decoded, at most ROBOTS_MAX_BODY bytes */
 	size_t body_len;
 	int truncated;         /* the body was longer and was cut */
 	const char *final_url; /* after redirects */

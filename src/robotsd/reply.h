@@ -32,6 +32,18 @@ struct reply_ops {
 	void (*finish)(struct reply *);
 };
 
+/* What an answer answers, for the latency metric by operation. */
+enum reply_kind {
+	REPLY_OTHER,        /* a line refused before its op (bad_json...) */
+	REPLY_CHECK_CACHED, /* a check answered at once */
+	REPLY_CHECK_WAITED, /* a check that waited on a fetch */
+	REPLY_INSPECT,
+	REPLY_PURGE,
+	REPLY_STATS,
+	REPLY_PING, /* and the hidden clock */
+	REPLY_KINDS
+};
+
 struct reply {
 	const struct reply_ops *ops;
 	/*
@@ -40,6 +52,7 @@ struct reply {
 	 * it back to that request's before send(), for the latency metric.
 	 */
 	double t0;
+	unsigned char kind; /* enum reply_kind; set and restored as t0 */
 };
 
 #endif /* ROBOTSD_REPLY_H */

@@ -12,6 +12,7 @@
 
 #include <locale.h>
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <event2/event.h>
 
 #include "archive.h"
+#include "buf.h"
 #include "cache.h"
 #include "conf.h"
 #include "dispatch.h"
@@ -87,6 +89,47 @@ robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* The origins being fetched, for the stopping line: a count and a few. */
+struct stop_fetches {
+	size_t n;
+	struct buf names; /* the first STOP_ORIGINS, comma-separated */
+};
+#define STOP_ORIGINS 5
+
+static void
+robotsd_stop_fetch_cb(const struct cache_entry *e, int good, void *arg)
+{
+	struct stop_fetches *sf = arg;
+
+	(void)good;
+	if (sf->n++ >= STOP_ORIGINS)
+		return;
+	if (sf->names.len > 0)
+		buf_lit(&sf->names, ",");
+	buf_add(&sf->names, e->origin, strlen(e->origin));
+}
+
+/*
+ * The one line a stop logs: what it waits for (checks waiting, fetches
+ * under way and their first origins) and for how long at most.
+ */
+static void
+robotsd_log_stopping(struct robotsd *rd, int signo)
+{
+	struct stop_fetches sf = { 0, BUF_INIT(0) };
+	char kv[LOG_KV_BUF];
+
+	cache_foreach_fetching(rd->cache, robotsd_stop_fetch_cb, &sf);
+	buf_add(&sf.names, "", 1);
+	log_event(LOG_INFO, "stopping",
+	    "signal=%d waiting=%zu fetches=%zu origins=%s stop_timeout=%ld",
+	    signo, cache_stats(rd->cache)->waiting, sf.n,
+	    log_kvs(sf.names.state == BUF_OK && sf.n > 0 ? sf.names.p : NULL,
+	        kv, sizeof(kv)),
+	    rd->conf->stop_timeout);
+	buf_clear(&sf.names);
+}
+
 /* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
 static void
 robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
@@ -101,13 +144,13 @@ robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
 		event_base_loopbreak(rd->base);
 		return;
 	}
-	log_event(LOG_INFO, "stopping", "signal=%d", (int)signo);
+	robotsd_log_stopping(rd, (int)signo);
 	rd->stopping = 1;
 	metrics_set_health(rd->metrics, METRICS_STOPPING);
 	sysd_status("stopping: answering the checks in flight");
 	sysd_stopping();
 	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_wall(NULL) + cf->fetch_timeout + 1;
+	sig->drain_deadline = clock_wall(NULL) + (double)cf->stop_timeout;
 	evtimer_add(sig->drain, &tv);
 }
 
@@ -181,6 +224,17 @@ robotsd_fetch_settings(const struct config *cf)
 	};
 }
 
+/* --admin-group's gid, or -1 (none, or gone since the config check). */
+static long
+robotsd_admin_gid(const struct config *cf)
+{
+	struct group *gr;
+
+	if (cf->admin_group == NULL || (gr = getgrnam(cf->admin_group)) == NULL)
+		return -1;
+	return (long)gr->gr_gid;
+}
+
 /* The server's settings from the config. */
 static struct server_settings
 robotsd_server_settings(const struct config *cf)
@@ -193,6 +247,7 @@ robotsd_server_settings(const struct config *cf)
 		.output_budget = cf->all_output,
 		.write_timeout = cf->write_timeout,
 		.max_connections = (size_t)cf->max_connections,
+		.admin_gid = robotsd_admin_gid(cf),
 	};
 }
 
@@ -222,6 +277,9 @@ robotsd_configure(struct robotsd *rd)
 #endif
 	dispatch_configure(rd->dispatch, &ds);
 	feed_configure(rd->feed, cf->max_output);
+	rd->limits = (struct stats_limits){ cf->cache_max_bytes,
+		(uint64_t)cf->max_waiting, (uint64_t)cf->max_connections,
+		(uint64_t)cf->max_fetches };
 	if (rd->server != NULL)
 		server_configure(rd->server, &ss);
 }
@@ -319,6 +377,12 @@ robotsd_load_state(struct robotsd *rd)
 	if (cf->state_file == NULL)
 		return;
 	(void)state_tmp_sweep(cf->state_file, robotsd_tmp_removed);
+	if (access(cf->state_file, F_OK) == -1 && errno == ENOENT) {
+		/* the first start: nothing was saved yet */
+		log_debug("no state file %s yet: nothing to load",
+		    log_kvs(cf->state_file, kv, sizeof(kv)));
+		return;
+	}
 	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
 	         &cause)) == -1) {
 		log_event(LOG_WARNING, "state_load_failed",
@@ -457,12 +521,19 @@ robotsd_tier_start(struct robotsd *rd)
 		.key = cf->redis_key_file != NULL ? cf->redis_key : NULL,
 	};
 	struct lifetime_settings life;
-	char *cause = NULL;
+	char *cause = NULL, *pw;
 
 	if (cf->nredis == 0)
 		return;
+	if ((pw = config_redis_password(cf, &cause)) == NULL && cause != NULL)
+		fatalx("%s", cause);
+	tc.password = pw;
 	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
 		fatalx("%s", cause);
+	if (pw != NULL) {
+		explicit_bzero(pw, strlen(pw));
+		free(pw);
+	}
 	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
 	life = robotsd_cache_settings(cf).life;
 	shared_configure(rd->shared, &life);
@@ -609,7 +680,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		fatalx("%s", cause);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
-		rd->looplag, rd->archive, rd->feed };
+		rd->looplag, rd->archive, rd->feed, &rd->limits };
 	if (cf->metrics != NULL &&
 	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
 	         &rd->stats, &cause)) == NULL)
@@ -675,7 +746,13 @@ main(int argc, char **argv)
 		return EX_CONFIG;
 	}
 	if (rd.conf->check_only) {
-		printf("configuration OK\n");
+		/*
+		 * Said when asked, not into the journal at every start and
+		 * reload (the units run -n first) unless at debug.
+		 */
+		if (!log_fd_is_journal(STDOUT_FILENO) ||
+		    rd.conf->log_level >= LOG_DEBUG)
+			printf("configuration OK\n");
 		config_free(rd.conf);
 		return 0;
 	}

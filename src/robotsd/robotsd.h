@@ -42,6 +42,7 @@ struct robotsd {
 	struct clock clock;
 	double started;             /* clock seconds at start, for uptime */
 	struct stats_sources stats; /* what the counters table reads */
+	struct stats_limits limits; /* the configured limits, as gauges */
 	struct signals *signals;
 	int stopping; /* SIGTERM/SIGINT seen: draining */
 };

@@ -279,6 +279,12 @@ server_latency(const struct server *srv)
 	return &srv->latency;
 }
 
+const struct histo *
+server_latency_op(const struct server *srv, int kind)
+{
+	return &srv->latency_op[kind];
+}
+
 /* Bytes in the connections' buffers, and what the budget did. */
 const struct server_memory *
 server_memory(const struct server *srv)

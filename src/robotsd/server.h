@@ -31,6 +31,7 @@ struct server_settings {
 	size_t output_budget;   /* ... for all clients together */
 	long write_timeout;     /* seconds answers may stay unread */
 	size_t max_connections; /* clients at once */
+	long admin_gid;         /* --admin-group's gid, or -1 */
 };
 
 /*
@@ -70,5 +71,7 @@ uint64_t server_connections_total(const struct server *);
 
 struct histo;
 const struct histo *server_latency(const struct server *);
+/* The same, for the answers of one enum reply_kind (reply.h). */
+const struct histo *server_latency_op(const struct server *, int kind);
 
 #endif /* ROBOTSD_SERVER_H */

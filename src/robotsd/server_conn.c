@@ -39,6 +39,7 @@
 
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <stddef.h>
@@ -56,6 +57,7 @@
 #include "histo.h"
 #include "log.h"
 #include "looplag.h"
+#include "netpolicy.h"
 #include "reply.h"
 #include "server_int.h"
 #include "xmalloc.h"
@@ -217,7 +219,12 @@ conn_want_flush(struct conn *c)
 static void
 conn_answered(struct conn *c, const struct reply *r)
 {
-	histo_observe(&c->srv->latency, histo_now() - r->t0);
+	double took = histo_now() - r->t0;
+
+	histo_observe(&c->srv->latency, took);
+	histo_observe(
+	    &c->srv->latency_op[r->kind < REPLY_KINDS ? r->kind : REPLY_OTHER],
+	    took);
 	conn_check_output(c);
 	conn_want_flush(c);
 }
@@ -538,6 +545,31 @@ conn_write_cb(evutil_socket_t fd, short what, void *arg)
 	conn_flush(c);
 }
 
+/*
+ * May the peer of fd run admin ops? Its credentials as the kernel saw
+ * them at connect (SO_PEERCRED; SO_PEERGROUPS: its first 64
+ * supplementary groups, else its primary group alone).
+ */
+static int
+conn_peer_admin(const struct server *srv, int fd)
+{
+	struct ucred cr;
+	gid_t groups[64];
+	unsigned g[64];
+	socklen_t len = sizeof(cr), glen = sizeof(groups);
+	size_t i, n = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1)
+		return 0;
+	if (srv->set.admin_gid >= 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen) == 0)
+		n = glen / sizeof(gid_t);
+	for (i = 0; i < n; i++)
+		g[i] = groups[i];
+	return netpolicy_peer_admin(
+	    cr.uid, cr.gid, g, n, geteuid(), srv->set.admin_gid);
+}
+
 /* Set up a connection on an accepted socket; see server_int.h. */
 struct conn *
 conn_new(struct server *srv, int fd)
@@ -548,6 +580,7 @@ conn_new(struct server *srv, int fd)
 	c->id = ++srv->total;
 	c->reply.ops = &conn_reply_ops;
 	c->session = session_new(srv->dispatch, &c->reply);
+	session_set_admin(c->session, conn_peer_admin(srv, fd));
 	c->fd = fd;
 	c->rev =
 	    event_new(srv->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);

@@ -60,6 +60,7 @@ struct server {
 	size_t nconns;
 	uint64_t total;
 	struct histo latency; /* request read to answer queued */
+	struct histo latency_op[REPLY_KINDS]; /* the same, by reply_kind */
 	struct server_memory mem;
 	size_t dropped; /* output bytes dropped since the last trim */
 

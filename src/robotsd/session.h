@@ -24,6 +24,7 @@ struct session {
 	struct check_list waiting;  /* owned by checkop.c */
 	size_t nwaiting;            /* URLs of those still waiting */
 	struct feed_watcher *watch; /* after a watch op: its subscription */
+	int admin;                  /* may run admin ops (purge) */
 };
 
 #endif /* ROBOTSD_SESSION_H */

@@ -16,6 +16,7 @@
 #include "feed.h"
 #include "fetchlog.h"
 #include "looplag.h"
+#include "reply.h"
 #include "server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
@@ -43,14 +44,30 @@ metric_label(struct metric *out, size_t *n, const char *prom,
 	(*n)++;
 }
 
-/* Append a histogram (not in the stats op). */
+/* Append a Prometheus-only sample without labels (not in the stats op). */
+static void
+metric_prom(struct metric *out, size_t *n, const char *prom,
+    enum metric_type type, uint64_t value, const char *help)
+{
+	out[*n] = (struct metric){ NULL, prom, help, type, value, NULL, NULL };
+	(*n)++;
+}
+
+/* Append a histogram (not in the stats op); labels may be NULL. */
+static void
+metric_histo_label(struct metric *out, size_t *n, const char *prom,
+    const char *labels, const struct histo *h, const char *help)
+{
+	out[*n] =
+	    (struct metric){ NULL, prom, help, METRIC_HISTOGRAM, 0, labels, h };
+	(*n)++;
+}
+
 static void
 metric_histo(struct metric *out, size_t *n, const char *prom,
     const struct histo *h, const char *help)
 {
-	out[*n] =
-	    (struct metric){ NULL, prom, help, METRIC_HISTOGRAM, 0, NULL, h };
-	(*n)++;
+	metric_histo_label(out, n, prom, NULL, h, help);
 }
 
 /* The verdicts by source and reason. */
@@ -72,6 +89,50 @@ stats_answers(const struct stats_sources *src, struct metric *out, size_t *n)
 			    labels[i][j], a->n[i][j],
 			    "Verdicts given, by source and reason.");
 		}
+	metric_label(out, n, "robotsd_verdicts_total", "verdict=\"allowed\"",
+	    a->verdicts[0], "Verdicts given, allowed or disallowed.");
+	metric_label(out, n, "robotsd_verdicts_total", "verdict=\"disallowed\"",
+	    a->verdicts[1], "Verdicts given, allowed or disallowed.");
+}
+
+/* The configured limits, for dashboards and alerts to compare with. */
+static void
+stats_limits(const struct stats_limits *l, struct metric *out, size_t *n)
+{
+	if (l == NULL)
+		return;
+	metric_prom(out, n, "robotsd_limit_cache_max_bytes", METRIC_GAUGE,
+	    l->cache_max_bytes, "The cache-max-bytes setting.");
+	metric_prom(out, n, "robotsd_limit_max_waiting", METRIC_GAUGE,
+	    l->max_waiting, "The max-waiting setting.");
+	metric_prom(out, n, "robotsd_limit_max_connections", METRIC_GAUGE,
+	    l->max_connections, "The max-connections setting.");
+	metric_prom(out, n, "robotsd_limit_max_fetches", METRIC_GAUGE,
+	    l->max_fetches, "The max-fetches setting.");
+}
+
+/* The answer times by operation, checks answered at once and waited apart. */
+static void
+stats_latency_ops(
+    const struct stats_sources *src, struct metric *out, size_t *n)
+{
+	static const char *const labels[REPLY_KINDS] = {
+		[REPLY_OTHER] = "op=\"other\"",
+		[REPLY_CHECK_CACHED] = "op=\"check\",waited=\"no\"",
+		[REPLY_CHECK_WAITED] = "op=\"check\",waited=\"yes\"",
+		[REPLY_INSPECT] = "op=\"inspect\"",
+		[REPLY_PURGE] = "op=\"purge\"",
+		[REPLY_STATS] = "op=\"stats\"",
+		[REPLY_PING] = "op=\"ping\"",
+	};
+	size_t i;
+
+	for (i = 0; i < REPLY_KINDS; i++)
+		metric_histo_label(out, n, "robotsd_op_duration_seconds",
+		    labels[i], server_latency_op(src->server, (int)i),
+		    "From a request line read to its answer queued, by op; "
+		    "checks answered at once (waited=no) and checks that "
+		    "waited on a fetch (waited=yes) apart.");
 }
 
 /* The fetch metrics: backoff, outcome classes, durations. */
@@ -97,6 +158,7 @@ stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
 	metric_histo(out, n, "robotsd_request_duration_seconds",
 	    server_latency(src->server),
 	    "From a request line read to its answer queued, every op.");
+	stats_latency_ops(src, out, n);
 }
 
 #ifdef HAVE_REDIS
@@ -303,6 +365,7 @@ stats_collect(void *arg, struct metric *out)
 	stats_answers(src, out, &n);
 	if (src->feed != NULL)
 		stats_feed(src->feed, out, &n);
+	stats_limits(src->limits, out, &n);
 #ifdef HAVE_REDIS
 	if (src->shared != NULL)
 		stats_shared(src->shared, out, &n);

@@ -18,6 +18,11 @@ struct server;
 struct shared;
 
 /* The modules whose counters the table shows, all set before it is read. */
+/* The configured limits, exported as gauges (updated at each reload). */
+struct stats_limits {
+	uint64_t cache_max_bytes, max_waiting, max_connections, max_fetches;
+};
+
 struct stats_sources {
 	const struct cache *cache;
 	const struct fetcher *fetcher;
@@ -29,6 +34,7 @@ struct stats_sources {
 	const struct looplag *looplag;
 	const struct archive *archive; /* NULL: no --archive-dir */
 	const struct feed *feed; /* the change feed */
+	const struct stats_limits *limits;
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

@@ -711,9 +711,16 @@ servers_parse(struct tier *t, char **cause)
 	for (i = 0; i < t->cf.nurls; i++, t->nservers++) {
 		if (tier_url_parse(t->cf.urls[i], &t->servers[i].url, &err) ==
 		    -1) {
-			xasprintf(cause, "--redis %s: %s", t->cf.urls[i], err);
+			char *m = tier_url_masked(t->cf.urls[i]);
+
+			xasprintf(cause, "--redis %s: %s",
+			    m != NULL ? m : "(URL)", err);
+			free(m);
 			return -1;
 		}
+		if (t->servers[i].url.password == NULL &&
+		    t->cf.password != NULL)
+			t->servers[i].url.password = xstrdup(t->cf.password);
 		for (j = 0; j < i; j++)
 			if (strcmp(t->servers[j].url.name,
 			        t->servers[i].url.name) == 0) {
@@ -751,6 +758,7 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 		tier_free(t);
 		return NULL;
 	}
+	t->cf.password = NULL; /* copied into each URL that needed it */
 	/* Host names are resolved without blocking the loop. */
 	t->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
 	                                  EVDNS_BASE_DISABLE_WHEN_INACTIVE);

@@ -86,6 +86,8 @@ struct tier_config {
 	long reconnect_max_ms; /* ... up to this */
 	/* The fleet's key (TIER_KEY_LEN bytes, copied), or NULL: no tags. */
 	const unsigned char *key;
+	/* AUTH for URLs without one, or NULL; read by tier_new() only */
+	const char *password;
 };
 
 /* Counters since tier_new. */

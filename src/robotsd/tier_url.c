@@ -255,3 +255,23 @@ tier_url_clear(struct tier_url *u)
 	free(u->name);
 	memset(u, 0, sizeof(*u));
 }
+
+/* See tier_url.h. */
+char *
+tier_url_masked(const char *s)
+{
+	const char *at = strrchr(s, '@'), *from = strstr(s, "://");
+	size_t head;
+	char *out;
+
+	from = from != NULL && (at == NULL || from < at) ? from + 3 : s;
+	if (at == NULL)
+		return strdup(s);
+	head = (size_t)(from - s);
+	if ((out = malloc(head + 3 + strlen(at) + 1)) == NULL)
+		return NULL;
+	memcpy(out, s, head);
+	memcpy(out + head, "***", 3);
+	memcpy(out + head + 3, at, strlen(at) + 1);
+	return out;
+}

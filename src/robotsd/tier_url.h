@@ -31,5 +31,11 @@ struct tier_url {
  */
 int tier_url_parse(const char *s, struct tier_url *u, const char **err);
 void tier_url_clear(struct tier_url *); /* NULL is fine */
+/*
+ * s, for a message: everything between "://" (or the start) and its last
+ * '@' replaced by "***", so no password, even in a URL that does not
+ * parse, is ever shown. malloc'd; NULL when memory runs out.
+ */
+char *tier_url_masked(const char *s);
 
 #endif /* ROBOTSD_TIER_URL_H */

@@ -43,6 +43,7 @@ static const char *const proto_codes[] = {
 	[PE_TIMEOUT] = "timeout",
 	[PE_NOT_CACHED] = "not_cached",
 	[PE_INTERNAL] = "internal",
+	[PE_FORBIDDEN] = "forbidden",
 };
 
 /* The protocol error for a URL or origin that librobots refused. */

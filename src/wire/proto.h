@@ -49,6 +49,7 @@ enum proto_err {
 	PE_TIMEOUT,
 	PE_NOT_CACHED,
 	PE_INTERNAL,
+	PE_FORBIDDEN, /* an admin op from a peer without the right */
 };
 
 /*

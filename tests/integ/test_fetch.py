@@ -379,7 +379,8 @@ class Answers(DaemonTest):
                     {"agents": ["*"], "rules": 1, "crawl_delay": None}],
             sitemaps=["http://s.test/sitemap.xml"],
             retry={"fail_streak": 0, "failing_since": None,
-                   "next_retry": None, "last_error": None},
+                   "next_retry": None, "last_error": None,
+                   "cause": None},
             fetching=False, stale=False)
         self.assertBetween(i["last_fetch_at"], t0 - 1, t0 + 10, "fetched_at")
         # One fetch: first fetched, last confirmed and last fetched agree.

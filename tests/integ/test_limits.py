@@ -68,10 +68,11 @@ class Limits(DaemonTest):
     def test_sigterm_answers_every_waiting_check(self):
         # contract: SIGTERM answers what is in flight. A's fetch times out
         # at 2 s (unreachable); B's is queued behind it and cannot end
-        # before the drain's deadline (fetch-timeout + 1 s): "timeout".
+        # before the drain's deadline (--stop-timeout 3 s): "timeout".
         for h in ("a.test", "b.test"):
             self.origin.robots(h, RULES, hold=True)
-        c = self.start("--fetch-timeout", "2", "--max-fetches", "1")
+        c = self.start("--fetch-timeout", "2", "--max-fetches", "1",
+                       "--stop-timeout", "3")
         c.send({"op": "check", "url": "http://a.test/", "agent": "A",
                 "id": "a"})
         c.send({"op": "check", "url": "http://b.test/", "agent": "A",

@@ -228,7 +228,9 @@ class MetricsTest(DaemonTest):
         self.origin.release("slow.test")
         self.assertAnswer(c.wait_id(9), ok=True, source="fetched")
         self.assertEqual(self.d.wait_exit(), 0, self.log())
-        self.assertIn("info: event=stopping signal=15\n", self.log())
+        self.assertIn("info: event=stopping signal=15 waiting=1 fetches=1 "
+                      "origins=http://slow.test stop_timeout=10\n",
+                      self.log())
 
 
 if __name__ == "__main__":

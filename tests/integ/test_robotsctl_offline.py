@@ -82,8 +82,9 @@ class RobotsctlTest(unittest.TestCase):
         rc, out, err = self.run_test(BASIC, "AnyBot", "https://example.com/",
                                      "https://example.com/public/page")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(out, "allowed https://example.com/ (no_rule)\n"
-                         "allowed https://example.com/public/page (no_rule)\n")
+        self.assertEqual(out, "allowed https://example.com/ (no_rule, crawl delay 5 s)\n"
+                         "allowed https://example.com/public/page "
+                         "(no_rule, crawl delay 5 s)\n")
         self.assertEqual(err, "")
 
     def test_any_disallowed_exits_1_and_names_rule_and_line(self):
@@ -92,9 +93,9 @@ class RobotsctlTest(unittest.TestCase):
                                      "https://example.com/private/x")
         self.assertEqual(rc, 1, err)
         self.assertEqual(out.splitlines(), [
-            "allowed https://example.com/public (no_rule)",
+            "allowed https://example.com/public (no_rule, crawl delay 5 s)",
             "disallowed https://example.com/private/x "
-            "(line 2: disallow /private/)",
+            "(line 2: disallow /private/, crawl delay 5 s)",
         ])
 
     def test_longest_match_decides_and_its_line_is_printed(self):
@@ -103,7 +104,7 @@ class RobotsctlTest(unittest.TestCase):
                                    "https://example.com/private/open/doc")
         self.assertEqual(rc, 0)
         self.assertEqual(out, "allowed https://example.com/private/open/doc "
-                         "(line 3: allow /private/open)\n")
+                         "(line 3: allow /private/open, crawl delay 5 s)\n")
 
     def test_allow_wins_a_tie_of_equal_length(self):
         body = "User-agent: *\nDisallow: /page\nAllow: /page\n"
@@ -185,7 +186,7 @@ class RobotsctlTest(unittest.TestCase):
                                     stdin=BASIC.encode())
         self.assertEqual(rc, 1, err)
         self.assertEqual(out, "disallowed https://example.com/private/x "
-                         "(line 2: disallow /private/)\n")
+                         "(line 2: disallow /private/, crawl delay 5 s)\n")
 
     def test_missing_file_exits_2_with_error_naming_it(self):
         path = os.path.join(self.dir.name, "absent.txt")
@@ -207,7 +208,8 @@ class RobotsctlTest(unittest.TestCase):
         rc, out, err = self.run_test(BASIC, "AnyBot", "https://",
                                      "https://example.com/ok")
         self.assertEqual(rc, 2)
-        self.assertEqual(out, "allowed https://example.com/ok (no_rule)\n")
+        self.assertEqual(out, "allowed https://example.com/ok "
+                         "(no_rule, crawl delay 5 s)\n")
         self.assertTrue(err.startswith("robotsctl: https://: "), err)
 
     def test_error_wins_over_disallowed_in_exit_status(self):
@@ -295,7 +297,8 @@ class RobotsctlTest(unittest.TestCase):
         rc, out, err = self.run_ctl("test", self.write(BASIC), "--",
                                     "--json", "https://example.com/")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(out, "allowed https://example.com/ (no_rule)\n")
+        self.assertEqual(out, "allowed https://example.com/ "
+                         "(no_rule, crawl delay 5 s)\n")
 
     def test_dash_word_without_double_dash_is_an_unknown_option(self):
         rc, out, err = self.run_ctl("test", self.write(BASIC),

@@ -177,7 +177,8 @@ class Service(DaemonTest):
         self.assertIn("info: event=start version=%s socket=%s\n"
                       % (VERSION, sock), err)
         self.assertIn("info: event=watchdog interval_ms=100\n", err)
-        self.assertIn("info: event=stopping signal=15\n", err)
+        self.assertIn("info: event=stopping signal=15 waiting=0 fetches=0 "
+                      "origins=- stop_timeout=10\n", err)
         self.assertIn("info: event=stopped\n", err)
 
     @needs_activate

@@ -49,10 +49,10 @@ START_TEST(test_entry_bytes_and_lru_eviction_by_bytes)
 	ck_assert_uint_gt(one, strlen("https://a.test"));
 	/*
 	 * An idle entry is one block: its fields (with its version id, the
-	 * two times of that version and pointers to its validators and its
-	 * history, both NULL here) and its origin.
+	 * two times of that version, the failure's cause and pointers to its
+	 * validators and its history, both NULL here) and its origin.
 	 */
-	ck_assert_uint_le(one, 176 + strlen("https://a.test") + 1);
+	ck_assert_uint_le(one, 184 + strlen("https://a.test") + 1);
 	fetch_rules("https://r.test");
 	ck_assert_uint_eq(st->bytes,
 	    2 * one + robots_memsize(entry("https://r.test")->robots));

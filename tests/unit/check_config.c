@@ -599,7 +599,8 @@ START_TEST(test_redis_options)
 	cf = load_args(NULL, "-c", "/dev/null", "--redis",
 	    "redis://[::1]:7000/2", "--redis=redis://:x@bad:0", NULL);
 	ck_assert_ptr_null(cf);
-	ck_assert_str_eq(cause, "--redis: 'redis://:x@bad:0' is not a Redis "
+	/* the password is never shown */
+	ck_assert_str_eq(cause, "--redis: 'redis://***@bad:0' is not a Redis "
 	                        "URL: bad port (1-65535)");
 	LOAD("redis redis://file-only\n", "--redis",
 	    "unix:///run/redis.sock?db=1", "--redis", "redis://b",
@@ -715,6 +716,42 @@ START_TEST(test_redis_key_file)
 }
 END_TEST
 
+/* The password file: its first line; never the password in a message. */
+START_TEST(test_redis_password_file)
+{
+	char path[] = "/tmp/robotsd-pwXXXXXX", *pw;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(write(fd, "s3cret\nignored\n", 15), 15);
+	close(fd);
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis-password-file", path, NULL);
+	ck_assert_msg(cf != NULL, "%s", cause);
+	pw = config_redis_password(cf, &cause);
+	ck_assert_str_eq(pw, "s3cret");
+	ck_assert_ptr_null(cause);
+	free(pw);
+	config_free(cf);
+	cf = NULL;
+	ck_assert_int_eq(truncate(path, 0), 0);
+	ck_assert_ptr_null(load_args(
+	    NULL, "-c", "/dev/null", "--redis-password-file", path, NULL));
+	ck_assert_ptr_nonnull(strstr(cause, "empty first line"));
+	free(cause);
+	cause = NULL;
+	unlink(path);
+	ck_assert_ptr_null(load_args(
+	    NULL, "-c", "/dev/null", "--redis-password-file", path, NULL));
+	ck_assert_ptr_nonnull(strstr(cause, "No such file or directory"));
+	free(cause);
+	cause = NULL;
+	cf = load_args(NULL, "-c", "/dev/null", NULL);
+	ck_assert_ptr_null(config_redis_password(cf, &cause));
+	ck_assert_ptr_null(cause);
+}
+END_TEST
+
 START_TEST(test_shipped_config_parses)
 {
 	cf = load_args(NULL, "-c", TOPSRCDIR "/etc/robotsd.conf", NULL);
@@ -730,7 +767,8 @@ START_TEST(test_shipped_config_shows_the_defaults)
 
 	/*
 	 * Uncomment every "#name value" line: it must parse, to the defaults.
-	 * The ca-file line names an example file, which must exist to load.
+	 * The ca-file, redis-password-file and admin-group lines name an
+	 * example file or group, which must exist to load.
 	 */
 	write_conf("");
 	ck_assert_ptr_nonnull(fp = fopen(conf_path, "w"));
@@ -738,6 +776,8 @@ START_TEST(test_shipped_config_shows_the_defaults)
 		if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z' &&
 		    strncmp(line, "#ca-file ", 9) != 0 &&
 		    strncmp(line, "#redis-key-file ", 16) != 0 &&
+		    strncmp(line, "#redis-password-file ", 21) != 0 &&
+		    strncmp(line, "#admin-group ", 13) != 0 &&
 		    (HAVE_REDIS_BUILD || strncmp(line, "#redis ", 7) != 0))
 			fprintf(fp, "%.*s\n", (int)(nl - line - 1), line + 1);
 	fclose(fp);
@@ -807,6 +847,7 @@ config_suite(void)
 	tcase_add_test(tc, test_reload_error_names_file_and_line);
 	tcase_add_test(tc, test_every_option_is_documented);
 	tcase_add_test(tc, test_values_that_cannot_work_are_refused_at_load);
+	tcase_add_test(tc, test_redis_password_file);
 	tcase_add_test(tc, test_shipped_config_parses);
 	tcase_add_test(tc, test_redis_key_file);
 	tcase_add_test(tc, test_shipped_config_shows_the_defaults);

@@ -92,6 +92,7 @@ setup(void)
 	d = dispatch_new(base, cache, &clk, fake_stats, NULL);
 	dispatch_configure(d, &ds);
 	s = session_new(d, &client.reply);
+	session_set_admin(s, 1);
 }
 
 static void
@@ -147,6 +148,79 @@ static const char rules[] = "User-agent: *\nDisallow: /a\nAllow: /a/ok\n";
 	"\"http_status\":200,\"rule\":{\"directive\":\"disallow\","            \
 	"\"pattern\":\"/a\",\"line\":2},\"crawl_delay\":null,"                 \
 	"\"expires_in\":86400,\"version\":\"" V_RULES "\"}\n"
+
+/* purge needs the admin right; the other ops do not. */
+START_TEST(test_purge_without_the_admin_right_is_forbidden)
+{
+	session_set_admin(s, 0);
+	send_line("{\"op\":\"purge\",\"all\":true,\"id\":1}");
+	ck_assert_uint_eq(client.nlines, 1);
+	ck_assert_str_eq(client.lines[0],
+	    "{\"id\":1,\"ok\":false,\"error\":{\"code\":\"forbidden\","
+	    "\"message\":\"purge needs the admin right: run it as root, as "
+	    "robotsd's user or as a member of its admin-group\"}}\n");
+	send_line("{\"op\":\"ping\",\"id\":2}");
+	ck_assert_uint_eq(client.nlines, 2);
+	ck_assert_str_eq(client.lines[1],
+	    "{\"id\":2,\"ok\":true,\"version\":\"" PACKAGE_VERSION "\"}\n");
+	session_set_admin(s, 1);
+	send_line("{\"op\":\"purge\",\"all\":true,\"id\":3}");
+	ck_assert_str_eq(
+	    client.lines[2], "{\"id\":3,\"ok\":true,\"purged\":0}\n");
+}
+END_TEST
+
+/* The end of line, after its expires_in (jittered: not compared). */
+static void
+assert_tail(const char *line, const char *head, const char *tail)
+{
+	size_t n = strlen(line), t = strlen(tail);
+
+	ck_assert_msg(strncmp(line, head, strlen(head)) == 0, "%s", line);
+	ck_assert_msg(n >= t && strcmp(line + n - t, tail) == 0, "%s", line);
+}
+
+/*
+ * An unreachable answer, single or a batch's row, and inspect name the
+ * cause: its stable code and the failure's text; other answers have none.
+ */
+START_TEST(test_unreachable_answers_name_the_cause)
+{
+	struct fetch_result r = script_result(FETCH_NETWORK, 0);
+
+	send_line("{\"op\":\"check\",\"url\":\"http://e.test/x\","
+	          "\"agent\":\"B\",\"id\":1}");
+	finish("http://e.test", 503, "");
+	ck_assert_uint_eq(client.nlines, 1);
+	assert_tail(client.lines[0],
+	    "{\"id\":1,\"ok\":true,\"allowed\":false,\"origin\":"
+	    "\"http://e.test\",\"source\":\"fetched\",\"reason\":"
+	    "\"unreachable\",\"http_status\":503,\"rule\":null,"
+	    "\"crawl_delay\":null,\"expires_in\":",
+	    ",\"cause\":{\"code\":\"http_503\",\"message\":\"HTTP status "
+	    "503\"}}\n");
+	send_line("{\"op\":\"check\",\"urls\":[\"http://f.test/x\"],"
+	          "\"agent\":\"B\",\"id\":2}");
+	r.cause = CAUSE_DNS;
+	r.error_message = "Could not resolve host: f.test";
+	script_fill(&sc, "http://f.test", &r);
+	ck_assert_uint_eq(client.nlines, 2);
+	assert_tail(client.lines[1],
+	    "{\"id\":2,\"ok\":true,\"results\":[{\"url\":\"http://f.test/"
+	    "x\",\"ok\":true,\"allowed\":false,\"origin\":\"http://f.test\","
+	    "\"source\":\"fetched\",\"reason\":\"unreachable\","
+	    "\"http_status\":null,",
+	    ",\"cause\":{\"code\":\"dns\",\"message\":\"Could not resolve "
+	    "host: f.test\"}}]}\n");
+	send_line("{\"op\":\"inspect\",\"origin\":\"http://f.test\","
+	          "\"id\":3}");
+	ck_assert_uint_eq(client.nlines, 3);
+	ck_assert_ptr_nonnull(strstr(client.lines[2],
+	    "\"last_error\":\"Could not resolve host: f.test\",\"cause\":"
+	    "{\"code\":\"dns\",\"message\":\"Could not resolve host: "
+	    "f.test\"}},"));
+}
+END_TEST
 
 START_TEST(test_miss_waits_for_the_one_fetch_then_hits)
 {
@@ -543,8 +617,8 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	send_line(
 	    "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":3}");
 	assert_last(3, "{\"id\":3,\"ok\":false,\"error\":{\"code\":\"not_"
-	               "cached\",\"message\":\"the origin is not in the "
-	               "cache\"}}\n");
+	               "cached\",\"message\":\"the origin https://a.test is "
+	               "not in the cache\"}}\n");
 	send_line(CHECK_A);
 	finish("https://a.test", 200,
 	    "User-agent: x\nCrawl-delay: 2.5\nSitemap: /s.xml\n");
@@ -563,8 +637,8 @@ START_TEST(test_stats_ping_purge_and_inspect_lines)
 	    "s.xml\"],"
 	    "\"retry\":{\"fail_streak\":0,\"failing_since\":null,\"next_"
 	    "retry\":"
-	    "null,\"last_error\":null},\"extra_lines\":[],\"warnings\":[],"
-	    "\"fetching\":false,\"stale\":false}\n");
+	    "null,\"last_error\":null,\"cause\":null},\"extra_lines\":[],"
+	    "\"warnings\":[],\"fetching\":false,\"stale\":false}\n");
 	send_line("{\"op\":\"purge\",\"origin\":\"https://a.test\",\"id\":5}");
 	assert_last(6, "{\"id\":5,\"ok\":true,\"purged\":1}\n");
 	send_line("{\"op\":\"purge\",\"all\":true,\"id\":6}");
@@ -590,6 +664,8 @@ dispatch_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
+	tcase_add_test(tc, test_unreachable_answers_name_the_cause);
+	tcase_add_test(tc, test_purge_without_the_admin_right_is_forbidden);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
 	tcase_add_test(

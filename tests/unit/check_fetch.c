@@ -40,6 +40,7 @@ static struct evhttp *httpd; /* the origin server */
 struct outcome {
 	int done;
 	enum fetch_error error;
+	int cause; /* enum fetch_cause */
 	int status;
 	size_t body_len;
 	int truncated;
@@ -219,6 +220,7 @@ outcome_cb(const struct fetch_result *r, void *arg)
 
 	o->done = 1;
 	o->error = r->error;
+	o->cause = r->cause;
 	o->status = r->http_status;
 	o->body_len = r->body_len;
 	o->truncated = r->truncated;
@@ -386,6 +388,7 @@ START_TEST(test_fetch_refuses_private_address_also_after_redirect)
 	fetch_one(url, &o);
 	ck_assert_int_eq(o.error, FETCH_PRIVATE_ADDR);
 	ck_assert_int_eq(o.status, 0);
+	ck_assert_int_eq(o.cause, CAUSE_CONNECT);
 	fetch_one("http://origin.test/to-private", &o);
 	ck_assert_int_eq(o.error, FETCH_PRIVATE_ADDR);
 	cf.deny_private = 0;
@@ -404,7 +407,39 @@ START_TEST(test_fetch_timeout_enforced)
 	fetcher_configure(fetcher, &cf);
 	fetch_one("http://origin.test/slow", &o);
 	ck_assert_int_eq(o.error, FETCH_TIMEOUT);
+	ck_assert_int_eq(o.cause, CAUSE_TIMEOUT);
 	ck_assert_int_eq(o.status, 0);
+}
+END_TEST
+
+/* Each failure curl reports, as the cause an answer names. */
+static const struct {
+	CURLcode rc;
+	enum fetch_cause cause;
+} curl_causes[] = {
+	{ CURLE_OK, CAUSE_NONE },
+	{ CURLE_COULDNT_RESOLVE_HOST, CAUSE_DNS },
+	{ CURLE_COULDNT_RESOLVE_PROXY, CAUSE_DNS },
+	{ CURLE_COULDNT_CONNECT, CAUSE_CONNECT },
+	{ CURLE_RECV_ERROR, CAUSE_CONNECT },
+	{ CURLE_SEND_ERROR, CAUSE_CONNECT },
+	{ CURLE_SSL_CONNECT_ERROR, CAUSE_TLS },
+	{ CURLE_PEER_FAILED_VERIFICATION, CAUSE_TLS },
+	{ CURLE_SSL_CACERT_BADFILE, CAUSE_TLS },
+	{ CURLE_OPERATION_TIMEDOUT, CAUSE_TIMEOUT },
+	{ CURLE_WEIRD_SERVER_REPLY, CAUSE_BAD_RESPONSE },
+	{ CURLE_BAD_CONTENT_ENCODING, CAUSE_BAD_RESPONSE },
+	{ CURLE_GOT_NOTHING, CAUSE_BAD_RESPONSE },
+	{ CURLE_PARTIAL_FILE, CAUSE_BAD_RESPONSE },
+	{ CURLE_HTTP2, CAUSE_BAD_RESPONSE },
+	{ CURLE_OUT_OF_MEMORY, CAUSE_OTHER },
+	{ CURLE_FAILED_INIT, CAUSE_OTHER },
+};
+
+START_TEST(test_fetch_cause_of_curl_code)
+{
+	ck_assert_int_eq(
+	    fetch_cause_of_curl(curl_causes[_i].rc), curl_causes[_i].cause);
 }
 END_TEST
 
@@ -614,6 +649,8 @@ fetch_suite(void)
 	tcase_add_test(
 	    tc, test_fetch_refuses_private_address_also_after_redirect);
 	tcase_add_test(tc, test_fetch_timeout_enforced);
+	tcase_add_loop_test(tc, test_fetch_cause_of_curl_code, 0,
+	    (int)(sizeof(curl_causes) / sizeof(curl_causes[0])));
 	tcase_add_test(tc, test_fetch_beyond_max_fetches_queued_not_dropped);
 	tcase_add_test(
 	    tc, test_fetch_backlog_counts_only_fetches_beyond_free_slots);

@@ -147,6 +147,54 @@ START_TEST(test_validators_kept)
 }
 END_TEST
 
+/* The cause each failure names, and the stable names (docs/protocol.md). */
+START_TEST(test_causes)
+{
+	static const struct {
+		enum fetch_error error;
+		enum fetch_cause net;
+		int status;
+		enum fetch_cause want;
+		const char *name;
+	} rows[] = {
+		{ FETCH_OK, CAUSE_NONE, 200, CAUSE_NONE, "" },
+		{ FETCH_OK, CAUSE_NONE, 404, CAUSE_NONE, "" },
+		{ FETCH_OK, CAUSE_NONE, 302, CAUSE_NONE, "" },
+		{ FETCH_OK, CAUSE_NONE, 500, CAUSE_HTTP_5XX, "http_5xx" },
+		{ FETCH_OK, CAUSE_NONE, 502, CAUSE_HTTP_5XX, "http_5xx" },
+		{ FETCH_OK, CAUSE_NONE, 599, CAUSE_HTTP_5XX, "http_5xx" },
+		{ FETCH_OK, CAUSE_NONE, 503, CAUSE_HTTP_503, "http_503" },
+		{ FETCH_OK, CAUSE_NONE, 429, CAUSE_HTTP_429, "http_429" },
+		{ FETCH_OK, CAUSE_NONE, 100, CAUSE_BAD_RESPONSE,
+		    "bad_response" },
+		{ FETCH_OK, CAUSE_NONE, 600, CAUSE_BAD_RESPONSE,
+		    "bad_response" },
+		{ FETCH_NETWORK, CAUSE_DNS, 0, CAUSE_DNS, "dns" },
+		{ FETCH_NETWORK, CAUSE_CONNECT, 0, CAUSE_CONNECT, "connect" },
+		{ FETCH_NETWORK, CAUSE_TLS, 0, CAUSE_TLS, "tls" },
+		{ FETCH_NETWORK, CAUSE_BAD_RESPONSE, 0, CAUSE_BAD_RESPONSE,
+		    "bad_response" },
+		{ FETCH_NETWORK, CAUSE_NONE, 0, CAUSE_OTHER, "other" },
+		{ FETCH_TIMEOUT, CAUSE_TIMEOUT, 0, CAUSE_TIMEOUT, "timeout" },
+		{ FETCH_TIMEOUT, CAUSE_NONE, 0, CAUSE_TIMEOUT, "timeout" },
+		/* refused before connecting: curl saw a failed connect */
+		{ FETCH_PRIVATE_ADDR, CAUSE_CONNECT, 0, CAUSE_PRIVATE_ADDRESS,
+		    "private_address" },
+		{ FETCH_REDIRECTS, CAUSE_NONE, 302, CAUSE_NONE, "" },
+	};
+	size_t i;
+
+	for (i = 0; i < N(rows); i++) {
+		enum fetch_cause c =
+		    lifetime_cause(rows[i].error, rows[i].net, rows[i].status);
+
+		ck_assert_msg(c == rows[i].want, "row %zu: cause %d", i, c);
+		ck_assert_str_eq(lifetime_cause_name(c), rows[i].name);
+	}
+	ck_assert_str_eq(lifetime_cause_name(CAUSE_COUNT), "other");
+}
+END_TEST
+
 START_TEST(test_lifetimes)
 {
 	static const struct {
@@ -456,6 +504,7 @@ lifetime_suite(void)
 	tcase_add_test(tc, test_status_classes);
 	tcase_add_test(tc, test_refresh_classes);
 	tcase_add_test(tc, test_validators_kept);
+	tcase_add_test(tc, test_causes);
 	tcase_add_test(tc, test_lifetimes);
 	tcase_add_test(tc, test_retry_after);
 	tcase_add_test(tc, test_backoff_schedule);

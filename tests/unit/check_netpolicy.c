@@ -352,6 +352,35 @@ START_TEST(test_connect_to_any_of_a_list)
 }
 END_TEST
 
+/* Who may run admin ops: root, robotsd's uid (100), --admin-group (50). */
+static const unsigned sup[] = { 7, 50 }, other[] = { 7, 8 };
+static const struct {
+	unsigned uid, gid;
+	const unsigned *groups;
+	size_t n;
+	long admin_gid;
+	int want;
+} admin_rows[] = {
+	{ 0, 0, NULL, 0, -1, 1 },       /* root */
+	{ 100, 100, NULL, 0, -1, 1 },   /* robotsd's own user */
+	{ 1000, 1000, NULL, 0, -1, 0 }, /* anyone else, no group */
+	{ 1000, 50, NULL, 0, -1, 0 },   /* gid 50 means nothing then */
+	{ 1000, 50, NULL, 0, 50, 1 },   /* the admin group, primary */
+	{ 1000, 7, sup, 2, 50, 1 },     /* ... or supplementary */
+	{ 1000, 7, other, 2, 50, 0 },   /* in other groups only */
+	{ 1000, 100, NULL, 0, 50, 0 },  /* robotsd's group is not its uid */
+	{ 0, 9, other, 2, 50, 1 },
+};
+
+START_TEST(test_peer_admin)
+{
+	ck_assert_int_eq(netpolicy_peer_admin(admin_rows[_i].uid,
+	                     admin_rows[_i].gid, admin_rows[_i].groups,
+	                     admin_rows[_i].n, 100, admin_rows[_i].admin_gid),
+	    admin_rows[_i].want);
+}
+END_TEST
+
 /* The network policy suite. */
 static Suite *
 netpolicy_suite(void)
@@ -367,6 +396,7 @@ netpolicy_suite(void)
 	tcase_add_loop_test(ct, test_connect_to_parse, 0, NROWS(ct_rows));
 	tcase_add_loop_test(ct, test_connect_to_match, 0, NROWS(match_rows));
 	tcase_add_test(ct, test_connect_to_any_of_a_list);
+	tcase_add_loop_test(ct, test_peer_admin, 0, NROWS(admin_rows));
 	suite_add_tcase(s, addr);
 	suite_add_tcase(s, ct);
 	return s;

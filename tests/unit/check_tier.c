@@ -653,6 +653,31 @@ static const struct {
 	{ "unix://:@/tmp/r.sock", "empty password" },
 };
 
+/* No password is ever shown in a message, even of a bad URL. */
+static const struct {
+	const char *url, *want;
+} masked_urls[] = {
+	{ "redis://:s3cret@db.example:6379/2",
+	    "redis://***@db.example:6379/2" },
+	{ "redis://db.example", "redis://db.example" },
+	{ "unix://:pw@/run/redis.sock?db=1",
+	    "unix://***@/run/redis.sock?db=1" },
+	{ "redis://:p@ss/w@rd@h", "redis://***@h" }, /* unescaped '@' */
+	{ "redis://user:pw@h", "redis://***@h" },
+	{ ":pw@h", "***@h" },                 /* no scheme */
+	{ "redis://h/0@x", "redis://***@x" }, /* masks more, never less */
+	{ "", "" },
+};
+
+START_TEST(url_masked)
+{
+	char *m = tier_url_masked(masked_urls[_i].url);
+
+	ck_assert_str_eq(m, masked_urls[_i].want);
+	free(m);
+}
+END_TEST
+
 START_TEST(url_bad)
 {
 	struct tier_url u;
@@ -699,6 +724,7 @@ tier_suite(void)
 	tc = tcase_create("url");
 	tcase_add_loop_test(tc, url_good, 0, NELEM(good_urls));
 	tcase_add_loop_test(tc, url_bad, 0, NELEM(bad_urls));
+	tcase_add_loop_test(tc, url_masked, 0, NELEM(masked_urls));
 	suite_add_tcase(s, tc);
 	return s;
 }

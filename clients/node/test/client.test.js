@@ -12,8 +12,10 @@ import {
   Client,
   ClientTimeoutError,
   ConnectionError,
+  DEFAULT_CONNECT_TIMEOUT,
   LineTooLongError,
   NotCachedError,
+  NotRunningError,
   OverloadedError,
   RobotsdError,
   TimeoutError,
@@ -258,10 +260,10 @@ test("too many connections: OverloadedError", async () => {
 test("robotsd's own timeout (a check still queued when it stops) is a TimeoutError", async () => {
   // As the daemon's tests do: one fetch at a time, qa.test's is held until
   // its 2 s fetch timeout, qb.test's is queued behind it; on SIGTERM the
-  // check of qb.test cannot end before the drain's deadline.
+  // check of qb.test cannot end before the drain's deadline (--stop-timeout 3).
   origin.robots("qa.test", "User-agent: *\nDisallow: /\n", { hold: true });
   origin.robots("qb.test", "User-agent: *\nDisallow: /\n", { hold: true });
-  const d = new Daemon(origin, ["--fetch-timeout", "2", "--max-fetches", "1"]);
+  const d = new Daemon(origin, ["--fetch-timeout", "2", "--max-fetches", "1", "--stop-timeout", "3"]);
   const c = new Client({ socket: d.socket, connectTimeout: 200 });
   try {
     await d.start();
@@ -306,6 +308,46 @@ test("no robotsd at the socket: ConnectionError after connectTimeout", async () 
   await assert.rejects(c.ping(), ConnectionError);
   await c.close();
   await assert.rejects(c.ping(), ConnectionError, "a closed client refuses calls");
+});
+
+test("not running: NotRunningError naming the socket, no file or a dead socket file", async () => {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(tmpdir() + "/robotsd-node-");
+  const dead = dir + "/dead.sock"; // a socket file nobody listens on
+  const { execFileSync } = await import("node:child_process");
+  execFileSync("python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", dead]);
+  try {
+    for (const path of [dir + "/absent.sock", dead]) {
+      const c = new Client({ socket: path, timeout: 60000, connectTimeout: 600 });
+      const t0 = Date.now();
+      await assert.rejects(c.ping(), (e) => {
+        assert.ok(e instanceof NotRunningError, e);
+        assert.ok(e instanceof ConnectionError);
+        assert.equal(e.code, "connection");
+        assert.equal(e.socket, path);
+        assert.ok(e.message.includes(path), e.message);
+        return true;
+      });
+      const took = Date.now() - t0;
+      assert.ok(took >= 300 && took < 5000, `gave up after ${took} ms`);
+      await c.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(DEFAULT_CONNECT_TIMEOUT, 5000);
+  assert.equal(new Client({ socket: "/nonexistent" }).connectTimeout, 5000);
+});
+
+test("an unreachable verdict carries its cause", async () => {
+  origin.robots("down.test", "", { status: 503 });
+  const r = await client.check("http://down.test/x", AGENT);
+  assert.equal(r.reason, "unreachable");
+  assert.deepEqual(r.cause, { code: "http_503", message: "HTTP status 503" });
+  const [row] = await client.checkMany(["http://down.test/y"], AGENT);
+  assert.deepEqual(row.cause, { code: "http_503", message: "HTTP status 503" });
+  assert.equal((await client.check("http://site.test/x", AGENT)).cause, null);
 });
 
 test("the socket comes from the option, then ROBOTSD_SOCKET, then the default", () => {

@@ -18,6 +18,7 @@ const classes = {
   internal: "InternalError",
   connection: "ConnectionError",
   protocol: "ProtocolError",
+  forbidden: "ForbiddenError",
 };
 
 test("errorFromAnswer gives each code its class, message and url", () => {

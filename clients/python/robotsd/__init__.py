@@ -5,13 +5,14 @@ both keep one pipelined connection to robotsd's Unix socket, reconnect when
 robotsd restarts, and raise a RobotsdError subclass per protocol error code.
 robotsd.scrapy.RobotsdMiddleware puts robotsd in a Scrapy crawl.
 """
-from ._protocol import (BATCH_LIMIT, DEFAULT_SOCKET, DEFAULT_TIMEOUT, ERRORS,
-                        BadJsonError, BadRequestError, BadUrlError,
-                        CallTimeoutError, CheckResult, ConnectionLostError,
-                        DaemonTimeoutError, InternalError, LineTooLongError,
-                        NotCachedError, OverloadedError, PURPOSES,
-                        Preference, ProtocolError, RobotsdError, Rule,
-                        TokenVerdict, UnknownCodeError, UnknownOpError,
+from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_SOCKET,
+                        DEFAULT_TIMEOUT, ERRORS, BadJsonError,
+                        BadRequestError, BadUrlError, CallTimeoutError, Cause,
+                        CheckResult, ConnectionLostError, DaemonTimeoutError,
+                        ForbiddenError, InternalError, LineTooLongError,
+                        NotCachedError, NotRunningError, OverloadedError,
+                        PURPOSES, Preference, ProtocolError, RobotsdError,
+                        Rule, TokenVerdict, UnknownCodeError, UnknownOpError,
                         UnsupportedSchemeError, UsageStatement, socket_path)
 from .aio import AsyncClient
 from .client import Client
@@ -21,11 +22,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AgentChange", "AsyncClient", "BATCH_LIMIT", "ChangeEvent", "BadJsonError", "BadRequestError",
-    "BadUrlError", "CallTimeoutError", "CheckResult", "Client",
-    "ConnectionLostError", "DEFAULT_SOCKET", "DEFAULT_TIMEOUT",
-    "DaemonTimeoutError", "ERRORS", "InternalError", "LineTooLongError",
-    "NotCachedError", "OverloadedError", "PURPOSES", "Preference",
-    "ProtocolError", "RobotsdError", "Rule", "TokenVerdict",
+    "BadUrlError", "CallTimeoutError", "Cause", "CheckResult", "Client",
+    "ConnectionLostError", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SOCKET",
+    "DEFAULT_TIMEOUT", "DaemonTimeoutError", "ERRORS", "ForbiddenError",
+    "InternalError", "LineTooLongError", "NotCachedError", "NotRunningError",
+    "OverloadedError", "PURPOSES", "Preference", "ProtocolError",
+    "RobotsdError", "Rule", "TokenVerdict",
     "UnknownCodeError", "UnknownOpError", "UnsupportedSchemeError",
     "UsageStatement", "socket_path",
 ]

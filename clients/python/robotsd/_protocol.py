@@ -1,6 +1,7 @@
 """What the blocking and the asyncio client share: the socket path, request
 encoding, the typed errors of the protocol's error codes, and the typed
 results. No I/O here."""
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -19,6 +20,10 @@ DEFAULT_MAX_LINE = 65536
 # The longest answer line read (a batch of 1000 answers is far below it);
 # robotsd sending a longer one breaks the connection (ProtocolError).
 MAX_ANSWER = 64 << 20
+# Seconds a call keeps trying to connect (no socket file, nobody listening:
+# robotsd restarting) before it fails with NotRunningError; the same in the
+# Node and Go clients.
+DEFAULT_CONNECT_TIMEOUT = 5.0
 
 
 def socket_path(path: Optional[str] = None) -> str:
@@ -96,6 +101,12 @@ class InternalError(RobotsdError):
     code = "internal"
 
 
+class ForbiddenError(RobotsdError):
+    """An admin operation (purge) from a user without the right: run it as
+    root, as robotsd's user or as a member of its admin-group."""
+    code = "forbidden"
+
+
 class UnknownCodeError(RobotsdError):
     """An error code this client does not know (a newer robotsd)."""
 
@@ -117,10 +128,29 @@ class ProtocolError(ConnectionLostError):
     a value, and the call is never sent again."""
 
 
+class NotRunningError(ConnectionLostError):
+    """robotsd is not running: no socket file at `socket`, or nobody
+    listening on it, for the whole connect timeout."""
+
+    def __init__(self, socket: str, reason: str):
+        super().__init__("robotsd is not running: cannot connect to %s: %s"
+                         % (socket, reason))
+        self.socket = socket
+
+
+def connect_error(path: str, e: OSError) -> ConnectionLostError:
+    """The error of a failed connect to path: NotRunningError when there is
+    no socket file or nobody listens on it, else ConnectionLostError
+    (permission denied, backlog full, ...)."""
+    if e.errno in (errno.ENOENT, errno.ECONNREFUSED):
+        return NotRunningError(path, e.strerror or str(e))
+    return ConnectionLostError("cannot connect to %s: %s" % (path, e))
+
+
 ERRORS = {cls.code: cls for cls in (
     BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
     UnsupportedSchemeError, LineTooLongError, OverloadedError,
-    DaemonTimeoutError, NotCachedError, InternalError)}
+    DaemonTimeoutError, NotCachedError, InternalError, ForbiddenError)}
 
 
 def error_from(err: Any) -> RobotsdError:
@@ -245,6 +275,16 @@ def parse_tokens(v: Any) -> Dict[str, TokenVerdict]:
 
 
 @dataclass(frozen=True)
+class Cause:
+    """Why an origin is unreachable: a stable code ("dns", "connect",
+    "tls", "timeout", "private_address", "http_5xx", "http_503",
+    "http_429", "bad_response", "other"; treat an unknown one as "other")
+    and the failure's text (docs/protocol.md)."""
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """The answer for one URL.
 
@@ -270,6 +310,7 @@ class CheckResult:
     usage_from: Optional[List[UsageStatement]] = None
     # With tokens=[...]: each token, in lowercase, -> its own verdict.
     tokens: Optional[Dict[str, TokenVerdict]] = None
+    cause: Optional[Cause] = None     # set when reason is "unreachable"
 
     @classmethod
     def from_answer(cls, url: str, a: Dict[str, Any], usage: bool = False,
@@ -301,12 +342,15 @@ class CheckResult:
                 raise ProtocolError("tokens asked for and not answered (a "
                                     "robotsd without control tokens?)")
             extra["tokens"] = parse_tokens(a["tokens"])
+        c = a.get("cause")
+        cause = Cause(str(c.get("code", "other")), str(c.get("message", "")))\
+            if isinstance(c, dict) else None
         return cls(url=url, allowed=allowed, origin=a.get("origin"),
                    source=a.get("source"), reason=a.get("reason"), rule=rule,
                    crawl_delay=float(cd) if cd is not None else None,
                    expires_in=a.get("expires_in"),
                    http_status=a.get("http_status"),
-                   pending=pending, **extra)
+                   pending=pending, cause=cause, **extra)
 
 
 def encode(req: Dict[str, Any], max_line: int) -> bytes:
@@ -342,6 +386,15 @@ def check_request(url: str, agent: str, wait: bool, usage: bool = False,
                   tokens: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     return _extras({"op": "check", "url": url, "agent": agent}, wait, usage,
                    tokens)
+
+
+def purge_request(origin: Any) -> Dict[str, Any]:
+    """The purge of one origin; TypeError for None or a non-string (purging
+    every origin is purge_all(), never a default)."""
+    if not isinstance(origin, str):
+        raise TypeError("purge needs an origin string (got %r); purge_all() "
+                        "drops every origin" % (origin,))
+    return {"op": "purge", "origin": origin}
 
 
 def batch_requests(urls: List[str], agent: str, wait: bool,

@@ -10,11 +10,12 @@ import json
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
-from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
-                        MAX_ANSWER, ProtocolError,
+from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
+                        DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, MAX_ANSWER,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        OverloadedError, RobotsdError, batch_requests,
-                        batch_results, check_request, encode, error_from,
+                        OverloadedError, ProtocolError, RobotsdError,
+                        batch_requests, batch_results, check_request,
+                        connect_error, encode, error_from, purge_request,
                         result, socket_path, Pending)
 from .watch import ChangeEvent, watch_async
 
@@ -142,14 +143,16 @@ class AsyncClient:
 
     The arguments are those of robotsd.Client: path (else $ROBOTSD_SOCKET,
     else /run/robotsd/robotsd.sock), timeout (seconds per call, reconnecting
-    included) and max_line.
+    included), max_line and connect_timeout.
     """
 
     def __init__(self, path: Optional[str] = None,
                  timeout: float = DEFAULT_TIMEOUT,
-                 max_line: int = DEFAULT_MAX_LINE):
+                 max_line: int = DEFAULT_MAX_LINE,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
         self.path = socket_path(path)
         self.timeout = timeout
+        self.connect_timeout = connect_timeout
         self.max_line = max_line
         self._ids = itertools.count(1)
         self._conn: Optional[_Connection] = None
@@ -215,15 +218,17 @@ class AsyncClient:
         """What the cache holds for origin; NotCachedError if nothing."""
         return await self.call({"op": "inspect", "origin": origin}, timeout)
 
-    async def purge(self, origin: Optional[str] = None,
+    async def purge(self, origin: str,
                     timeout: Optional[float] = None) -> int:
-        """Drop origin (every origin if None); returns the count dropped."""
-        req: Dict[str, Any] = {"op": "purge"}
-        if origin is None:
-            req["all"] = True
-        else:
-            req["origin"] = origin
-        return int((await self.call(req, timeout))["purged"])
+        """Drop origin; returns the count dropped. TypeError for anything
+        but a string: purge_all() drops every origin."""
+        return int((await self.call(purge_request(origin),
+                                    timeout))["purged"])
+
+    async def purge_all(self, timeout: Optional[float] = None) -> int:
+        """Drop every origin; returns the count dropped."""
+        return int((await self.call({"op": "purge", "all": True},
+                                    timeout))["purged"])
 
     async def stats(self, timeout: Optional[float] = None) -> Dict[str, int]:
         """robotsd's counters."""
@@ -242,13 +247,18 @@ class AsyncClient:
                                        else timeout)
         pause = _RETRY_PAUSE
         sends: List[int] = []  # one entry per time the request was sent
+        give_up = None  # connecting is given up after connect_timeout
         while True:
+            n = len(sends)
             try:
                 return await self._attempt(req, None, deadline, sends)
             except ConnectionLostError as e:
+                if n != len(sends) or give_up is None:  # sent, or first
+                    give_up = min(deadline,
+                                  time.monotonic() + self.connect_timeout)
                 if self._closed or len(sends) >= _MAX_SENDS or \
                         isinstance(e, ProtocolError) or \
-                        time.monotonic() + pause >= deadline:
+                        time.monotonic() + pause >= give_up:
                     raise
             await asyncio.sleep(pause)
             pause = min(pause * 2, _RETRY_PAUSE_MAX)
@@ -296,9 +306,14 @@ class AsyncClient:
             conn = self._conn
             if conn is None or not conn.alive:
                 try:
-                    r, w = await asyncio.open_unix_connection(self.path)
+                    r, w = await asyncio.wait_for(
+                        asyncio.open_unix_connection(self.path),
+                        self.connect_timeout)
+                except asyncio.TimeoutError:
+                    raise ConnectionLostError(
+                        "cannot connect to %s: no accept in %g s"
+                        % (self.path, self.connect_timeout)) from None
                 except OSError as e:
-                    raise ConnectionLostError("cannot connect to %s: %s"
-                                              % (self.path, e)) from None
+                    raise connect_error(self.path, e) from None
                 conn = self._conn = _Connection(r, w)
             return conn

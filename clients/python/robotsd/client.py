@@ -15,12 +15,13 @@ import threading
 import time
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
-from ._protocol import (BATCH_LIMIT, DEFAULT_MAX_LINE, DEFAULT_TIMEOUT,
-                        MAX_ANSWER, ProtocolError,
+from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
+                        DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, MAX_ANSWER,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        OverloadedError, Pending, RobotsdError,
-                        batch_requests, batch_results, check_request, encode,
-                        error_from, result, socket_path)
+                        OverloadedError, Pending, ProtocolError, RobotsdError,
+                        batch_requests, batch_results, check_request,
+                        connect_error, encode, error_from, purge_request,
+                        result, socket_path)
 from .watch import ChangeEvent, watch_blocking
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
@@ -167,14 +168,19 @@ class Client:
     timeout: seconds every call may take unless it says otherwise
     (reconnecting included). max_line: request lines longer than this are
     refused with LineTooLongError before being sent (robotsd's --max-line).
+    connect_timeout: seconds a call keeps trying to connect before it fails
+    (NotRunningError when nothing listens on the socket; 5 s as in the Node
+    and Go clients).
     The connection is opened on first use and reused; close() ends it.
     """
 
     def __init__(self, path: Optional[str] = None,
                  timeout: float = DEFAULT_TIMEOUT,
-                 max_line: int = DEFAULT_MAX_LINE):
+                 max_line: int = DEFAULT_MAX_LINE,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
         self.path = socket_path(path)
         self.timeout = timeout
+        self.connect_timeout = connect_timeout
         self.max_line = max_line
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -242,16 +248,16 @@ class Client:
         NotCachedError if nothing."""
         return self.call({"op": "inspect", "origin": origin}, timeout)
 
-    def purge(self, origin: Optional[str] = None,
-              timeout: Optional[float] = None) -> int:
-        """Drop origin from the cache (every origin if None); returns how
-        many entries were dropped."""
-        req: Dict[str, Any] = {"op": "purge"}
-        if origin is None:
-            req["all"] = True
-        else:
-            req["origin"] = origin
-        return int(self.call(req, timeout)["purged"])
+    def purge(self, origin: str, timeout: Optional[float] = None) -> int:
+        """Drop origin from the cache; returns how many entries were
+        dropped (0 or 1). TypeError for anything but a string: purge_all()
+        drops every origin."""
+        return int(self.call(purge_request(origin), timeout)["purged"])
+
+    def purge_all(self, timeout: Optional[float] = None) -> int:
+        """Drop every origin from the cache; returns how many."""
+        return int(self.call({"op": "purge", "all": True},
+                             timeout)["purged"])
 
     def stats(self, timeout: Optional[float] = None) -> Dict[str, int]:
         """robotsd's counters."""
@@ -305,11 +311,10 @@ class Client:
             conn = self._conn
             if conn is None or not conn.alive:
                 try:
-                    conn = _Connection(self.path,
-                                       deadline - time.monotonic())
+                    conn = _Connection(self.path, min(
+                        deadline - time.monotonic(), self.connect_timeout))
                 except OSError as e:
-                    raise ConnectionLostError("cannot connect to %s: %s"
-                                              % (self.path, e)) from None
+                    raise connect_error(self.path, e) from None
                 self._conn = conn
             return conn
 
@@ -336,12 +341,14 @@ class Client:
 
         def attempt() -> None:
             nonlocal pause, sends
+            # connecting is given up after connect_timeout
+            give_up = min(deadline, time.monotonic() + self.connect_timeout)
             while True:
                 try:
                     inner = self._submit(req, deadline, None)
                     break
                 except ConnectionLostError as e:
-                    if self._closed or time.monotonic() + pause > deadline:
+                    if self._closed or time.monotonic() + pause > give_up:
                         outer.set_exception(e)
                         return
                     time.sleep(pause)

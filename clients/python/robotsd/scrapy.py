@@ -37,6 +37,19 @@ Settings:
   listed purpose is "unknown" too (the site said nothing about it).
 - ROBOTSD_USAGE (default False): ask for the usage preferences even with
   no purposes listed, to record them with the items (see below).
+- ROBOTSD_UNREACHABLE (default "defer"): what to do with a request whose
+  origin robotsd answers "unreachable" (its robots.txt answered 5xx or 429,
+  or could not be fetched: RFC 9309 says "do not crawl now", not "never").
+  "defer" schedules the request again after the answer's expires_in (the
+  time to robotsd's next try; at least 1 s), at most ROBOTSD_DEFER_MAX
+  times (default 5) before dropping it (stat robotsd/gave_up); the crawl
+  stays open while requests are deferred. One INFO line per origin says
+  it is deferred and why (the answer's cause). "drop" drops it at once
+  (stat robotsd/unreachable), as earlier versions did.
+- ROBOTSD_REQUIRED (default False): True checks at spider start that
+  robotsd answers and otherwise stops the crawl (close reason
+  "robotsd_unavailable") with an ERROR line naming the socket.
+- ROBOTSD_CONNECT_TIMEOUT (default 5): seconds to keep trying to connect.
 
 Every response of a request robotsd judged carries response.meta["robotsd"]
 = {"version": the robots.txt version robotsd answered with (None if it
@@ -52,7 +65,9 @@ dont_obey_robotstxt and data: and file: URLs. A URL robotsd cannot judge
 through too: no robots.txt applies to it, and Scrapy reports its own error
 if it cannot download it. /robots.txt itself is always allowed by robotsd.
 
-A disallowed request raises IgnoreRequest and counts robotstxt/forbidden.
+A request a rule disallows raises IgnoreRequest and counts
+robotstxt/forbidden and robotsd/forbidden; a deferred one counts
+robotsd/deferred (each time), never robotstxt/forbidden.
 The Crawl-delay robotsd reports for the agent raises the download slot's
 delay (slot.delay = max(slot.delay, crawl_delay)); it never lowers a delay
 set by DOWNLOAD_DELAY or AutoThrottle.
@@ -71,10 +86,11 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import defer
 
-from ._protocol import (DEFAULT_TIMEOUT, PURPOSES, BadUrlError,
-                        CallTimeoutError, CheckResult, ConnectionLostError,
-                        Preference, RobotsdError, UnsupportedSchemeError,
-                        check_request, result)
+from ._protocol import (DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, PURPOSES,
+                        BadUrlError, CallTimeoutError, CheckResult,
+                        ConnectionLostError, NotRunningError, Preference,
+                        RobotsdError, UnsupportedSchemeError, check_request,
+                        result)
 from .client import Client
 
 logger = logging.getLogger(__name__)
@@ -109,9 +125,13 @@ class RobotsdMiddleware:
         self.usage = bool(self.purposes) or \
             settings.getbool("ROBOTSD_USAGE", False)
         self.client = Client(settings.get("ROBOTSD_SOCKET"),
-                             timeout=self.timeout)
+                             timeout=self.timeout,
+                             connect_timeout=settings.getfloat(
+                                 "ROBOTSD_CONNECT_TIMEOUT",
+                                 DEFAULT_CONNECT_TIMEOUT))
         from scrapy import signals
         crawler.signals.connect(self.client.close, signals.engine_stopped)
+        self._init_unreachable(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "RobotsdMiddleware":
@@ -190,6 +210,9 @@ class RobotsdMiddleware:
         if res.crawl_delay is not None:
             self._apply_delay(request, spider, res.crawl_delay)
         if not res.allowed:
+            if res.reason == "unreachable":
+                return self._unreachable(res, request, spider)
+            self.crawler.stats.inc_value("robotsd/forbidden")
             logger.debug("Forbidden by robots.txt: %(request)s (%(rule)s)",
                          {"request": request, "rule": res.rule or res.reason},
                          extra={"spider": spider})
@@ -233,7 +256,11 @@ class RobotsdMiddleware:
         exc = failure.value
         if isinstance(exc, _NOT_JUDGED):
             return None
-        code = getattr(exc, "code", None) or type(exc).__name__
+        code = getattr(exc, "code", None) or (
+            # NotRunningError too: the stat keeps its name (ProtocolError,
+            # robotsd answering nonsense, keeps its own)
+            "ConnectionLostError" if isinstance(exc, NotRunningError)
+            else type(exc).__name__)
         self.crawler.stats.inc_value("robotsd/error_count/%s" % code)
         if self.fail_open:
             logger.warning("robotsd could not check %(request)s (%(err)s); "
@@ -246,6 +273,88 @@ class RobotsdMiddleware:
                        {"request": request, "err": exc},
                        extra={"spider": spider})
         raise IgnoreRequest("robotsd could not check the request: %s" % exc)
+
+    # --- unreachable origins: defer (or drop), ROBOTSD_REQUIRED ------------
+    def _init_unreachable(self, crawler: Any) -> None:
+        from scrapy import signals
+        settings = crawler.settings
+        self.unreachable = settings.get("ROBOTSD_UNREACHABLE", "defer")
+        if self.unreachable not in ("defer", "drop"):
+            raise ValueError("ROBOTSD_UNREACHABLE must be \"defer\" or "
+                             "\"drop\", not %r" % (self.unreachable,))
+        self.defer_max = settings.getint("ROBOTSD_DEFER_MAX", 5)
+        self.required = settings.getbool("ROBOTSD_REQUIRED", False)
+        self._deferring = 0           # requests waiting to be scheduled
+        self._deferred_origins: set = set()  # those told of at INFO
+        crawler.signals.connect(self._keep_open, signals.spider_idle)
+        if self.required:
+            crawler.signals.connect(self._require, signals.spider_opened)
+
+    def _unreachable(self, res: CheckResult, request: Any,
+                     spider: Any) -> None:
+        """Defer request (schedule it again after expires_in), or drop it
+        (ROBOTSD_UNREACHABLE "drop", or deferred ROBOTSD_DEFER_MAX times
+        already)."""
+        stats = self.crawler.stats
+        why = "%s: %s" % (res.cause.code, res.cause.message) \
+            if res.cause is not None else "unreachable"
+        if self.unreachable == "drop":
+            stats.inc_value("robotsd/unreachable")
+            logger.debug("robots.txt of %(origin)s unreachable (%(why)s): "
+                         "dropped %(request)s", {"origin": res.origin,
+                                                 "why": why,
+                                                 "request": request},
+                         extra={"spider": spider})
+            raise IgnoreRequest("robots.txt unreachable (%s)" % why)
+        tries = int(request.meta.get("robotsd_deferred", 0))
+        if tries >= self.defer_max:
+            stats.inc_value("robotsd/gave_up")
+            logger.warning("robots.txt of %(origin)s still unreachable "
+                           "(%(why)s) after %(n)d deferrals: dropped "
+                           "%(request)s", {"origin": res.origin, "why": why,
+                                           "n": tries, "request": request},
+                           extra={"spider": spider})
+            raise IgnoreRequest("robots.txt unreachable (%s)" % why)
+        delay = max(float(res.expires_in or 0), 1.0)
+        stats.inc_value("robotsd/deferred")
+        if res.origin not in self._deferred_origins:
+            self._deferred_origins.add(res.origin)
+            logger.info("robots.txt of %(origin)s is unreachable (%(why)s): "
+                        "deferring its requests (%(delay)g s, at most "
+                        "%(max)d times each)",
+                        {"origin": res.origin, "why": why, "delay": delay,
+                         "max": self.defer_max}, extra={"spider": spider})
+        again = request.replace(dont_filter=True, meta=dict(
+            request.meta, robotsd_deferred=tries + 1))
+        from twisted.internet import reactor
+        self._deferring += 1
+        reactor.callLater(delay, self._schedule_again, again)
+        raise IgnoreRequest("robots.txt unreachable (%s): deferred %g s"
+                            % (why, delay))
+
+    def _schedule_again(self, request: Any) -> None:
+        self._deferring -= 1
+        engine = self.crawler.engine
+        if engine is not None and engine.running:
+            engine.crawl(request)
+
+    def _keep_open(self, spider: Any) -> None:
+        """spider_idle: the crawl is not over while requests are deferred."""
+        if self._deferring > 0:
+            from scrapy.exceptions import DontCloseSpider
+            raise DontCloseSpider
+
+    def _require(self, spider: Any) -> None:
+        """spider_opened under ROBOTSD_REQUIRED: stop unless robotsd
+        answers."""
+        try:
+            self.client.ping()
+        except RobotsdError as e:
+            logger.error("robotsd cannot be reached at %(socket)s (%(err)s) "
+                         "and ROBOTSD_REQUIRED is set: stopping the crawl",
+                         {"socket": self.client.path, "err": e},
+                         extra={"spider": spider})
+            self.crawler.engine.close_spider(spider, "robotsd_unavailable")
 
     def _apply_delay(self, request: Any, spider: Any, delay: float) -> None:
         downloader = self.crawler.engine.downloader

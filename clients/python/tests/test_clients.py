@@ -16,10 +16,10 @@ from support import RULES, ClientTest, poll
 
 import robotsd
 from robotsd import (AsyncClient, BadJsonError, BadRequestError, BadUrlError,
-                     CallTimeoutError, Client, ConnectionLostError,
+                     CallTimeoutError, Cause, Client, ConnectionLostError,
                      DaemonTimeoutError, LineTooLongError, NotCachedError,
-                     OverloadedError, RobotsdError, Rule, UnknownOpError,
-                     UnsupportedSchemeError)
+                     NotRunningError, OverloadedError, RobotsdError, Rule,
+                     UnknownOpError, UnsupportedSchemeError)
 
 N_RULES = 1000
 MANY = ("User-agent: *\n" + "".join(
@@ -197,7 +197,7 @@ class Cases:
         self.assertEqual(set(robotsd.ERRORS), {
             "bad_json", "bad_request", "unknown_op", "bad_url",
             "unsupported_scheme", "line_too_long", "overloaded", "timeout",
-            "not_cached", "internal"})
+            "not_cached", "internal", "forbidden"})
 
     def test_line_over_the_limit_is_refused_before_sending(self):
         self.start()
@@ -279,10 +279,11 @@ class Cases:
 
     def test_daemon_timeout_is_a_typed_exception(self):
         # a's fetch times out at 2 s; b's is queued behind it and cannot
-        # end before SIGTERM's drain deadline (fetch-timeout + 1 s).
+        # end before SIGTERM's drain deadline (--stop-timeout 3 s).
         for h in ("a2.test", "b2.test"):
             self.origin.robots(h, RULES, hold=True)
-        self.start("--fetch-timeout", "2", "--max-fetches", "1")
+        self.start("--fetch-timeout", "2", "--max-fetches", "1",
+                   "--stop-timeout", "3")
         cl = self.client(timeout=20)
         a = cl.later("check", "http://a2.test/", "A")
         b = cl.later("check", "http://b2.test/", "A")
@@ -344,6 +345,54 @@ class Cases:
         with self.assertRaises(ConnectionLostError):
             cl.ping()
         self.assertBetween(time.monotonic() - t0, 0.3, 3.0, "gave up after")
+
+    def test_not_running_is_typed_names_the_socket_after_connect_timeout(
+            self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d, True)
+        absent = os.path.join(d, "absent.sock")
+        dead = os.path.join(d, "dead.sock")  # a socket file, not listening
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(dead)
+        s.close()
+        for path in (absent, dead):
+            with self.subTest(path=path):
+                cl = self.DRIVER(path, timeout=60, connect_timeout=0.6)
+                self.addCleanup(cl.shutdown)
+                t0 = time.monotonic()
+                with self.assertRaises(NotRunningError) as cm:
+                    cl.ping()
+                # connect_timeout, not the call's 60 s
+                self.assertBetween(time.monotonic() - t0, 0.3, 5.0,
+                                   "gave up after")
+                self.assertIsInstance(cm.exception, ConnectionLostError)
+                self.assertEqual(cm.exception.socket, path)
+                self.assertIn(path, str(cm.exception))
+        self.assertEqual(robotsd.DEFAULT_CONNECT_TIMEOUT, 5.0)
+        self.assertEqual(Client(absent).connect_timeout, 5.0)
+        self.assertEqual(AsyncClient(absent).connect_timeout, 5.0)
+
+    def test_purge_none_is_refused_and_purge_all_drops_every_origin(self):
+        self.start()
+        cl = self.client()
+        cl.check("http://a.test/x", "A")
+        for bad in (None, 3):
+            with self.assertRaises(TypeError):
+                cl.purge(bad)
+        self.assertEqual(self._stats()["cache_entries"], 1)  # none dropped
+        self.assertEqual(cl.purge_all(), 1)
+        self.assertEqual(self._stats()["cache_entries"], 0)
+
+    def test_unreachable_cause_is_typed(self):
+        self.origin.set("down.test", status=503)
+        self.start()
+        cl = self.client()
+        r = cl.check("http://down.test/x", "A")
+        self.assertEqual((r.allowed, r.reason), (False, "unreachable"))
+        self.assertEqual(r.cause, Cause("http_503", "HTTP status 503"))
+        [r] = cl.check_many(["http://down.test/y"], "A")
+        self.assertEqual(r.cause, Cause("http_503", "HTTP status 503"))
+        self.assertIsNone(cl.check("http://a.test/x", "A").cause)
 
     def test_1000_checks_in_flight_each_get_their_own_answer(self):
         self.origin.robots("m.test", MANY, hold=True)

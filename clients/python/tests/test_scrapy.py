@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 from support import ClientTest
@@ -154,6 +155,62 @@ class ScrapyCrawl(CrawlTest):
         self.assertEqual(
             res["stats"].get("robotsd/error_count/ConnectionLostError"),
             len(PAGES) + len(FORBIDDEN) + 1)  # + s3://
+
+    def test_unreachable_robots_txt_defers_until_it_recovers(self):
+        # robots.txt answers 503 until the crawl has asked once, then the
+        # rules: every page is fetched after the recovery, none lost.
+        self.origin.robots(HOST, "", status=503)
+        self.start("--retry-503-min", "1", "--retry-503-max", "2")
+
+        def recover():
+            if len(self.origin.wait_hits(HOST, 1, timeout=60,
+                                         path="/robots.txt")) >= 1:
+                self.origin.robots(HOST, ROBOTS)
+        t = threading.Thread(target=recover, daemon=True)
+        t.start()
+        res = self.crawl(self.d.socket)
+        t.join(5)
+        log = res["log"][-6000:]
+        st = res["stats"]
+        self.assertEqual(sorted(h.path for h in self.page_hits()),
+                         sorted(PAGES), log)
+        self.assertGreaterEqual(st.get("robotsd/deferred", 0), 1, log)
+        self.assertEqual(st.get("robotsd/forbidden"), len(FORBIDDEN), log)
+        self.assertEqual(st.get("robotstxt/forbidden"), len(FORBIDDEN), log)
+        self.assertNotIn("robotsd/gave_up", st)
+        self.assertEqual(len(self.origin.hits(HOST, "/robots.txt")), 2)
+        info = [ln for ln in res["log"].splitlines()
+                if "INFO" in ln and "deferring its requests" in ln]
+        self.assertEqual(len(info), 1, info)
+        self.assertIn("(http_503: HTTP status 503)", info[0])
+        self.assertEqual(res["reason"], "finished")
+
+    def test_unreachable_dropped_when_told_or_after_defer_max(self):
+        self.origin.robots(HOST, "", status=503)
+        self.start("--retry-503-min", "1", "--retry-503-max", "2")
+        res = self.crawl(self.d.socket, ROBOTSD_UNREACHABLE="drop")
+        st = res["stats"]
+        self.assertEqual(self.page_hits(), [])
+        self.assertEqual(st.get("robotsd/unreachable"), 1, st)  # "/"
+        for k in ("robotsd/deferred", "robotstxt/forbidden",
+                  "robotsd/forbidden"):
+            self.assertNotIn(k, st)
+        res = self.crawl(self.d.socket, ROBOTSD_DEFER_MAX=1)
+        st = res["stats"]
+        self.assertEqual(self.page_hits(), [])
+        self.assertEqual((st.get("robotsd/deferred"),
+                          st.get("robotsd/gave_up")), (1, 1), st)
+        self.assertNotIn("robotstxt/forbidden", st)
+
+    def test_required_stops_the_crawl_when_robotsd_is_down(self):
+        sock = os.path.join(tempfile.mkdtemp(), "none.sock")
+        res = self.crawl(sock, ROBOTSD_REQUIRED=True,
+                         ROBOTSD_CONNECT_TIMEOUT=0.5)
+        self.assertEqual(res["reason"], "robotsd_unavailable")
+        self.assertEqual(self.page_hits(), [])
+        self.assertIn("robotsd cannot be reached at %s" % sock, res["log"])
+        self.assertIn("ROBOTSD_REQUIRED is set: stopping the crawl",
+                      res["log"])
 
     def test_robotstxt_user_agent_picks_the_group(self):
         # Pages are still requested as USER_AGENT; robotsd judges them for
