@@ -49,7 +49,7 @@ struct config {
 	unsigned long long archive_max_bytes; /* 0: no limit */
 	char *redis_key_file;
 	unsigned char redis_key[32]; /* its key, when redis_key_file is set */
-	char *redis_password_file; /* AUTH for URLs without a password */
+	char *redis_password_file;   /* AUTH for URLs without a password */
 	char *metrics;
 	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
 	size_t max_line;    /* request line limit, bytes (64 KiB) */

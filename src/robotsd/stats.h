@@ -33,7 +33,7 @@ struct stats_sources {
 	const struct shared *shared; /* the fleet loader, NULL: no --redis */
 	const struct looplag *looplag;
 	const struct archive *archive; /* NULL: no --archive-dir */
-	const struct feed *feed; /* the change feed */
+	const struct feed *feed;       /* the change feed */
 	const struct stats_limits *limits;
 };
 
