@@ -80,7 +80,8 @@ func TestDisallowedNamesTheRule(t *testing.T) {
 	}
 	want := robotsd.Result{URL: "http://site.test/private/x", Allowed: false, Origin: "http://site.test",
 		Source: "fetched", Reason: "rule", Rule: &robotsd.Rule{Directive: "disallow", Pattern: "/private/", Line: 3},
-		CrawlDelay: 2 * time.Second, ExpiresIn: 86400 * time.Second, HTTPStatus: 200}
+		CrawlDelay: 2 * time.Second, ExpiresIn: 86400 * time.Second, HTTPStatus: 200,
+		Version: versionOf(siteRobots)}
 	if r.Rule == nil || *r.Rule != *want.Rule {
 		t.Fatalf("rule %+v, want %+v", r.Rule, want.Rule)
 	}

@@ -86,3 +86,18 @@ func TestNonBooleanAllowedIsRefused(t *testing.T) {
 		t.Fatalf("want an error, got %+v", r)
 	}
 }
+
+// A version that is neither a string nor null is refused.
+func TestNonStringVersionIsRefused(t *testing.T) {
+	for _, v := range []string{"7", "false", `["ab"]`} {
+		path := peer(t, func(c net.Conn, line []byte) {
+			c.Write([]byte(`{"id":1,"ok":true,"allowed":true,"origin":"http://a.test","version":` + v + "}\n"))
+		})
+		cl := robotsd.New(&robotsd.Options{Socket: path, Timeout: 20 * time.Second})
+		r, err := cl.Check(context.Background(), "http://a.test/", "A")
+		cl.Close()
+		if err == nil {
+			t.Fatalf("version %s: want an error, got %+v", v, r)
+		}
+	}
+}

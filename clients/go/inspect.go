@@ -37,6 +37,13 @@ type Entry struct {
 	Retry      Retry
 	Fetching   bool // a fetch is under way
 	Stale      bool // checks are answered from an older good copy
+
+	// ValidatedAt: the last fetch or 304 that confirmed this version;
+	// LastFetchAt: the last fetch's end, whatever it brought. Zero when
+	// unset.
+	ValidatedAt time.Time
+	LastFetchAt time.Time
+	Version     string // the entry's robots.txt version; "" when unknown
 }
 
 type wireEntry struct {
@@ -44,6 +51,9 @@ type wireEntry struct {
 	State      string   `json:"state"`
 	HTTPStatus *int     `json:"http_status"`
 	FetchedAt  *float64 `json:"fetched_at"`
+	Validated  *float64 `json:"validated_at"`
+	LastFetch  *float64 `json:"last_fetch_at"`
+	Version    *string  `json:"version"`
 	ExpiresAt  *float64 `json:"expires_at"`
 	ExpiresIn  *float64 `json:"expires_in"`
 	BodyBytes  int64    `json:"body_bytes"`
@@ -88,6 +98,7 @@ func (c *Client) Inspect(ctx context.Context, origin string) (*Entry, error) {
 		return nil, err
 	}
 	e := &Entry{Origin: w.Origin, State: w.State, FetchedAt: unixTime(w.FetchedAt),
+		ValidatedAt: unixTime(w.Validated), LastFetchAt: unixTime(w.LastFetch), Version: str(w.Version),
 		ExpiresAt: unixTime(w.ExpiresAt), ExpiresIn: seconds(w.ExpiresIn),
 		BodyBytes: w.BodyBytes, Truncated: w.Truncated, FinalURL: str(w.FinalURL),
 		Sitemaps: w.Sitemaps, Fetching: w.Fetching, Stale: w.Stale}
@@ -100,4 +111,42 @@ func (c *Client) Inspect(ctx context.Context, origin string) (*Entry, error) {
 	e.Retry = Retry{FailStreak: w.Retry.FailStreak, FailingSince: unixTime(w.Retry.FailingSince),
 		NextRetry: unixTime(w.Retry.NextRetry), LastError: str(w.Retry.LastError)}
 	return e, nil
+}
+
+// HistoryEntry is one distinct robots.txt version of a cached origin.
+type HistoryEntry struct {
+	Version   string
+	FirstSeen time.Time // when this robotsd first got it
+	LastSeen  time.Time // when a fetch or 304 last confirmed it
+	// HTTPStatus: the status it came with; 0 without an HTTP answer.
+	HTTPStatus int
+	// State: "rules", "allow_all" or "disallow_all", as in Entry.
+	State string
+}
+
+// History returns the last distinct robots.txt versions of a cached
+// origin, newest (the current one) first. An origin not in the cache
+// gives ErrNotCached.
+func (c *Client) History(ctx context.Context, origin string) ([]HistoryEntry, error) {
+	var w struct {
+		Versions []struct {
+			Version    string `json:"version"`
+			FirstSeen  int64  `json:"first_seen"`
+			LastSeen   int64  `json:"last_seen"`
+			HTTPStatus *int   `json:"http_status"`
+			State      string `json:"state"`
+		} `json:"versions"`
+	}
+	if err := c.doInto(ctx, map[string]interface{}{"op": "history", "origin": origin}, &w); err != nil {
+		return nil, err
+	}
+	out := make([]HistoryEntry, len(w.Versions))
+	for i, v := range w.Versions {
+		out[i] = HistoryEntry{Version: v.Version, FirstSeen: time.Unix(v.FirstSeen, 0),
+			LastSeen: time.Unix(v.LastSeen, 0), State: v.State}
+		if v.HTTPStatus != nil {
+			out[i].HTTPStatus = *v.HTTPStatus
+		}
+	}
+	return out, nil
 }

@@ -32,6 +32,11 @@ type Result struct {
 	HTTPStatus int           // of the last fetch; 0 when there was no HTTP answer
 	// Cause says why, when Reason is "unreachable"; nil otherwise.
 	Cause *Cause
+	// Version is the robots.txt version the verdict came from: 16
+	// lowercase hex digits, a SHA-256 prefix of the body used. Empty when
+	// robotsd gives none (the URL /robots.txt itself, an entry restored
+	// from an old state file, a pending answer, an error).
+	Version string
 	// Err is set only in a batch, for a URL robotsd could not check.
 	Err error
 	// Usage (with CheckOptions.Usage): every purpose's preference for an
@@ -82,6 +87,7 @@ type wireCheck struct {
 	Error      *wireError  `json:"error"`
 	Results    []wireCheck `json:"results"`
 	Cause      *Cause      `json:"cause"`
+	Version    *string     `json:"version"`
 	wireUsage
 }
 
@@ -96,7 +102,7 @@ func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
 	r := Result{URL: url, Pending: w.Pending, Allowed: w.Allowed, Origin: w.Origin,
 		Source: w.Source, Reason: w.Reason, Rule: w.Rule,
 		CrawlDelay: seconds(w.CrawlDelay), ExpiresIn: seconds(w.ExpiresIn),
-		Cause: w.Cause}
+		Cause: w.Cause, Version: str(w.Version)}
 	if w.URL != "" {
 		r.URL = w.URL
 	}

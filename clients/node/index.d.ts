@@ -151,6 +151,12 @@ export declare class CheckResult {
   readonly httpStatus: number | null;
   /** Why, when reason is "unreachable"; null otherwise. */
   readonly cause: Cause | null;
+  /**
+   * The robots.txt version the verdict came from: 16 lowercase hex digits (a
+   * SHA-256 prefix of the body used); null for the URL /robots.txt itself, an
+   * entry restored from an old state file, a pending answer or an error.
+   */
+  readonly version: string | null;
   /** Set only in a batch, for a URL robotsd could not check. */
   readonly error: RobotsdError | null;
   /** With `usage: true`: the preferences of an allowed URL; null for a disallowed one or when not asked. */
@@ -173,6 +179,12 @@ export interface Entry {
   state: "rules" | "allow_all" | "disallow_all" | "pending";
   httpStatus: number | null;
   fetchedAt: number | null;
+  /** Unix seconds of the last fetch or 304 that confirmed this version. */
+  validatedAt: number | null;
+  /** Unix seconds of the last fetch's end, whatever it brought. */
+  lastFetchAt: number | null;
+  /** The entry's robots.txt version, null when unknown. */
+  version: string | null;
   expiresAt: number | null;
   expiresIn: number | null;
   bodyBytes: number;
@@ -189,6 +201,18 @@ export interface Entry {
   fetching: boolean;
   stale: boolean;
   [field: string]: unknown;
+}
+
+/** One distinct robots.txt version of a cached origin (the history op). */
+export interface HistoryEntry {
+  version: string;
+  /** Unix seconds: when this robotsd first got it. */
+  firstSeen: number;
+  /** Unix seconds: when a fetch or 304 last confirmed it. */
+  lastSeen: number;
+  /** null without an HTTP answer. */
+  httpStatus: number | null;
+  state: "rules" | "allow_all" | "disallow_all";
 }
 
 /** robotsd's counters under the protocol's names. */
@@ -241,6 +265,8 @@ export declare class Client {
   checkMany(urls: string[], agent: string, opts?: CheckOptions): Promise<CheckResult[]>;
   warm(urls: string | string[], agent: string, opts?: CallOptions): Promise<CheckResult[]>;
   inspect(origin: string, opts?: CallOptions): Promise<Entry>;
+  /** Newest (the current version) first; NotCachedError for an origin not cached. */
+  history(origin: string, opts?: CallOptions): Promise<HistoryEntry[]>;
   purge(origin: string, opts?: CallOptions): Promise<number>;
   purgeAll(opts?: CallOptions): Promise<number>;
   stats(opts?: CallOptions): Promise<Stats>;

@@ -150,6 +150,8 @@ export class CheckResult {
       answer.cause && typeof answer.cause === "object"
         ? { code: String(answer.cause.code ?? "other"), message: String(answer.cause.message ?? "") }
         : null;
+    // the robots.txt version the verdict came from (docs/protocol.md)
+    this.version = answer.version == null ? null : want("version", answer.version, "string");
     this.error = answer.ok === false ? errorFromAnswer(answer.error, this.url) : null;
     this.usage = null;
     this.usageFrom = null;
@@ -169,6 +171,22 @@ export class CheckResult {
       this.tokens = parseTokens(answer.tokens);
     }
   }
+}
+
+/** The entries of a history answer, newest first. */
+function parseHistory(v) {
+  if (!Array.isArray(v)) throw bad("versions", v);
+  return v.map((e, i) => {
+    const what = `versions[${i}]`;
+    if (!isObject(e)) throw bad(what, e);
+    return {
+      version: want(`${what}.version`, e.version, "string"),
+      firstSeen: want(`${what}.first_seen`, e.first_seen, "integer"),
+      lastSeen: want(`${what}.last_seen`, e.last_seen, "integer"),
+      httpStatus: e.http_status === null ? null : want(`${what}.http_status`, e.http_status, "integer"),
+      state: want(`${what}.state`, e.state, "string"),
+    };
+  });
 }
 
 function asked(opts) {
@@ -284,6 +302,15 @@ export class Client {
     delete ans.id;
     delete ans.ok;
     return camelize(ans);
+  }
+
+  /**
+   * The last distinct robots.txt versions of a cached origin, newest (the
+   * current one) first; rejects with NotCachedError for one not cached.
+   */
+  async history(origin, opts = {}) {
+    if (typeof origin !== "string") throw new TypeError("history needs an origin string");
+    return parseHistory((await this.request({ op: "history", origin }, opts)).versions);
   }
 
   /** Drops one origin from the cache; resolves to the entries dropped. */

@@ -76,3 +76,22 @@ test('allowed:"false" (a string) is a ProtocolError, never a verdict', async () 
     p.close();
   }
 });
+
+test("a version that is neither a string nor null is a ProtocolError", async () => {
+  for (const version of [7, false, ["ab"]]) {
+    const p = await peer((sock, req) => {
+      sock.write(JSON.stringify({ id: req.id, ok: true, allowed: true, origin: "http://a.test", version }) + "\n");
+    });
+    const c = new Client({ socket: p.socketPath, timeout: 20000 });
+    try {
+      await assert.rejects(c.check("http://a.test/", "A"), (err) => {
+        assert.ok(err instanceof ProtocolError, String(err));
+        assert.ok(err.message.includes(`version is ${JSON.stringify(version)}`), err.message);
+        return true;
+      });
+    } finally {
+      c.close();
+      p.close();
+    }
+  }
+});

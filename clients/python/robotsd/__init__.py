@@ -9,11 +9,12 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_SOCKET,
                         DEFAULT_TIMEOUT, ERRORS, BadJsonError,
                         BadRequestError, BadUrlError, CallTimeoutError, Cause,
                         CheckResult, ConnectionLostError, DaemonTimeoutError,
-                        ForbiddenError, InternalError, LineTooLongError,
-                        NotCachedError, NotRunningError, OverloadedError,
-                        PURPOSES, Preference, ProtocolError, RobotsdError,
-                        Rule, TokenVerdict, UnknownCodeError, UnknownOpError,
-                        UnsupportedSchemeError, UsageStatement, socket_path)
+                        ForbiddenError, HistoryEntry, InternalError,
+                        LineTooLongError, NotCachedError, NotRunningError,
+                        OverloadedError, PURPOSES, Preference, ProtocolError,
+                        RobotsdError, Rule, TokenVerdict, UnknownCodeError,
+                        UnknownOpError, UnsupportedSchemeError,
+                        UsageStatement, socket_path)
 from .aio import AsyncClient
 from .client import Client
 from .watch import AgentChange, ChangeEvent
@@ -25,7 +26,8 @@ __all__ = [
     "BadUrlError", "CallTimeoutError", "Cause", "CheckResult", "Client",
     "ConnectionLostError", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SOCKET",
     "DEFAULT_TIMEOUT", "DaemonTimeoutError", "ERRORS", "ForbiddenError",
-    "InternalError", "LineTooLongError", "NotCachedError", "NotRunningError",
+    "HistoryEntry", "InternalError", "LineTooLongError", "NotCachedError",
+    "NotRunningError",
     "OverloadedError", "PURPOSES", "Preference", "ProtocolError",
     "RobotsdError", "Rule", "TokenVerdict",
     "UnknownCodeError", "UnknownOpError", "UnsupportedSchemeError",

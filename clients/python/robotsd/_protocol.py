@@ -311,6 +311,10 @@ class CheckResult:
     # With tokens=[...]: each token, in lowercase, -> its own verdict.
     tokens: Optional[Dict[str, TokenVerdict]] = None
     cause: Optional[Cause] = None     # set when reason is "unreachable"
+    # The robots.txt version the answer came from: 16 lowercase hex
+    # digits, None for the URL /robots.txt itself, an entry restored from
+    # an old state file, a pending answer, an error, or an older robotsd.
+    version: Optional[str] = None
 
     @classmethod
     def from_answer(cls, url: str, a: Dict[str, Any], usage: bool = False,
@@ -342,6 +346,9 @@ class CheckResult:
                 raise ProtocolError("tokens asked for and not answered (a "
                                     "robotsd without control tokens?)")
             extra["tokens"] = parse_tokens(a["tokens"])
+        version = a.get("version")
+        if version is not None:
+            _typed("version", version, str)
         c = a.get("cause")
         cause = Cause(str(c.get("code", "other")), str(c.get("message", "")))\
             if isinstance(c, dict) else None
@@ -350,7 +357,45 @@ class CheckResult:
                    crawl_delay=float(cd) if cd is not None else None,
                    expires_in=a.get("expires_in"),
                    http_status=a.get("http_status"),
-                   pending=pending, cause=cause, **extra)
+                   pending=pending, cause=cause, version=version, **extra)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One distinct robots.txt version of a cached origin (the history
+    op): version (16 hex digits), first_seen and last_seen (unix
+    seconds), http_status (None without an HTTP answer) and state
+    ("rules", "allow_all" or "disallow_all", as in inspect)."""
+    version: str
+    first_seen: int
+    last_seen: int
+    http_status: Optional[int]
+    state: str
+
+
+def parse_history(answer: Dict[str, Any]) -> List[HistoryEntry]:
+    """The entries of a history answer, newest first; raises
+    ProtocolError on a missing or wrong-typed field."""
+    out = []
+    for i, v in enumerate(_typed("versions", answer.get("versions"), list)):
+        w = "versions[%d]" % i
+        _typed(w, v, dict)
+        st = v.get("http_status")
+        if st is not None:
+            _typed(w + ".http_status", st, int)
+        out.append(HistoryEntry(
+            _typed(w + ".version", v.get("version"), str),
+            _typed(w + ".first_seen", v.get("first_seen"), int),
+            _typed(w + ".last_seen", v.get("last_seen"), int),
+            st, _typed(w + ".state", v.get("state"), str)))
+    return out
+
+
+def history_request(origin: Any) -> Dict[str, Any]:
+    if not isinstance(origin, str):
+        raise TypeError("history needs an origin string (got %r)"
+                        % (origin,))
+    return {"op": "history", "origin": origin}
 
 
 def encode(req: Dict[str, Any], max_line: int) -> bytes:

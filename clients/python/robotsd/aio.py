@@ -13,9 +13,10 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, MAX_ANSWER,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        OverloadedError, ProtocolError, RobotsdError,
-                        batch_requests, batch_results, check_request,
-                        connect_error, encode, error_from, purge_request,
+                        HistoryEntry, OverloadedError, ProtocolError,
+                        RobotsdError, batch_requests, batch_results,
+                        check_request, connect_error, encode, error_from,
+                        history_request, parse_history, purge_request,
                         result, socket_path, Pending)
 from .watch import ChangeEvent, watch_async
 
@@ -217,6 +218,13 @@ class AsyncClient:
                       timeout: Optional[float] = None) -> Dict[str, Any]:
         """What the cache holds for origin; NotCachedError if nothing."""
         return await self.call({"op": "inspect", "origin": origin}, timeout)
+
+    async def history(self, origin: str, timeout: Optional[float] = None) \
+            -> List[HistoryEntry]:
+        """The last distinct robots.txt versions of a cached origin,
+        newest first; NotCachedError if nothing."""
+        return parse_history(await self.call(history_request(origin),
+                                             timeout))
 
     async def purge(self, origin: str,
                     timeout: Optional[float] = None) -> int:

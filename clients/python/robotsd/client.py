@@ -18,10 +18,11 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, MAX_ANSWER,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        OverloadedError, Pending, ProtocolError, RobotsdError,
-                        batch_requests, batch_results, check_request,
-                        connect_error, encode, error_from, purge_request,
-                        result, socket_path)
+                        HistoryEntry, OverloadedError, Pending,
+                        ProtocolError, RobotsdError, batch_requests,
+                        batch_results, check_request, connect_error, encode,
+                        error_from, history_request, parse_history,
+                        purge_request, result, socket_path)
 from .watch import ChangeEvent, watch_blocking
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
@@ -247,6 +248,12 @@ class Client:
         """What the cache holds for origin (the answer's fields as a dict);
         NotCachedError if nothing."""
         return self.call({"op": "inspect", "origin": origin}, timeout)
+
+    def history(self, origin: str,
+                timeout: Optional[float] = None) -> List[HistoryEntry]:
+        """The last distinct robots.txt versions of a cached origin,
+        newest (the current one) first; NotCachedError if nothing."""
+        return parse_history(self.call(history_request(origin), timeout))
 
     def purge(self, origin: str, timeout: Optional[float] = None) -> int:
         """Drop origin from the cache; returns how many entries were

@@ -80,7 +80,7 @@ check waits on a robots.txt fetch.
 """
 import logging
 from dataclasses import asdict
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
@@ -89,8 +89,8 @@ from twisted.internet import defer
 from ._protocol import (DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, PURPOSES,
                         BadUrlError, CallTimeoutError, CheckResult,
                         ConnectionLostError, NotRunningError, Preference,
-                        RobotsdError, UnsupportedSchemeError, check_request,
-                        result)
+                        ProtocolError, RobotsdError, UnsupportedSchemeError,
+                        check_request, result)
 from .client import Client
 
 logger = logging.getLogger(__name__)
@@ -158,13 +158,11 @@ class RobotsdMiddleware:
         return str(ua)
 
     def _check(self, url: str, agent: str, resend: bool = True) \
-            -> "defer.Deferred[Tuple[CheckResult, Optional[str]]]":
-        """A Deferred of the CheckResult and the answer's robots.txt
-        version, fired on the reactor thread; sent once more on a new
-        connection if the connection breaks."""
+            -> "defer.Deferred[CheckResult]":
+        """A Deferred of the CheckResult, fired on the reactor thread;
+        sent once more on a new connection if the connection breaks."""
         from twisted.internet import reactor
-        d: "defer.Deferred[Tuple[CheckResult, Optional[str]]]" = \
-            defer.Deferred()
+        d: "defer.Deferred[CheckResult]" = defer.Deferred()
         try:
             fut = self.client.submit(check_request(url, agent, True,
                                                    self.usage))
@@ -183,9 +181,7 @@ class RobotsdMiddleware:
             except RobotsdError as e:
                 reactor.callFromThread(d.errback, e)
                 return
-            version = a.get("version")
-            reactor.callFromThread(d.callback, (
-                res, version if isinstance(version, str) else None))
+            reactor.callFromThread(d.callback, res)
 
         fut.add_done_callback(done)
         d.addTimeout(self.timeout, reactor,
@@ -200,13 +196,15 @@ class RobotsdMiddleware:
                                % self.timeout)
 
     def _resend(self, failure: Any, url: str, agent: str) -> Any:
-        if failure.check(ConnectionLostError):
+        # Only a connection that broke: robotsd not running stays so for
+        # the connect timeout already spent, and a ProtocolError answer
+        # would come back the same.
+        if failure.check(ConnectionLostError) and \
+                not failure.check(ProtocolError, NotRunningError):
             return self._check(url, agent, resend=False)
         return failure
 
-    def _verdict(self, answer: Tuple[CheckResult, Optional[str]],
-                 request: Any, spider: Any) -> None:
-        res, version = answer
+    def _verdict(self, res: CheckResult, request: Any, spider: Any) -> None:
         if res.crawl_delay is not None:
             self._apply_delay(request, spider, res.crawl_delay)
         if not res.allowed:
@@ -218,7 +216,7 @@ class RobotsdMiddleware:
                          extra={"spider": spider})
             self.crawler.stats.inc_value("robotstxt/forbidden")
             raise IgnoreRequest("Forbidden by robots.txt")
-        request.meta["robotsd"] = meta_of(res, version)
+        request.meta["robotsd"] = meta_of(res)
         refused = self._refused_purposes(res)
         if not refused:
             return None
@@ -367,10 +365,10 @@ class RobotsdMiddleware:
                          extra={"spider": spider})
 
 
-def meta_of(res: CheckResult, version: Optional[str]) -> Dict[str, Any]:
+def meta_of(res: CheckResult) -> Dict[str, Any]:
     """meta["robotsd"] of an allowed request: plain JSON values."""
     return {
-        "version": version,
+        "version": res.version,
         "usage": None if res.usage is None else
         {p: pref.value for p, pref in res.usage.items()},
         "usage_from": None if res.usage_from is None else

@@ -3,6 +3,7 @@ local origin server. Each case runs for both clients: the asyncio one
 through a proxy that runs its coroutines on an event loop thread."""
 import asyncio
 import concurrent.futures
+import hashlib
 import os
 import shutil
 import signal
@@ -17,7 +18,8 @@ from support import RULES, ClientTest, poll
 import robotsd
 from robotsd import (AsyncClient, BadJsonError, BadRequestError, BadUrlError,
                      CallTimeoutError, Cause, Client, ConnectionLostError,
-                     DaemonTimeoutError, LineTooLongError, NotCachedError,
+                     DaemonTimeoutError, HistoryEntry, LineTooLongError,
+                     NotCachedError,
                      NotRunningError, OverloadedError, RobotsdError, Rule,
                      UnknownOpError, UnsupportedSchemeError)
 
@@ -25,6 +27,12 @@ N_RULES = 1000
 MANY = ("User-agent: *\n" + "".join(
     "%s: /p%d/\n" % ("Allow" if i % 2 == 0 else "Disallow", i)
     for i in range(N_RULES)))
+
+
+def version_of(text):
+    """robotsd's version of a robots.txt body: the first 16 hex digits of
+    the SHA-256 of its bytes (docs/protocol.md, "Versions")."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class Blocking:
@@ -117,7 +125,7 @@ class Cases:
             url="http://A.test:80/private/x?q#f", allowed=False,
             origin="http://a.test", source="fetched", reason="rule",
             rule=Rule("disallow", "/private/", 2), crawl_delay=2.0,
-            expires_in=86400, http_status=200))
+            expires_in=86400, http_status=200, version=version_of(RULES)))
         r = cl.check("http://a.test/private/open", "FooBot")
         self.assertIs(r.allowed, True)
         self.assertEqual((r.source, r.reason, r.rule),
@@ -393,6 +401,41 @@ class Cases:
         [r] = cl.check_many(["http://down.test/y"], "A")
         self.assertEqual(r.cause, Cause("http_503", "HTTP status 503"))
         self.assertIsNone(cl.check("http://a.test/x", "A").cause)
+
+    def test_versions_name_the_body_and_history_lists_them(self):
+        body2 = RULES.replace("Disallow: /private/", "Disallow: /secret/")
+        self.start(test_clock=True)
+        cl = self.client()
+        v1, v2 = version_of(RULES), version_of(body2)
+        self.assertEqual(cl.check("http://a.test/x", "A").version, v1)
+        self.assertIsNone(cl.check("http://a.test/robots.txt", "A").version)
+        res = cl.check_many(["http://a.test/y", "http://a.test/robots.txt",
+                             "gopher://a.test/"], "A")
+        self.assertEqual([r.version for r in res], [v1, None, None])
+        self.assertIsInstance(res[2].error, UnsupportedSchemeError)
+        self.assertEqual([e.version for e in cl.history("http://a.test")],
+                         [v1])
+
+        self.origin.robots("a.test", body2)
+        self.advance(86400 + 1)
+        cl.check("http://a.test/x", "A")  # refreshes in the background
+        self.origin.wait_hits("a.test", 2)
+        fetched = self.wait_fetched("http://a.test")
+        self.assertEqual(cl.check("http://a.test/x", "A").version, v2)
+        self.assertEqual([r.version for r in cl.check_many(
+            ["http://a.test/z"], "A")], [v2])
+        h = cl.history("HTTP://a.test:80")
+        self.assertEqual([e.version for e in h], [v2, v1])
+        for e in h:
+            self.assertIsInstance(e, HistoryEntry)
+            self.assertEqual((e.http_status, e.state), (200, "rules"))
+            self.assertLessEqual(e.first_seen, e.last_seen)
+        self.assertEqual(h[0].first_seen, int(fetched["fetched_at"]))
+        self.assertLess(h[1].last_seen, h[0].first_seen)
+        with self.assertRaises(NotCachedError):
+            cl.history("http://nothere.test")
+        with self.assertRaises(TypeError):
+            cl.history(None)
 
     def test_1000_checks_in_flight_each_get_their_own_answer(self):
         self.origin.robots("m.test", MANY, hold=True)

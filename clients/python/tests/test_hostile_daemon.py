@@ -105,3 +105,17 @@ class Hostile(unittest.TestCase):
             with self.assertRaises(ProtocolError) as cm:
                 call(p.path, "http://a.test/")
             self.assertIn("allowed='false'", str(cm.exception))
+
+    def test_non_string_version_is_a_protocol_error(self):
+        for version in (7, False, ["ab"]):
+            def answer(req):
+                return (json.dumps({
+                    "id": req["id"], "ok": True, "allowed": True,
+                    "origin": "http://a.test", "source": "cache",
+                    "reason": "no_rule", "version": version}) +
+                    "\n").encode()
+            for call in (self.check, self.acheck):
+                p = self.peer(answer)
+                with self.assertRaises(ProtocolError) as cm:
+                    call(p.path, "http://a.test/")
+                self.assertIn("version is %r" % (version,), str(cm.exception))

@@ -5,6 +5,7 @@ import {
   Client,
   ClientTimeoutError,
   Codes,
+  HistoryEntry,
   NotCachedError,
   Preference,
   ProtocolError,
@@ -37,6 +38,12 @@ async function main(): Promise<void> {
   const e = await c.inspect("a.test");
   const n: number = e.bodyBytes + (await c.purge("a.test")) + (await c.purgeAll());
   const hits: number = (await c.stats()).hits;
+  const rv: string | null = (await c.check("http://a.test/", "A")).version;
+  const hist: HistoryEntry[] = await c.history("a.test");
+  const first: string = hist[0].version;
+  const seen: number = hist[0].firstSeen + hist[0].lastSeen + (hist[0].httpStatus ?? 0);
+  const ev: string | null = e.version;
+  console.log(rv, first, seen, ev, hist[0].state === "rules");
   const version: string = await c.ping();
   const answer: Record<string, unknown> = await c.request({ op: "ping" });
   try {
