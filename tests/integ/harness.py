@@ -57,6 +57,28 @@ def poll(pred, timeout=ANSWER_TIMEOUT, interval=0.01):
         time.sleep(interval)
 
 
+NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+def nobody_cannot_run(prog):
+    """Why prog cannot run as user nobody here, or None when it can: the
+    tests of rights run clients as nobody, which needs root, setpriv, and
+    directories of programs and libraries that nobody may search (a root
+    file system made with mode 0700, as a throwaway chroot can be, has
+    none)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return "needs root and setpriv"
+    try:
+        r = subprocess.run(NOBODY + [prog, "--version"],
+                           capture_output=True, text=True, timeout=30)
+    except OSError as e:
+        return "setpriv: %s" % e
+    if r.returncode != 0:
+        return "user nobody cannot run %s here: %s" % (
+            prog, r.stderr.strip()[:200])
+    return None
+
+
 def closed_port():
     """A local TCP port nobody listens on (connection refused)."""
     s = socket.socket()
