@@ -539,7 +539,9 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 		[OP_PURGE] = REPLY_PURGE,
 		[OP_STATS] = REPLY_STATS,
 		[OP_PING] = REPLY_PING,
-		[OP_CLOCK] = REPLY_PING };
+		[OP_CLOCK] = REPLY_PING,
+		[OP_HISTORY] = REPLY_HISTORY,
+		[OP_WATCH] = REPLY_WATCH };
 
 	s->out->kind = kinds[req->op];
 	switch (req->op) {

@@ -34,7 +34,7 @@ struct metric {
 	const struct histo *histo; /* METRIC_HISTOGRAM */
 };
 
-#define METRICS_MAX 128
+#define METRICS_MAX 512
 
 /* Fill out (room for METRICS_MAX) with the current values; how many. */
 typedef size_t (*stats_fn)(void *arg, struct metric *out);

@@ -41,6 +41,8 @@ enum reply_kind {
 	REPLY_PURGE,
 	REPLY_STATS,
 	REPLY_PING, /* and the hidden clock */
+	REPLY_HISTORY,
+	REPLY_WATCH, /* the subscription's answer, not its events */
 	REPLY_KINDS
 };
 

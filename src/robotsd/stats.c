@@ -25,13 +25,24 @@
 #include "tier_url.h"
 #endif
 
+/*
+ * Append m to out, which has room for METRICS_MAX: past that the rest is
+ * left out (every family robotsd has fits, with 32 Redis servers).
+ */
+static void
+metric_put(struct metric *out, size_t *n, struct metric m)
+{
+	if (*n < METRICS_MAX)
+		out[(*n)++] = m;
+}
+
 /* Append one metric to out. */
 static void
 metric_add(struct metric *out, size_t *n, const char *name, const char *prom,
     enum metric_type type, uint64_t value, const char *help)
 {
-	out[*n] = (struct metric){ name, prom, help, type, value, NULL, NULL };
-	(*n)++;
+	metric_put(out, n,
+	    (struct metric){ name, prom, help, type, value, NULL, NULL });
 }
 
 /* Append one sample of a labelled family (not in the stats op). */
@@ -39,9 +50,9 @@ static void
 metric_label(struct metric *out, size_t *n, const char *prom,
     const char *labels, uint64_t value, const char *help)
 {
-	out[*n] = (struct metric){ NULL, prom, help, METRIC_COUNTER, value,
-		labels, NULL };
-	(*n)++;
+	metric_put(out, n,
+	    (struct metric){
+	        NULL, prom, help, METRIC_COUNTER, value, labels, NULL });
 }
 
 /* Append a Prometheus-only sample without labels (not in the stats op). */
@@ -49,8 +60,8 @@ static void
 metric_prom(struct metric *out, size_t *n, const char *prom,
     enum metric_type type, uint64_t value, const char *help)
 {
-	out[*n] = (struct metric){ NULL, prom, help, type, value, NULL, NULL };
-	(*n)++;
+	metric_put(out, n,
+	    (struct metric){ NULL, prom, help, type, value, NULL, NULL });
 }
 
 /* Append a histogram (not in the stats op); labels may be NULL. */
@@ -58,9 +69,9 @@ static void
 metric_histo_label(struct metric *out, size_t *n, const char *prom,
     const char *labels, const struct histo *h, const char *help)
 {
-	out[*n] =
-	    (struct metric){ NULL, prom, help, METRIC_HISTOGRAM, 0, labels, h };
-	(*n)++;
+	metric_put(out, n,
+	    (struct metric){
+	        NULL, prom, help, METRIC_HISTOGRAM, 0, labels, h });
 }
 
 static void
@@ -124,6 +135,8 @@ stats_latency_ops(
 		[REPLY_PURGE] = "op=\"purge\"",
 		[REPLY_STATS] = "op=\"stats\"",
 		[REPLY_PING] = "op=\"ping\"",
+		[REPLY_HISTORY] = "op=\"history\"",
+		[REPLY_WATCH] = "op=\"watch\"",
 	};
 	size_t i;
 

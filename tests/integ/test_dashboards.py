@@ -85,11 +85,13 @@ class Dashboards(DaemonTest):
         c.check("http://a.test/z")            # at once
         c.call({"op": "inspect", "origin": "http://a.test"})
         c.call({"op": "stats"})
+        c.call({"op": "history", "origin": "http://a.test"})
         c.send_raw(b"not json\n")  # answered (id null) before the ping
         c.call({"op": "ping"})
         text = self.scrape()
         want = {'op="check",waited="yes"': 1, 'op="check",waited="no"': 2,
                 'op="ping"': 1, 'op="inspect"': 1, 'op="stats"': 1,
+                'op="history"': 1, 'op="watch"': 0,
                 'op="purge"': 0, 'op="other"': 1}
         for labels, n in want.items():
             self.assertEqual(sample(text, "robotsd_op_duration_seconds_count",
