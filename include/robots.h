@@ -283,6 +283,30 @@ struct url_view {
 int url_fast(
     const char *s, size_t len, char *buf, size_t bufsz, struct url_view *v);
 
+/* URLs up to this long are split in a struct robots_url without allocating. */
+#define ROBOTS_URL_STACK 4096
+
+/*
+ * A URL split for a check, typically on the caller's stack: v is the
+ * origin and match path exactly as url_parse() gives them, split by
+ * url_fast() into buf for the common shape or else by url_parse() into u
+ * (then parsed is 1 and robots_url_clear() frees it).
+ */
+struct robots_url {
+	struct url_view v;
+	int plain; /* v.origin is printable ASCII without '"' or '\\' */
+	int parsed;
+	struct url u;
+	char buf[ROBOTS_URL_STACK + 3];
+};
+
+/*
+ * Split s (len bytes) into *out: url_fast() when it takes the URL, else
+ * url_parse(), whose error is returned (out then holds nothing to free).
+ */
+enum url_err robots_url_split(const char *s, size_t len, struct robots_url *);
+void robots_url_clear(struct robots_url *); /* after URL_OK */
+
 /*
  * The origin key of an origin or URL as a user writes it
  * ("Example.COM", "https://example.com:443/x"); a bare host means https.

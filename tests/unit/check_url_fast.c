@@ -5,6 +5,8 @@
  * for each URL which of the two splits it and what the result is; then
  * every URL of the benchmark corpus (bench/corpus.tar.xz, urls.txt) is
  * split both ways, and the fast one must take the large majority.
+ * robots_url_split() (src/robots/url_split.c), which picks one of the two,
+ * is checked against the same table.
  */
 #include <config.h>
 
@@ -168,6 +170,54 @@ START_TEST(test_edge_table)
 }
 END_TEST
 
+/*
+ * robots_url_split(), the check path's one way in: each edge split by
+ * url_fast() when it takes it (on the stack, plain origin), else by
+ * url_parse(), with the table's origin and path or url_parse()'s error.
+ */
+START_TEST(test_split_falls_back_to_url_parse)
+{
+	const struct fast_case *c = &cases[_i];
+	struct robots_url r;
+	enum url_err err = robots_url_split(c->url, strlen(c->url), &r);
+
+	if (c->origin == NULL) {
+		ck_assert_msg(err != URL_OK, "%s: split took it", c->name);
+		return;
+	}
+	ck_assert_msg(err == URL_OK, "%s: split failed", c->name);
+	ck_assert_int_eq(r.parsed, !c->fast);
+	ck_assert_int_eq(r.plain, c->fast);
+	ck_assert_uint_eq(r.v.origin_len, strlen(c->origin));
+	ck_assert_str_eq(r.v.origin, c->origin);
+	ck_assert_uint_eq(r.v.path_len, strlen(c->path));
+	ck_assert_str_eq(r.v.path, c->path);
+	robots_url_clear(&r);
+	ck_assert_int_eq(r.parsed, 0);
+}
+END_TEST
+
+/* A URL of the fast shape past ROBOTS_URL_STACK bytes is url_parse()'s. */
+START_TEST(test_split_long_url_parsed)
+{
+	static char url[ROBOTS_URL_STACK + 64];
+	struct robots_url r;
+	size_t n = (size_t)snprintf(url, sizeof(url), "https://a.test/");
+
+	memset(url + n, 'x', sizeof(url) - n - 1);
+	url[sizeof(url) - 1] = '\0';
+	ck_assert_int_eq(robots_url_split(url, ROBOTS_URL_STACK, &r), URL_OK);
+	ck_assert_int_eq(r.parsed, 0);
+	robots_url_clear(&r);
+	ck_assert_int_eq(
+	    robots_url_split(url, ROBOTS_URL_STACK + 1, &r), URL_OK);
+	ck_assert_int_eq(r.parsed, 1);
+	ck_assert_str_eq(r.v.origin, "https://a.test");
+	ck_assert_uint_eq(r.v.path_len, ROBOTS_URL_STACK + 1 - n + 1);
+	robots_url_clear(&r);
+}
+END_TEST
+
 START_TEST(test_buffer_too_small_refused)
 {
 	static const char s[] = "http://a.test";
@@ -227,6 +277,9 @@ url_fast_suite(void)
 	TCase *tc = tcase_create("url_fast");
 
 	tcase_add_loop_test(tc, test_edge_table, 0, NELEM(cases));
+	tcase_add_loop_test(
+	    tc, test_split_falls_back_to_url_parse, 0, NELEM(cases));
+	tcase_add_test(tc, test_split_long_url_parsed);
 	tcase_add_test(tc, test_buffer_too_small_refused);
 	tcase_add_test(tc, test_reads_only_len_bytes);
 	tcase_add_test(tc, test_corpus_urls_agree);
