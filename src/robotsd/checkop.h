@@ -1,8 +1,9 @@
 /*
- * checkop.h: the check op, the daemon's hot path. Parses each URL, asks the
- * cache, and answers at once (hit, stale, error) or parks the check on its
- * session until every fetch it waits on has ended or its deadline passes.
- * Answers are written as JSON text (wire/jsonw.h), not built as objects.
+ * checkop.h: the check op, the daemon's hot path. Both request decoders
+ * hand it one shape (struct wire_check); each URL is split, looked up and
+ * its row written into the answer at once when its origin is settled in
+ * the cache, or the check parks on its session until every fetch it waits
+ * on has ended or its deadline passes. Answers are JSON text (wire/jsonw.h).
  */
 #ifndef ROBOTSD_CHECKOP_H
 #define ROBOTSD_CHECKOP_H
@@ -14,23 +15,42 @@ struct cache;
 struct session;
 struct request;
 struct buf;
+struct wire_check;
 
-/* Verdicts given, by source and reason (the answers' fields). */
-#define CHECK_SOURCES 4 /* cache, fetched, stale, shared */
-#define CHECK_REASONS 5 /* rule, no_rule, robots_txt, unavailable, ... */
+/* Where a verdict came from (the answer's "source"). */
+enum check_source {
+	CHECK_CACHE,   /* a fresh cached copy */
+	CHECK_FETCHED, /* the fetch this check waited on */
+	CHECK_STALE,   /* an old copy, while it is refetched */
+	CHECK_SHARED,  /* a copy the shared tier gave the waited fetch */
+	CHECK_SOURCES
+};
+/* Why it says so (the answer's "reason"). */
+enum check_reason {
+	CHECK_RULE,        /* a rule decided */
+	CHECK_NO_RULE,     /* no rule matched */
+	CHECK_ROBOTS_TXT,  /* the URL is /robots.txt itself */
+	CHECK_UNAVAILABLE, /* no robots.txt (4xx): allowed */
+	CHECK_UNREACHABLE, /* robots.txt failed: disallowed */
+	CHECK_REASONS
+};
+/* Their names in answers and metrics, looked up only when written. */
+extern const char *const check_source_names[CHECK_SOURCES];
+extern const char *const check_reason_names[CHECK_REASONS];
+
+/* Verdicts given, by source and reason. */
 struct check_answers {
 	uint64_t n[CHECK_SOURCES][CHECK_REASONS];
 	uint64_t verdicts[2]; /* [0] allowed, [1] disallowed */
 };
-extern const char *const check_source_names[CHECK_SOURCES];
-extern const char *const check_reason_names[CHECK_REASONS];
 
 struct check_env {
 	struct event_base *base;
 	struct cache *cache;
 	double wait_timeout;           /* seconds a parked check may wait */
 	struct check_answers *answers; /* counted here */
-	/* The fast path's answers: reused, or handed over with give(). */
+	/* Answers written now: reused, or handed over with give() (NULL:
+	 * a buffer for each answer). */
 	struct buf *answer;
 };
 
@@ -41,18 +61,16 @@ struct cache_entry;
  */
 void check_cause(struct buf *, const struct cache_entry *);
 
-/* Answer a check request for session s, now or when its fetches end. */
-void check_op(const struct check_env *, struct session *, struct request *);
-struct wire_check;
 /*
- * The fast path for a check decoded by wire_fast (its strings borrowed for
- * the call only): 1 when it was taken care of: answered at once, or for a
- * batch some of whose origins are not cached, answered up to the first of
- * them and the rest left waiting as check_op() would; 0 when nothing was
- * done and the line must take the full path (proto_decode(), check_op()).
+ * Answer check c for session s: at once when every URL is settled, else
+ * once the fetches it waits on end (c's strings are copied then, once).
+ * The latency of the answer counts from s's current line (reply.h).
  */
-int check_fast(
-    const struct check_env *, struct session *, const struct wire_check *);
+void check_op(
+    const struct check_env *, struct session *, const struct wire_check *c);
+/* The same for a check the full decoder (proto_decode()) made. */
+void check_request(
+    const struct check_env *, struct session *, const struct request *);
 /* Answer the session's waiting checks now with "timeout". */
 void check_expire_all(struct session *);
 /* The session is closing: drop its waiting checks unanswered. */

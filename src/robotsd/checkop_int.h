@@ -1,7 +1,7 @@
 /*
- * checkop_int.h: what checkop.c (checks: waiting, batches, the fast path)
- * and checkop_text.c (a verdict written as answer text) share. Nothing
- * else includes it.
+ * checkop_int.h: what checkop.c (which URL is answered how, waiting,
+ * parking) and checkop_text.c (the answer's text) share. Nothing else
+ * includes it.
  */
 #ifndef ROBOTSD_CHECKOP_INT_H
 #define ROBOTSD_CHECKOP_INT_H
@@ -12,34 +12,13 @@
 #include "buf.h"
 #include "cache.h"
 #include "checkop.h"
+#include "proto.h"
 #include "wire_fast.h"
-
-/* URLs up to this long are split on the stack by url_fast(). */
-#define CHECK_FAST_URL_MAX 4096
-
-/* A URL's origin key and match path, however it was split. */
-struct check_url {
-	const char *origin;
-	size_t origin_len;
-	int origin_plain; /* needs no escaping in JSON */
-	const char *path;
-	size_t path_len;
-};
-
-/*
- * The entry a batch line's last row was answered from: URLs of one site
- * come in runs, and the rows of a run skip the origin's lookup (hashing:
- * a tenth of a cached batch's CPU) through cache_check_again(). Entries
- * stay put within a line (nothing between two rows removes one).
- */
-struct check_memo {
-	const struct cache_entry *e; /* NULL: none to reuse */
-};
 
 /*
  * What a check asks about each URL: the agent's verdict, and with
  * "usage":true its usage preferences, with "tokens" the verdict for each
- * control token (strings borrowed from the request).
+ * control token.
  */
 struct check_ask {
 	const char *agent;
@@ -49,19 +28,37 @@ struct check_ask {
 	const struct wire_str *tokens;
 };
 
-struct check_url check_url_fast(const struct url_view *);
-struct check_url check_url_parsed(const struct url *);
+/* A check being answered: its request, what it asks, its shape. */
+struct check_run {
+	const struct check_env *env;
+	struct session *s;
+	const struct wire_check *req;
+	struct check_ask ask;
+	int batch; /* answered "results":[rows] */
+	double t0; /* when its line was read, for the latency (reply.h) */
+};
+
+/*
+ * The start of url's answer object for check r: {"url":URL,"ok":B, (a
+ * batch's row) or {"id":ID,"ok":B, (the whole answer to one URL).
+ */
+void check_begin(struct buf *, const struct check_run *r,
+    const struct wire_str *url, int ok);
+/* {"id":ID,"ok":true,"results":[ the start of a batch's answer. */
+void check_results_begin(struct buf *, const struct wire_check *);
+/* A whole object for url that is an error. */
+void check_error_object(struct buf *, const struct check_run *,
+    const struct wire_str *url, enum proto_err, const char *msg);
+/* A whole answer line that is an error (a batch's too). */
+void check_error_line(
+    struct buf *, const struct wire_check *, enum proto_err, const char *msg);
 /* The members of a verdict from entry e after "ok", into b. */
-void check_verdict(struct buf *, const struct check_env *,
-    const struct check_url *, const struct check_ask *,
-    const struct cache_entry *, const char *source);
-/* The same from the cache when settled there (memo: a batch's rows). */
-int check_cached_verdict(struct buf *, const struct check_env *,
-    const struct check_url *, const struct check_ask *, struct check_memo *);
+void check_verdict(struct buf *, const struct check_run *,
+    const struct robots_url *, const struct cache_entry *, enum check_source);
 /* The members for the URL /robots.txt itself. */
-void check_robots_txt_fields(struct buf *, const struct check_env *,
-    const struct check_url *, const struct check_ask *);
-void check_ok(struct buf *, int ok);
-void check_row_begin(struct buf *, const struct wire_str *url, int ok);
+void check_robots_txt_fields(
+    struct buf *, const struct check_run *, const struct robots_url *);
+/* The members of a "wait":false miss, whose fetch runs in the background. */
+void check_pending_fields(struct buf *, const struct robots_url *);
 
 #endif /* ROBOTSD_CHECKOP_INT_H */

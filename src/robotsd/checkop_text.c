@@ -1,8 +1,9 @@
 /*
- * checkop_text.c: a verdict as the text of an answer: the members after
- * "ok" for a URL from its cache entry (written straight into a buffer, as
- * jansson would write them), the start of a batch's row, and the counting
- * of each verdict by source and reason.
+ * checkop_text.c: a check's answer as text: the members after "ok" for a
+ * URL from its cache entry (written straight into a buffer, as jansson
+ * would write them), the start of an answer and of a batch's row, error
+ * objects, and the counting of each verdict by source and reason, whose
+ * names are looked up only here, as they are written.
  */
 #include <config.h>
 
@@ -14,57 +15,35 @@
 #include "usagew.h"
 #include "lifetime.h"
 
-/*
- * Count one verdict by its source and reason (names as in
- * check_source_names and check_reason_names, checkop.c). On the hot path:
- * told apart by a letter or two, not strcmp.
- */
-static void
-check_count(const struct check_env *env, const char *source, const char *reason)
-{
-	size_t i, j;
+const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",
+	"stale", "shared" };
+const char *const check_reason_names[CHECK_REASONS] = { "rule", "no_rule",
+	"robots_txt", "unavailable", "unreachable" };
 
+/* Count one verdict by its source and reason. */
+static void
+check_count(const struct check_env *env, enum check_source source,
+    enum check_reason reason, int allowed)
+{
 	if (env->answers == NULL)
 		return;
-	i = source[0] == 'c'   ? 0
-	    : source[0] == 'f' ? 1
-	    : source[1] == 't' ? 2
-	                       : 3;
-	if (reason[0] == 'n')
-		j = 1;
-	else if (reason[0] == 'r')
-		j = reason[1] == 'u' ? 0 : 2;
-	else
-		j = reason[2] == 'a' ? 3 : 4;
-	env->answers->n[i][j]++;
+	env->answers->n[source][reason]++;
+	env->answers->verdicts[!allowed]++;
 }
 
-/* ,"source":"S","reason":"R" (names from check_source_names and
- * check_reason_names, checkop.c). */
+/* ,"source":"S","reason":"R" */
 static void
-check_source_reason(struct buf *b, const char *source, const char *reason)
+check_source_reason(
+    struct buf *b, enum check_source source, enum check_reason reason)
 {
+	const char *s = check_source_names[source];
+	const char *r = check_reason_names[reason];
+
 	buf_lit(b, ",\"source\":\"");
-	buf_add(b, source, strlen(source));
+	buf_add(b, s, strlen(s));
 	buf_lit(b, "\",\"reason\":\"");
-	buf_add(b, reason, strlen(reason));
+	buf_add(b, r, strlen(r));
 	buf_lit(b, "\"");
-}
-
-/* A URL split by url_fast(): scheme, host and port need no escaping. */
-struct check_url
-check_url_fast(const struct url_view *v)
-{
-	return (struct check_url){ v->origin, v->origin_len, 1, v->path,
-		v->path_len };
-}
-
-/* A URL split by url_parse(). */
-struct check_url
-check_url_parsed(const struct url *u)
-{
-	return (struct check_url){ u->origin, strlen(u->origin), 0, u->path,
-		u->path_len };
 }
 
 /* A JSON string of s, copied as it is when it is known to be plain. */
@@ -120,7 +99,7 @@ check_cause(struct buf *b, const struct cache_entry *e)
  * for a disallowed URL.
  */
 static void
-check_usage(struct buf *b, const struct check_url *u, const char *agent,
+check_usage(struct buf *b, const struct url_view *u, const char *agent,
     size_t agent_len, const struct cache_entry *e, int allowed)
 {
 	struct robots_usage us;
@@ -143,8 +122,8 @@ check_usage(struct buf *b, const struct check_url *u, const char *agent,
  * An unavailable robots.txt allows every token, an unreachable one none.
  */
 static void
-check_tokens(struct buf *b, const struct check_url *u,
-    const struct check_ask *a, const struct cache_entry *e)
+check_tokens(struct buf *b, const struct url_view *u, const struct check_ask *a,
+    const struct cache_entry *e)
 {
 	struct robots_verdict v;
 	size_t i;
@@ -165,7 +144,7 @@ check_tokens(struct buf *b, const struct check_url *u,
 
 /* The members a check asks for beyond the verdict (usage, tokens). */
 static void
-check_more(struct buf *b, const struct check_url *u, const struct check_ask *a,
+check_more(struct buf *b, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e, int allowed)
 {
 	if (a->usage)
@@ -174,36 +153,51 @@ check_more(struct buf *b, const struct check_url *u, const struct check_ask *a,
 		check_tokens(b, u, a, e);
 }
 
+/* The reason librobots gave for a verdict of rules. */
+static enum check_reason
+check_rules_reason(enum robots_reason r)
+{
+	switch (r) {
+	case ROBOTS_REASON_RULE:
+		return CHECK_RULE;
+	case ROBOTS_REASON_NO_RULE:
+		return CHECK_NO_RULE;
+	case ROBOTS_REASON_ROBOTS_TXT:
+		break;
+	}
+	return CHECK_ROBOTS_TXT;
+}
+
 /*
  * The verdict for URL u and the check's agent from entry e, as the
  * answer's members after "ok" (without a leading comma), into b.
  */
 void
-check_verdict(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const struct check_ask *a,
-    const struct cache_entry *e, const char *source)
+check_verdict(struct buf *b, const struct check_run *r,
+    const struct robots_url *url, const struct cache_entry *e,
+    enum check_source source)
 {
 	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
-	const char *reason = "unavailable";
-	double expires = cache_expires_in(env->cache, e);
+	const struct url_view *u = &url->v;
+	const struct check_ask *a = &r->ask;
+	enum check_reason reason = CHECK_UNAVAILABLE;
+	double expires = cache_expires_in(r->env->cache, e);
 
 	if (e->policy == CACHE_RULES) {
 		robots_check(e->robots, a->agent, a->agent_len, u->path,
 		    u->path_len, &v);
-		reason = robots_reason_name(v.reason);
+		reason = check_rules_reason(v.reason);
 	} else if (e->policy == CACHE_DISALLOW_ALL) {
 		v.allowed = 0;
-		reason = "unreachable";
+		reason = CHECK_UNREACHABLE;
 	}
 	if (v.allowed)
 		buf_lit(b, "\"allowed\":true,\"origin\":");
 	else
 		buf_lit(b, "\"allowed\":false,\"origin\":");
-	check_str(b, u->origin, u->origin_len, u->origin_plain);
+	check_str(b, u->origin, u->origin_len, url->plain);
 	check_source_reason(b, source, reason);
-	check_count(env, source, reason);
-	if (env->answers != NULL)
-		env->answers->verdicts[!v.allowed]++;
+	check_count(r->env, source, reason, v.allowed);
 	buf_lit(b, ",\"http_status\":");
 	if (e->http_status > 0)
 		jw_int(b, e->http_status);
@@ -239,63 +233,81 @@ check_verdict(struct buf *b, const struct check_env *env,
 
 /* The fields for the URL /robots.txt itself: always allowed, no fetch. */
 void
-check_robots_txt_fields(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const struct check_ask *a)
+check_robots_txt_fields(
+    struct buf *b, const struct check_run *r, const struct robots_url *url)
 {
 	buf_lit(b, "\"allowed\":true,\"origin\":");
-	check_str(b, u->origin, u->origin_len, u->origin_plain);
-	buf_lit(b, ",\"source\":\"cache\",\"reason\":\"robots_txt\","
-	           "\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
+	check_str(b, url->v.origin, url->v.origin_len, url->plain);
+	check_source_reason(b, CHECK_CACHE, CHECK_ROBOTS_TXT);
+	buf_lit(b, ",\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null,\"version\":null");
-	check_count(env, "cache", "robots_txt");
-	if (env->answers != NULL)
-		env->answers->verdicts[0]++;
-	if (a->usage || a->tokens != NULL)
-		check_more(b, u, a, NULL, 1);
+	check_count(r->env, CHECK_CACHE, CHECK_ROBOTS_TXT, 1);
+	if (r->ask.usage || r->ask.tokens != NULL)
+		check_more(b, &url->v, &r->ask, NULL, 1);
 }
 
-/* ,"ok":true, or ,"ok":false, before an answer's fields. */
+/* A miss with "wait":false: the fetch runs in the background. */
 void
-check_ok(struct buf *b, int ok)
+check_pending_fields(struct buf *b, const struct robots_url *url)
 {
+	buf_lit(b, "\"pending\":true,\"origin\":");
+	check_str(b, url->v.origin, url->v.origin_len, url->plain);
+}
+
+/* The check's id: any JSON from the full decoder, an integer, or null. */
+static void
+check_id(struct buf *b, const struct wire_check *c)
+{
+	if (c->json_id != NULL)
+		jw_json(b, c->json_id);
+	else if (c->has_id)
+		jw_int(b, c->id);
+	else
+		buf_lit(b, "null");
+}
+
+/* See checkop_int.h. */
+void
+check_begin(struct buf *b, const struct check_run *r,
+    const struct wire_str *url, int ok)
+{
+	if (r->batch) {
+		buf_lit(b, "{\"url\":");
+		check_str(b, url->p, url->len, url->plain);
+	} else {
+		buf_lit(b, "{\"id\":");
+		check_id(b, r->req);
+	}
 	if (ok)
 		buf_lit(b, ",\"ok\":true,");
 	else
 		buf_lit(b, ",\"ok\":false,");
 }
 
-/* {"url":URL,"ok":B, the start of a batch's row. */
 void
-check_row_begin(struct buf *b, const struct wire_str *url, int ok)
+check_results_begin(struct buf *b, const struct wire_check *c)
 {
-	buf_lit(b, "{\"url\":");
-	check_str(b, url->p, url->len, url->plain);
-	check_ok(b, ok);
+	buf_lit(b, "{\"id\":");
+	check_id(b, c);
+	buf_lit(b, ",\"ok\":true,\"results\":[");
 }
 
-/*
- * The verdict for u into b when its origin is settled in the cache (a hit
- * or a stale copy); 0 with nothing written or counted for /robots.txt or
- * when the check needs the full way (a miss). With a memo (the rows of a
- * batch), an origin like the last row's is not looked up again.
- */
-int
-check_cached_verdict(struct buf *b, const struct check_env *env,
-    const struct check_url *u, const struct check_ask *a, struct check_memo *m)
+void
+check_error_object(struct buf *b, const struct check_run *r,
+    const struct wire_str *url, enum proto_err err, const char *msg)
 {
-	const struct cache_entry *e;
-	enum cache_status st;
+	check_begin(b, r, url, 0);
+	proto_error_member(b, err, msg);
+	buf_lit(b, "}");
+}
 
-	if (strcmp(u->path, "/robots.txt") == 0)
-		return 0;
-	if (m != NULL && m->e != NULL && strcmp(m->e->origin, u->origin) == 0)
-		st = cache_check_again(env->cache, m->e, &e);
-	else
-		st = cache_check_cached(env->cache, u->origin, &e);
-	if (m != NULL)
-		m->e = e; /* NULL on a miss */
-	if (st == CACHE_MISS)
-		return 0;
-	check_verdict(b, env, u, a, e, st == CACHE_HIT ? "cache" : "stale");
-	return 1;
+void
+check_error_line(struct buf *b, const struct wire_check *c, enum proto_err err,
+    const char *msg)
+{
+	buf_lit(b, "{\"id\":");
+	check_id(b, c);
+	buf_lit(b, ",\"ok\":false,");
+	proto_error_member(b, err, msg);
+	buf_lit(b, "}\n");
 }

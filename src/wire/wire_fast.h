@@ -21,18 +21,28 @@ struct wire_str {
 	int plain; /* printable ASCII but '"' and '\\': it is its JSON text */
 };
 
-/* A check, as proto_decode() would have decoded it. */
+struct json_t;
+
+/*
+ * A check, as proto_decode() would have decoded it: the one shape the
+ * check op takes from either decoder (its strings borrowed for the call).
+ * wire_fast_check() fills the integer id and never json_id or tokens; a
+ * check the full decoder made sets json_id (any JSON id) and its tokens.
+ */
 struct wire_check {
-	long long id;    /* when has_id */
-	int has_id;      /* 0: no "id" key (the answer's id is null) */
-	const char *url; /* one URL; NULL in a batch */
+	long long id; /* when has_id */
+	int has_id;   /* 0: no "id" key (the answer's id is null) */
+	const struct json_t *json_id; /* or this id (NULL: as above) */
+	const char *url;              /* one URL; NULL in a batch */
 	size_t url_len;
 	struct wire_str *urls; /* a batch: nurls URLs; NULL for one URL */
 	size_t nurls;
 	const char *agent;
 	size_t agent_len;
-	int wait;  /* 1 unless "wait":false */
-	int usage; /* "usage":true */
+	int wait;                      /* 1 unless "wait":false */
+	int usage;                     /* "usage":true */
+	const struct wire_str *tokens; /* "tokens": ntokens control tokens */
+	size_t ntokens;
 };
 
 /*
