@@ -1,7 +1,8 @@
 /*
- * dispatch.c: the dispatcher and its op switch. Sessions (session.c) hand
- * it each decoded request; checks go to checkop.c, the small ops to
- * dispatch_ops.c. Every answer leaves through the session's struct reply.
+ * dispatch.c: the dispatcher and its op switch. Sessions
+ * (dispatch_session.c) hand it each decoded request; checks go to
+ * checkop.c, the small ops to dispatch_ops.c. Every answer leaves through
+ * the session's struct reply.
  */
 #include <config.h>
 

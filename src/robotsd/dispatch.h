@@ -1,8 +1,9 @@
 /*
- * dispatch.h: request lines -> answers. A session (session.c) decodes each
- * line (wire/wire_fast.h, wire/proto.h), the op switch (dispatch.c) hands
- * checks to checkop.c and the small ops to dispatch_ops.c. One session per
- * client; answers leave only through the client's struct reply.
+ * dispatch.h: request lines -> answers. A session (dispatch_session.c)
+ * decodes each line (wire/wire_fast.h, wire/proto.h), the op switch
+ * (dispatch.c) hands checks to checkop.c and the small ops to
+ * dispatch_ops.c. One session per client; answers leave only through the
+ * client's struct reply.
  */
 #ifndef ROBOTSD_DISPATCH_H
 #define ROBOTSD_DISPATCH_H

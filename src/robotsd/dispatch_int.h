@@ -1,7 +1,8 @@
 /*
  * dispatch_int.h: what the dispatcher's parts share: the dispatcher itself,
  * the op switch (dispatch.c), the small ops (dispatch_ops.c) and the
- * sessions that read request lines (session.c). Nothing else includes it.
+ * sessions that read request lines (dispatch_session.c). Nothing else
+ * includes it.
  */
 #ifndef ROBOTSD_DISPATCH_INT_H
 #define ROBOTSD_DISPATCH_INT_H

@@ -1,6 +1,6 @@
 /*
  * session.h: one client as the dispatcher sees it: where its answers go
- * and the checks it has waiting on fetches. Shared by session.c, which
+ * and the checks it has waiting on fetches. Shared by dispatch_session.c, which
  * owns sessions, and checkop.c, which parks and answers checks on them.
  */
 #ifndef ROBOTSD_SESSION_H

@@ -1,7 +1,7 @@
 /*
- * session.c: one client as the dispatcher sees it. Each request line is
- * decoded here: a check by wire_fast when it can (no JSON tree), anything
- * else by proto_decode(); then answered through the op switch
+ * dispatch_session.c: one client as the dispatcher sees it. Each request
+ * line is decoded here: a check by wire_fast when it can (no JSON tree),
+ * anything else by proto_decode(); then answered through the op switch
  * (dispatch.c). A session also holds the checks it has parked (checkop.c).
  */
 #include <config.h>
