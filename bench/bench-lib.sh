@@ -1,6 +1,37 @@
 # bench-lib.sh: the parts of bench.sh, sourced by it (same variables).
 # shellcheck shell=sh
 # shellcheck disable=SC2154 # build, corpus, tmp, secs... are bench.sh's
+# (bench/socket-ab.sh sources it too, with the same variables)
+
+note() { echo "bench: $*" >&2; }
+row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$table"; }
+# key=value field of a line of figures.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
+on_client_cpu() { taskset -c 1 "$@"; }
+
+# Wait up to 60 s for a path to appear.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		if [ "$i" -gt 6000 ]; then
+			note "$2 did not start"
+			exit 1
+		fi
+		sleep 0.01
+	done
+}
+
+# Resident memory of a process in KiB.
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+loadgen() { on_client_cpu "$build/bench/loadgen" "$@"; }
 
 # One check line per URL, agents in turn.
 make_requests() {

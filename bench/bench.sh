@@ -41,36 +41,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-note() { echo "bench: $*" >&2; }
-row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$table"; }
-# key=value field of a line of figures.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
-on_client_cpu() { taskset -c 1 "$@"; }
-
-# Wait up to 60 s for a path to appear.
-wait_for() {
-	i=0
-	while [ ! -e "$1" ]; do
-		i=$((i + 1))
-		if [ "$i" -gt 6000 ]; then
-			note "$2 did not start"
-			exit 1
-		fi
-		sleep 0.01
-	done
-}
-
-# Resident memory of a process in KiB.
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-
-# A free TCP port on 127.0.0.1.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-loadgen() { on_client_cpu "$build/bench/loadgen" "$@"; }
-
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh"
 

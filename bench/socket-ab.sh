@@ -1,0 +1,68 @@
+#!/bin/sh
+# socket-ab.sh: make bench's socket rows for two builds, in turns, in one
+# run: cached checks over the socket at 16 connections x depth 1 (single)
+# and x depth 16 (pipelined), and 100-URL batches at 16 x 4, so that a
+# change to the check path is measured against its baseline on the same
+# machine at the same time.
+#
+# usage: socket-ab.sh BUILD_A BUILD_B CORPUS_DIR [ROUNDS [SECONDS]]
+#
+# Each BUILD holds an optimized robotsd and bench/loadgen (as make bench
+# builds them); CORPUS_DIR the unpacked corpus. For each of ROUNDS
+# (default 3) A then B: a fresh robotsd on CPU 0 is warmed with the corpus
+# origins from a local nginx, loadgen runs each row for SECONDS (default
+# 3), robotsd is stopped. Prints one line of figures per build and round.
+set -eu
+
+if [ $# -lt 3 ]; then
+	echo "usage: $0 BUILD_A BUILD_B CORPUS_DIR [ROUNDS [SECONDS]]" >&2
+	exit 2
+fi
+build_a=$1
+build_b=$2
+corpus=$3
+rounds=${4:-3}
+secs=${5:-3}
+build=$build_a
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/robotsd-ab.XXXXXX")
+chmod 755 "$tmp"
+table=$tmp/table
+pids=
+daemon_pid=
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null || :
+	done
+	wait 2>/dev/null || :
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
+
+sed 's|^https://|http://|' "$corpus/urls.txt" >"$tmp/urls.txt"
+make_requests "$tmp/urls.txt" >"$tmp/checks.txt"
+make_batches "$tmp/urls.txt" 100 >"$tmp/batches.txt"
+start_nginx
+
+echo "| round | build | checks/s 16x1 | checks/s 16x16 | batch verdicts/s 16x4 |"
+echo "|---|---|---|---|---|"
+r=1
+while [ "$r" -le "$rounds" ]; do
+	for which in A B; do
+		[ "$which" = A ] && build=$build_a || build=$build_b
+		start_robotsd "$tmp/sock"
+		warm_corpus "$tmp/sock" "$tmp/urls.txt"
+		s1=$(run_load -c 16 -d 1 -e '"ok":true' "$tmp/sock" "$tmp/checks.txt")
+		s16=$(run_load -c 16 -d 16 -e '"ok":true' "$tmp/sock" "$tmp/checks.txt")
+		sb=$(run_load -c 16 -d 4 -e '"ok":true' "$tmp/sock" "$tmp/batches.txt")
+		stop_robotsd
+		rm -f "$tmp/sock"
+		echo "| $r | $which | $(field "$s1" rps) | $(field "$s16" rps) | $(($(field "$sb" rps) * 100)) |"
+	done
+	r=$((r + 1))
+done
