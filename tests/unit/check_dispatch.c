@@ -29,6 +29,8 @@
 struct fake_client {
 	struct reply reply;
 	char *lines[MAX_LINES];
+	double t0[MAX_LINES];          /* reply.t0 as each line was sent */
+	unsigned char kind[MAX_LINES]; /* and reply.kind */
 	size_t nlines, settled;
 };
 
@@ -43,6 +45,8 @@ client_send(struct reply *r, const char *line, size_t len)
 	struct fake_client *c = (struct fake_client *)r;
 
 	ck_assert_uint_lt(c->nlines, MAX_LINES);
+	c->t0[c->nlines] = r->t0;
+	c->kind[c->nlines] = r->kind;
 	c->lines[c->nlines++] = strndup(line, len);
 }
 
@@ -238,6 +242,29 @@ START_TEST(test_miss_waits_for_the_one_fetch_then_hits)
 	ck_assert_uint_eq(sc.n, 1);
 	ck_assert_uint_eq(client.settled, 1); /* answered at once */
 	ck_assert_uint_eq(dispatch_requests(d), 2);
+}
+END_TEST
+
+/*
+ * A check that waited is answered with the latency start and kind of its
+ * own line, not of the line being read when its fetch ended; both are
+ * the server's again afterwards.
+ */
+START_TEST(test_waited_check_keeps_its_own_latency_start)
+{
+	client.reply.t0 = 10.5;
+	send_line(CHECK_A);
+	client.reply.t0 = 20.25;
+	client.reply.kind = REPLY_PING;
+	finish("https://a.test", 200, rules);
+	ck_assert_uint_eq(client.nlines, 1);
+	ck_assert_double_eq(client.t0[0], 10.5);
+	ck_assert_uint_eq(client.kind[0], REPLY_CHECK_WAITED);
+	ck_assert_double_eq(client.reply.t0, 20.25);
+	ck_assert_uint_eq(client.reply.kind, REPLY_PING);
+	send_line(CHECK_A);
+	ck_assert_double_eq(client.t0[1], 20.25);
+	ck_assert_uint_eq(client.kind[1], REPLY_CHECK_CACHED);
 }
 END_TEST
 
@@ -665,6 +692,7 @@ dispatch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
 	tcase_add_test(tc, test_unreachable_answers_name_the_cause);
+	tcase_add_test(tc, test_waited_check_keeps_its_own_latency_start);
 	tcase_add_test(tc, test_purge_without_the_admin_right_is_forbidden);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
