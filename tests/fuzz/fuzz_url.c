@@ -5,7 +5,8 @@
  * origin starts with its scheme and is its own origin, a match path starts
  * with '/' and normalizes to itself, and origin + path parses back to the
  * same origin and path. Whenever url_fast() takes the input, url_parse()
- * must succeed with exactly its origin and path.
+ * must succeed with exactly its origin and path; robots_url_split() must
+ * give url_parse()'s error or origin and path, whichever it picked.
  */
 #include <config.h>
 
@@ -100,6 +101,28 @@ check_fast(const char *s, size_t len, enum url_err err, const struct url *u)
 	free(buf);
 }
 
+/*
+ * robots_url_split() gives url_parse()'s error, or its origin and path,
+ * whichever splitter it picked.
+ */
+static void
+check_split(const char *s, size_t len, enum url_err err, const struct url *u)
+{
+	static struct robots_url r;
+
+	if (robots_url_split(s, len, &r) != err)
+		abort();
+	if (err != URL_OK)
+		return;
+	if (strcmp(r.v.origin, u->origin) != 0 ||
+	    r.v.origin_len != strlen(u->origin) ||
+	    r.v.path_len != u->path_len ||
+	    memcmp(r.v.path, u->path, u->path_len) != 0 ||
+	    r.v.path[r.v.path_len] != '\0')
+		abort();
+	robots_url_clear(&r);
+}
+
 /* The scheme an origin key starts with. */
 static const char *
 origin_scheme(const char *origin)
@@ -123,6 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	origin = url_origin(s, size, &oerr);
 	check_fast(s, size, err, &u);
+	check_split(s, size, err, &u);
 	if (err == URL_OK) {
 		check_origin(u.origin, u.scheme);
 		check_path(u.path, u.path_len);
