@@ -97,10 +97,10 @@ check_lookup(const struct check_run *r, const char *origin,
 		st = cache_check_again(cache, m->e, e);
 	else
 		st = cache_check_cached(cache, origin, e);
-	m->e = st == CACHE_MISS ? NULL : *e;
+	m->e = *e; /* NULL on a miss: cache_check() may start a fetch,
+	            * and an entry make room for its origin */
 	if (st != CACHE_MISS || w == NULL)
 		return st;
-	m->e = NULL; /* a fetch may start, an entry make room for it */
 	return cache_check(cache, origin, r->req->wait, w, e);
 }
 
