@@ -18,11 +18,11 @@
 #include <check.h>
 #include <event2/event.h>
 
-#include "cache.h"
-#include "clock.h"
-#include "dispatch.h"
-#include "metric.h"
-#include "reply.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "ops/dispatch.h"
+#include "base/metric.h"
+#include "base/reply.h"
 #include "scripted_fetch.h"
 
 #define SCRIPT_FILE TESTDATADIR "/answer-lines.txt"

@@ -1,0 +1,523 @@
+/*
+ * checkop.c: the check op. One URL or a batch of them for one agent, from
+ * either decoder in one shape (struct wire_check, its strings borrowed).
+ * Each URL is split (robots_url_split(), on the stack) and looked up; the
+ * rows of URLs whose origin is settled in the cache are written straight
+ * into one reused answer buffer. At the first URL that is not, the answer
+ * so far becomes the head of a parked check, which copies the strings it
+ * still needs once and takes the rest of the URLs one by one: each either
+ * settles at once or waits on its origin's fetch, and the whole line is
+ * sent once the last one is known or the check's deadline passes.
+ */
+#include <config.h>
+
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "cache/cache.h"
+#include "ops/checkop.h"
+#include "ops/checkop_int.h"
+#include "base/log.h"
+#include "proto.h"
+#include "base/reply.h"
+#include "base/session.h"
+#include "wire_fast.h"
+#include "base/xmalloc.h"
+
+/*
+ * Answers this long are handed to the connection instead of copied into
+ * its output (the copy of a 100-URL batch's 24 KB was 7% of the batch
+ * row's CPU); a new block for the next costs less from here on.
+ */
+#define CHECK_GIVE_MIN 4096
+/* URLs one client may have waiting on fetches at once. */
+#define CHECK_SESSION_MAX_WAITING 1024
+
+/* A URL of a parked check. */
+struct check_item {
+	struct check_waiting *p;
+	struct wire_str url;   /* a copy; echoed in a batch's row */
+	int done;              /* row is the item's answer */
+	struct buf row;        /* its whole row (or object, one URL) */
+	struct cache_waiter w; /* while waiting on a fetch */
+};
+
+/* A check parked until the fetches its URLs wait on end. */
+struct check_waiting {
+	TAILQ_ENTRY(check_waiting) link;
+	struct check_run run;  /* run.req is req */
+	struct wire_check req; /* strings in copies; URLs in items[] */
+	json_t *id;            /* the full decoder's id, held */
+	char *copies;          /* the agent and tokens, the URLs of items[] */
+	struct wire_str tokens[PROTO_MAX_TOKENS];
+	struct buf head; /* the answer up to the rows of items[] */
+	size_t rows;     /* rows already in head */
+	size_t n, left;
+	struct event *timer;
+	struct check_item items[];
+};
+
+/*
+ * The entry the last row was answered from: URLs of one site come in
+ * runs, and the rows of a run skip the origin's lookup (hashing: a tenth
+ * of a cached batch's CPU) through cache_check_again(). Kept only while
+ * nothing can remove an entry: no fetch started since (cache_check()).
+ */
+struct check_memo {
+	const struct cache_entry *e; /* NULL: none to reuse */
+};
+
+enum check_row {
+	ROW_DONE, /* the row is written */
+	ROW_MISS, /* not settled in the cache; nothing written or counted */
+	ROW_WAIT, /* the waiter is queued on the origin's fetch */
+};
+
+/*
+ * Look origin up: settled in the cache (with the memo's entry when it is
+ * that origin's), or else, with a waiter, the way cache_check() answers.
+ */
+static enum cache_status
+check_lookup(const struct check_run *r, const char *origin,
+    struct check_memo *m, struct cache_waiter *w, const struct cache_entry **e)
+{
+	struct cache *cache = r->env->cache;
+	enum cache_status st;
+
+	*e = NULL;
+	if (m->e != NULL && strcmp(m->e->origin, origin) == 0)
+		st = cache_check_again(cache, m->e, e);
+	else
+		st = cache_check_cached(cache, origin, e);
+	m->e = *e; /* NULL on a miss: cache_check() may start a fetch,
+	            * and an entry make room for its origin */
+	if (st != CACHE_MISS || w == NULL)
+		return st;
+	return cache_check(cache, origin, r->req->wait, w, e);
+}
+
+/*
+ * The one way a URL of check r is answered: its row (or whole object)
+ * into b when it is settled: a bad URL, /robots.txt, an origin settled in
+ * the cache or, with a waiter, whatever cache_check() says but "wait".
+ */
+static enum check_row
+check_row(struct buf *b, const struct check_run *r, const struct wire_str *url,
+    struct check_memo *m, struct cache_waiter *w)
+{
+	const struct cache_entry *e;
+	struct robots_url u;
+	enum url_err ue;
+	enum check_row done = ROW_DONE;
+
+	if ((ue = robots_url_split(url->p, url->len, &u)) != URL_OK) {
+		check_error_object(
+		    b, r, url, proto_url_err(ue), url_err_message(ue));
+		return ROW_DONE;
+	}
+	if (strcmp(u.v.path, "/robots.txt") == 0) {
+		check_begin(b, r, url, 1);
+		check_robots_txt_fields(b, r, &u);
+		buf_lit(b, "}");
+		robots_url_clear(&u);
+		return ROW_DONE;
+	}
+	switch (check_lookup(r, u.v.origin, m, w, &e)) {
+	case CACHE_HIT:
+		check_begin(b, r, url, 1);
+		check_verdict(b, r, &u, e, CHECK_CACHE);
+		buf_lit(b, "}");
+		break;
+	case CACHE_STALE:
+		check_begin(b, r, url, 1);
+		check_verdict(b, r, &u, e, CHECK_STALE);
+		buf_lit(b, "}");
+		break;
+	case CACHE_MISS:
+		done = w == NULL ? ROW_MISS : ROW_DONE;
+		if (w != NULL) /* cache_check() never answers it */
+			check_error_object(
+			    b, r, url, PE_INTERNAL, "out of memory");
+		break;
+	case CACHE_WAIT:
+		done = ROW_WAIT;
+		break;
+	case CACHE_PENDING:
+		check_begin(b, r, url, 1);
+		check_pending_fields(b, &u);
+		buf_lit(b, "}");
+		break;
+	case CACHE_OVERLOADED:
+		log_event(LOG_WARNING, "overloaded", "why=max_waiting");
+		check_error_object(b, r, url, PE_OVERLOADED,
+		    "too many checks are waiting on fetches");
+		break;
+	case CACHE_NOMEM:
+		check_error_object(b, r, url, PE_INTERNAL, "out of memory");
+		break;
+	}
+	robots_url_clear(&u);
+	return done;
+}
+
+/*
+ * Send the answer line in b on s: copied, or when long handed over in a
+ * block of its own size (the output budget counts its bytes); reuse: b
+ * is kept for the next answer, which gets a block of that size to start
+ * from. An answer that ran out of memory is "internal" instead.
+ */
+static void
+check_send(
+    struct session *s, const struct wire_check *c, struct buf *b, int reuse)
+{
+	struct buf err = BUF_INIT(0);
+	size_t len;
+	char *line, *fit;
+
+	if (b->state != BUF_OK) {
+		check_error_line(&err, c, PE_INTERNAL, "out of memory");
+		b = &err;
+	}
+	if (b->len < CHECK_GIVE_MIN || s->out->ops->give == NULL)
+		s->out->ops->send(s->out, b->p, b->len);
+	else {
+		line = buf_take(b, &len);
+		if ((fit = realloc(line, len)) != NULL)
+			line = fit;
+		s->out->ops->give(s->out, line, len);
+		if (reuse)
+			(void)buf_reserve(b, len);
+	}
+	buf_clear(&err);
+}
+
+/* Release a parked check and everything its items hold. */
+static void
+check_free(struct check_waiting *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		cache_waiter_cancel(&p->items[i].w);
+		buf_clear(&p->items[i].row);
+	}
+	if (p->timer != NULL)
+		event_free(p->timer);
+	json_decref(p->id);
+	free(p->copies);
+	buf_clear(&p->head);
+	free(p);
+}
+
+/* Assemble and send the whole answer line of p; frees p. */
+static void
+check_finish(struct check_waiting *p)
+{
+	struct session *s = p->run.s;
+	struct buf b = BUF_INIT(0);
+	double t0 = s->out->t0;
+	unsigned char kind = s->out->kind;
+	int waited = p->timer != NULL;
+	size_t i;
+
+	if (p->head.state != BUF_OK)
+		b.state = p->head.state;
+	buf_add(&b, p->head.p, p->head.len);
+	for (i = 0; i < p->n; i++) {
+		if (p->run.batch && (i > 0 || p->rows > 0))
+			buf_lit(&b, ",");
+		buf_add(&b, p->items[i].row.p, p->items[i].row.len);
+	}
+	if (p->run.batch)
+		buf_lit(&b, "]}\n");
+	else
+		buf_lit(&b, "\n");
+	if (waited) {
+		TAILQ_REMOVE(&s->waiting, p, link);
+		s->out->t0 = p->run.t0; /* the latency is this check's */
+		s->out->kind = REPLY_CHECK_WAITED;
+	}
+	check_send(s, &p->req, &b, 0);
+	s->out->t0 = t0;
+	s->out->kind = kind;
+	if (waited)
+		s->out->ops->settled(s->out);
+	buf_clear(&b);
+	check_free(p);
+}
+
+/* A fetch an item waited on ended: answer it from the fresh entry. */
+static void
+check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
+{
+	struct check_item *it = w->arg;
+	struct check_waiting *p = it->p;
+	struct robots_url u;
+
+	if (w->error != NULL)
+		check_error_object(
+		    &it->row, &p->run, &it->url, PE_INTERNAL, w->error);
+	else if (robots_url_split(it->url.p, it->url.len, &u) != URL_OK)
+		check_error_object(
+		    &it->row, &p->run, &it->url, PE_INTERNAL, "out of memory");
+	else {
+		check_begin(&it->row, &p->run, &it->url, 1);
+		check_verdict(&it->row, &p->run, &u, e,
+		    e->shared ? CHECK_SHARED : CHECK_FETCHED);
+		buf_lit(&it->row, "}");
+		robots_url_clear(&u);
+	}
+	it->done = 1;
+	p->run.s->nwaiting--;
+	if (--p->left == 0)
+		check_finish(p);
+}
+
+/* A parked check ran out of time: the items still waiting time out. */
+static void
+check_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct check_waiting *p = arg;
+	struct check_item *it;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < p->n; i++) {
+		it = &p->items[i];
+		if (it->done)
+			continue;
+		cache_waiter_cancel(&it->w);
+		check_error_object(&it->row, &p->run, &it->url, PE_TIMEOUT,
+		    "the robots.txt fetch did not end in time");
+		it->done = 1;
+	}
+	p->run.s->nwaiting -= p->left;
+	p->left = 0;
+	check_finish(p);
+}
+
+/* Answer item it of p, or leave it waiting on its origin's fetch. */
+static void
+check_item(struct check_waiting *p, struct check_item *it, struct check_memo *m)
+{
+	struct session *s = p->run.s;
+
+	it->p = p;
+	it->w.cb = check_wait_cb;
+	it->w.arg = it;
+	if (check_row(&it->row, &p->run, &it->url, m, &it->w) != ROW_WAIT)
+		it->done = 1;
+	else if (s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
+		log_event(LOG_WARNING, "overloaded",
+		    "why=connection_max_waiting max=%d",
+		    CHECK_SESSION_MAX_WAITING);
+		cache_waiter_cancel(&it->w);
+		check_error_object(&it->row, &p->run, &it->url, PE_OVERLOADED,
+		    "too many checks of this connection are waiting on "
+		    "fetches");
+		it->done = 1;
+	} else
+		p->left++;
+}
+
+/* Copy len bytes to *c, moving it on; the copy. */
+static const char *
+check_copy(char **c, const char *s, size_t len)
+{
+	const char *start = *c;
+
+	memcpy(*c, s, len);
+	*c += len;
+	return start;
+}
+
+/*
+ * The check r from its URL urls[0] on (n of them, rows already in the
+ * answer so far, head): made to outlive its line, with one copy of the
+ * strings it still needs.
+ */
+static struct check_waiting *
+check_keep(const struct check_run *r, const struct buf *head,
+    const struct wire_str *urls, size_t n, size_t rows)
+{
+	const struct wire_check *req = r->req;
+	struct check_waiting *p;
+	size_t i, bytes = req->agent_len + 1;
+	char *c;
+
+	for (i = 0; i < req->ntokens; i++)
+		bytes += req->tokens[i].len;
+	for (i = 0; i < n; i++)
+		bytes += urls[i].len;
+	p = xcalloc(1, sizeof(*p) + n * sizeof(p->items[0]));
+	c = p->copies = xmalloc(bytes);
+	p->req = *req;
+	p->req.url = NULL;
+	p->req.urls = NULL; /* in items[] */
+	p->req.agent = check_copy(&c, req->agent, req->agent_len);
+	for (i = 0; i < req->ntokens; i++) {
+		p->tokens[i] = req->tokens[i];
+		p->tokens[i].p =
+		    check_copy(&c, req->tokens[i].p, req->tokens[i].len);
+	}
+	if (req->tokens != NULL)
+		p->req.tokens = p->tokens;
+	for (i = 0; i < n; i++) {
+		p->items[i].url = urls[i];
+		p->items[i].url.p = check_copy(&c, urls[i].p, urls[i].len);
+	}
+	if (req->json_id != NULL)
+		p->req.json_id = p->id = json_incref((json_t *)req->json_id);
+	p->run = *r;
+	p->run.req = &p->req;
+	p->run.ask = (struct check_ask){ p->req.agent, p->req.agent_len,
+		p->req.usage, p->req.ntokens, p->req.tokens };
+	if (head->state != BUF_OK)
+		p->head.state = head->state;
+	buf_add(&p->head, head->p, head->len);
+	p->rows = rows;
+	p->n = n;
+	return p;
+}
+
+/* Park p on its session until its fetches end or its deadline. */
+static void
+check_park(struct check_waiting *p)
+{
+	double t = p->run.env->wait_timeout;
+	struct timeval tv = { .tv_sec = (time_t)t,
+		.tv_usec = (suseconds_t)((t - (double)(time_t)t) * 1e6) };
+
+	p->timer = evtimer_new(p->run.env->base, check_timeout_cb, p);
+	if (p->timer == NULL)
+		fatalx("out of memory parking a check");
+	evtimer_add(p->timer, &tv);
+	TAILQ_INSERT_TAIL(&p->run.s->waiting, p, link);
+	p->run.s->nwaiting += p->left;
+}
+
+/*
+ * The URLs of r from the first one not settled in the cache: each is
+ * answered or left waiting; the answer is sent when none waits, else
+ * once the last fetch ends.
+ */
+static void
+check_rest(const struct check_run *r, const struct buf *head,
+    const struct wire_str *urls, size_t n, size_t rows)
+{
+	struct check_waiting *p = check_keep(r, head, urls, n, rows);
+	struct check_memo m = { NULL };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		check_item(p, &p->items[i], &m);
+	if (p->left == 0)
+		check_finish(p);
+	else
+		check_park(p);
+}
+
+/* See checkop.h. */
+void
+check_op(
+    const struct check_env *env, struct session *s, const struct wire_check *c)
+{
+	struct buf own = BUF_INIT(0), *b = env->answer ? env->answer : &own;
+	const struct check_run r = { env, s, c,
+		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens },
+		c->urls != NULL, s->out->t0 };
+	const struct wire_str one = { c->url, c->url_len, 0 };
+	const struct wire_str *urls = r.batch ? c->urls : &one;
+	size_t i, n = r.batch ? c->nurls : 1, mark;
+	struct check_memo m = { NULL };
+
+	buf_reset(b);
+	if (r.batch)
+		check_results_begin(b, c);
+	for (i = 0; i < n; i++) {
+		mark = b->len;
+		if (r.batch && i > 0)
+			buf_lit(b, ",");
+		if (check_row(b, &r, &urls[i], &m, NULL) == ROW_MISS) {
+			b->len = mark;
+			check_rest(&r, b, urls + i, n - i, i);
+			buf_clear(&own);
+			return;
+		}
+	}
+	if (r.batch)
+		buf_lit(b, "]}\n");
+	else
+		buf_lit(b, "\n");
+	check_send(s, c, b, b == env->answer);
+	buf_clear(&own);
+}
+
+/* The strings of a JSON array into out; their count. */
+static size_t
+check_strings(const json_t *a, struct wire_str *out)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(a, i, v) out[i] =
+	    (struct wire_str){ json_string_value(v), json_string_length(v), 0 };
+	return json_array_size(a);
+}
+
+/* See checkop.h: the full decoder's request in the one shape. */
+void
+check_request(
+    const struct check_env *env, struct session *s, const struct request *req)
+{
+	struct wire_str urls[PROTO_MAX_URLS], tokens[PROTO_MAX_TOKENS];
+	struct wire_check c = { .json_id = req->id,
+		.url = req->url,
+		.url_len = req->url_len,
+		.agent = req->agent,
+		.agent_len = req->agent_len,
+		.wait = req->wait,
+		.usage = req->usage };
+
+	if (req->urls != NULL) {
+		c.urls = urls;
+		c.nurls = check_strings(req->urls, urls);
+	}
+	if (req->tokens != NULL) {
+		c.tokens = tokens;
+		c.ntokens = check_strings(req->tokens, tokens);
+	}
+	check_op(env, s, &c);
+}
+
+/* Answer a session's waiting checks now with "timeout". */
+void
+check_expire_all(struct session *s)
+{
+	struct check_waiting *p;
+
+	while ((p = TAILQ_FIRST(&s->waiting)) != NULL)
+		check_timeout_cb(-1, 0, p); /* unlinks and frees p */
+}
+
+/* Drop a closing session's waiting checks; none is answered. */
+void
+check_cancel_all(struct session *s)
+{
+	struct check_waiting *p;
+
+	while ((p = TAILQ_FIRST(&s->waiting)) != NULL) {
+		TAILQ_REMOVE(&s->waiting, p, link);
+		s->nwaiting -= p->left;
+		check_free(p);
+	}
+}

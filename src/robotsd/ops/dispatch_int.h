@@ -1,0 +1,63 @@
+/*
+ * dispatch_int.h: what the dispatcher's parts share: the dispatcher itself,
+ * the op switch (dispatch.c), the small ops (dispatch_ops.c) and the
+ * sessions that read request lines (dispatch_session.c). Nothing else
+ * includes it.
+ */
+#ifndef ROBOTSD_DISPATCH_INT_H
+#define ROBOTSD_DISPATCH_INT_H
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "ops/checkop.h"
+#include "ops/dispatch.h"
+#include "proto.h"
+#include "wire_fast.h"
+
+TAILQ_HEAD(session_list, session);
+
+struct dispatch {
+	struct cache *cache;
+	struct clock *clock;
+	stats_fn stats;
+	void *stats_arg;
+	struct check_env env;
+	struct check_answers answers;
+	int test_clock;
+	struct session_list sessions;
+	struct feed *feed; /* or NULL */
+	uint64_t requests;
+	/*
+	 * Reused space, one for all clients: lines are answered one at a
+	 * time, and send() copies an answer out (a large one is handed over
+	 * by give() and the space made anew).
+	 */
+	struct buf answer;
+	struct buf unescaped; /* a line's strings with escapes */
+	struct wire_str urls[PROTO_MAX_URLS]; /* a batch's URLs */
+};
+
+/* Answer one decoded request (the op switch); clears req. */
+void dispatch_request(struct dispatch *, struct session *, struct request *);
+
+/* Send what b holds on s, or an internal error when b failed; clears b. */
+void dispatch_send(struct session *, const json_t *id, struct buf *);
+/* Send an error answer. */
+void dispatch_error(
+    struct session *, const json_t *id, enum proto_err, const char *msg);
+
+/* The small ops, each answering req on s. */
+void dispatch_inspect(struct dispatch *, struct session *, struct request *);
+void dispatch_history(struct dispatch *, struct session *, struct request *);
+void dispatch_purge(struct dispatch *, struct session *, struct request *);
+void dispatch_stats(struct dispatch *, struct session *, struct request *);
+/* ping and the tests' clock. */
+void dispatch_simple(struct dispatch *, struct session *, struct request *);
+void dispatch_watch(struct dispatch *, struct session *, struct request *);
+
+#endif /* ROBOTSD_DISPATCH_INT_H */

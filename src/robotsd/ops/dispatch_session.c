@@ -1,0 +1,141 @@
+/*
+ * dispatch_session.c: one client as the dispatcher sees it. Each request
+ * line is decoded here: a check by wire_fast when it can (no JSON tree),
+ * anything else by proto_decode(); then answered through the op switch
+ * (dispatch.c). A session also holds the checks it has parked (checkop.c).
+ */
+#include <config.h>
+
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "buf.h"
+#include "ops/checkop.h"
+#include "base/clock.h"
+#include "ops/dispatch.h"
+#include "ops/dispatch_int.h"
+#include "feed/feed.h"
+#include "proto.h"
+#include "base/reply.h"
+#include "base/session.h"
+#include "wire_fast.h"
+#include "base/xmalloc.h"
+
+/*
+ * The common lines, checks, decoded without jansson (wire_fast.h) and
+ * answered: 1 when the line was one, else 0 (the full decoder's).
+ */
+static int
+session_fast(struct session *s, const char *line, size_t len)
+{
+	struct dispatch *d = s->d;
+	struct wire_check wc;
+
+	buf_reset(&d->unescaped);
+	if (buf_reserve(&d->unescaped, len) < len ||
+	    !wire_fast_check(
+	        line, len, d->unescaped.p, d->urls, PROTO_MAX_URLS, &wc))
+		return 0;
+	check_op(&d->env, s, &wc);
+	return 1;
+}
+
+/* Decode a line with jansson and answer it. */
+static void
+session_full(struct session *s, const char *line, size_t len)
+{
+	struct dispatch *d = s->d;
+	struct request req;
+	enum proto_err err;
+	const char *msg;
+
+	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
+		s->out->kind = REPLY_OTHER;
+		dispatch_error(s, req.id, err, msg);
+		proto_request_clear(&req);
+		return;
+	}
+	dispatch_request(d, s, &req);
+}
+
+/* Decode and answer one request line, at one instant; see dispatch.h. */
+void
+session_line(struct session *s, const char *line, size_t len)
+{
+	struct dispatch *d = s->d;
+
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return; /* blank lines are ignored */
+	d->requests++;
+	if (s->watch != NULL) {
+		dispatch_error(s, NULL, PE_BAD_REQUEST,
+		    "this connection is watching: it takes no more requests");
+		return;
+	}
+	clock_hold(d->clock);
+	s->out->kind = REPLY_CHECK_CACHED; /* the fast path's, else as below */
+	if (!session_fast(s, line, len))
+		session_full(s, line, len);
+	clock_release(d->clock);
+}
+
+/* An over-long line: answered once, its bytes were skipped. */
+void
+session_too_long(struct session *s, size_t limit)
+{
+	char msg[96];
+
+	s->d->requests++;
+	snprintf(msg, sizeof(msg), "request line longer than %zu bytes", limit);
+	s->out->kind = REPLY_OTHER;
+	dispatch_error(s, NULL, PE_LINE_TOO_LONG, msg);
+}
+
+struct session *
+session_new(struct dispatch *d, struct reply *out)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+
+	s->d = d;
+	s->out = out;
+	TAILQ_INIT(&s->waiting);
+	TAILQ_INSERT_TAIL(&d->sessions, s, link);
+	return s;
+}
+
+void
+session_set_admin(struct session *s, int admin)
+{
+	s->admin = admin;
+}
+
+void
+session_close(struct session *s)
+{
+	check_cancel_all(s);
+	feed_unwatch(s->watch);
+	s->watch = NULL;
+}
+
+void
+session_free(struct session *s)
+{
+	if (s == NULL)
+		return;
+	check_cancel_all(s);
+	feed_unwatch(s->watch);
+	TAILQ_REMOVE(&s->d->sessions, s, link);
+	free(s);
+}
+
+int
+session_waiting(const struct session *s)
+{
+	return !TAILQ_EMPTY(&s->waiting);
+}
