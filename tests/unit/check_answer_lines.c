@@ -129,24 +129,36 @@ unescape(char *t)
 	*o = '\0';
 }
 
+/* The word arg starts with, cut off; arg moves past it and one space. */
+static char *
+word(char **arg)
+{
+	char *w = *arg, *sp = strchr(w, ' ');
+
+	if (sp == NULL)
+		*arg = w + strlen(w);
+	else {
+		*sp = '\0';
+		*arg = sp + 1;
+	}
+	return w;
+}
+
 /* ! ORIGIN STATUS BODY, or ! ORIGIN dns MESSAGE: end origin's fetch. */
 static void
 step_fetch(char *arg)
 {
-	char *origin = strtok(arg, " "), *what = strtok(NULL, " ");
-	char *rest = strtok(NULL, ""), none[1] = "";
+	char *origin = word(&arg), *what = word(&arg), *rest = arg;
 	struct fetch_result r;
 
-	ck_assert_ptr_nonnull(what);
-	if (rest == NULL)
-		rest = none;
+	ck_assert_str_ne(what, "");
 	unescape(rest);
 	if (strcmp(what, "dns") == 0) {
 		r = script_result(FETCH_NETWORK, 0);
 		r.cause = CAUSE_DNS;
 		r.error_message = rest;
 	} else {
-		r = script_result(FETCH_OK, atoi(what));
+		r = script_result(FETCH_OK, (int)strtol(what, NULL, 10));
 		r.body = rest;
 		r.body_len = strlen(rest);
 	}
@@ -158,7 +170,7 @@ static void
 step_call(const char *arg)
 {
 	if (strncmp(arg, "too_long ", 9) == 0)
-		session_too_long(s, (size_t)atol(arg + 9));
+		session_too_long(s, (size_t)strtoul(arg + 9, NULL, 10));
 	else if (strcmp(arg, "expire") == 0)
 		dispatch_expire_waiting(d);
 	else if (strcmp(arg, "admin 0") == 0)
@@ -235,7 +247,7 @@ START_TEST(test_every_answer_line_as_pinned)
 		else if (line[0] == '!')
 			step_fetch(line + 2);
 		else if (line[0] == '+')
-			clk.frozen += atof(line + 2);
+			clk.frozen += strtod(line + 2, NULL);
 		else if (line[0] == '=')
 			step_call(line + 2);
 		else
