@@ -34,6 +34,7 @@
 #include "robots.h"
 #include "buf.h"
 #include "feed.h"
+#include "fnv.h"
 #include "jsonw.h"
 #include "log.h"
 #include "reply.h"
@@ -413,12 +414,15 @@ deliver(struct feed *f, const struct feed_src *src)
 
 /* --- once only ------------------------------------------------------------ */
 
+/* FNV-1a of s (NULL: nothing) and a 0xff that no string holds. */
 static uint64_t
 fnv(uint64_t h, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;
+	static const unsigned char end = 0xff;
+
+	if (s != NULL)
+		h = fnv1a64_str(h, s);
+	return fnv1a64(h, &end, 1);
 }
 
 /*
@@ -429,7 +433,7 @@ fnv(uint64_t h, const char *s)
 static int
 seen(struct feed *f, const char *origin, const char *new, double at)
 {
-	uint64_t h = fnv(fnv(0xcbf29ce484222325ULL, origin), new);
+	uint64_t h = fnv(fnv(FNV1A64_INIT, origin), new);
 	size_t i;
 
 	for (i = 0; i < FEED_SEEN; i++)
