@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "test_main.h"
 
 #define CASES_FILE TESTDATADIR "/google-differential.jsonl"
 #define CASES_EXPECTED 3000
@@ -116,14 +117,4 @@ conformance_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(conformance_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TEST_PROGRAM(conformance_suite, NULL, NULL);

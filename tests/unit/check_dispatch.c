@@ -22,6 +22,7 @@
 #include "reply.h"
 #include "scripted_fetch.h"
 #include "wire_fast.h"
+#include "test_main.h"
 
 #define MAX_LINES 64
 
@@ -687,14 +688,4 @@ dispatch_suite(void)
 	return su;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(dispatch_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
-}
+TEST_PROGRAM(dispatch_suite, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include "robots.h"
 #include "robots_helpers.h"
+#include "test_main.h"
 
 /*
  * Matching.
@@ -578,14 +579,4 @@ match_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(match_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TEST_PROGRAM(match_suite, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include "robots.h"
 #include "robots_helpers.h"
+#include "test_main.h"
 
 START_TEST(test_records_end_at_cr_lf_crlf_and_mixes)
 {
@@ -492,14 +493,4 @@ robots_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(robots_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TEST_PROGRAM(robots_suite, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sfv.h"
+#include "test_main.h"
 
 #define VECTORS TESTDATADIR "/structured-field-tests/"
 #define MAXNODES 4096
@@ -397,14 +398,4 @@ sfv_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(sfv_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(sfv_suite, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "test_main.h"
 
 struct parse_case {
 	const char *name;
@@ -603,14 +604,4 @@ url_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(url_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(url_suite, NULL, NULL);

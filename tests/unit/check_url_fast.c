@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "test_main.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
 #define CORPUS_CMD                                                             \
@@ -235,14 +236,4 @@ url_fast_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(url_fast_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(url_fast_suite, NULL, NULL);

@@ -18,6 +18,7 @@
 #include "robots_int.h"
 #include "robots_prefs.h"
 #include "usagew.h"
+#include "test_main.h"
 
 #define U ROBOTS_PREF_UNKNOWN
 #define A ROBOTS_PREF_ALLOWED
@@ -727,14 +728,4 @@ usage_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(usage_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(usage_suite, NULL, NULL);
