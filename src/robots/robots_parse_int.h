@@ -1,7 +1,8 @@
 /*
  * robots_parse_int.h: the parser's private types, shared by the line
- * parser (robots_parse.c) and the layout that compiles its tables into a
- * ruleset (robots_build.c). Nothing else includes it.
+ * parser (robots_parse.c), its preference lines (robots_parse_prefs.c) and
+ * the layout that compiles its tables into a ruleset (robots_build.c).
+ * Nothing else includes it.
  */
 #ifndef ROBOTS_PARSE_INT_H
 #define ROBOTS_PARSE_INT_H

@@ -1,7 +1,8 @@
 /*
  * dispatch.h: request lines -> answers. Decodes each line (wire/proto.h),
- * answers inspect, purge, stats, ping and the tests' clock itself, and
- * hands checks to checkop.c. Owns one session per client; answers leave only
+ * answers inspect, history, purge, stats, ping and the tests' clock
+ * itself, subscribes watch to the change feed (feed.h), and hands checks
+ * to checkop.c. Owns one session per client; answers leave only
  * through the client's struct reply.
  */
 #ifndef ROBOTSD_DISPATCH_H

@@ -144,12 +144,6 @@ feed_set_fleet(struct feed *f, feed_publish_fn pub, void *arg)
 	f->pub_arg = arg;
 }
 
-const char *
-feed_instance(const struct feed *f)
-{
-	return f->id;
-}
-
 const struct feed_stats *
 feed_stats(const struct feed *f)
 {
