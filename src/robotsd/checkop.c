@@ -153,7 +153,7 @@ check_free(struct check_waiting *p)
 	for (i = 0; i < p->n; i++) {
 		cache_waiter_cancel(&p->items[i].w);
 		if (p->items[i].parsed)
-			url_clear(&p->items[i].u);
+			robots_url_clear(&p->items[i].u);
 		buf_clear(&p->items[i].frag);
 	}
 	if (p->timer != NULL)
@@ -259,7 +259,7 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 /*
  * A batch item of the common shape whose origin is settled in the cache:
- * split by url_fast() on the stack and answered at once, without the
+ * split by robots_url_fast() on the stack and answered at once, without the
  * URL's allocations; 0 when the item needs the full way.
  */
 static int
@@ -271,7 +271,7 @@ check_item_cached(struct check_item *it)
 	struct url_view v;
 
 	if (it->url.len > CHECK_FAST_URL_MAX ||
-	    !url_fast(it->url.p, it->url.len, ubuf, sizeof(ubuf), &v))
+	    !robots_url_fast(it->url.p, it->url.len, ubuf, sizeof(ubuf), &v))
 		return 0;
 	cu = check_url_fast(&v);
 	if (!check_cached_verdict(&it->frag, p->env, &cu, &p->ask, NULL))
@@ -291,8 +291,8 @@ check_item(struct check_waiting *p, size_t i, int wait)
 	it->p = p;
 	if (check_item_cached(it))
 		return;
-	if ((ue = url_parse(it->url.p, it->url.len, &it->u)) != URL_OK) {
-		check_error(it, proto_url_err(ue), url_err_message(ue));
+	if ((ue = robots_url_parse(it->url.p, it->url.len, &it->u)) != URL_OK) {
+		check_error(it, proto_url_err(ue), robots_url_err_message(ue));
 		return;
 	}
 	it->parsed = 1;
@@ -522,9 +522,9 @@ check_row_cached(struct buf *b, const struct check_env *env,
 
 /*
  * A batch row for url straight into b, as check_item() and check_object()
- * would write it: split by url_fast() on the stack when it can, a bad URL
- * answered with its error. 0 when its origin is not settled in the cache
- * (b then holds a partial row).
+ * would write it: split by robots_url_fast() on the stack when it can, a bad
+ * URL answered with its error. 0 when its origin is not settled in the cache (b
+ * then holds a partial row).
  */
 static int
 check_row_now(struct buf *b, const struct check_env *env,
@@ -538,19 +538,20 @@ check_row_now(struct buf *b, const struct check_env *env,
 	int done;
 
 	if (url->len <= CHECK_FAST_URL_MAX &&
-	    url_fast(url->p, url->len, ubuf, sizeof(ubuf), &v)) {
+	    robots_url_fast(url->p, url->len, ubuf, sizeof(ubuf), &v)) {
 		cu = check_url_fast(&v);
 		return check_row_cached(b, env, a, url, &cu, m);
 	}
-	if ((ue = url_parse(url->p, url->len, &u)) != URL_OK) {
+	if ((ue = robots_url_parse(url->p, url->len, &u)) != URL_OK) {
 		check_row_begin(b, url, 0);
-		proto_error_member(b, proto_url_err(ue), url_err_message(ue));
+		proto_error_member(
+		    b, proto_url_err(ue), robots_url_err_message(ue));
 		buf_lit(b, "}");
 		return 1;
 	}
 	cu = check_url_parsed(&u);
 	done = check_row_cached(b, env, a, url, &cu, m);
-	url_clear(&u);
+	robots_url_clear(&u);
 	return done;
 }
 
@@ -629,9 +630,10 @@ check_batch_fast(
 /*
  * The fast path: a check decoded by wire_fast. A single URL is answered
  * at once from a settled cache entry: no JSON tree, and for the common URL
- * shape (url_fast(), split on the stack) no allocation at all; other URLs
- * go through url_parse(). 0 when the check needs the full path (a miss, a
- * bad URL): nothing was answered or counted. A batch: check_batch_fast().
+ * shape (robots_url_fast(), split on the stack) no allocation at all; other
+ * URLs go through robots_url_parse(). 0 when the check needs the full path (a
+ * miss, a bad URL): nothing was answered or counted. A batch:
+ * check_batch_fast().
  */
 int
 check_fast(
@@ -647,14 +649,14 @@ check_fast(
 
 	if (wc->urls != NULL)
 		return check_batch_fast(env, s, wc);
-	if (url_fast(wc->url, wc->url_len, ubuf, sizeof(ubuf), &v)) {
+	if (robots_url_fast(wc->url, wc->url_len, ubuf, sizeof(ubuf), &v)) {
 		cu = check_url_fast(&v);
 		return check_fast_answer(env, s, wc, &a, &cu);
 	}
-	if (url_parse(wc->url, wc->url_len, &u) != URL_OK)
+	if (robots_url_parse(wc->url, wc->url_len, &u) != URL_OK)
 		return 0;
 	cu = check_url_parsed(&u);
 	done = check_fast_answer(env, s, wc, &a, &cu);
-	url_clear(&u);
+	robots_url_clear(&u);
 	return done;
 }

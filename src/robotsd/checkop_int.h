@@ -14,7 +14,7 @@
 #include "checkop.h"
 #include "wire_fast.h"
 
-/* URLs up to this long are split on the stack by url_fast(). */
+/* URLs up to this long are split on the stack by robots_url_fast(). */
 #define CHECK_FAST_URL_MAX 4096
 
 /* A URL's origin key and match path, however it was split. */

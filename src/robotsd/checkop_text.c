@@ -51,7 +51,7 @@ check_source_reason(struct buf *b, const char *source, const char *reason)
 	buf_lit(b, "\"");
 }
 
-/* A URL split by url_fast(): scheme, host and port need no escaping. */
+/* A URL split by robots_url_fast(): scheme, host and port need no escaping. */
 struct check_url
 check_url_fast(const struct url_view *v)
 {
@@ -59,7 +59,7 @@ check_url_fast(const struct url_view *v)
 		v->path_len };
 }
 
-/* A URL split by url_parse(). */
+/* A URL split by robots_url_parse(). */
 struct check_url
 check_url_parsed(const struct url *u)
 {

@@ -611,7 +611,7 @@ good_origin(const json_t *v)
 
 	if (!good_str(v, URL_MAX_LEN))
 		return 0;
-	if ((o = url_origin(s, json_string_length(v), &ue)) == NULL)
+	if ((o = robots_url_origin(s, json_string_length(v), &ue)) == NULL)
 		return 0;
 	ok = strcmp(o, s) == 0;
 	free(o);

@@ -1,8 +1,9 @@
 /*
  * check_conformance.c: librobots against Google's reference parser. Runs
  * every case of tests/data/google-differential.jsonl (robots, agent, url,
- * expect, features; see its README): robots_parse(robots), url_parse(url),
- * robots_check(agent, path) must give the verdict Google's parser gave.
+ * expect, features; see its README): robots_parse(robots),
+ * robots_url_parse(url), robots_check(agent, path) must give the verdict
+ * Google's parser gave.
  */
 #include <config.h>
 
@@ -50,13 +51,13 @@ run_case(json_t *c, int idx, char *why, size_t whylen)
 		snprintf(why, whylen, "case %d: malformed", idx);
 		return -1;
 	}
-	if (url_parse(url, url_len, &u) != URL_OK) {
+	if (robots_url_parse(url, url_len, &u) != URL_OK) {
 		snprintf(
 		    why, whylen, "case %d: url_parse(%s) failed", idx, url);
 		return -1;
 	}
 	if ((r = robots_parse(body, body_len)) == NULL) {
-		url_clear(&u);
+		robots_url_clear(&u);
 		snprintf(why, whylen, "case %d: out of memory", idx);
 		return -1;
 	}
@@ -70,7 +71,7 @@ run_case(json_t *c, int idx, char *why, size_t whylen)
 		    agent, url, expect, v.allowed ? "allow" : "disallow",
 		    robots_reason_name(v.reason), v.rule.line);
 	robots_unref(r);
-	url_clear(&u);
+	robots_url_clear(&u);
 	return v.allowed == want ? 0 : -1;
 }
 

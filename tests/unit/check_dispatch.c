@@ -244,9 +244,9 @@ END_TEST
 
 /*
  * A cached check's answer does not depend on how its URL was split:
- * url_fast()'s shape, URLs it leaves to url_parse() (escapes, dot segments,
- * a URL past the fast path's stack buffer) and the full path all answer
- * the same line.
+ * robots_url_fast()'s shape, URLs it leaves to robots_url_parse() (escapes, dot
+ * segments, a URL past the fast path's stack buffer) and the full path all
+ * answer the same line.
  */
 START_TEST(test_cached_check_same_line_for_every_url_shape)
 {
@@ -314,7 +314,7 @@ START_TEST(test_cached_batch_items_answer_as_the_full_path_does)
 	send_line(CHECK_A);
 	finish("https://a.test", 200, rules);
 	/* The first URL takes the cached shortcut, the second (an escape)
-	 * url_parse(): both must read as the protocol says. */
+	 * robots_url_parse(): both must read as the protocol says. */
 	send_line("{\"op\":\"check\",\"agent\":\"B\",\"id\":3,\"urls\":["
 	          "\"https://a.test/a/b\",\"https://A.test/a/%6Bk\"]}");
 	assert_last(2,

@@ -1,9 +1,9 @@
 /*
- * check_url_fast.c: unit tests for src/robots/url_fast.c. url_fast() must
- * give exactly url_parse()'s origin and path for every URL it takes, and
- * leave every URL outside its grammar to url_parse(). A table of edges says
- * for each URL which of the two splits it and what the result is; then
- * every URL of the benchmark corpus (bench/corpus.tar.xz, urls.txt) is
+ * check_url_fast.c: unit tests for src/robots/url_fast.c. robots_url_fast()
+ * must give exactly robots_url_parse()'s origin and path for every URL it
+ * takes, and leave every URL outside its grammar to robots_url_parse(). A table
+ * of edges says for each URL which of the two splits it and what the result is;
+ * then every URL of the benchmark corpus (bench/corpus.tar.xz, urls.txt) is
  * split both ways, and the fast one must take the large majority.
  */
 #include <config.h>
@@ -23,8 +23,8 @@
 struct fast_case {
 	const char *name;
 	const char *url;
-	int fast;           /* url_fast() takes it */
-	const char *origin; /* url_parse()'s origin, NULL if it fails */
+	int fast;           /* robots_url_fast() takes it */
+	const char *origin; /* robots_url_parse()'s origin, NULL if it fails */
 	const char *path;
 };
 
@@ -128,7 +128,8 @@ static const struct fast_case cases[] = {
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* url_fast() and url_parse() on s: both agree when url_fast() takes it. */
+/* robots_url_fast() and robots_url_parse() on s: both agree when
+ * robots_url_fast() takes it. */
 static int
 split_both(const char *s, size_t len, enum url_err *err, struct url *u)
 {
@@ -137,8 +138,8 @@ split_both(const char *s, size_t len, enum url_err *err, struct url *u)
 	int fast;
 
 	ck_assert_ptr_nonnull(buf);
-	fast = url_fast(s, len, buf, len + 3, &v);
-	*err = url_parse(s, len, u);
+	fast = robots_url_fast(s, len, buf, len + 3, &v);
+	*err = robots_url_parse(s, len, u);
 	if (fast) {
 		ck_assert_msg(*err == URL_OK, "%s: url_parse failed", s);
 		ck_assert_str_eq(v.origin, u->origin);
@@ -165,7 +166,7 @@ START_TEST(test_edge_table)
 	ck_assert_msg(err == URL_OK, "%s: url_parse failed", c->name);
 	ck_assert_str_eq(u.origin, c->origin);
 	ck_assert_str_eq(u.path, c->path);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 END_TEST
 
@@ -176,8 +177,9 @@ START_TEST(test_buffer_too_small_refused)
 	struct url_view v;
 
 	ck_assert_int_eq(
-	    url_fast(s, sizeof(s) - 1, buf, sizeof(buf) - 1, &v), 0);
-	ck_assert_int_eq(url_fast(s, sizeof(s) - 1, buf, sizeof(buf), &v), 1);
+	    robots_url_fast(s, sizeof(s) - 1, buf, sizeof(buf) - 1, &v), 0);
+	ck_assert_int_eq(
+	    robots_url_fast(s, sizeof(s) - 1, buf, sizeof(buf), &v), 1);
 	ck_assert_str_eq(v.origin, "http://a.test");
 	ck_assert_str_eq(v.path, "/");
 }
@@ -188,10 +190,13 @@ START_TEST(test_reads_only_len_bytes)
 	char buf[64];
 	struct url_view v;
 
-	ck_assert_int_eq(url_fast("http://a.test/xyz", 15, buf, 64, &v), 1);
+	ck_assert_int_eq(
+	    robots_url_fast("http://a.test/xyz", 15, buf, 64, &v), 1);
 	ck_assert_str_eq(v.path, "/x");
-	ck_assert_int_eq(url_fast("http://a.test\0/x", 16, buf, 64, &v), 0);
-	ck_assert_int_eq(url_fast("http://a.test/\0x", 16, buf, 64, &v), 0);
+	ck_assert_int_eq(
+	    robots_url_fast("http://a.test\0/x", 16, buf, 64, &v), 0);
+	ck_assert_int_eq(
+	    robots_url_fast("http://a.test/\0x", 16, buf, 64, &v), 0);
 }
 END_TEST
 
@@ -211,7 +216,7 @@ START_TEST(test_corpus_urls_agree)
 		n++;
 		fast += (size_t)split_both(line, (size_t)len, &err, &u);
 		if (err == URL_OK)
-			url_clear(&u);
+			robots_url_clear(&u);
 	}
 	free(line);
 	ck_assert_int_eq(pclose(f), 0);

@@ -59,7 +59,7 @@ START_TEST(test_read_usage)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct read_case *c = &cases[i];
 
-		pref_read_usage(c->value, strlen(c->value), &rd);
+		robots_pref_read_usage(c->value, strlen(c->value), &rd);
 		ck_assert_msg(
 		    rd.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
 		        rd.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
@@ -99,7 +99,7 @@ START_TEST(test_read_signal)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct read_case *c = &cases[i];
 
-		pref_read_signal(c->value, strlen(c->value), &rd);
+		robots_pref_read_signal(c->value, strlen(c->value), &rd);
 		ck_assert_msg(
 		    rd.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
 		        rd.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
