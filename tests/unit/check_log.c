@@ -14,7 +14,7 @@
 #include <check.h>
 
 #include "capture.h"
-#include "log.h"
+#include "base/log.h"
 #include "test_main.h"
 
 /* log_escape() of a NUL-terminated string into a buffer of bufsz. */
