@@ -52,8 +52,8 @@ run_case(json_t *c, int idx, char *why, size_t whylen)
 		return -1;
 	}
 	if (robots_url_parse(url, url_len, &u) != URL_OK) {
-		snprintf(
-		    why, whylen, "case %d: url_parse(%s) failed", idx, url);
+		snprintf(why, whylen, "case %d: robots_url_parse(%s) failed",
+		    idx, url);
 		return -1;
 	}
 	if ((r = robots_parse(body, body_len)) == NULL) {

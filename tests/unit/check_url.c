@@ -287,12 +287,13 @@ check_parse_case(const struct parse_case *c)
 	struct url u;
 	enum url_err err = robots_url_parse(c->url, strlen(c->url), &u);
 
-	ck_assert_msg(err == c->err, "%s: url_parse(\"%s\") is %s, want %s",
-	    c->name, c->url, err_name(err), err_name(c->err));
+	ck_assert_msg(err == c->err,
+	    "%s: robots_url_parse(\"%s\") is %s, want %s", c->name, c->url,
+	    err_name(err), err_name(c->err));
 	if (err != URL_OK) {
 		ck_assert_msg(u.origin == NULL && u.path == NULL &&
 		                  u.host == NULL && u.scheme == NULL,
-		    "%s: failed url_parse left fields set", c->name);
+		    "%s: failed robots_url_parse left fields set", c->name);
 		return;
 	}
 	if (c->origin != NULL)
@@ -526,14 +527,15 @@ START_TEST(test_url_origin_table)
 	enum url_err err = URL_NOMEM;
 	char *o = robots_url_origin(c->in, strlen(c->in), &err);
 
-	ck_assert_msg(err == c->err, "%s: url_origin(\"%s\") is %s, want %s",
-	    c->name, c->in, err_name(err), err_name(c->err));
+	ck_assert_msg(err == c->err,
+	    "%s: robots_url_origin(\"%s\") is %s, want %s", c->name, c->in,
+	    err_name(err), err_name(c->err));
 	if (c->origin == NULL)
 		ck_assert_ptr_null(o);
 	else
 		ck_assert_msg(o != NULL && strcmp(o, c->origin) == 0,
-		    "%s: url_origin(\"%s\") is \"%s\", want \"%s\"", c->name,
-		    c->in, o ? o : "(null)", c->origin);
+		    "%s: robots_url_origin(\"%s\") is \"%s\", want \"%s\"",
+		    c->name, c->in, o ? o : "(null)", c->origin);
 	free(o);
 }
 END_TEST

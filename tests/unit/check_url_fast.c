@@ -141,7 +141,7 @@ split_both(const char *s, size_t len, enum url_err *err, struct url *u)
 	fast = robots_url_fast(s, len, buf, len + 3, &v);
 	*err = robots_url_parse(s, len, u);
 	if (fast) {
-		ck_assert_msg(*err == URL_OK, "%s: url_parse failed", s);
+		ck_assert_msg(*err == URL_OK, "%s: robots_url_parse failed", s);
 		ck_assert_str_eq(v.origin, u->origin);
 		ck_assert_uint_eq(v.origin_len, strlen(u->origin));
 		ck_assert_uint_eq(v.path_len, u->path_len);
@@ -158,12 +158,14 @@ START_TEST(test_edge_table)
 	struct url u;
 	int fast = split_both(c->url, strlen(c->url), &err, &u);
 
-	ck_assert_msg(fast == c->fast, "%s: url_fast gave %d", c->name, fast);
+	ck_assert_msg(
+	    fast == c->fast, "%s: robots_url_fast gave %d", c->name, fast);
 	if (c->origin == NULL) {
-		ck_assert_msg(err != URL_OK, "%s: url_parse took it", c->name);
+		ck_assert_msg(
+		    err != URL_OK, "%s: robots_url_parse took it", c->name);
 		return;
 	}
-	ck_assert_msg(err == URL_OK, "%s: url_parse failed", c->name);
+	ck_assert_msg(err == URL_OK, "%s: robots_url_parse failed", c->name);
 	ck_assert_str_eq(u.origin, c->origin);
 	ck_assert_str_eq(u.path, c->path);
 	robots_url_clear(&u);
