@@ -142,7 +142,7 @@ load_queries(const char *dir, struct body *v, size_t nv, size_t *n)
 		const struct robots *r;
 		const char *host;
 
-		if (url_parse(line, len, &u) != URL_OK)
+		if (robots_url_parse(line, len, &u) != URL_OK)
 			continue;
 		host = strstr(u.origin, "://") + 3;
 		if ((r = find_robots(v, nv, host)) != NULL) {
@@ -156,7 +156,7 @@ load_queries(const char *dir, struct body *v, size_t nv, size_t *n)
 			q[*n].agent = agents[*n % 4];
 			(*n)++;
 		}
-		url_clear(&u);
+		robots_url_clear(&u);
 	}
 	fclose(f);
 	return q;

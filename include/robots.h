@@ -95,8 +95,8 @@ int robots_has_prefs(const struct robots *);
 /*
  * The verdict for agent (a full User-Agent string or a product token; it is
  * reduced to its product token) on path, which must be a match path from
- * url_parse() or robots_path_normalize(): percent-encoding normalized, path
- * plus query, starting with '/'. Never allocates.
+ * robots_url_parse() or robots_path_normalize(): percent-encoding normalized,
+ * path plus query, starting with '/'. Never allocates.
  */
 void robots_check(const struct robots *, const char *agent, size_t agent_len,
     const char *path, size_t path_len, struct robots_verdict *);
@@ -247,19 +247,19 @@ struct url {
 
 /*
  * Parse and normalize an absolute URL (len bytes, need not be NUL-terminated)
- * into u, which url_clear() releases. On error u holds nothing to release.
- * "scheme://" and a host are required; no surrounding whitespace is trimmed.
- * The query is kept when present, even empty ("/x?"), as Google does; raw
- * spaces and non-ASCII octets are accepted and percent-encoded; controls,
+ * into u, which robots_url_clear() releases. On error u holds nothing to
+ * release. "scheme://" and a host are required; no surrounding whitespace is
+ * trimmed. The query is kept when present, even empty ("/x?"), as Google does;
+ * raw spaces and non-ASCII octets are accepted and percent-encoded; controls,
  * port 0 and IPv6 zone ids are URL_BAD.
  */
-enum url_err url_parse(const char *s, size_t len, struct url *u);
-void url_clear(struct url *);
+enum url_err robots_url_parse(const char *s, size_t len, struct url *u);
+void robots_url_clear(struct url *);
 /* A static English message for an error. */
-const char *url_err_message(enum url_err);
+const char *robots_url_err_message(enum url_err);
 
 /*
- * A URL split without allocating: origin and match path as url_parse()
+ * A URL split without allocating: origin and match path as robots_url_parse()
  * gives them, both NUL-terminated in the caller's buffer.
  */
 struct url_view {
@@ -271,16 +271,16 @@ struct url_view {
 
 /*
  * Split the common URL shape into buf (bufsz >= len + 3 bytes; nothing is
- * allocated) and return 1, with exactly url_parse()'s origin and path in v;
- * or return 0 ("not mine": call url_parse()) for anything outside a narrow
- * grammar: "http://" or "https://" (any case); a host of ASCII letters,
+ * allocated) and return 1, with exactly robots_url_parse()'s origin and path in
+ * v; or return 0 ("not mine": call robots_url_parse()) for anything outside a
+ * narrow grammar: "http://" or "https://" (any case); a host of ASCII letters,
  * digits, '-' and inner dots, not IPv4-like (last label starting with a
  * digit), no "xn--" label, no empty, over-long or '-'-edged label; an
  * optional port 1..65535 without leading zero; then nothing, or a path
  * from '/' with an optional query, of printable ASCII without '%', '*',
  * '$', '#' or a backslash, and without "." or ".." path segments.
  */
-int url_fast(
+int robots_url_fast(
     const char *s, size_t len, char *buf, size_t bufsz, struct url_view *v);
 
 /* URLs up to this long are split in a struct robots_url without allocating. */
@@ -288,9 +288,9 @@ int url_fast(
 
 /*
  * A URL split for a check, typically on the caller's stack: v is the
- * origin and match path exactly as url_parse() gives them, split by
- * url_fast() into buf for the common shape or else by url_parse() into u
- * (then parsed is 1 and robots_url_clear() frees it).
+ * origin and match path exactly as robots_url_parse() gives them, split by
+ * robots_url_fast() into buf for the common shape or else by robots_url_parse()
+ * into u (then parsed is 1 and robots_url_split_clear() frees it).
  */
 struct robots_url {
 	struct url_view v;
@@ -301,25 +301,25 @@ struct robots_url {
 };
 
 /*
- * Split s (len bytes) into *out: url_fast() when it takes the URL, else
- * url_parse(), whose error is returned (out then holds nothing to free).
+ * Split s (len bytes) into *out: robots_url_fast() when it takes the URL, else
+ * robots_url_parse(), whose error is returned (out then holds nothing to free).
  */
 enum url_err robots_url_split(const char *s, size_t len, struct robots_url *);
-void robots_url_clear(struct robots_url *); /* after URL_OK */
+void robots_url_split_clear(struct robots_url *); /* after URL_OK */
 
 /*
  * The origin key of an origin or URL as a user writes it
  * ("Example.COM", "https://example.com:443/x"); a bare host means https.
  * Returns an allocated string the caller frees, or NULL with *err set.
  */
-char *url_origin(const char *s, size_t len, enum url_err *err);
+char *robots_url_origin(const char *s, size_t len, enum url_err *err);
 
 /* The robots.txt URL of an origin key: origin + "/robots.txt" (allocated). */
-char *url_robots_txt(const char *origin);
+char *robots_url_robots_txt(const char *origin);
 
 /*
- * Normalize a raw path (+ query, no fragment) the way url_parse() does: dot
- * segments resolved, percent-encoding normalized, empty path is "/"; a
+ * Normalize a raw path (+ query, no fragment) the way robots_url_parse() does:
+ * dot segments resolved, percent-encoding normalized, empty path is "/"; a
  * missing leading '/' is added and a '#' ends the input. Returns an
  * allocated NUL-terminated string, or NULL when memory runs out.
  */

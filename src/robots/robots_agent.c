@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "robots_int.h"
 
 /* ASCII lower case of c. */
@@ -201,10 +202,10 @@ find_tokens(struct robots_tgroup *groups, size_t ng,
 static uint32_t
 sig_hash(const uint32_t *ids, uint32_t n, int global)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)(global != 0), i;
+	uint32_t h = FNV1A32_INIT ^ (uint32_t)(global != 0), i;
 
 	for (i = 0; i < n; i++)
-		h = (h ^ ids[i]) * 16777619u;
+		h = fnv1a32_word(h, ids[i]);
 	return h;
 }
 

@@ -417,12 +417,12 @@ robots_parse(const char *body, size_t len)
 	memset(&p, 0, sizeof(p));
 	if (body == NULL)
 		body = "", len = 0;
-	parse_body(&p, body, len);
+	robots_parse_body(&p, body, len);
 	if (!p.nomem)
 		r = build(&p);
 	if (r != NULL)
-		r = prefs_attach(&p, r);
-	prefs_clear(&p);
+		r = robots_prefs_attach(&p, r);
+	robots_prefs_clear(&p);
 	free(p.rules.v);
 	free(p.groups.v);
 	free(p.agents.v);

@@ -1,7 +1,9 @@
 /*
- * robots_int.h: the layout of a compiled ruleset, shared by the parser that
- * builds it (robots_parse.c), the matcher that reads it (robots_match.c) and
- * the product-token helpers (robots_agent.c). Not part of the API.
+ * robots_int.h: the layout of a compiled ruleset, shared by the parser and
+ * the layout that build it (robots_parse.c, robots_parse_prefs.c,
+ * robots_build.c), the matcher and the preference answers that read it
+ * (robots_match.c, robots_usage.c), the product-token helpers
+ * (robots_agent.c) and the image (robots_image.c). Not part of the API.
  *
  * A ruleset is one allocation: this header, then its tables (hot ones
  * first) and its text. Tables are found by 32-bit offsets from the header;

@@ -148,7 +148,7 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 	struct robots_tagent *a;
 	size_t tok;
 
-	prefs_user_agent(p, g != NULL && !g->separated);
+	robots_prefs_user_agent(p, g != NULL && !g->separated);
 	if (g == NULL || g->separated) {
 		if ((g = vec_push(&p->groups, sizeof(*g), &p->nomem)) == NULL)
 			return;
@@ -315,19 +315,19 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 }
 
 void *
-parse_vec_push(struct vec *v, size_t sz, int *nomem)
+robots_parse_vec_push(struct vec *v, size_t sz, int *nomem)
 {
 	return vec_push(v, sz, nomem);
 }
 
 int
-parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
+robots_parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
 {
 	return vec_reserve(v, sz, k, nomem);
 }
 
 size_t
-parse_compile(const char *v, size_t n, char *o, struct trule *r)
+robots_parse_compile(const char *v, size_t n, char *o, struct trule *r)
 {
 	size_t k = robots_pct_normalize(v, n, o, 1);
 
@@ -374,7 +374,8 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 	for (v = sep + 1; v < end && is_space((unsigned char)*v); v++)
 		;
 	if ((key = classify(l, kn)) == KEY_NONE)
-		prefs_line(p, l, kn, v, (size_t)(end - v), line, *sep == ':');
+		robots_prefs_line(
+		    p, l, kn, v, (size_t)(end - v), line, *sep == ':');
 	else
 		dispatch(p, key, v, (size_t)(end - v), line);
 }
@@ -402,7 +403,7 @@ line_end(const char *s, const char *end)
 
 /* Cut the body into lines: CR, LF or CRLF; a leading (partial) BOM skipped. */
 void
-parse_body(struct parser *p, const char *body, size_t len)
+robots_parse_body(struct parser *p, const char *body, size_t len)
 {
 	static const char bom[] = "\xEF\xBB\xBF";
 	const char *s = body, *end, *e;

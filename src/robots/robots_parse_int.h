@@ -1,7 +1,8 @@
 /*
  * robots_parse_int.h: the parser's private types, shared by the line
- * parser (robots_parse.c) and the layout that compiles its tables into a
- * ruleset (robots_build.c). Nothing else includes it.
+ * parser (robots_parse.c), its preference lines (robots_parse_prefs.c) and
+ * the layout that compiles its tables into a ruleset (robots_build.c).
+ * Nothing else includes it.
  */
 #ifndef ROBOTS_PARSE_INT_H
 #define ROBOTS_PARSE_INT_H
@@ -105,28 +106,28 @@ struct parser {
 };
 
 /* Cut the body into lines and parse each into p (robots_parse.c). */
-void parse_body(struct parser *p, const char *body, size_t len);
+void robots_parse_body(struct parser *p, const char *body, size_t len);
 
 /* robots_parse.c's helpers, for robots_parse_prefs.c. */
-void *parse_vec_push(struct vec *v, size_t sz, int *nomem);
-int parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem);
+void *robots_parse_vec_push(struct vec *v, size_t sz, int *nomem);
+int robots_parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem);
 /*
  * Normalize pattern v (n bytes) into o (room for 3 * n) and compile it
  * as a rule's: r's comp_len, lit_len, anchored; returns the normalized
  * length (the specificity).
  */
-size_t parse_compile(const char *v, size_t n, char *o, struct trule *r);
+size_t robots_parse_compile(const char *v, size_t n, char *o, struct trule *r);
 
 /*
  * A line whose key is none of the RFC 9309 ones: key (kn bytes, as
  * written) and value; colon 0 when it had none.
  */
-void prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
-    size_t n, uint32_t line, int colon);
+void robots_prefs_line(struct parser *p, const char *key, size_t kn,
+    const char *v, size_t n, uint32_t line, int colon);
 /* A User-agent line; joins: it extends a group that has no rule yet. */
-void prefs_user_agent(struct parser *p, int joins);
+void robots_prefs_user_agent(struct parser *p, int joins);
 /* The preference section laid out after r (robots_build.c's result). */
-struct robots *prefs_attach(struct parser *p, struct robots *r);
-void prefs_clear(struct parser *p);
+struct robots *robots_prefs_attach(struct parser *p, struct robots *r);
+void robots_prefs_clear(struct parser *p);
 
 #endif /* ROBOTS_PARSE_INT_H */

@@ -56,8 +56,8 @@ warn(struct parser *p, uint32_t line, enum robots_wcode code)
 {
 	struct twarn *w;
 
-	if (p->warns.n < WARN_MAX &&
-	    (w = parse_vec_push(&p->warns, sizeof(*w), &p->nomem)) != NULL) {
+	if (p->warns.n < WARN_MAX && (w = robots_parse_vec_push(&p->warns,
+	                                  sizeof(*w), &p->nomem)) != NULL) {
 		w->line = line;
 		w->code = code;
 	}
@@ -79,7 +79,8 @@ extra(struct parser *p, const char *key, size_t kn, const char *v, size_t n,
 	if (!pref &&
 	    (p->nother >= OTHER_MAX || p->extra_bytes + kn + n > OTHER_TEXT))
 		return;
-	if ((e = parse_vec_push(&p->extras, sizeof(*e), &p->nomem)) == NULL)
+	if ((e = robots_parse_vec_push(&p->extras, sizeof(*e), &p->nomem)) ==
+	    NULL)
 		return;
 	if (!pref) {
 		p->nother++;
@@ -122,8 +123,9 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 		prefs++, rest--;
 	while (rest > 0 && is_ws(prefs[rest - 1]))
 		rest--;
-	if (parse_vec_reserve(&p->pcomp, 1, 3 * plen, &p->nomem) != 0 ||
-	    (s = parse_vec_push(&p->prefs, sizeof(*s), &p->nomem)) == NULL)
+	if (robots_parse_vec_reserve(&p->pcomp, 1, 3 * plen, &p->nomem) != 0 ||
+	    (s = robots_parse_vec_push(&p->prefs, sizeof(*s), &p->nomem)) ==
+	        NULL)
 		return;
 	s->path = path;
 	s->path_len = (uint32_t)plen;
@@ -135,15 +137,16 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 	s->comp = (uint32_t)p->pcomp.n;
 	o = (char *)p->pcomp.v + p->pcomp.n;
 	memset(&tr, 0, sizeof(tr));
-	s->prio = (uint32_t)parse_compile(path ? path : "/", plen, o, &tr);
+	s->prio =
+	    (uint32_t)robots_parse_compile(path ? path : "/", plen, o, &tr);
 	s->comp_len = tr.comp_len;
 	s->lit_len = tr.lit_len;
 	s->anchored = tr.anchored;
 	p->pcomp.n += tr.comp_len;
 	if (kind == ROBOTS_CONTENT_USAGE)
-		pref_read_usage(prefs, rest, &rd);
+		robots_pref_read_usage(prefs, rest, &rd);
 	else
-		pref_read_signal(prefs, rest, &rd);
+		robots_pref_read_signal(prefs, rest, &rd);
 	memcpy(s->pref, rd.pref, sizeof(s->pref));
 	if (rd.warn & PREF_W_PARSE)
 		warn(p, line,
@@ -163,7 +166,7 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 }
 
 void
-prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
+robots_prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
     size_t n, uint32_t line, int colon)
 {
 	uint32_t group = cur_group_index(p);
@@ -186,7 +189,7 @@ prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
 }
 
 void
-prefs_user_agent(struct parser *p, int joins)
+robots_prefs_user_agent(struct parser *p, int joins)
 {
 	const struct tpref *s = p->prefs.v;
 	size_t i;
@@ -198,7 +201,7 @@ prefs_user_agent(struct parser *p, int joins)
 }
 
 void
-prefs_clear(struct parser *p)
+robots_prefs_clear(struct parser *p)
 {
 	free(p->prefs.v);
 	free(p->extras.v);
@@ -425,7 +428,7 @@ count_sel(const struct parser *p)
 }
 
 struct robots *
-prefs_attach(struct parser *p, struct robots *r)
+robots_prefs_attach(struct parser *p, struct robots *r)
 {
 	struct robots_prefs h;
 	struct robots *grown;

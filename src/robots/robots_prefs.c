@@ -35,21 +35,22 @@ is_ci(const char *s, size_t n, const char *lit)
 #define USAGE_NODES 32
 
 void
-pref_read_usage(const char *v, size_t n, struct pref_read *out)
+robots_pref_read_usage(const char *v, size_t n, struct pref_read *out)
 {
 	struct sfv_node stack[USAGE_NODES], *nodes = stack;
 	size_t count, i;
 	int purpose;
 
 	memset(out, 0, sizeof(*out));
-	if (n == 0 || sfv_parse_dict(v, n, nodes, USAGE_NODES, &count) != 0 ||
+	if (n == 0 ||
+	    robots_sfv_parse_dict(v, n, nodes, USAGE_NODES, &count) != 0 ||
 	    count == 0) {
 		out->warn |= PREF_W_PARSE;
 		return;
 	}
 	if (count > USAGE_NODES &&
 	    ((nodes = malloc(count * sizeof(*nodes))) == NULL ||
-	        sfv_parse_dict(v, n, nodes, count, &count) != 0)) {
+	        robots_sfv_parse_dict(v, n, nodes, count, &count) != 0)) {
 		free(nodes); /* out of memory: nothing is known */
 		out->warn |= PREF_W_PARSE;
 		return;
@@ -137,7 +138,7 @@ signal_member(const char *s, size_t n, struct pref_read *out)
 }
 
 void
-pref_read_signal(const char *v, size_t n, struct pref_read *out)
+robots_pref_read_signal(const char *v, size_t n, struct pref_read *out)
 {
 	const char *s = v, *end = v + n, *e;
 	size_t m;

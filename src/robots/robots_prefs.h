@@ -29,12 +29,12 @@ struct pref_read {
  * duplicate wins; a Dictionary that does not parse, or empty PREFS, makes
  * all unknown (PREF_W_PARSE). ai-input is always unknown here.
  */
-void pref_read_usage(const char *v, size_t n, struct pref_read *out);
+void robots_pref_read_usage(const char *v, size_t n, struct pref_read *out);
 /*
  * Content-Signal PREFS: members KEY=VALUE split at commas, keys search,
  * ai-input, ai-train and values yes / no case-insensitive; a member of
  * another shape is skipped (PREF_W_PARSE); a later duplicate wins.
  */
-void pref_read_signal(const char *v, size_t n, struct pref_read *out);
+void robots_pref_read_signal(const char *v, size_t n, struct pref_read *out);
 
 #endif /* ROBOTS_PREFS_H */

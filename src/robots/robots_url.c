@@ -12,7 +12,7 @@
 
 /* origin + "/robots.txt". */
 char *
-url_robots_txt(const char *origin)
+robots_url_robots_txt(const char *origin)
 {
 	static const char suffix[] = "/robots.txt";
 	size_t n;

@@ -495,28 +495,28 @@ parse_field(const char *s, size_t len, struct sfv_node *nodes, size_t max,
 }
 
 int
-sfv_parse_dict(
+robots_sfv_parse_dict(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n)
 {
 	return parse_field(s, len, nodes, max, n, FIELD_DICT);
 }
 
 int
-sfv_parse_list(
+robots_sfv_parse_list(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n)
 {
 	return parse_field(s, len, nodes, max, n, FIELD_LIST);
 }
 
 int
-sfv_parse_item(
+robots_sfv_parse_item(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n)
 {
 	return parse_field(s, len, nodes, max, n, FIELD_ITEM);
 }
 
 size_t
-sfv_decode(const struct sfv_node *v, char *out)
+robots_sfv_decode(const struct sfv_node *v, char *out)
 {
 	size_t i, o = 0;
 	unsigned acc = 0;

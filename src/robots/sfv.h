@@ -55,11 +55,11 @@ struct sfv_node {
  * set to the number the field has. Returns 0, or -1 when the field does
  * not parse (then *n means nothing).
  */
-int sfv_parse_dict(
+int robots_sfv_parse_dict(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n);
-int sfv_parse_list(
+int robots_sfv_parse_list(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n);
-int sfv_parse_item(
+int robots_sfv_parse_item(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n);
 
 /*
@@ -67,6 +67,6 @@ int sfv_parse_item(
  * Sequence (decoded) node into out, which holds node->len bytes; returns
  * the length. Other types give 0.
  */
-size_t sfv_decode(const struct sfv_node *, char *out);
+size_t robots_sfv_decode(const struct sfv_node *, char *out);
 
 #endif /* ROBOTS_SFV_H */

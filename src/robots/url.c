@@ -483,7 +483,7 @@ url_fill(struct url *u, const struct url_scheme *sch, const struct url_parts *p)
 
 /* Check the prefix, split with curl, then normalize every piece. */
 enum url_err
-url_parse(const char *s, size_t len, struct url *u)
+robots_url_parse(const char *s, size_t len, struct url *u)
 {
 	const struct url_scheme *sch = NULL;
 	struct url_parts parts = { NULL, NULL, NULL, NULL };
@@ -506,16 +506,16 @@ url_parse(const char *s, size_t len, struct url *u)
 	err = url_fill(u, sch, &parts);
 fail:
 	if (err != URL_OK)
-		url_clear(u);
+		robots_url_clear(u);
 	url_parts_clear(&parts);
 	curl_url_cleanup(h);
 	free(copy);
 	return err;
 }
 
-/* Free what url_parse() filled in; u is left empty. */
+/* Free what robots_url_parse() filled in; u is left empty. */
 void
-url_clear(struct url *u)
+robots_url_clear(struct url *u)
 {
 	if (u == NULL)
 		return;
@@ -528,7 +528,7 @@ url_clear(struct url *u)
 
 /* Static English text for an error. */
 const char *
-url_err_message(enum url_err err)
+robots_url_err_message(enum url_err err)
 {
 	switch (err) {
 	case URL_OK:
@@ -557,7 +557,7 @@ url_is_bare_host(const char *s, size_t len)
 
 /* The origin key of a URL, or of a bare host read as https. */
 char *
-url_origin(const char *s, size_t len, enum url_err *err)
+robots_url_origin(const char *s, size_t len, enum url_err *err)
 {
 	static const char https[] = "https://";
 	struct url u;
@@ -578,12 +578,12 @@ url_origin(const char *s, size_t len, enum url_err *err)
 		s = full;
 		len += sizeof(https) - 1;
 	}
-	*err = url_parse(s, len, &u);
+	*err = robots_url_parse(s, len, &u);
 	free(full);
 	if (*err != URL_OK)
 		return NULL;
 	origin = u.origin;
 	u.origin = NULL;
-	url_clear(&u);
+	robots_url_clear(&u);
 	return origin;
 }

@@ -1,26 +1,27 @@
 /*
  * url_fast.c: the common URL shape split without allocating, for the
- * daemon's cached-check hot path. url_fast() accepts only a conservative
+ * daemon's cached-check hot path. robots_url_fast() accepts only a conservative
  * grammar whose normalization is a copy and a lowercasing, and says "not
- * mine" (0) for anything else, which the caller then hands to url_parse():
+ * mine" (0) for anything else, which the caller then hands to
+ * robots_url_parse():
  *
  *   ("http" | "https") "://" host [":" port] ["/" path ["?" query]]
  *
- * - scheme in any case (lowercased in the origin, as url_parse() does);
+ * - scheme in any case (lowercased in the origin, as robots_url_parse() does);
  * - host: labels of ASCII letters, digits and '-', joined by single dots,
  *   lowercased; no label empty, longer than 63, starting or ending with
- *   '-', or starting with "xn--" (punycode: left to url_parse()); at most
- *   253 bytes; and the last label must not start with a digit, so that
- *   no host curl could read as an IPv4 number (decimal, octal, "0x" hex, or
- *   fewer than four parts) is taken: curl only reads a host as IPv4 when
- *   every label, the last included, starts with a digit;
+ *   '-', or starting with "xn--" (punycode: left to robots_url_parse()); at
+ * most 253 bytes; and the last label must not start with a digit, so that no
+ * host curl could read as an IPv4 number (decimal, octal, "0x" hex, or fewer
+ * than four parts) is taken: curl only reads a host as IPv4 when every label,
+ * the last included, starts with a digit;
  * - port: 1 to 65535 without a leading zero; the scheme's default dropped;
  * - path and query: printable ASCII except '%', '*', '$', '#' and a
  *   backslash (which robots_pct_normalize() would rewrite, or which mean
  *   something else), and no "." or ".." segment in the path; a missing
  *   path is "/" and a bare "?" is kept.
  * tests/fuzz/fuzz_url.c and tests/unit/check_url_fast.c check that every
- * URL accepted here gives exactly url_parse()'s origin and path.
+ * URL accepted here gives exactly robots_url_parse()'s origin and path.
  */
 #include <config.h>
 
@@ -202,7 +203,8 @@ url_fast_put_port(char *o, unsigned port)
 }
 
 int
-url_fast(const char *s, size_t len, char *buf, size_t bufsz, struct url_view *v)
+robots_url_fast(
+    const char *s, size_t len, char *buf, size_t bufsz, struct url_view *v)
 {
 	size_t i, o, h;
 	unsigned port = 0;

@@ -1,7 +1,7 @@
 /*
  * url_split.c: one way to split a URL for a check. The common shape is
- * split by url_fast() in the caller's buffer, without allocating; any
- * other URL by url_parse(). Both give the same origin and match path.
+ * split by robots_url_fast() in the caller's buffer, without allocating; any
+ * other URL by robots_url_parse(). Both give the same origin and match path.
  */
 #include <config.h>
 
@@ -17,11 +17,11 @@ robots_url_split(const char *s, size_t len, struct robots_url *out)
 
 	out->parsed = 0;
 	if (len <= ROBOTS_URL_STACK &&
-	    url_fast(s, len, out->buf, sizeof(out->buf), &out->v)) {
+	    robots_url_fast(s, len, out->buf, sizeof(out->buf), &out->v)) {
 		out->plain = 1; /* scheme, host and port: no escapes */
 		return URL_OK;
 	}
-	if ((ue = url_parse(s, len, &out->u)) != URL_OK)
+	if ((ue = robots_url_parse(s, len, &out->u)) != URL_OK)
 		return ue;
 	out->parsed = 1;
 	out->plain = 0;
@@ -33,9 +33,9 @@ robots_url_split(const char *s, size_t len, struct robots_url *out)
 }
 
 void
-robots_url_clear(struct robots_url *r)
+robots_url_split_clear(struct robots_url *r)
 {
 	if (r->parsed)
-		url_clear(&r->u);
+		robots_url_clear(&r->u);
 	r->parsed = 0;
 }

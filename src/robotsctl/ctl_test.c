@@ -115,10 +115,11 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 	*allowed = -1;
 	buf_lit(b, "{\"url\":");
 	jw_str(b, url, strlen(url));
-	if ((e = url_parse(url, strlen(url), &u)) != URL_OK) {
-		ctl_warnx("%s: %s", url, url_err_message(e));
+	if ((e = robots_url_parse(url, strlen(url), &u)) != URL_OK) {
+		ctl_warnx("%s: %s", url, robots_url_err_message(e));
 		buf_lit(b, ",\"ok\":false,");
-		proto_error_member(b, proto_url_err(e), url_err_message(e));
+		proto_error_member(
+		    b, proto_url_err(e), robots_url_err_message(e));
 		buf_lit(b, "}");
 		return;
 	}
@@ -142,7 +143,7 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 		jw_usage(b, v.allowed ? &us : NULL);
 	if (ctl->ntokens > 0)
 		test_tokens(b, ctl, r, &u);
-	url_clear(&u);
+	robots_url_clear(&u);
 	buf_lit(b, "}");
 }
 

@@ -49,7 +49,7 @@ one(parse_fn parse, const char *s, size_t len)
 		    !inside(big[i].s, big[i].len, s, len))
 			abort();
 		if (big[i].len < sizeof(out) &&
-		    (k = sfv_decode(&big[i], out)) > big[i].len)
+		    (k = robots_sfv_decode(&big[i], out)) > big[i].len)
 			abort();
 	}
 }
@@ -61,14 +61,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pref_read rd;
 	size_t i;
 
-	one(sfv_parse_dict, s, size);
-	one(sfv_parse_list, s, size);
-	one(sfv_parse_item, s, size);
-	pref_read_usage(s, size, &rd);
+	one(robots_sfv_parse_dict, s, size);
+	one(robots_sfv_parse_list, s, size);
+	one(robots_sfv_parse_item, s, size);
+	robots_pref_read_usage(s, size, &rd);
 	for (i = 0; i < ROBOTS_PURPOSES; i++)
 		if (rd.pref[i] > ROBOTS_PREF_DISALLOWED)
 			abort();
-	pref_read_signal(s, size, &rd);
+	robots_pref_read_signal(s, size, &rd);
 	for (i = 0; i < ROBOTS_PURPOSES; i++)
 		if (rd.pref[i] > ROBOTS_PREF_DISALLOWED)
 			abort();

@@ -4,9 +4,10 @@
  * (robots_path_normalize); the results must keep their invariants: an
  * origin starts with its scheme and is its own origin, a match path starts
  * with '/' and normalizes to itself, and origin + path parses back to the
- * same origin and path. Whenever url_fast() takes the input, url_parse()
- * must succeed with exactly its origin and path; robots_url_split() must
- * give url_parse()'s error or origin and path, whichever it picked.
+ * same origin and path. Whenever robots_url_fast() takes the input,
+ * robots_url_parse() must succeed with exactly its origin and path;
+ * robots_url_split() must give robots_url_parse()'s error or origin and path,
+ * whichever it picked.
  */
 #include <config.h>
 
@@ -45,7 +46,7 @@ check_origin(const char *origin, const char *scheme)
 
 	if (strncmp(origin, scheme, n) != 0 || strncmp(origin + n, "://", 3))
 		abort();
-	again = url_origin(origin, strlen(origin), &err);
+	again = robots_url_origin(origin, strlen(origin), &err);
 	if (again == NULL) {
 		if (err != URL_NOMEM)
 			abort();
@@ -68,18 +69,19 @@ check_reparse(const struct url *u)
 		return;
 	memcpy(s, u->origin, lo);
 	memcpy(s + lo, u->path, u->path_len);
-	if (url_parse(s, lo + u->path_len, &v) == URL_OK) {
+	if (robots_url_parse(s, lo + u->path_len, &v) == URL_OK) {
 		if (strcmp(v.origin, u->origin) != 0 ||
 		    v.path_len != u->path_len ||
 		    memcmp(v.path, u->path, u->path_len) != 0)
 			abort();
-		url_clear(&v);
+		robots_url_clear(&v);
 	} else if (lo + u->path_len <= URL_MAX_LEN)
 		abort();
 	free(s);
 }
 
-/* url_fast() agrees with url_parse() (err, u) on every input it takes. */
+/* robots_url_fast() agrees with robots_url_parse() (err, u) on every input it
+ * takes. */
 static void
 check_fast(const char *s, size_t len, enum url_err err, const struct url *u)
 {
@@ -88,7 +90,7 @@ check_fast(const char *s, size_t len, enum url_err err, const struct url *u)
 
 	if (buf == NULL)
 		return;
-	if (url_fast(s, len, buf, len + 3, &v)) {
+	if (robots_url_fast(s, len, buf, len + 3, &v)) {
 		if (err != URL_OK || strcmp(v.origin, u->origin) != 0 ||
 		    v.origin_len != strlen(u->origin) ||
 		    v.path_len != u->path_len ||
@@ -96,13 +98,14 @@ check_fast(const char *s, size_t len, enum url_err err, const struct url *u)
 		    v.path[v.path_len] != '\0')
 			abort();
 	}
-	if (len > 0 && url_fast(s, len, buf, len + 2, &v)) /* too small */
+	if (len > 0 &&
+	    robots_url_fast(s, len, buf, len + 2, &v)) /* too small */
 		abort();
 	free(buf);
 }
 
 /*
- * robots_url_split() gives url_parse()'s error, or its origin and path,
+ * robots_url_split() gives robots_url_parse()'s error, or its origin and path,
  * whichever splitter it picked.
  */
 static void
@@ -120,7 +123,7 @@ check_split(const char *s, size_t len, enum url_err err, const struct url *u)
 	    memcmp(r.v.path, u->path, u->path_len) != 0 ||
 	    r.v.path[r.v.path_len] != '\0')
 		abort();
-	robots_url_clear(&r);
+	robots_url_split_clear(&r);
 }
 
 /* The scheme an origin key starts with. */
@@ -141,10 +144,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *origin, *path;
 	size_t len;
 
-	err = url_parse(s, size, &u);
-	if (url_err_message(err) == NULL)
+	err = robots_url_parse(s, size, &u);
+	if (robots_url_err_message(err) == NULL)
 		abort();
-	origin = url_origin(s, size, &oerr);
+	origin = robots_url_origin(s, size, &oerr);
 	check_fast(s, size, err, &u);
 	check_split(s, size, err, &u);
 	if (err == URL_OK) {
@@ -153,7 +156,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_reparse(&u);
 		if (origin != NULL && strcmp(origin, u.origin) != 0)
 			abort();
-		url_clear(&u);
+		robots_url_clear(&u);
 	}
 	if (origin != NULL) {
 		check_origin(origin, origin_scheme(origin));

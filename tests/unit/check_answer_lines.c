@@ -24,6 +24,7 @@
 #include "base/metric.h"
 #include "base/reply.h"
 #include "scripted_fetch.h"
+#include "test_main.h"
 
 #define SCRIPT_FILE TESTDATADIR "/answer-lines.txt"
 #define MAX_LINES 256
@@ -258,20 +259,16 @@ START_TEST(test_every_answer_line_as_pinned)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+answer_lines_suite(void)
 {
 	Suite *su = suite_create("answer_lines");
 	TCase *tc = tcase_create("answer_lines");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_every_answer_line_as_pinned);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return su;
 }
+
+TEST_PROGRAM(answer_lines_suite, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "fetch/archive.h"
+#include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 #define T0 1795000000.0 /* 2026-11-18T11:06:40Z */
@@ -301,14 +302,4 @@ archive_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(archive_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(archive_suite, NULL, NULL);

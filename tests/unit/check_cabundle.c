@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 
 #include "fetch/cabundle.h"
+#include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
@@ -263,20 +264,15 @@ cabundle_suite(void)
 	return s;
 }
 
-int
-main(void)
+/* The bundles' directory, made before the run. */
+static int
+make_dir(void)
 {
-	SRunner *sr;
-	int failed;
-
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
 	}
-	sr = srunner_create(cabundle_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	cleanup();
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return 0;
 }
+
+TEST_PROGRAM(cabundle_suite, make_dir, cleanup);

@@ -23,6 +23,7 @@
 #include "cache/lifetime.h"
 #include "base/log.h"
 #include "scripted_fetch.h"
+#include "test_main.h"
 
 #define DAY 86400.0
 
@@ -204,16 +205,12 @@ memory_suite(void)
 	return s;
 }
 
-int
-main(void)
+/* Warnings only: the tests provoke the notices. */
+static int
+quiet_log(void)
 {
-	SRunner *sr;
-	int failed;
-
 	log_init(1, LOG_WARNING);
-	sr = srunner_create(memory_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return 0;
 }
+
+TEST_PROGRAM(memory_suite, quiet_log, NULL);

@@ -17,6 +17,7 @@
 #include "cache/cache.h"
 #include "base/clock.h"
 #include "scripted_fetch.h"
+#include "test_main.h"
 
 #define ORIGIN "https://a.test"
 #define BODY "User-agent: *\nDisallow: /private\n"
@@ -227,13 +228,11 @@ START_TEST(test_purge_reaches_the_tier)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+cache_shared_suite(void)
 {
 	Suite *s = suite_create("cache_shared");
 	TCase *tc = tcase_create("loader");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, cache_teardown);
 	tcase_add_test(tc, test_shared_state_installed_as_it_is);
@@ -243,9 +242,7 @@ main(void)
 	tcase_add_test(tc, test_shared_failure_past_allow_after_allows_at_once);
 	tcase_add_test(tc, test_purge_reaches_the_tier);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return s;
 }
+
+TEST_PROGRAM(cache_shared_suite, NULL, NULL);

@@ -21,6 +21,7 @@
 #include "capture.h"
 #include "base/log.h"
 #include "tier/tier_url.h"
+#include "test_main.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
 #ifdef HAVE_REDIS
@@ -855,16 +856,13 @@ config_suite(void)
 	return s;
 }
 
-int
-main(void)
+/* Errors only: reload warnings are expected. */
+static int
+quiet_log(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	int failed;
-
 	unsetenv("JOURNAL_STREAM");
-	log_init(1, LOG_ERR); /* quiet: reload warnings are expected */
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	log_init(1, LOG_ERR);
+	return 0;
 }
+
+TEST_PROGRAM(config_suite, quiet_log, NULL);

@@ -1,8 +1,9 @@
 /*
  * check_conformance.c: librobots against Google's reference parser. Runs
  * every case of tests/data/google-differential.jsonl (robots, agent, url,
- * expect, features; see its README): robots_parse(robots), url_parse(url),
- * robots_check(agent, path) must give the verdict Google's parser gave.
+ * expect, features; see its README): robots_parse(robots),
+ * robots_url_parse(url), robots_check(agent, path) must give the verdict
+ * Google's parser gave.
  */
 #include <config.h>
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "test_main.h"
 
 #define CASES_FILE TESTDATADIR "/google-differential.jsonl"
 #define CASES_EXPECTED 3000
@@ -49,13 +51,13 @@ run_case(json_t *c, int idx, char *why, size_t whylen)
 		snprintf(why, whylen, "case %d: malformed", idx);
 		return -1;
 	}
-	if (url_parse(url, url_len, &u) != URL_OK) {
-		snprintf(
-		    why, whylen, "case %d: url_parse(%s) failed", idx, url);
+	if (robots_url_parse(url, url_len, &u) != URL_OK) {
+		snprintf(why, whylen, "case %d: robots_url_parse(%s) failed",
+		    idx, url);
 		return -1;
 	}
 	if ((r = robots_parse(body, body_len)) == NULL) {
-		url_clear(&u);
+		robots_url_clear(&u);
 		snprintf(why, whylen, "case %d: out of memory", idx);
 		return -1;
 	}
@@ -69,7 +71,7 @@ run_case(json_t *c, int idx, char *why, size_t whylen)
 		    agent, url, expect, v.allowed ? "allow" : "disallow",
 		    robots_reason_name(v.reason), v.rule.line);
 	robots_unref(r);
-	url_clear(&u);
+	robots_url_clear(&u);
 	return v.allowed == want ? 0 : -1;
 }
 
@@ -116,14 +118,4 @@ conformance_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(conformance_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TEST_PROGRAM(conformance_suite, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <check.h>
 
 #include "robotsctl.h"
+#include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 #define TEN "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n"
@@ -114,14 +115,4 @@ ctl_diff_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(ctl_diff_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(ctl_diff_suite, NULL, NULL);

@@ -22,6 +22,7 @@
 #include "base/reply.h"
 #include "scripted_fetch.h"
 #include "wire_fast.h"
+#include "test_main.h"
 
 #define MAX_LINES 64
 
@@ -270,9 +271,9 @@ END_TEST
 
 /*
  * A cached check's answer does not depend on how its URL was split:
- * url_fast()'s shape, URLs it leaves to url_parse() (escapes, dot segments,
- * a URL past the fast path's stack buffer) and the full path all answer
- * the same line.
+ * robots_url_fast()'s shape, URLs it leaves to robots_url_parse() (escapes, dot
+ * segments, a URL past the fast path's stack buffer) and the full path all
+ * answer the same line.
  */
 START_TEST(test_cached_check_same_line_for_every_url_shape)
 {
@@ -340,7 +341,7 @@ START_TEST(test_cached_batch_items_answer_as_the_full_path_does)
 	send_line(CHECK_A);
 	finish("https://a.test", 200, rules);
 	/* The first URL takes the cached shortcut, the second (an escape)
-	 * url_parse(): both must read as the protocol says. */
+	 * robots_url_parse(): both must read as the protocol says. */
 	send_line("{\"op\":\"check\",\"agent\":\"B\",\"id\":3,\"urls\":["
 	          "\"https://a.test/a/b\",\"https://A.test/a/%6Bk\"]}");
 	assert_last(2,
@@ -715,14 +716,4 @@ dispatch_suite(void)
 	return su;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(dispatch_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
-}
+TEST_PROGRAM(dispatch_suite, NULL, NULL);

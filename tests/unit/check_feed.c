@@ -15,6 +15,7 @@
 #include "robots.h"
 #include "feed/feed.h"
 #include "base/reply.h"
+#include "test_main.h"
 
 #define MAX_LINES 16
 
@@ -316,14 +317,4 @@ feed_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(feed_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(feed_suite, NULL, NULL);

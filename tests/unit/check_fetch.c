@@ -29,6 +29,7 @@
 #include "fetch/fetch.h"
 #include "fetch/fetch_int.h"
 #include "base/log.h"
+#include "test_main.h"
 
 static char test_ua[] = "robotsd-test/1";
 static struct fetch_settings cf;
@@ -663,13 +664,10 @@ fetch_suite(void)
 }
 
 /* Run the suite; the exit status is the verdict. */
-int
-main(void)
+/* The fetch tests talk to 127.0.0.1 only, never through a proxy. */
+static int
+fetch_setup(void)
 {
-	SRunner *sr;
-	int failed;
-
-	/* The fetch tests talk to 127.0.0.1 only, never through a proxy. */
 	unsetenv("http_proxy");
 	unsetenv("https_proxy");
 	unsetenv("HTTPS_PROXY");
@@ -678,10 +676,13 @@ main(void)
 	log_init(1, LOG_WARNING);
 	main_thread = pthread_self();
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	sr = srunner_create(fetch_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	curl_global_cleanup();
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return 0;
 }
+
+static void
+fetch_teardown(void)
+{
+	curl_global_cleanup();
+}
+
+TEST_PROGRAM(fetch_suite, fetch_setup, fetch_teardown);

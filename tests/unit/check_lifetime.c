@@ -15,6 +15,7 @@
 
 #include "cache/lifetime.h"
 #include "base/outcome.h"
+#include "test_main.h"
 
 #define DAY 86400.0
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -519,14 +520,4 @@ lifetime_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(lifetime_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
-}
+TEST_PROGRAM(lifetime_suite, NULL, NULL);

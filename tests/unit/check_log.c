@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "base/log.h"
+#include "test_main.h"
 
 /* log_escape() of a NUL-terminated string into a buffer of bufsz. */
 static const char *
@@ -297,16 +298,13 @@ log_suite(void)
 }
 
 /* Run the suite; the exit status is the verdict. */
-int
-main(void)
+/* Log to stderr, errors only, whatever the test runner's journal. */
+static int
+quiet_log(void)
 {
-	SRunner *sr = srunner_create(log_suite());
-	int failed;
-
 	unsetenv("JOURNAL_STREAM");
 	log_init(1, LOG_ERR);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return 0;
 }
+
+TEST_PROGRAM(log_suite, quiet_log, NULL);

@@ -1,9 +1,10 @@
 /*
- * check_match.c: the matcher of librobots (longest match, allow on ties,
- * wildcards, percent-encoding, Google's path and precedence tables) and
- * the compiled ruleset as an object (memory, refcount, introspection, the
- * image round trip). Paths are fed already normalized, as robots_check()
- * expects. The parser is check_robots.c's.
+ * check_match.c: the matcher of librobots where the input is made (linear
+ * time, long rule lists) and the compiled ruleset as an object (memory,
+ * refcount, introspection, the image round trip). Paths are fed already
+ * normalized, as robots_check() expects. Longest match, ties, wildcards,
+ * percent-encoding and Google's path and precedence tables are golden
+ * pairs in tests/data/robots (check_golden.c).
  */
 #include <config.h>
 
@@ -14,168 +15,11 @@
 
 #include "robots.h"
 #include "robots_helpers.h"
+#include "test_main.h"
 
 /*
  * Matching.
  */
-
-START_TEST(test_longest_match_wins)
-{
-	struct robots *r = parse(
-	    "User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /a/b/c\n");
-
-	expect_rule(r, "x", "/a/x", 0, "/a", 2);
-	expect_rule(r, "x", "/a/b/x", 1, "/a/b", 3);
-	expect_rule(r, "x", "/a/b/c", 0, "/a/b/c", 4);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_allow_wins_a_tie)
-{
-	struct robots *r =
-	    parse("User-agent: *\nDisallow: /folder\nAllow: /folder\n");
-
-	expect_rule(r, "x", "/folder/page", 1, "/folder", 3);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_no_matching_rule_allows)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /private\n");
-
-	expect_no_rule(r, "x", "/public");
-	expect_no_rule(r, "x", "/Private");
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_robots_txt_path_is_always_allowed)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /\n");
-	struct robots_verdict v = check(r, "x", "/robots.txt");
-
-	ck_assert_int_eq(v.allowed, 1);
-	ck_assert_int_eq(v.reason, ROBOTS_REASON_ROBOTS_TXT);
-	/* Only the exact path: with a query it is another URL. */
-	expect_rule(r, "x", "/robots.txt?x=1", 0, "/", 2);
-	expect_rule(r, "x", "/robots.txt/", 0, "/", 2);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_star_matches_any_sequence_and_dollar_anchors)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /*.pdf$\n"
-	                         "Disallow: /a*b*c\nDisallow: /end$\n");
-
-	expect_rule(r, "x", "/x/y.pdf", 0, "/*.pdf$", 2);
-	expect_no_rule(r, "x", "/x/y.pdf?q");
-	expect_rule(r, "x", "/a-b-c-d", 0, "/a*b*c", 3);
-	expect_rule(r, "x", "/abc", 0, "/a*b*c", 3);
-	expect_no_rule(r, "x", "/acb");
-	expect_rule(r, "x", "/end", 0, "/end$", 4);
-	expect_no_rule(r, "x", "/ending");
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_trailing_star_adds_nothing_but_length)
-{
-	struct robots *r =
-	    parse("User-agent: *\nDisallow: /fish*\nAllow: /fish\n");
-
-	/* Both match; "/fish*" is one octet longer, so it decides. */
-	expect_rule(r, "x", "/fish", 0, "/fish*", 2);
-	expect_rule(r, "x", "/fishheads", 0, "/fish*", 2);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_paths_match_case_sensitively)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /Fish\n");
-
-	expect_rule(r, "x", "/Fish.asp", 0, "/Fish", 2);
-	expect_no_rule(r, "x", "/fish.asp");
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_allow_index_html_also_allows_its_directory)
-{
-	struct robots *r =
-	    parse("User-agent: *\nDisallow: /\n"
-	          "Allow: /dir/index.html\nAllow: /d2/index.htm\n");
-
-	expect_rule(r, "x", "/dir/index.html", 1, "/dir/index.html", 3);
-	/* As if "Allow: /dir/$": the directory itself, nothing else. */
-	expect_rule(r, "x", "/dir/", 1, "/dir/index.html", 3);
-	expect_rule(r, "x", "/dir/other", 0, "/", 2);
-	expect_rule(r, "x", "/d2/", 1, "/d2/index.htm", 4);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_specificity_is_normalized_octets_wildcards_included)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /%7Ejoe\n"
-	                         "Allow: /~jo*\nAllow: /caf%C3%A9\n"
-	                         "Disallow: /caf\xC3\xA9\n");
-
-	/* "/%7Ejoe" is "/~joe": 5 octets, as many as "/~jo*": allow wins. */
-	expect_rule(r, "x", "/~joe", 1, "/~jo*", 3);
-	/* Raw UTF-8 and its escapes are the same 10 octets: allow wins. */
-	expect_rule(r, "x", "/caf%C3%A9", 1, "/caf%C3%A9", 4);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_percent_encoding_is_normalized_on_both_sides)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /%7ebob\n"
-	                         "Disallow: /a%2fb\nDisallow: /caf\xC3\xA9\n"
-	                         "Disallow: /%62ar\n");
-
-	expect_rule(r, "x", "/~bob", 0, "/%7ebob", 2);
-	expect_rule(r, "x", "/%7Ebob", 0, "/%7ebob", 2);
-	expect_rule(r, "x", "/a%2Fb", 0, "/a%2fb", 3);
-	expect_no_rule(r, "x", "/a/b"); /* %2F stays distinct from '/' */
-	expect_rule(r, "x", "/caf%c3%a9", 0, "/caf\xC3\xA9", 4);
-	expect_rule(r, "x", "/bar", 0, "/%62ar", 5);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_escaped_star_and_dollar_are_literals)
-{
-	struct robots *r = parse("User-agent: *\nDisallow: /a%2A\n"
-	                         "Disallow: /p$q\nDisallow: /d%24$\n");
-
-	expect_rule(r, "x", "/a*", 0, "/a%2A", 2);
-	expect_no_rule(r, "x", "/abc");
-	/* A '$' before the end of a pattern is a literal '$'. */
-	expect_rule(r, "x", "/p$q/r", 0, "/p$q", 3);
-	expect_rule(r, "x", "/d$", 0, "/d%24$", 4);
-	expect_no_rule(r, "x", "/d$x");
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_escape_cut_by_star_matches_the_escaped_path)
-{
-	/* Google keeps the '%' of "%8*2" literal; it matches "%82" in a path.
-	 */
-	struct robots *r = parse("User-agent: *\nDisallow: /%E2%8*2%AC/x\n"
-	                         "Disallow: /a%*2Fb\n");
-
-	expect_rule(r, "x", "/%E2%82%AC/x", 0, "/%E2%8*2%AC/x", 2);
-	expect_rule(r, "x", "/a%2Fb", 0, "/a%*2Fb", 3);
-	expect_no_rule(r, "x", "/a/b");
-	robots_unref(r);
-}
-END_TEST
 
 START_TEST(test_pathological_patterns_match_in_linear_time)
 {
@@ -201,111 +45,6 @@ START_TEST(test_pathological_patterns_match_in_linear_time)
 	ck_assert_uint_eq(v.rule.line, 3);
 	robots_unref(r);
 	free(path);
-}
-END_TEST
-
-/* A row of Google's path-matching table: does pattern match path? */
-struct path_row {
-	const char *pattern;
-	const char *path;
-	int matches;
-};
-
-/*
- * Google's specification, "URL matching based on path values", every row
- * (a match is a Disallow deciding, on line 2; no match is no rule).
- */
-static const struct path_row google_paths[] = {
-	{ "/", "/", 1 },
-	{ "/", "/any/url?x", 1 },
-	{ "/*", "/", 1 },
-	{ "/*", "/any/url?x", 1 },
-	{ "/$", "/", 1 },
-	{ "/$", "/page", 0 },
-	{ "/fish", "/fish", 1 },
-	{ "/fish", "/fish.html", 1 },
-	{ "/fish", "/fish/salmon.html", 1 },
-	{ "/fish", "/fishheads", 1 },
-	{ "/fish", "/fishheads/yummy.html", 1 },
-	{ "/fish", "/fish.php?id=anything", 1 },
-	{ "/fish", "/Fish.asp", 0 },
-	{ "/fish", "/catfish", 0 },
-	{ "/fish", "/?id=fish", 0 },
-	{ "/fish", "/desert/fish", 0 },
-	{ "/fish*", "/fish", 1 },
-	{ "/fish*", "/fish.html", 1 },
-	{ "/fish*", "/fish/salmon.html", 1 },
-	{ "/fish*", "/fishheads", 1 },
-	{ "/fish*", "/fishheads/yummy.html", 1 },
-	{ "/fish*", "/fish.php?id=anything", 1 },
-	{ "/fish*", "/Fish.asp", 0 },
-	{ "/fish*", "/catfish", 0 },
-	{ "/fish*", "/?id=fish", 0 },
-	{ "/fish*", "/desert/fish", 0 },
-	{ "/fish/", "/fish/", 1 },
-	{ "/fish/", "/fish/?id=anything", 1 },
-	{ "/fish/", "/fish/salmon.htm", 1 },
-	{ "/fish/", "/fish", 0 },
-	{ "/fish/", "/fish.html", 0 },
-	{ "/fish/", "/animals/fish/", 0 },
-	{ "/fish/", "/Fish/Salmon.asp", 0 },
-	{ "/*.php", "/index.php", 1 },
-	{ "/*.php", "/filename.php", 1 },
-	{ "/*.php", "/folder/filename.php", 1 },
-	{ "/*.php", "/folder/filename.php?parameters", 1 },
-	{ "/*.php", "/folder/any.php.file.html", 1 },
-	{ "/*.php", "/filename.php/", 1 },
-	{ "/*.php", "/", 0 },
-	{ "/*.php", "/windows.PHP", 0 },
-	{ "/*.php$", "/filename.php", 1 },
-	{ "/*.php$", "/folder/filename.php", 1 },
-	{ "/*.php$", "/filename.php?parameters", 0 },
-	{ "/*.php$", "/filename.php/", 0 },
-	{ "/*.php$", "/filename.php5", 0 },
-	{ "/*.php$", "/windows.PHP", 0 },
-	{ "/fish*.php", "/fish.php", 1 },
-	{ "/fish*.php", "/fishheads/catfish.php?parameters", 1 },
-	{ "/fish*.php", "/Fish.PHP", 0 },
-};
-
-START_TEST(test_google_path_matching_table)
-{
-	const struct path_row *row = &google_paths[_i];
-	char body[64];
-	struct robots *r;
-
-	snprintf(
-	    body, sizeof(body), "User-agent: *\nDisallow: %s\n", row->pattern);
-	r = parse(body);
-	if (row->matches)
-		expect_rule(r, "FooBot", row->path, 0, row->pattern, 2);
-	else
-		expect_no_rule(r, "FooBot", row->path);
-	robots_unref(r);
-}
-END_TEST
-
-/* Google's specification, "Order of precedence for rules". */
-START_TEST(test_google_order_of_precedence_table)
-{
-	struct robots *r;
-
-	r = parse("User-agent: *\nallow: /p\ndisallow: /\n");
-	expect_rule(r, "x", "/page", 1, "/p", 2);
-	robots_unref(r);
-	r = parse("User-agent: *\nallow: /folder\ndisallow: /folder\n");
-	expect_rule(r, "x", "/folder/page", 1, "/folder", 2);
-	robots_unref(r);
-	r = parse("User-agent: *\nallow: /page\ndisallow: /*.htm\n");
-	expect_rule(r, "x", "/page.htm", 0, "/*.htm", 3);
-	robots_unref(r);
-	r = parse("User-agent: *\nallow: /page\ndisallow: /*.ph\n");
-	expect_rule(r, "x", "/page.php5", 1, "/page", 2);
-	robots_unref(r);
-	r = parse("User-agent: *\nallow: /$\ndisallow: /\n");
-	expect_rule(r, "x", "/", 1, "/$", 2);
-	expect_rule(r, "x", "/page.htm", 0, "/", 3);
-	robots_unref(r);
 }
 END_TEST
 
@@ -547,23 +286,7 @@ match_suite(void)
 	Suite *s = suite_create("match");
 	TCase *m = tcase_create("match"), *o = tcase_create("object");
 
-	tcase_add_test(m, test_longest_match_wins);
-	tcase_add_test(m, test_allow_wins_a_tie);
-	tcase_add_test(m, test_no_matching_rule_allows);
-	tcase_add_test(m, test_robots_txt_path_is_always_allowed);
-	tcase_add_test(m, test_star_matches_any_sequence_and_dollar_anchors);
-	tcase_add_test(m, test_trailing_star_adds_nothing_but_length);
-	tcase_add_test(m, test_paths_match_case_sensitively);
-	tcase_add_test(m, test_allow_index_html_also_allows_its_directory);
-	tcase_add_test(
-	    m, test_specificity_is_normalized_octets_wildcards_included);
-	tcase_add_test(m, test_percent_encoding_is_normalized_on_both_sides);
-	tcase_add_test(m, test_escaped_star_and_dollar_are_literals);
-	tcase_add_test(m, test_escape_cut_by_star_matches_the_escaped_path);
 	tcase_add_test(m, test_pathological_patterns_match_in_linear_time);
-	tcase_add_loop_test(m, test_google_path_matching_table, 0,
-	    (int)(sizeof(google_paths) / sizeof(google_paths[0])));
-	tcase_add_test(m, test_google_order_of_precedence_table);
 	tcase_add_test(o, test_memory_stays_linear_with_many_agents_and_groups);
 	tcase_add_test(
 	    o, test_short_and_long_rule_lists_give_the_same_verdicts);
@@ -578,14 +301,4 @@ match_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(match_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TEST_PROGRAM(match_suite, NULL, NULL);

@@ -20,6 +20,7 @@
 #include <check.h>
 
 #include "base/netpolicy.h"
+#include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
@@ -402,14 +403,4 @@ netpolicy_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(netpolicy_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(netpolicy_suite, NULL, NULL);

@@ -15,6 +15,7 @@
 #include "robots.h"
 #include "buf.h"
 #include "feed/ruldiff.h"
+#include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
@@ -238,14 +239,4 @@ ruldiff_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(ruldiff_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(ruldiff_suite, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sfv.h"
+#include "test_main.h"
 
 #define VECTORS TESTDATADIR "/structured-field-tests/"
 #define MAXNODES 4096
@@ -27,7 +28,7 @@ dict(const char *s)
 {
 	size_t n;
 
-	if (sfv_parse_dict(s, strlen(s), nodes, MAXNODES, &n) != 0)
+	if (robots_sfv_parse_dict(s, strlen(s), nodes, MAXNODES, &n) != 0)
 		return -1;
 	return (long)n;
 }
@@ -107,9 +108,10 @@ START_TEST(test_bounded_output)
 	size_t n;
 
 	/* Fewer nodes than the field has: the count still comes back. */
-	ck_assert_int_eq(sfv_parse_dict("a, b, c;x;y", 11, nodes, 1, &n), 0);
+	ck_assert_int_eq(
+	    robots_sfv_parse_dict("a, b, c;x;y", 11, nodes, 1, &n), 0);
 	ck_assert_uint_eq(n, 5);
-	ck_assert_int_eq(sfv_parse_dict("a, b", 4, NULL, 0, &n), 0);
+	ck_assert_int_eq(robots_sfv_parse_dict("a, b", 4, NULL, 0, &n), 0);
 	ck_assert_uint_eq(n, 2);
 }
 END_TEST
@@ -120,11 +122,11 @@ START_TEST(test_decode)
 
 	ck_assert_int_eq(
 	    dict("a=\"x\\\"y\\\\\", b=:aGVsbG8=:, c=%\"a%25b\""), 3);
-	ck_assert_uint_eq(sfv_decode(&nodes[0], out), 4);
+	ck_assert_uint_eq(robots_sfv_decode(&nodes[0], out), 4);
 	ck_assert(memcmp(out, "x\"y\\", 4) == 0);
-	ck_assert_uint_eq(sfv_decode(&nodes[1], out), 5);
+	ck_assert_uint_eq(robots_sfv_decode(&nodes[1], out), 5);
 	ck_assert(memcmp(out, "hello", 5) == 0);
-	ck_assert_uint_eq(sfv_decode(&nodes[2], out), 3);
+	ck_assert_uint_eq(robots_sfv_decode(&nodes[2], out), 3);
 	ck_assert(memcmp(out, "a%b", 3) == 0);
 }
 END_TEST
@@ -170,7 +172,7 @@ bare(const struct sfv_node *v)
 	json_t *j = NULL;
 
 	ck_assert_ptr_nonnull(out);
-	n = sfv_decode(v, out);
+	n = robots_sfv_decode(v, out);
 	switch (v->type) {
 	case SFV_INTEGER:
 		j = json_integer(v->i);
@@ -308,11 +310,11 @@ run_case(json_t *c, const char *file, struct tally *t)
 		off += len;
 	}
 	if (strcmp(type, "dictionary") == 0)
-		rc = sfv_parse_dict(field, off, nodes, MAXNODES, &n);
+		rc = robots_sfv_parse_dict(field, off, nodes, MAXNODES, &n);
 	else if (strcmp(type, "list") == 0)
-		rc = sfv_parse_list(field, off, nodes, MAXNODES, &n);
+		rc = robots_sfv_parse_list(field, off, nodes, MAXNODES, &n);
 	else
-		rc = sfv_parse_item(field, off, nodes, MAXNODES, &n);
+		rc = robots_sfv_parse_item(field, off, nodes, MAXNODES, &n);
 	if (rc == 0 && n > MAXNODES)
 		rc = -2;
 	if (rc != 0)
@@ -397,14 +399,4 @@ sfv_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(sfv_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(sfv_suite, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "tier/shared_value.h"
+#include "test_main.h"
 
 #define NOW 1795420800000LL /* ms */
 
@@ -217,13 +218,11 @@ START_TEST(test_value_stale_copy)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+shared_suite(void)
 {
 	Suite *s = suite_create("shared");
 	TCase *tc = tcase_create("decisions");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_ms_round_trip);
 	tcase_add_loop_test(tc, test_usable_within_bounds, 0,
@@ -236,9 +235,7 @@ main(void)
 	tcase_add_test(tc, test_value_failure_state);
 	tcase_add_test(tc, test_value_stale_copy);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return s;
 }
+
+TEST_PROGRAM(shared_suite, NULL, NULL);

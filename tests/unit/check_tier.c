@@ -16,6 +16,7 @@
 #include "tier/tier_tag.h"
 #include "tier/tier_url.h"
 #include "tier/tier_value.h"
+#include "test_main.h"
 
 /* --- value format ------------------------------------------------------- */
 
@@ -729,14 +730,4 @@ tier_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(tier_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(tier_suite, NULL, NULL);

@@ -22,6 +22,7 @@
 #include "tier_fixture.h"
 #include "tier/tier.h"
 #include "tier/tier_value.h"
+#include "test_main.h"
 
 /* What one call's callback saw. */
 struct res {
@@ -751,22 +752,18 @@ tier_redis_suite(void)
 	return s;
 }
 
-int
-main(void)
+/* Skip without a redis-server; no SIGPIPE, as robotsd. */
+static int
+redis_setup(void)
 {
-	SRunner *sr;
-	int failed;
-
 	if (access(redis_bin(), X_OK) != 0 && system("command -v redis-server "
 	                                             ">/dev/null") != 0) {
 		fprintf(stderr, "redis-server not found: skipped\n");
 		return 77;
 	}
-	signal(SIGPIPE, SIG_IGN); /* as robotsd does */
+	signal(SIGPIPE, SIG_IGN);
 	log_set_level(getenv("TIER_LOG") != NULL ? LOG_DEBUG : LOG_ERR);
-	sr = srunner_create(tier_redis_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return 0;
 }
+
+TEST_PROGRAM(tier_redis_suite, redis_setup, NULL);

@@ -1,9 +1,9 @@
 /*
  * check_url.c: unit tests for src/robots/url.c: origin keys, match paths,
- * robots_path_normalize(), url_origin(), url_robots_txt() and the errors.
- * Expected values come from RFC 3986 (sections 3, 5.2.4, 5.4, 6.2), RFC 9309
- * section 2.2.2, UTS #46 / IDNA2008 and the contract's Policy section; each
- * table row names the rule it checks, and failures print that name.
+ * robots_path_normalize(), robots_url_origin(), robots_url_robots_txt() and the
+ * errors. Expected values come from RFC 3986 (sections 3, 5.2.4, 5.4, 6.2), RFC
+ * 9309 section 2.2.2, UTS #46 / IDNA2008 and the contract's Policy section;
+ * each table row names the rule it checks, and failures print that name.
  */
 #include <config.h>
 
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "test_main.h"
 
 struct parse_case {
 	const char *name;
@@ -279,19 +280,20 @@ err_name(enum url_err err)
 	return "?";
 }
 
-/* Run one table row through url_parse() and compare what it names. */
+/* Run one table row through robots_url_parse() and compare what it names. */
 static void
 check_parse_case(const struct parse_case *c)
 {
 	struct url u;
-	enum url_err err = url_parse(c->url, strlen(c->url), &u);
+	enum url_err err = robots_url_parse(c->url, strlen(c->url), &u);
 
-	ck_assert_msg(err == c->err, "%s: url_parse(\"%s\") is %s, want %s",
-	    c->name, c->url, err_name(err), err_name(c->err));
+	ck_assert_msg(err == c->err,
+	    "%s: robots_url_parse(\"%s\") is %s, want %s", c->name, c->url,
+	    err_name(err), err_name(c->err));
 	if (err != URL_OK) {
 		ck_assert_msg(u.origin == NULL && u.path == NULL &&
 		                  u.host == NULL && u.scheme == NULL,
-		    "%s: failed url_parse left fields set", c->name);
+		    "%s: failed robots_url_parse left fields set", c->name);
 		return;
 	}
 	if (c->origin != NULL)
@@ -305,7 +307,7 @@ check_parse_case(const struct parse_case *c)
 		                  memcmp(u.path, c->path, u.path_len) == 0,
 		    "%s: path of \"%s\" is \"%s\", want \"%s\"", c->name,
 		    c->url, u.path, c->path);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 
 START_TEST(test_origin_key_normalized)
@@ -334,13 +336,13 @@ START_TEST(test_match_path_renormalizes_to_itself)
 	char *again;
 	size_t len;
 
-	ck_assert_int_eq(url_parse(c->url, strlen(c->url), &u), URL_OK);
+	ck_assert_int_eq(robots_url_parse(c->url, strlen(c->url), &u), URL_OK);
 	again = robots_path_normalize(u.path, u.path_len, &len);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_msg(len == u.path_len && memcmp(again, u.path, len) == 0,
 	    "%s: \"%s\" renormalized to \"%s\"", c->name, u.path, again);
 	free(again);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 END_TEST
 
@@ -349,20 +351,20 @@ START_TEST(test_parse_fills_scheme_host_port)
 	struct url u;
 	const char *s = "HTTPS://user@Example.COM.:8443/x";
 
-	ck_assert_int_eq(url_parse(s, strlen(s), &u), URL_OK);
+	ck_assert_int_eq(robots_url_parse(s, strlen(s), &u), URL_OK);
 	ck_assert_str_eq(u.scheme, "https");
 	ck_assert_str_eq(u.host, "example.com");
 	ck_assert_int_eq(u.port, 8443);
-	url_clear(&u);
+	robots_url_clear(&u);
 	s = "https://example.com:443/";
-	ck_assert_int_eq(url_parse(s, strlen(s), &u), URL_OK);
+	ck_assert_int_eq(robots_url_parse(s, strlen(s), &u), URL_OK);
 	ck_assert_int_eq(u.port, 0);
-	url_clear(&u);
+	robots_url_clear(&u);
 	s = "http://[::1]:8080/";
-	ck_assert_int_eq(url_parse(s, strlen(s), &u), URL_OK);
+	ck_assert_int_eq(robots_url_parse(s, strlen(s), &u), URL_OK);
 	ck_assert_str_eq(u.host, "[::1]");
 	ck_assert_int_eq(u.port, 8080);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 END_TEST
 
@@ -372,10 +374,10 @@ START_TEST(test_parse_reads_only_len_bytes)
 	struct url u;
 
 	ck_assert_int_eq(
-	    url_parse(s, strlen("http://example.com/ab"), &u), URL_OK);
+	    robots_url_parse(s, strlen("http://example.com/ab"), &u), URL_OK);
 	ck_assert_str_eq(u.path, "/ab");
 	ck_assert_uint_eq(u.path_len, 3);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 END_TEST
 
@@ -384,7 +386,7 @@ START_TEST(test_parse_rejects_embedded_nul)
 	static const char s[] = "http://example.com/a\0b";
 	struct url u;
 
-	ck_assert_int_eq(url_parse(s, sizeof(s) - 1, &u), URL_BAD);
+	ck_assert_int_eq(robots_url_parse(s, sizeof(s) - 1, &u), URL_BAD);
 }
 END_TEST
 
@@ -406,11 +408,11 @@ START_TEST(test_url_of_max_len_accepted_longer_rejected)
 	char *s = long_url(URL_MAX_LEN + 1);
 	struct url u;
 
-	ck_assert_int_eq(url_parse(s, URL_MAX_LEN, &u), URL_OK);
+	ck_assert_int_eq(robots_url_parse(s, URL_MAX_LEN, &u), URL_OK);
 	ck_assert_uint_eq(
 	    u.path_len, URL_MAX_LEN - strlen("http://example.com"));
-	url_clear(&u);
-	ck_assert_int_eq(url_parse(s, URL_MAX_LEN + 1, &u), URL_BAD);
+	robots_url_clear(&u);
+	ck_assert_int_eq(robots_url_parse(s, URL_MAX_LEN + 1, &u), URL_BAD);
 	free(s);
 }
 END_TEST
@@ -419,12 +421,12 @@ START_TEST(test_url_clear_is_idempotent)
 {
 	struct url u;
 
-	ck_assert_int_eq(url_parse("http://a/", 9, &u), URL_OK);
-	url_clear(&u);
+	ck_assert_int_eq(robots_url_parse("http://a/", 9, &u), URL_OK);
+	robots_url_clear(&u);
 	ck_assert_ptr_null(u.origin);
 	ck_assert_ptr_null(u.path);
-	url_clear(&u);
-	url_clear(NULL);
+	robots_url_clear(&u);
+	robots_url_clear(NULL);
 }
 END_TEST
 
@@ -436,12 +438,12 @@ START_TEST(test_raw_utf8_path_equals_encoded_pattern)
 	size_t n = robots_pct_normalize(pattern, sizeof(pattern) - 1, norm, 1);
 	struct url u;
 
-	ck_assert_int_eq(
-	    url_parse("http://a/café/ツ", strlen("http://a/café/ツ"), &u),
+	ck_assert_int_eq(robots_url_parse("http://a/café/ツ",
+	                     strlen("http://a/café/ツ"), &u),
 	    URL_OK);
 	ck_assert_uint_eq(u.path_len, n);
 	ck_assert(memcmp(u.path, norm, n) == 0);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 END_TEST
 
@@ -523,38 +525,39 @@ START_TEST(test_url_origin_table)
 {
 	const struct origin_case *c = &url_origin_cases[_i];
 	enum url_err err = URL_NOMEM;
-	char *o = url_origin(c->in, strlen(c->in), &err);
+	char *o = robots_url_origin(c->in, strlen(c->in), &err);
 
-	ck_assert_msg(err == c->err, "%s: url_origin(\"%s\") is %s, want %s",
-	    c->name, c->in, err_name(err), err_name(c->err));
+	ck_assert_msg(err == c->err,
+	    "%s: robots_url_origin(\"%s\") is %s, want %s", c->name, c->in,
+	    err_name(err), err_name(c->err));
 	if (c->origin == NULL)
 		ck_assert_ptr_null(o);
 	else
 		ck_assert_msg(o != NULL && strcmp(o, c->origin) == 0,
-		    "%s: url_origin(\"%s\") is \"%s\", want \"%s\"", c->name,
-		    c->in, o ? o : "(null)", c->origin);
+		    "%s: robots_url_origin(\"%s\") is \"%s\", want \"%s\"",
+		    c->name, c->in, o ? o : "(null)", c->origin);
 	free(o);
 }
 END_TEST
 
 START_TEST(test_robots_txt_url_appends_path)
 {
-	char *s = url_robots_txt("https://example.com");
+	char *s = robots_url_robots_txt("https://example.com");
 
 	ck_assert_str_eq(s, "https://example.com/robots.txt");
 	free(s);
-	s = url_robots_txt("http://[::1]:8080");
+	s = robots_url_robots_txt("http://[::1]:8080");
 	ck_assert_str_eq(s, "http://[::1]:8080/robots.txt");
 	free(s);
-	ck_assert_ptr_null(url_robots_txt(NULL));
+	ck_assert_ptr_null(robots_url_robots_txt(NULL));
 }
 END_TEST
 
 START_TEST(test_err_messages_are_distinct_text)
 {
-	const char *bad = url_err_message(URL_BAD);
-	const char *scheme = url_err_message(URL_UNSUPPORTED_SCHEME);
-	const char *nomem = url_err_message(URL_NOMEM);
+	const char *bad = robots_url_err_message(URL_BAD);
+	const char *scheme = robots_url_err_message(URL_UNSUPPORTED_SCHEME);
+	const char *nomem = robots_url_err_message(URL_NOMEM);
 
 	ck_assert(bad[0] != '\0' && scheme[0] != '\0' && nomem[0] != '\0');
 	ck_assert_str_ne(bad, scheme);
@@ -603,14 +606,4 @@ url_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(url_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(url_suite, NULL, NULL);

@@ -1,9 +1,9 @@
 /*
- * check_url_fast.c: unit tests for src/robots/url_fast.c. url_fast() must
- * give exactly url_parse()'s origin and path for every URL it takes, and
- * leave every URL outside its grammar to url_parse(). A table of edges says
- * for each URL which of the two splits it and what the result is; then
- * every URL of the benchmark corpus (bench/corpus.tar.xz, urls.txt) is
+ * check_url_fast.c: unit tests for src/robots/url_fast.c. robots_url_fast()
+ * must give exactly robots_url_parse()'s origin and path for every URL it
+ * takes, and leave every URL outside its grammar to robots_url_parse(). A table
+ * of edges says for each URL which of the two splits it and what the result is;
+ * then every URL of the benchmark corpus (bench/corpus.tar.xz, urls.txt) is
  * split both ways, and the fast one must take the large majority.
  * robots_url_split() (src/robots/url_split.c), which picks one of the two,
  * is checked against the same table.
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "test_main.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
 #define CORPUS_CMD                                                             \
@@ -24,8 +25,8 @@
 struct fast_case {
 	const char *name;
 	const char *url;
-	int fast;           /* url_fast() takes it */
-	const char *origin; /* url_parse()'s origin, NULL if it fails */
+	int fast;           /* robots_url_fast() takes it */
+	const char *origin; /* robots_url_parse()'s origin, NULL if it fails */
 	const char *path;
 };
 
@@ -74,7 +75,7 @@ static const struct fast_case cases[] = {
 	    "http://" L63 ".test", "/" },
 	{ "host of 253 octets", "http://" H250 ".ab/", 1, "http://" H250 ".ab",
 	    "/" },
-	{ "escape decoded by url_parse()", "https://a.test/%7Eu", 0,
+	{ "escape decoded by robots_url_parse()", "https://a.test/%7Eu", 0,
 	    "https://a.test", "/~u" },
 	{ "dot segment resolved", "https://a.test/a/./b", 0, "https://a.test",
 	    "/a/b" },
@@ -129,7 +130,8 @@ static const struct fast_case cases[] = {
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* url_fast() and url_parse() on s: both agree when url_fast() takes it. */
+/* robots_url_fast() and robots_url_parse() on s: both agree when
+ * robots_url_fast() takes it. */
 static int
 split_both(const char *s, size_t len, enum url_err *err, struct url *u)
 {
@@ -138,10 +140,10 @@ split_both(const char *s, size_t len, enum url_err *err, struct url *u)
 	int fast;
 
 	ck_assert_ptr_nonnull(buf);
-	fast = url_fast(s, len, buf, len + 3, &v);
-	*err = url_parse(s, len, u);
+	fast = robots_url_fast(s, len, buf, len + 3, &v);
+	*err = robots_url_parse(s, len, u);
 	if (fast) {
-		ck_assert_msg(*err == URL_OK, "%s: url_parse failed", s);
+		ck_assert_msg(*err == URL_OK, "%s: robots_url_parse failed", s);
 		ck_assert_str_eq(v.origin, u->origin);
 		ck_assert_uint_eq(v.origin_len, strlen(u->origin));
 		ck_assert_uint_eq(v.path_len, u->path_len);
@@ -158,22 +160,25 @@ START_TEST(test_edge_table)
 	struct url u;
 	int fast = split_both(c->url, strlen(c->url), &err, &u);
 
-	ck_assert_msg(fast == c->fast, "%s: url_fast gave %d", c->name, fast);
+	ck_assert_msg(
+	    fast == c->fast, "%s: robots_url_fast gave %d", c->name, fast);
 	if (c->origin == NULL) {
-		ck_assert_msg(err != URL_OK, "%s: url_parse took it", c->name);
+		ck_assert_msg(
+		    err != URL_OK, "%s: robots_url_parse took it", c->name);
 		return;
 	}
-	ck_assert_msg(err == URL_OK, "%s: url_parse failed", c->name);
+	ck_assert_msg(err == URL_OK, "%s: robots_url_parse failed", c->name);
 	ck_assert_str_eq(u.origin, c->origin);
 	ck_assert_str_eq(u.path, c->path);
-	url_clear(&u);
+	robots_url_clear(&u);
 }
 END_TEST
 
 /*
  * robots_url_split(), the check path's one way in: each edge split by
- * url_fast() when it takes it (on the stack, plain origin), else by
- * url_parse(), with the table's origin and path or url_parse()'s error.
+ * robots_url_fast() when it takes it (on the stack, plain origin), else by
+ * robots_url_parse(), with the table's origin and path or robots_url_parse()'s
+ * error.
  */
 START_TEST(test_split_falls_back_to_url_parse)
 {
@@ -192,12 +197,13 @@ START_TEST(test_split_falls_back_to_url_parse)
 	ck_assert_str_eq(r.v.origin, c->origin);
 	ck_assert_uint_eq(r.v.path_len, strlen(c->path));
 	ck_assert_str_eq(r.v.path, c->path);
-	robots_url_clear(&r);
+	robots_url_split_clear(&r);
 	ck_assert_int_eq(r.parsed, 0);
 }
 END_TEST
 
-/* A URL of the fast shape past ROBOTS_URL_STACK bytes is url_parse()'s. */
+/* A URL of the fast shape past ROBOTS_URL_STACK bytes is robots_url_parse()'s.
+ */
 START_TEST(test_split_long_url_parsed)
 {
 	static char url[ROBOTS_URL_STACK + 64];
@@ -208,13 +214,13 @@ START_TEST(test_split_long_url_parsed)
 	url[sizeof(url) - 1] = '\0';
 	ck_assert_int_eq(robots_url_split(url, ROBOTS_URL_STACK, &r), URL_OK);
 	ck_assert_int_eq(r.parsed, 0);
-	robots_url_clear(&r);
+	robots_url_split_clear(&r);
 	ck_assert_int_eq(
 	    robots_url_split(url, ROBOTS_URL_STACK + 1, &r), URL_OK);
 	ck_assert_int_eq(r.parsed, 1);
 	ck_assert_str_eq(r.v.origin, "https://a.test");
 	ck_assert_uint_eq(r.v.path_len, ROBOTS_URL_STACK + 1 - n + 1);
-	robots_url_clear(&r);
+	robots_url_split_clear(&r);
 }
 END_TEST
 
@@ -225,8 +231,9 @@ START_TEST(test_buffer_too_small_refused)
 	struct url_view v;
 
 	ck_assert_int_eq(
-	    url_fast(s, sizeof(s) - 1, buf, sizeof(buf) - 1, &v), 0);
-	ck_assert_int_eq(url_fast(s, sizeof(s) - 1, buf, sizeof(buf), &v), 1);
+	    robots_url_fast(s, sizeof(s) - 1, buf, sizeof(buf) - 1, &v), 0);
+	ck_assert_int_eq(
+	    robots_url_fast(s, sizeof(s) - 1, buf, sizeof(buf), &v), 1);
 	ck_assert_str_eq(v.origin, "http://a.test");
 	ck_assert_str_eq(v.path, "/");
 }
@@ -237,10 +244,13 @@ START_TEST(test_reads_only_len_bytes)
 	char buf[64];
 	struct url_view v;
 
-	ck_assert_int_eq(url_fast("http://a.test/xyz", 15, buf, 64, &v), 1);
+	ck_assert_int_eq(
+	    robots_url_fast("http://a.test/xyz", 15, buf, 64, &v), 1);
 	ck_assert_str_eq(v.path, "/x");
-	ck_assert_int_eq(url_fast("http://a.test\0/x", 16, buf, 64, &v), 0);
-	ck_assert_int_eq(url_fast("http://a.test/\0x", 16, buf, 64, &v), 0);
+	ck_assert_int_eq(
+	    robots_url_fast("http://a.test\0/x", 16, buf, 64, &v), 0);
+	ck_assert_int_eq(
+	    robots_url_fast("http://a.test/\0x", 16, buf, 64, &v), 0);
 }
 END_TEST
 
@@ -260,7 +270,7 @@ START_TEST(test_corpus_urls_agree)
 		n++;
 		fast += (size_t)split_both(line, (size_t)len, &err, &u);
 		if (err == URL_OK)
-			url_clear(&u);
+			robots_url_clear(&u);
 	}
 	free(line);
 	ck_assert_int_eq(pclose(f), 0);
@@ -288,14 +298,4 @@ url_fast_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(url_fast_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(url_fast_suite, NULL, NULL);

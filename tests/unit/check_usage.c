@@ -1,10 +1,11 @@
 /*
  * check_usage.c: usage preferences in librobots (contract, "Usage
- * preferences"): the Content-Usage and Content-Signal value readers,
- * selection and combination per URL, the drafts' worked example, control
- * tokens, extra lines and warnings, images (version 4, and version 3 from
- * the previous release) and the answer members robotsd and robotsctl
- * write (src/wire/usagew.c).
+ * preferences"): the Content-Usage and Content-Signal value readers, the
+ * deciding lines' fields, extra lines, images (version 4, and version 3
+ * from the previous release) and the answer members robotsd and robotsctl
+ * write (src/wire/usagew.c). Selection per URL, the drafts' worked
+ * example, control tokens and warnings are golden pairs in
+ * tests/data/robots (check_golden.c).
  */
 #include <config.h>
 
@@ -18,6 +19,7 @@
 #include "robots_int.h"
 #include "robots_prefs.h"
 #include "usagew.h"
+#include "test_main.h"
 
 #define U ROBOTS_PREF_UNKNOWN
 #define A ROBOTS_PREF_ALLOWED
@@ -57,7 +59,7 @@ START_TEST(test_read_usage)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct read_case *c = &cases[i];
 
-		pref_read_usage(c->value, strlen(c->value), &rd);
+		robots_pref_read_usage(c->value, strlen(c->value), &rd);
 		ck_assert_msg(
 		    rd.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
 		        rd.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
@@ -97,7 +99,7 @@ START_TEST(test_read_signal)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct read_case *c = &cases[i];
 
-		pref_read_signal(c->value, strlen(c->value), &rd);
+		robots_pref_read_signal(c->value, strlen(c->value), &rd);
 		ck_assert_msg(
 		    rd.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
 		        rd.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
@@ -120,136 +122,6 @@ usage(const struct robots *r, const char *agent, const char *path)
 	robots_usage(r, agent, strlen(agent), norm, n, &u);
 	return u;
 }
-
-/* A selection case: expected purposes and the lines of usage_from. */
-struct sel_case {
-	const char *name, *body, *agent, *path;
-	enum robots_pref train, search, input;
-	unsigned from[4]; /* deciding lines, file order, 0-terminated */
-};
-
-static void
-expect_usage(const struct sel_case *c)
-{
-	struct robots *r = parse(c->body);
-	struct robots_usage u = usage(r, c->agent, c->path);
-	size_t k, nfrom = 0;
-
-	while (nfrom < 4 && c->from[nfrom] != 0)
-		nfrom++;
-	ck_assert_msg(u.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
-	                  u.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
-	                  u.pref[ROBOTS_PURPOSE_AI_INPUT] == c->input,
-	    "%s: %s %s: got %s %s %s", c->name, c->agent, c->path,
-	    robots_pref_name(u.pref[0]), robots_pref_name(u.pref[1]),
-	    robots_pref_name(u.pref[2]));
-	ck_assert_msg(u.nfrom == nfrom, "%s: %zu deciding lines, want %zu",
-	    c->name, u.nfrom, nfrom);
-	for (k = 0; k < nfrom; k++)
-		ck_assert_msg(u.from[k].line == c->from[k],
-		    "%s: deciding line %zu is %u, want %u", c->name, k,
-		    u.from[k].line, c->from[k]);
-	robots_unref(r);
-}
-
-START_TEST(test_selection)
-{
-	static const struct sel_case cases[] = {
-		{ "longest match",
-		    "User-agent: *\nContent-Usage: train-ai=n\n"
-		    "Content-Usage: /a/ train-ai=y\n",
-		    "bot", "/a/x", A, U, U, { 3 } },
-		{ "longest match, shorter path",
-		    "User-agent: *\n"
-		    "Content-Usage: train-ai=n\nContent-Usage: /a/ "
-		    "train-ai=y\n",
-		    "bot", "/b", D, U, U, { 2 } },
-		{ "length after normalization",
-		    "User-agent: *\nContent-Usage: /%7Ea train-ai=y\n"
-		    "Content-Usage: /~a search=n\n",
-		    "bot", "/~a/x", A, D, U, { 2, 3 } },
-		{ "ties most restrictive (allow wins only for access)",
-		    "User-agent: *\nContent-Usage: /a train-ai=y, search=y\n"
-		    "Content-Usage: /a train-ai=n\n",
-		    "bot", "/a", D, A, U, { 2, 3 } },
-		{ "wildcards",
-		    "User-agent: *\n"
-		    "Content-Usage: /*.pdf$ train-ai=n\n",
-		    "bot", "/x/y.pdf", D, U, U, { 2 } },
-		{ "anchored: no match",
-		    "User-agent: *\n"
-		    "Content-Usage: /*.pdf$ train-ai=n\n",
-		    "bot", "/y.pdf?x", U, U, U, { 0 } },
-		{ "own group, no '*' fallback",
-		    "User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n\n"
-		    "User-agent: bot\nAllow: /\n",
-		    "Bot/2.1", "/x", U, U, U, { 0 } },
-		{ "'*' for others",
-		    "User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n\n"
-		    "User-agent: bot\nAllow: /\n",
-		    "other", "/x", D, U, U, { 3 } },
-		{ "a blank line does not end a run of User-agent lines",
-		    "User-agent: *\nContent-Usage: train-ai=n\n\n"
-		    "User-agent: bot\nAllow: /\n",
-		    "bot", "/x", D, U, U, { 2 } },
-		{ "own groups merged",
-		    "User-agent: bot\nContent-Usage: /a train-ai=y\n\n"
-		    "User-agent: *\nContent-Usage: search=n\n\n"
-		    "User-agent: bot\nContent-Usage: /ab search=y\n",
-		    "bot", "/abc", U, A, U, { 8 } },
-		{ "own groups merged, other directive too",
-		    "User-agent: bot\nContent-Usage: /a train-ai=y\n\n"
-		    "User-agent: bot\nContent-Signal: /a ai-train=no\n",
-		    "bot", "/abc", D, U, U, { 2, 5 } },
-		{ "no group at all",
-		    "User-agent: bot\nContent-Usage: train-ai=n\n", "other",
-		    "/x", U, U, U, { 0 } },
-		{ "file-scope signal for every agent",
-		    "Content-Signal: ai-train=no, search=yes\n"
-		    "User-agent: bot\nContent-Usage: train-ai=y\n",
-		    "other", "/x", D, A, U, { 1 } },
-		{ "file-scope signal beside the agent's group",
-		    "Content-Signal: ai-train=no\n"
-		    "User-agent: bot\nContent-Usage: train-ai=y\n",
-		    "bot", "/x", D, U, U, { 1, 3 } },
-		{ "file-scope and group signal: longest decides",
-		    "Content-Signal: ai-train=no\n"
-		    "User-agent: *\nContent-Signal: /a ai-train=yes\n",
-		    "bot", "/a", A, U, U, { 3 } },
-		{ "a failed line still decides",
-		    "User-agent: *\nContent-Usage: train-ai=n\n"
-		    "Content-Usage: /a Train-AI=y\n",
-		    "bot", "/a", U, U, U, { 3 } },
-		{ "only a PATH",
-		    "User-agent: *\nContent-Usage: train-ai=n\n"
-		    "Content-Usage: /a\n",
-		    "bot", "/a", U, U, U, { 3 } },
-		{ "two directives combined",
-		    "User-agent: *\nContent-Usage: train-ai=y, search=y\n"
-		    "Content-Signal: search=no, ai-input=yes\n",
-		    "bot", "/", A, D, A, { 2, 3 } },
-		{ "names in any case, alias",
-		    "user-agent: *\nCONTENT-USAGE: train-ai=n\n"
-		    "content-signals: ai-input=no\n",
-		    "bot", "/", D, U, D, { 2, 3 } },
-		{ "misspelling: not a directive",
-		    "User-agent: *\nContent-Usages: train-ai=n\n"
-		    "ContentSignal: ai-input=no\nContent-Usage train-ai=n\n",
-		    "bot", "/", U, U, U, { 0 } },
-		{ "comment cut",
-		    "User-agent: *\n"
-		    "Content-Usage: train-ai=n # search=y\n",
-		    "bot", "/", D, U, U, { 2 } },
-		{ "usage before the first group ignored",
-		    "Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n",
-		    "bot", "/", U, U, U, { 0 } },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		expect_usage(&cases[i]);
-}
-END_TEST
 
 START_TEST(test_usage_from_fields)
 {
@@ -314,126 +186,6 @@ static const char attach_example[] = "User-Agent: *\n"
                                      "User-Agent: ExampleBot\n"
                                      "Allow: /\n"
                                      "Content-Usage: train-ai=y\n";
-
-START_TEST(test_drafts_worked_example)
-{
-	struct robots *r = parse(attach_example);
-	struct robots_usage u;
-
-	/* Its table: /test crawl yes, train-ai=n; /never/test crawl no;
-	 * /ai-ok/test crawl yes, train-ai=y. */
-	ck_assert(check(r, "OtherBot", "/test").allowed);
-	u = usage(r, "OtherBot", "/test");
-	ck_assert_int_eq(u.pref[ROBOTS_PURPOSE_TRAIN_AI], D);
-	ck_assert_uint_eq(u.nfrom, 1);
-	ck_assert_uint_eq(u.from[0].line, 4);
-	ck_assert(!check(r, "OtherBot", "/never/test").allowed);
-	ck_assert(check(r, "OtherBot", "/ai-ok/test").allowed);
-	u = usage(r, "OtherBot", "/ai-ok/test");
-	ck_assert_int_eq(u.pref[ROBOTS_PURPOSE_TRAIN_AI], A);
-	ck_assert_uint_eq(u.from[0].line, 5);
-	/* ExampleBot uses the second group: everything, train-ai=y. */
-	ck_assert(check(r, "ExampleBot", "/never/test").allowed);
-	u = usage(r, "ExampleBot/1.0", "/never/test");
-	ck_assert_int_eq(u.pref[ROBOTS_PURPOSE_TRAIN_AI], A);
-	ck_assert_uint_eq(u.from[0].line, 9);
-	ck_assert_int_eq(u.pref[ROBOTS_PURPOSE_SEARCH], U);
-	ck_assert_int_eq(u.pref[ROBOTS_PURPOSE_AI_INPUT], U);
-	robots_unref(r);
-}
-END_TEST
-
-START_TEST(test_control_tokens)
-{
-	/* A control token is an agent: RFC 9309 selection, '*' fallback. */
-	struct robots *r = parse("User-agent: *\nDisallow: /private/\n\n"
-	                         "User-agent: Google-Extended\nDisallow: /\n"
-	                         "Allow: /open/\n");
-	struct robots_verdict v;
-
-	expect_rule(r, "Google-Extended", "/x", 0, "/", 5);
-	expect_rule(r, "google-extended", "/open/a", 1, "/open/", 6);
-	ck_assert(check(r, "Applebot-Extended", "/x").allowed);
-	expect_rule(r, "Applebot-Extended", "/private/a", 0, "/private/", 2);
-	/* The token is the product token: "Google" is another agent. */
-	ck_assert(check(r, "Google", "/x").allowed);
-	v = check(r, "Google-Extended/1.0", "/x");
-	ck_assert(!v.allowed);
-	robots_unref(r);
-	/* Without a '*' group an unnamed token has no rule. */
-	r = parse("User-agent: Google-Extended\nDisallow: /\n");
-	v = check(r, "Applebot-Extended", "/x");
-	ck_assert(v.allowed);
-	ck_assert_int_eq(v.reason, ROBOTS_REASON_NO_RULE);
-	robots_unref(r);
-}
-END_TEST
-
-/* Expected warnings of a body: line and code, in order. */
-struct warn_case {
-	const char *body;
-	struct {
-		unsigned line;
-		const char *code;
-	} w[4];
-};
-
-START_TEST(test_warnings)
-{
-	static const struct warn_case cases[] = {
-		{ "User-agent: *\nContent-Usage: Train-AI=n\n",
-		    { { 2, "pref_parse_failed" } } },
-		{ "User-agent: *\nContent-Signal: search=yes ai-train=no\n",
-		    { { 2, "pref_parse_failed" } } },
-		{ "User-agent: *\nContent-Usage train-ai=n\n",
-		    { { 2, "pref_parse_failed" } } },
-		{ "Content-Usage: train-ai=n\nUser-agent: *\n",
-		    { { 1, "usage_outside_group" } } },
-		{ "User-agent: *\nContent-Usage: train-ai=no\n",
-		    { { 2, "pref_value_nonstandard" } } },
-		{ "User-agent: *\nContent-Signal: ai-train=disallow\n",
-		    { { 2, "pref_value_nonstandard" } } },
-		{ "User-agent: *\nContent-Usage: bots=n\n",
-		    { { 2, "pref_label_unknown" } } },
-		{ "User-agent: *\nContent-Signal: use=none\n",
-		    { { 2, "pref_label_unknown" } } },
-		{ "Content-Signal: ai-train=no\nUser-agent: *\n",
-		    { { 1, "signal_outside_group" } } },
-		{ "User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\n"
-		  "Allow: /\n",
-		    { { 2, "group_split_ambiguous" } } },
-		{ "User-agent: *\nDisallow: /p/\nContent-Usage: /p/x "
-		  "train-ai=n\n",
-		    { { 3, "pref_on_disallowed_path" } } },
-		{ "User-agent: *\nDisallow: /p/\nAllow: /p/x\n"
-		  "Content-Usage: /p/x train-ai=n\nContent-Usage: train-ai=n\n",
-		    { { 0, NULL } } },
-		{ "User-agent: *\nDisallow: /\nContent-Signal: ai-train=no\n",
-		    { { 3, "pref_on_disallowed_path" } } },
-		{ "User-agent: *\nContent-Usage: train-ai=n\nAllow: /\n",
-		    { { 0, NULL } } },
-	};
-	struct robots_warning w;
-	size_t i, k, n;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct robots *r = parse(cases[i].body);
-
-		for (n = 0; n < 4 && cases[i].w[n].code != NULL; n++)
-			;
-		ck_assert_msg(robots_warning_count(r) == n,
-		    "case %zu: %zu warnings, want %zu", i,
-		    robots_warning_count(r), n);
-		for (k = 0; k < n; k++) {
-			robots_warning(r, k, &w);
-			ck_assert_uint_eq(w.line, cases[i].w[k].line);
-			ck_assert_str_eq(w.code, cases[i].w[k].code);
-			ck_assert(strlen(w.message) > 10);
-		}
-		robots_unref(r);
-	}
-}
-END_TEST
 
 START_TEST(test_group_split_keeps_access)
 {
@@ -571,22 +323,12 @@ END_TEST
 
 /* Read a file of the test data; its length in *len. */
 static char *
-slurp(const char *name, size_t *len)
+image_file(const char *name, size_t *len)
 {
-	char path[512], *b;
-	FILE *f;
-	long n;
+	char path[512];
 
 	snprintf(path, sizeof(path), "%s/image/%s", TESTDATADIR, name);
-	ck_assert_ptr_nonnull(f = fopen(path, "rb"));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	ck_assert_ptr_nonnull(b = malloc((size_t)n + 1));
-	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return b;
+	return slurp(path, len);
 }
 
 START_TEST(test_image_v3)
@@ -602,8 +344,8 @@ START_TEST(test_image_v3)
 	static const char *paths[] = { "/", "/private/x", "/private/ok",
 		"/public", "/public/x", "/robots.txt" };
 	size_t img_len, body_len, i, k;
-	char *img = slurp("v3-x86_64.img", &img_len);
-	char *body = slurp("v3.txt", &body_len);
+	char *img = image_file("v3-x86_64.img", &img_len);
+	char *body = image_file("v3.txt", &body_len);
 	struct robots *old, *fresh = robots_parse(body, body_len);
 	struct robots_verdict v1, v2;
 	struct robots_usage u;
@@ -711,12 +453,8 @@ usage_suite(void)
 
 	tcase_add_test(tc, test_read_usage);
 	tcase_add_test(tc, test_read_signal);
-	tcase_add_test(tc, test_selection);
 	tcase_add_test(tc, test_usage_from_fields);
 	tcase_add_test(tc, test_usage_from_bounded);
-	tcase_add_test(tc, test_drafts_worked_example);
-	tcase_add_test(tc, test_control_tokens);
-	tcase_add_test(tc, test_warnings);
 	tcase_add_test(tc, test_group_split_keeps_access);
 	tcase_add_test(tc, test_extras);
 	tcase_add_test(tc, test_image_v4);
@@ -727,14 +465,4 @@ usage_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(usage_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(usage_suite, NULL, NULL);

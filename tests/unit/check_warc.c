@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "fetch/warc.h"
+#include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 #define ID1 "<urn:uuid:00010203-0405-4607-8809-0a0b0c0d0e0f>"
@@ -281,14 +282,4 @@ warc_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(warc_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(warc_suite, NULL, NULL);

@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "jsonw.h"
 #include "proto.h"
+#include "test_main.h"
 
 /*
  * The reference for a JSON string of arbitrary bytes: jansson's own string
@@ -555,14 +556,4 @@ proto_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(proto_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(proto_suite, NULL, NULL);

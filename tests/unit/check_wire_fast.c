@@ -14,6 +14,7 @@
 
 #include "proto.h"
 #include "wire_fast.h"
+#include "test_main.h"
 
 static char scratch[4096];
 static struct wire_str urls[4];
@@ -284,14 +285,4 @@ wire_fast_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner *sr = srunner_create(wire_fast_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+TEST_PROGRAM(wire_fast_suite, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
  * robots_helpers.h: the helpers of the librobots tests (check_robots.c,
- * check_match.c): compile a body, check a path, expect a deciding rule.
+ * check_match.c, check_usage.c, check_golden.c): compile a body, check a
+ * path, expect a deciding rule.
  */
 #ifndef TESTS_ROBOTS_HELPERS_H
 #define TESTS_ROBOTS_HELPERS_H
@@ -82,8 +83,24 @@ sitemap_is(const struct robots *r, size_t i, const char *s)
 	return p != NULL && len == strlen(s) && memcmp(p, s, len) == 0;
 }
 
-/*
- * Parsing.
- */
+/* The whole of the file at path, NUL-terminated; its length in *len. */
+static inline char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b;
+	long n;
+
+	ck_assert_msg(f != NULL, "%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	ck_assert_ptr_nonnull(b = malloc((size_t)n + 1));
+	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	b[n] = '\0';
+	*len = (size_t)n;
+	return b;
+}
 
 #endif /* TESTS_ROBOTS_HELPERS_H */

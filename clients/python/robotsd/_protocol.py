@@ -209,6 +209,30 @@ class TokenVerdict:
     rule: Optional[Rule] = None
 
 
+class AnswerLines:
+    """The answer lines in the bytes read from robotsd, one chunk at a
+    time; an unfinished line longer than MAX_ANSWER is an error."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()  # appends in place: a long line costs O(n)
+
+    def feed(self, chunk: bytes) -> List[bytes]:
+        """The lines chunk completes, blank ones left out."""
+        self._buf += chunk
+        if b"\n" not in chunk:
+            return []
+        *lines, self._buf = self._buf.split(b"\n")
+        return [line for line in lines if line.strip()]
+
+    def overflow(self) -> Optional[ProtocolError]:
+        """The error to break the connection with once the unfinished line
+        is over MAX_ANSWER bytes, else None."""
+        if len(self._buf) <= MAX_ANSWER:
+            return None
+        return ProtocolError("robotsd sent an answer line longer than %d "
+                             "bytes" % MAX_ANSWER)
+
+
 def _bad(what: str, v: Any) -> ProtocolError:
     return ProtocolError("malformed answer: %s is %r" % (what, v))
 
@@ -218,6 +242,21 @@ def _typed(what: str, v: Any, kind: Any) -> Any:
     if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
         raise _bad(what, v)
     return v
+
+
+def _optional(what: str, v: Any, kind: Any) -> Any:
+    """v if it is None or of type kind, else raise."""
+    return None if v is None else _typed(what, v, kind)
+
+
+def _records(what: str, v: Any) -> List[Any]:
+    """The list v as (name, element) pairs, each element a dict; raises
+    ProtocolError on a wrong type."""
+    out = []
+    for i, e in enumerate(_typed(what, v, list)):
+        w = "%s[%d]" % (what, i)
+        out.append((w, _typed(w, e, dict)))
+    return out
 
 
 def _rule(what: str, r: Any) -> Optional[Rule]:
@@ -248,12 +287,8 @@ def parse_usage_from(v: Any) -> List[UsageStatement]:
     """An answer's "usage_from" as UsageStatements; raises
     ProtocolError on a wrong type."""
     out = []
-    for i, st in enumerate(_typed("usage_from", v, list)):
-        w = "usage_from[%d]" % i
-        _typed(w, st, dict)
-        scope = st.get("scope")
-        if scope is not None:
-            _typed(w + ".scope", scope, str)
+    for w, st in _records("usage_from", v):
+        scope = _optional(w + ".scope", st.get("scope"), str)
         out.append(UsageStatement(
             _typed(w + ".directive", st.get("directive"), str),
             _typed(w + ".pattern", st.get("pattern"), str),
@@ -377,12 +412,8 @@ def parse_history(answer: Dict[str, Any]) -> List[HistoryEntry]:
     """The entries of a history answer, newest first; raises
     ProtocolError on a missing or wrong-typed field."""
     out = []
-    for i, v in enumerate(_typed("versions", answer.get("versions"), list)):
-        w = "versions[%d]" % i
-        _typed(w, v, dict)
-        st = v.get("http_status")
-        if st is not None:
-            _typed(w + ".http_status", st, int)
+    for w, v in _records("versions", answer.get("versions")):
+        st = _optional(w + ".http_status", v.get("http_status"), int)
         out.append(HistoryEntry(
             _typed(w + ".version", v.get("version"), str),
             _typed(w + ".first_seen", v.get("first_seen"), int),

@@ -11,7 +11,7 @@ import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
-                        DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, MAX_ANSWER,
+                        DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, AnswerLines,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         HistoryEntry, OverloadedError, ProtocolError,
                         RobotsdError, batch_requests, batch_results,
@@ -81,22 +81,17 @@ class _Connection:
         self.pending.pop(rid)
 
     async def _read_loop(self) -> None:
-        buf = bytearray()  # appends in place: a long line costs O(n)
+        rd = AnswerLines()
         try:
             while True:
                 chunk = await self.reader.read(1 << 16)
                 if not chunk:
                     break
-                buf += chunk
-                if b"\n" in chunk:
-                    *lines, buf = buf.split(b"\n")
-                    for line in lines:
-                        if line.strip():
-                            self._dispatch(line)
-                if len(buf) > MAX_ANSWER:
-                    self._fail(ProtocolError(
-                        "robotsd sent an answer line longer than %d bytes"
-                        % MAX_ANSWER))
+                for line in rd.feed(chunk):
+                    self._dispatch(line)
+                overflow = rd.overflow()
+                if overflow is not None:
+                    self._fail(overflow)
                     return
         except OSError as e:
             # A reset after "overloaded" still means overloaded.

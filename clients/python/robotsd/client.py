@@ -16,7 +16,7 @@ import time
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
-                        DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, MAX_ANSWER,
+                        DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, AnswerLines,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         HistoryEntry, OverloadedError, Pending,
                         ProtocolError, RobotsdError, batch_requests,
@@ -95,7 +95,7 @@ class _Connection:
                 return
 
     def _read_loop(self) -> None:
-        buf = bytearray()  # appends in place: a long line costs O(n)
+        rd = AnswerLines()
         while True:
             try:
                 chunk = self.sock.recv(1 << 16)
@@ -108,16 +108,11 @@ class _Connection:
                 self._fail(self.closed_by or ConnectionLostError(
                     "robotsd closed the connection"))
                 return
-            buf += chunk
-            if b"\n" in chunk:
-                *lines, buf = buf.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        self._dispatch(line)
-            if len(buf) > MAX_ANSWER:
-                self._fail(ProtocolError(
-                    "robotsd sent an answer line longer than %d bytes"
-                    % MAX_ANSWER))
+            for line in rd.feed(chunk):
+                self._dispatch(line)
+            overflow = rd.overflow()
+            if overflow is not None:
+                self._fail(overflow)
                 return
 
     def _dispatch(self, line: bytes) -> None:

@@ -232,7 +232,7 @@ entry_fetch(struct cache *c, struct entry *e)
 
 	if (entry_in_flight(e))
 		return 0;
-	if ((url = url_robots_txt(e->origin)) == NULL)
+	if ((url = robots_url_robots_txt(e->origin)) == NULL)
 		return -1;
 	if ((fl = entry_flight(c, e)) != NULL) {
 		struct fetch_cond cond = { cache_entry_etag(&e->pub),

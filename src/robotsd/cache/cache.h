@@ -184,7 +184,7 @@ void cache_configure(struct cache *, const struct cache_settings *);
 
 /*
  * Look origin up for a check; a fetch, when one is needed, gets the
- * origin's /robots.txt (url_robots_txt()).
+ * origin's /robots.txt (robots_url_robots_txt()).
  * HIT/STALE: *entry is set (borrowed until control returns to the loop); an
  * expired entry starts one refresh (or retry) and answers STALE at once.
  * WAIT: w (required when wait != 0, cb and arg set) is queued; w->cb runs

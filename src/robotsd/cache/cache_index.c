@@ -13,18 +13,13 @@
 
 #include "cache/cache.h"
 #include "cache/cache_int.h"
+#include "fnv.h"
 
 /* FNV-1a, 64 bits. */
 uint64_t
 cache_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return fnv1a64_str(FNV1A64_INIT, s);
 }
 
 /* Find an origin's entry, or NULL. */

@@ -1,6 +1,8 @@
 /*
- * cache_int.h: the cache's private types, shared by cache.c and its origin
- * index (cache_index.c). Nothing else includes it.
+ * cache_int.h: the cache's private types, shared by cache.c, its origin
+ * index (cache_index.c), its read-only queries (cache_read.c) and the
+ * version history of its entries (cache_history.c). Nothing else includes
+ * it.
  */
 #ifndef ROBOTSD_CACHE_INT_H
 #define ROBOTSD_CACHE_INT_H

@@ -9,10 +9,6 @@
 
 #include <stddef.h>
 
-struct connect_to {
-	char *spec; /* "H:P:H2:P2" as given, handed to curl */
-};
-
 struct config {
 	char *config_file; /* NULL: none */
 	char *socket_path;

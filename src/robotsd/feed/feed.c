@@ -34,6 +34,7 @@
 #include "robots.h"
 #include "buf.h"
 #include "feed/feed.h"
+#include "fnv.h"
 #include "jsonw.h"
 #include "base/log.h"
 #include "base/reply.h"
@@ -141,12 +142,6 @@ feed_set_fleet(struct feed *f, feed_publish_fn pub, void *arg)
 {
 	f->pub = pub;
 	f->pub_arg = arg;
-}
-
-const char *
-feed_instance(const struct feed *f)
-{
-	return f->id;
 }
 
 const struct feed_stats *
@@ -413,12 +408,15 @@ deliver(struct feed *f, const struct feed_src *src)
 
 /* --- once only ------------------------------------------------------------ */
 
+/* FNV-1a of s (NULL: nothing) and a 0xff that no string holds. */
 static uint64_t
 fnv(uint64_t h, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;
+	static const unsigned char end = 0xff;
+
+	if (s != NULL)
+		h = fnv1a64_str(h, s);
+	return fnv1a64(h, &end, 1);
 }
 
 /*
@@ -429,7 +427,7 @@ fnv(uint64_t h, const char *s)
 static int
 seen(struct feed *f, const char *origin, const char *new, double at)
 {
-	uint64_t h = fnv(fnv(0xcbf29ce484222325ULL, origin), new);
+	uint64_t h = fnv(fnv(FNV1A64_INIT, origin), new);
 	size_t i;
 
 	for (i = 0; i < FEED_SEEN; i++)
@@ -613,7 +611,7 @@ good_origin(const json_t *v)
 
 	if (!good_str(v, URL_MAX_LEN))
 		return 0;
-	if ((o = url_origin(s, json_string_length(v), &ue)) == NULL)
+	if ((o = robots_url_origin(s, json_string_length(v), &ue)) == NULL)
 		return 0;
 	ok = strcmp(o, s) == 0;
 	free(o);

@@ -63,7 +63,6 @@ void feed_free(struct feed *); /* watchers must be gone; NULL is fine */
 void feed_configure(struct feed *, size_t max_output);
 /* Publish changes fetched here with pub (NULL: no fleet). */
 void feed_set_fleet(struct feed *, feed_publish_fn pub, void *arg);
-const char *feed_instance(const struct feed *);
 const struct feed_stats *feed_stats(const struct feed *);
 
 /*

@@ -15,9 +15,7 @@
 #include <curl/curl.h>
 
 #include "fetch/cabundle.h"
-
-#define CABUNDLE_FNV_OFFSET 0xcbf29ce484222325ULL
-#define CABUNDLE_FNV_PRIME 0x100000001b3ULL
+#include "fnv.h"
 
 /*
  * Above every fd number a bundle has had: libcurl keys its cached store on
@@ -30,12 +28,9 @@ static int cabundle_next_fd;
 static int
 cabundle_write(struct cabundle *b, const char *buf, size_t len)
 {
-	size_t i;
 	ssize_t n;
 
-	for (i = 0; i < len; i++)
-		b->hash =
-		    (b->hash ^ (unsigned char)buf[i]) * CABUNDLE_FNV_PRIME;
+	b->hash = fnv1a64(b->hash, buf, len);
 	b->size += len;
 
 	while (len > 0) {
@@ -88,7 +83,7 @@ cabundle_make(struct cabundle *b, const char *const *paths, size_t n, char *err,
 	int fd;
 
 	*b = (struct cabundle)CABUNDLE_NONE;
-	b->hash = CABUNDLE_FNV_OFFSET;
+	b->hash = FNV1A64_INIT;
 	if ((fd = memfd_create("robotsd-ca", MFD_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
 		return -1;

@@ -120,14 +120,14 @@ check_row(struct buf *b, const struct check_run *r, const struct wire_str *url,
 
 	if ((ue = robots_url_split(url->p, url->len, &u)) != URL_OK) {
 		check_error_object(
-		    b, r, url, proto_url_err(ue), url_err_message(ue));
+		    b, r, url, proto_url_err(ue), robots_url_err_message(ue));
 		return ROW_DONE;
 	}
 	if (strcmp(u.v.path, "/robots.txt") == 0) {
 		check_begin(b, r, url, 1);
 		check_robots_txt_fields(b, r, &u);
 		buf_lit(b, "}");
-		robots_url_clear(&u);
+		robots_url_split_clear(&u);
 		return ROW_DONE;
 	}
 	switch (check_lookup(r, u.v.origin, m, w, &e)) {
@@ -164,7 +164,7 @@ check_row(struct buf *b, const struct check_run *r, const struct wire_str *url,
 		check_error_object(b, r, url, PE_INTERNAL, "out of memory");
 		break;
 	}
-	robots_url_clear(&u);
+	robots_url_split_clear(&u);
 	return done;
 }
 
@@ -273,7 +273,7 @@ check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 		check_verdict(&it->row, &p->run, &u, e,
 		    e->shared ? CHECK_SHARED : CHECK_FETCHED);
 		buf_lit(&it->row, "}");
-		robots_url_clear(&u);
+		robots_url_split_clear(&u);
 	}
 	it->done = 1;
 	p->run.s->nwaiting--;

@@ -227,9 +227,10 @@ dispatch_origin(struct session *s, struct request *req)
 	enum url_err ue;
 	char *origin;
 
-	if ((origin = url_origin(req->origin, req->origin_len, &ue)) == NULL)
+	if ((origin = robots_url_origin(req->origin, req->origin_len, &ue)) ==
+	    NULL)
 		dispatch_error(
-		    s, req->id, proto_url_err(ue), url_err_message(ue));
+		    s, req->id, proto_url_err(ue), robots_url_err_message(ue));
 	return origin;
 }
 
@@ -453,10 +454,10 @@ dispatch_watch_origins(
 
 	for (i = 0; i < len; i++) {
 		o = json_array_get(req->origins, i);
-		if ((v[i] = url_origin(json_string_value(o),
+		if ((v[i] = robots_url_origin(json_string_value(o),
 		         json_string_length(o), &ue)) == NULL) {
-			dispatch_error(
-			    s, req->id, proto_url_err(ue), url_err_message(ue));
+			dispatch_error(s, req->id, proto_url_err(ue),
+			    robots_url_err_message(ue));
 			while (i > 0)
 				free(v[--i]);
 			free(v);

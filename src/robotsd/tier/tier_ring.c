@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "tier/tier_ring.h"
 
 struct ring_point {
@@ -23,13 +24,8 @@ struct tier_ring {
 uint64_t
 tier_hash(const void *buf, size_t len)
 {
-	const unsigned char *p = buf;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = fnv1a64(FNV1A64_INIT, buf, len);
 
-	while (len-- > 0) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
-	}
 	h ^= h >> 30;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	h ^= h >> 27;
