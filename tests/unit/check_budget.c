@@ -13,7 +13,7 @@
 
 #include <check.h>
 
-#include "budget.h"
+#include "conn/budget.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 

@@ -31,10 +31,10 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
-#include "dispatch.h"
-#include "reply.h"
-#include "server.h"
-#include "server_int.h"
+#include "ops/dispatch.h"
+#include "base/reply.h"
+#include "conn/server.h"
+#include "conn/server_int.h"
 
 #define MAX_LINE 16
 #define MAX_OUTPUT 65536
@@ -335,13 +335,14 @@ START_TEST(test_peer_not_reading_is_paused_then_resumed)
 {
 	int small = 4096, i;
 	size_t handled;
-	char req[200 * 10 + 1] = "";
+	char req[200 * 9 + 1];
 
 	ck_assert_int_eq(
 	    setsockopt(conn->fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)),
 	    0);
 	for (i = 0; i < 200; i++)
-		strcat(req, "big 1000\n");
+		memcpy(req + i * 9, "big 1000\n", 9);
+	req[200 * 9] = '\0';
 	say(req);
 	turns(64);
 	handled = seen.nlines;

@@ -14,12 +14,12 @@
 
 #include <check.h>
 
-#include "cache.h"
-#include "clock.h"
-#include "lifetime.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "cache/lifetime.h"
 #include "scripted_tier.h"
-#include "shared.h"
-#include "shared_value.h"
+#include "tier/shared.h"
+#include "tier/shared_value.h"
 
 #define T0 1795420800.0     /* s, the frozen clock */
 #define NOW 1795420800000LL /* ms */

@@ -12,7 +12,7 @@
 #include <check.h>
 
 #include "scripted_tier.h"
-#include "tier_value.h"
+#include "tier/tier_value.h"
 
 struct script_tier st;
 

@@ -12,8 +12,8 @@
 
 #include <stddef.h>
 
-#include "fetch.h"
-#include "tier.h"
+#include "fetch/fetch.h"
+#include "tier/tier.h"
 
 enum script_op { OP_GET, OP_LOCK, OP_WAIT, OP_UNLOCK, OP_PUBLISH, OP_PURGE };
 
