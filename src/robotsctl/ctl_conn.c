@@ -39,7 +39,7 @@ struct ctl_conn {
 
 /* Milliseconds left before the deadline (-1: no deadline, 0: passed). */
 static int
-conn_remaining_ms(const struct ctl_conn *c)
+ctl_conn_remaining_ms(const struct ctl_conn *c)
 {
 	struct timespec now;
 	long long ms;
@@ -57,7 +57,7 @@ conn_remaining_ms(const struct ctl_conn *c)
  * group when permission was denied, start robotsd when nothing listens.
  */
 static void
-conn_refused(const char *path, int err)
+ctl_conn_refused(const char *path, int err)
 {
 	struct group *gr;
 	struct stat sb;
@@ -95,7 +95,7 @@ conn_refused(const char *path, int err)
  * also bounds a connect that blocks on a full listen queue and the send.
  */
 static int
-conn_open(struct ctl_conn *c, const struct ctl *ctl)
+ctl_conn_open(struct ctl_conn *c, const struct ctl *ctl)
 {
 	struct timeval tv = { .tv_sec = ctl->timeout };
 	struct sockaddr_un sun;
@@ -122,7 +122,7 @@ conn_open(struct ctl_conn *c, const struct ctl *ctl)
 		(void)setsockopt(
 		    c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		conn_refused(c->path, errno);
+		ctl_conn_refused(c->path, errno);
 		close(c->fd);
 		c->fd = -1;
 		return -1;
@@ -132,7 +132,7 @@ conn_open(struct ctl_conn *c, const struct ctl *ctl)
 
 /* Close the connection and free its buffer. */
 static void
-conn_close(struct ctl_conn *c)
+ctl_conn_close(struct ctl_conn *c)
 {
 	if (c->fd != -1)
 		close(c->fd);
@@ -141,7 +141,7 @@ conn_close(struct ctl_conn *c)
 
 /* Send all of buf; -1 (reported) on failure. */
 static int
-conn_send(struct ctl_conn *c, const char *buf, size_t len)
+ctl_conn_send(struct ctl_conn *c, const char *buf, size_t len)
 {
 	ssize_t n;
 
@@ -161,7 +161,7 @@ conn_send(struct ctl_conn *c, const char *buf, size_t len)
 
 /* Make room for more input; -1 (reported) when the answer is too long. */
 static int
-conn_grow(struct ctl_conn *c)
+ctl_conn_grow(struct ctl_conn *c)
 {
 	if (buf_reserve(&c->in, 4096) > 0)
 		return 0;
@@ -175,16 +175,16 @@ conn_grow(struct ctl_conn *c)
 
 /* Wait for input and append what arrives; -1 (reported) on EOF/timeout. */
 static int
-conn_fill(struct ctl_conn *c)
+ctl_conn_fill(struct ctl_conn *c)
 {
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	ssize_t n;
 	int ms, r;
 
-	if (conn_grow(c) == -1)
+	if (ctl_conn_grow(c) == -1)
 		return -1;
 	for (;;) {
-		if ((ms = conn_remaining_ms(c)) == 0) {
+		if ((ms = ctl_conn_remaining_ms(c)) == 0) {
 			ctl_warnx(
 			    "%s: no answer within %d s", c->path, c->timeout);
 			return -1;
@@ -212,7 +212,7 @@ conn_fill(struct ctl_conn *c)
 
 /* The next complete line (allocated, without '\n'); NULL (reported). */
 static char *
-conn_line(struct ctl_conn *c, size_t *len)
+ctl_conn_line(struct ctl_conn *c, size_t *len)
 {
 	size_t scanned = 0, n;
 	char *nl, *line;
@@ -224,7 +224,7 @@ conn_line(struct ctl_conn *c, size_t *len)
 		if (nl != NULL)
 			break;
 		scanned = c->in.len;
-		if (conn_fill(c) == -1)
+		if (ctl_conn_fill(c) == -1)
 			return NULL;
 	}
 	n = (size_t)(nl - c->in.p);
@@ -258,7 +258,7 @@ answer_is_ours(const json_t *ans)
 
 /* Read lines until our answer; other ids are skipped. NULL (reported). */
 static json_t *
-conn_answer(struct ctl_conn *c, char **raw)
+ctl_conn_answer(struct ctl_conn *c, char **raw)
 {
 	json_error_t jerr;
 	json_t *ans;
@@ -266,7 +266,7 @@ conn_answer(struct ctl_conn *c, char **raw)
 	size_t len;
 
 	for (;;) {
-		if ((line = conn_line(c, &len)) == NULL)
+		if ((line = ctl_conn_line(c, &len)) == NULL)
 			return NULL;
 		ans = json_loadb(line, len, 0, &jerr);
 		if (!json_is_object(ans)) {
@@ -291,7 +291,7 @@ conn_answer(struct ctl_conn *c, char **raw)
  * ("CODE: MESSAGE") and gives NULL, as does any failure. c stays open.
  */
 static json_t *
-conn_exchange(
+ctl_conn_exchange(
     struct ctl_conn *c, const struct ctl *ctl, json_t *req, char **raw)
 {
 	json_t *ans = NULL, *err;
@@ -304,8 +304,10 @@ conn_exchange(
 	}
 	json_object_set_new(req, "id", json_integer(CTL_REQUEST_ID));
 	if ((line = json_dumps(req, JSON_COMPACT)) == NULL ||
-	    conn_open(c, ctl) == -1 || conn_send(c, line, strlen(line)) == -1 ||
-	    conn_send(c, "\n", 1) == -1 || (ans = conn_answer(c, raw)) == NULL)
+	    ctl_conn_open(c, ctl) == -1 ||
+	    ctl_conn_send(c, line, strlen(line)) == -1 ||
+	    ctl_conn_send(c, "\n", 1) == -1 ||
+	    (ans = ctl_conn_answer(c, raw)) == NULL)
 		goto done;
 	if (ctl->json)
 		puts(*raw);
@@ -333,9 +335,9 @@ ctl_call(const struct ctl *ctl, json_t *req)
 {
 	struct ctl_conn c = { .fd = -1, .in = BUF_INIT(CTL_MAX_ANSWER) };
 	char *raw;
-	json_t *ans = conn_exchange(&c, ctl, req, &raw);
+	json_t *ans = ctl_conn_exchange(&c, ctl, req, &raw);
 
-	conn_close(&c);
+	ctl_conn_close(&c);
 	free(raw);
 	return ans;
 }
@@ -352,7 +354,7 @@ stream_lines(struct ctl_conn *c, ctl_line_fn each, void *arg)
 
 	c->timeout = 0;
 	while (rc == 0) {
-		if ((line = conn_line(c, &len)) == NULL)
+		if ((line = ctl_conn_line(c, &len)) == NULL)
 			return -1;
 		if ((v = json_loadb(line, len, 0, &jerr)) == NULL ||
 		    !json_is_object(v)) {
@@ -373,13 +375,13 @@ ctl_stream(const struct ctl *ctl, json_t *req, ctl_line_fn each, void *arg)
 {
 	struct ctl_conn c = { .fd = -1, .in = BUF_INIT(CTL_MAX_ANSWER) };
 	char *raw;
-	json_t *ans = conn_exchange(&c, ctl, req, &raw);
+	json_t *ans = ctl_conn_exchange(&c, ctl, req, &raw);
 	int rc = -1;
 
 	fflush(stdout);
 	if (ans != NULL)
 		rc = stream_lines(&c, each, arg);
-	conn_close(&c);
+	ctl_conn_close(&c);
 	json_decref(ans);
 	free(raw);
 	return rc;

@@ -90,4 +90,14 @@ void cache_history_note(
 size_t cache_history_size(const struct entry *);
 void cache_history_free(struct entry *);
 
+/* Recount an entry's bytes and backoff after it changed (cache.c). */
+void cache_account(struct cache *, struct entry *);
+/* What an outcome makes of an entry (cache_apply.c). */
+void cache_apply_fetch(
+    struct cache *, struct entry *, const struct fetch_result *);
+void cache_apply_shared(
+    struct cache *, struct entry *, const struct shared_state *);
+int cache_apply_settle(struct entry *, const struct cache_entry *src, int good);
+void cache_apply_fallback(const struct cache *, struct entry *, double now);
+
 #endif /* ROBOTSD_CACHE_INT_H */

@@ -30,6 +30,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "conn/budget.h"
 #include "ops/dispatch.h"
 #include "base/log.h"
 #include "conn/server.h"
@@ -78,7 +79,7 @@ server_shed_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while (srv->mem.output_bytes > max / 4 * 3) {
+	while (budget_shed_more(srv->mem.output_bytes, max)) {
 		big = NULL;
 		most = 0;
 		TAILQ_FOREACH(c, &srv->conns, link)

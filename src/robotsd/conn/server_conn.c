@@ -21,7 +21,7 @@
  * shed event closes the largest holders.
  *
  * One turn of the event loop reads and handles request lines for at most
- * SERVER_SLICE_US; a connection with lines left, one that has a line
+ * BUDGET_SLICE_US; a connection with lines left, one that has a line
  * while the output is over the budget, or one readable once the slice is
  * used up, yields: it is put on the backlog, which a zero timer takes up
  * again on a later turn, in order, while that turn's slice lasts, and
@@ -53,6 +53,7 @@
 #include <event2/event.h>
 
 #include "base/bounds.h"
+#include "conn/budget.h"
 #include "ops/dispatch.h"
 #include "base/histo.h"
 #include "base/log.h"
@@ -64,8 +65,6 @@
 
 /* Bytes read from a client at a time (a bufferevent's default). */
 #define SERVER_READ 16384
-/* Request lines handled in one turn of the loop, microseconds at most. */
-#define SERVER_SLICE_US 4000
 
 static void conn_process(struct conn *);
 static void conn_read_cb(evutil_socket_t, short, void *);
@@ -164,29 +163,29 @@ conn_pause(struct conn *c)
 
 /*
  * Pause reading or disconnect when c's queued answers pile up; apply the
- * budget of all connections together (see the top of the file).
+ * budget of all connections together (budget.h).
  */
 static void
 conn_check_output(struct conn *c)
 {
 	struct server *srv = c->srv;
-	size_t max = srv->set.max_output, total = srv->mem.output_bytes;
-	size_t queued = conn_queued(c), budget = srv->set.output_budget;
+	struct budget_view v = { conn_queued(c), c->paused,
+		srv->mem.output_bytes, srv->nconns, srv->set.max_output,
+		srv->set.output_budget };
+	unsigned act = budget_answered(&v);
 
-	if (queued > max) {
+	if (act & BUDGET_CLOSE) {
 		log_event(LOG_WARNING, "client_dropped",
 		    "connection=%llu why=output_limit unread_bytes=%zu",
-		    (unsigned long long)c->id, queued);
+		    (unsigned long long)c->id, v.queued);
 		conn_close(c, "output limit");
 		return;
 	}
-	if (queued > max / 2 && !c->paused)
-		conn_pause(c);
-	if (total > budget / 2 && !c->paused && queued > total / srv->nconns) {
+	if (act & BUDGET_PAUSE_TOTAL)
 		srv->mem.paused++;
+	if (act & BUDGET_PAUSE)
 		conn_pause(c);
-	}
-	if (total > budget)
+	if (act & BUDGET_SHED)
 		event_active(srv->shed, EV_TIMEOUT, 0);
 }
 
@@ -279,9 +278,8 @@ static size_t
 conn_room(struct reply *r)
 {
 	struct conn *c = conn_of(r);
-	size_t queued = conn_queued(c), max = c->srv->set.max_output;
 
-	return c->closing || queued >= max ? 0 : max - queued;
+	return budget_room(conn_queued(c), c->srv->set.max_output, c->closing);
 }
 
 /* reply.h: no more requests from c; close it once its output is written. */
@@ -311,25 +309,32 @@ conn_must_yield(struct conn *c)
 	struct server *srv = c->srv;
 	struct timeval tv;
 	uint64_t now = looplag_now_us();
+	int over = budget_over(srv->mem.output_bytes, srv->set.output_budget);
+	int new_turn;
 
-	if (srv->mem.output_bytes > srv->set.output_budget) {
+	if (over)
 		event_active(srv->shed, EV_TIMEOUT, 0);
-		return 1;
-	}
 	event_base_gettimeofday_cached(srv->base, &tv);
-	if (tv.tv_sec != srv->turn.tv_sec || tv.tv_usec != srv->turn.tv_usec) {
+	new_turn =
+	    tv.tv_sec != srv->turn.tv_sec || tv.tv_usec != srv->turn.tv_usec;
+	/*
+	 * A new turn opens a new slice, unless connections wait on the
+	 * backlog: c queues behind them, and the backlog's own turn opens
+	 * the next slice (server_backlog_cb).
+	 */
+	if (new_turn && !over)
 		srv->turn = tv;
-		/*
-		 * A new turn opens a new slice, unless connections wait on
-		 * the backlog: c queues behind them, and the backlog's own
-		 * turn opens the next slice (server_backlog_cb).
-		 */
-		if (!TAILQ_EMPTY(&srv->backlog))
-			return 1;
+	switch (budget_turn(over, new_turn, !TAILQ_EMPTY(&srv->backlog), now,
+	    srv->turn_start_us)) {
+	case BUDGET_GO:
+		return 0;
+	case BUDGET_NEW_SLICE:
 		srv->turn_start_us = now;
 		return 0;
+	case BUDGET_YIELD:
+		break;
 	}
-	return now - srv->turn_start_us > SERVER_SLICE_US;
+	return 1;
 }
 
 /* Put c on the backlog: no reading until the next turn takes it up. */
@@ -503,7 +508,7 @@ conn_flush(struct conn *c)
 		event_add(c->wev, &timeout);
 	else
 		event_del(c->wev);
-	if (c->paused && conn_queued(c) <= srv->set.max_output / 4) {
+	if (c->paused && budget_resume(conn_queued(c), srv->set.max_output)) {
 		c->paused = 0;
 		if (!c->eof && !c->deferred)
 			event_add(c->rev, NULL);

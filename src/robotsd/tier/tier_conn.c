@@ -152,7 +152,7 @@ static redisReplyObjectFunctions reply_checked = {
 /* --- events: hiredis's libevent adapter, with the events in the conn ---- */
 
 static void
-conn_on_read(evutil_socket_t fd, short what, void *arg)
+tier_conn_on_read(evutil_socket_t fd, short what, void *arg)
 {
 	struct tier_conn *c = arg;
 	const redisReader *r;
@@ -171,7 +171,7 @@ conn_on_read(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-conn_on_write(evutil_socket_t fd, short what, void *arg)
+tier_conn_on_write(evutil_socket_t fd, short what, void *arg)
 {
 	struct tier_conn *c = arg;
 
@@ -181,39 +181,39 @@ conn_on_write(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-conn_add_read(void *arg)
+tier_conn_add_read(void *arg)
 {
 	event_add(&((struct tier_conn *)arg)->rev, NULL);
 }
 
 static void
-conn_del_read(void *arg)
+tier_conn_del_read(void *arg)
 {
 	event_del(&((struct tier_conn *)arg)->rev);
 }
 
 static void
-conn_add_write(void *arg)
+tier_conn_add_write(void *arg)
 {
 	event_add(&((struct tier_conn *)arg)->wev, NULL);
 }
 
 static void
-conn_del_write(void *arg)
+tier_conn_del_write(void *arg)
 {
 	event_del(&((struct tier_conn *)arg)->wev);
 }
 
 static void
-conn_cleanup(void *arg)
+tier_conn_cleanup(void *arg)
 {
-	conn_del_read(arg);
-	conn_del_write(arg);
+	tier_conn_del_read(arg);
+	tier_conn_del_write(arg);
 }
 
 /* Hook ac to the loop and check its replies. */
 static void
-conn_attach(struct tier_conn *c, redisAsyncContext *ac)
+tier_conn_attach(struct tier_conn *c, redisAsyncContext *ac)
 {
 	struct event_base *base = c->srv->t->base;
 
@@ -222,14 +222,14 @@ conn_attach(struct tier_conn *c, redisAsyncContext *ac)
 	ac->c.reader->fn = &reply_checked;
 	ac->c.reader->privdata = c;
 	c->proto_why = NULL;
-	ac->ev.addRead = conn_add_read;
-	ac->ev.delRead = conn_del_read;
-	ac->ev.addWrite = conn_add_write;
-	ac->ev.delWrite = conn_del_write;
-	ac->ev.cleanup = conn_cleanup;
+	ac->ev.addRead = tier_conn_add_read;
+	ac->ev.delRead = tier_conn_del_read;
+	ac->ev.addWrite = tier_conn_add_write;
+	ac->ev.delWrite = tier_conn_del_write;
+	ac->ev.cleanup = tier_conn_cleanup;
 	ac->ev.data = c;
-	event_assign(&c->rev, base, ac->c.fd, EV_READ, conn_on_read, c);
-	event_assign(&c->wev, base, ac->c.fd, EV_WRITE, conn_on_write, c);
+	event_assign(&c->rev, base, ac->c.fd, EV_READ, tier_conn_on_read, c);
+	event_assign(&c->wev, base, ac->c.fd, EV_WRITE, tier_conn_on_write, c);
 	event_add(&c->rev, NULL);
 	event_add(&c->wev, NULL);
 }
@@ -264,7 +264,7 @@ ms_to_tv(long ms, struct timeval *tv)
 
 /* The connection is gone (ac already freed or being freed): retry later. */
 static void
-conn_lost(struct tier_conn *c, const char *why)
+tier_conn_lost(struct tier_conn *c, const char *why)
 {
 	struct tier *t = c->srv->t;
 	struct timeval tv;
@@ -301,7 +301,7 @@ tier_conn_drop(struct tier_conn *c, enum tier_result result, const char *why)
 
 	if (ac == NULL)
 		return;
-	conn_lost(c, why);
+	tier_conn_lost(c, why);
 	c->drop_result = result;
 	c->drop_why = why;
 	redisAsyncFree(ac); /* its calls' callbacks run now, reply NULL */
@@ -311,7 +311,7 @@ tier_conn_drop(struct tier_conn *c, enum tier_result result, const char *why)
 
 /* The handshake is complete: the connection serves. */
 static void
-conn_up(struct tier_conn *c)
+tier_conn_up(struct tier_conn *c)
 {
 	char name[LOG_KV_BUF];
 
@@ -345,7 +345,7 @@ on_hello(redisAsyncContext *ac, void *reply, void *priv)
 		return;
 	}
 	if (r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0)
-		conn_up(c);
+		tier_conn_up(c);
 }
 
 /* A message on one of the channels: a lock notice or a feed message. */
@@ -381,7 +381,7 @@ on_notice(redisAsyncContext *ac, void *reply, void *priv)
 	if (strcmp(r->element[0]->str, "subscribe") == 0) {
 		/* up once both channels are subscribed */
 		if (strcmp(r->element[1]->str, TIER_FEED_CHANNEL) == 0)
-			conn_up(c);
+			tier_conn_up(c);
 	} else if (strcmp(r->element[0]->str, "message") == 0 &&
 	           r->element[2]->type == REDIS_REPLY_STRING)
 		on_message(c, r->element[1]->str, r->element[2]);
@@ -393,7 +393,7 @@ on_connect(const redisAsyncContext *ac, int status)
 	struct tier_conn *c = ac->data;
 
 	if (status != REDIS_OK && c->ac == ac)
-		conn_lost(
+		tier_conn_lost(
 		    c, ac->errstr[0] != '\0' ? ac->errstr : "connect failed");
 }
 
@@ -404,8 +404,9 @@ on_disconnect(const redisAsyncContext *ac, int status)
 
 	(void)status;
 	if (c->ac == ac)
-		conn_lost(c, ac->errstr[0] != '\0' ? ac->errstr
-		                                   : "closed by the server");
+		tier_conn_lost(c, ac->errstr[0] != '\0'
+		                      ? ac->errstr
+		                      : "closed by the server");
 	if (c->ac == NULL) { /* the calls on it have ended: forget why */
 		c->drop_result = TIER_ERROR;
 		c->drop_why = NULL;
@@ -424,7 +425,7 @@ on_handshake_timeout(evutil_socket_t fd, short what, void *arg)
 
 /* Queue AUTH, SELECT and PING (or SUBSCRIBE) behind the connect. */
 static int
-conn_hello(struct tier_conn *c)
+tier_conn_hello(struct tier_conn *c)
 {
 	const struct tier_url *u = &c->srv->url;
 	redisAsyncContext *ac = c->ac;
@@ -443,7 +444,7 @@ conn_hello(struct tier_conn *c)
 
 /* Connect to ip (a numeric address; NULL: the URL's socket or host). */
 static void
-conn_connect(struct tier_conn *c, const char *ip)
+tier_conn_connect(struct tier_conn *c, const char *ip)
 {
 	const struct tier_url *u = &c->srv->url;
 	redisAsyncContext *ac;
@@ -453,7 +454,7 @@ conn_connect(struct tier_conn *c, const char *ip)
 	                : redisAsyncConnect(ip != NULL ? ip : u->host, u->port);
 	if (ac == NULL || ac->err) {
 		c->ac = NULL;
-		conn_lost(c, ac != NULL ? ac->errstr : "out of memory");
+		tier_conn_lost(c, ac != NULL ? ac->errstr : "out of memory");
 		if (ac != NULL)
 			redisAsyncFree(ac);
 		return;
@@ -463,10 +464,10 @@ conn_connect(struct tier_conn *c, const char *ip)
 	c->state = TIER_SERVER_CONNECTING;
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_CONNECTING;
-	conn_attach(c, ac);
+	tier_conn_attach(c, ac);
 	if (redisAsyncSetConnectCallback(ac, on_connect) != REDIS_OK ||
 	    redisAsyncSetDisconnectCallback(ac, on_disconnect) != REDIS_OK ||
-	    conn_hello(c) != REDIS_OK) {
+	    tier_conn_hello(c) != REDIS_OK) {
 		tier_conn_drop(c, TIER_ERROR, "cannot start the handshake");
 		return;
 	}
@@ -505,7 +506,7 @@ on_resolved(int err, struct evutil_addrinfo *res, void *arg)
 		return;
 	}
 	if (err != 0 || res == NULL) {
-		conn_lost(
+		tier_conn_lost(
 		    c, err != 0 ? evutil_gai_strerror(err) : "no address");
 		return;
 	}
@@ -520,7 +521,7 @@ on_resolved(int err, struct evutil_addrinfo *res, void *arg)
 	              ->sin_addr;
 	inet_ntop(ai->ai_family, a, ip, sizeof(ip));
 	evutil_freeaddrinfo(res);
-	conn_connect(c, ip);
+	tier_conn_connect(c, ip);
 }
 
 /* Start a connection; a host name is resolved first, off the loop. */
@@ -532,7 +533,7 @@ tier_conn_start(struct tier_conn *c)
 	struct evutil_addrinfo hints;
 
 	if (u->is_unix || c->srv->t->dns == NULL) {
-		conn_connect(c, NULL);
+		tier_conn_connect(c, NULL);
 		return;
 	}
 	memset(&hints, 0, sizeof(hints));
