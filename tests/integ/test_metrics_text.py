@@ -59,7 +59,7 @@ def normalize(text, tmp="@TMP@", volatile=frozenset()):
     return "\n".join(out) + "\n"
 
 
-class MetricsText(test_metrics.MetricsTest):
+class MetricsText(test_metrics.MetricsBase):
 
     def known_state(self, *args):
         self.origin.robots("rules.test", "User-agent: *\nDisallow: /p\n")

@@ -1,0 +1,151 @@
+"""The metrics port is bounded (issue 21): at most --metrics-max-connections
+clients at once, the rest left in the kernel's queue until one closes; a
+request head must come within 5 s of its first byte, and a connection
+idle 30 s is closed; when the daemon has no descriptor left (a real limit,
+prlimit on the running daemon, and 2,000 idle and slow clients) accepting
+pauses with one log line instead of retrying accept() in a loop, checks
+on the Unix socket are answered all along, and the port serves again once
+the clients are gone."""
+import os
+import resource
+import socket
+import subprocess
+import time
+
+from harness import poll
+import test_metrics
+
+RULES = "User-agent: *\nDisallow: /p\n"
+
+
+def sockets(pid):
+    """How many sockets pid has open."""
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(
+                    "socket:"):
+                n += 1
+        except OSError:
+            pass
+    return n
+
+
+def closed_by_peer(s):
+    """Whether s reads end of file (or a reset) now; no wait."""
+    s.setblocking(False)
+    try:
+        return s.recv(65536) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+    finally:
+        s.setblocking(True)
+
+
+class MetricsPort(test_metrics.MetricsBase):
+
+    def connect(self, n, first_bytes=b""):
+        """n connections to the port, each having sent first_bytes;
+        closed after the test. Connects do not wait to be accepted."""
+        out = []
+        for _ in range(n):
+            s = socket.socket()
+            self.addCleanup(s.close)
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", self.port))
+            out.append(s)
+        for s in out:
+            if first_bytes:
+                try:
+                    s.send(first_bytes)
+                except OSError:
+                    pass  # not connected yet: an idle one then
+        return out
+
+    def test_connections_past_the_cap_wait_to_be_accepted(self):
+        self.start_metrics("--metrics-max-connections", "8")
+        pid = self.d.proc.pid
+        base = sockets(pid)
+        idle = [socket.create_connection(("127.0.0.1", self.port), 5)
+                for _ in range(8)]
+        for s in idle:
+            self.addCleanup(s.close)
+        self.assertTrue(poll(lambda: sockets(pid) == base + 8),
+                        "8 connections not accepted: %d" % sockets(pid))
+        late = socket.create_connection(("127.0.0.1", self.port), 5)
+        self.addCleanup(late.close)
+        late.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        late.settimeout(1)
+        with self.assertRaises(socket.timeout):
+            late.recv(1)  # in the queue: not accepted, not refused
+        self.assertEqual(sockets(pid), base + 8)
+        for s in idle:
+            s.close()
+        late.settimeout(10)
+        got = late.recv(65536)
+        self.assertTrue(got.startswith(b"HTTP/1.1 200 OK\r\n"), got)
+        self.assertTrue(got.endswith(b"\r\n\r\nserving\n"), got)
+
+    def test_slow_head_and_idle_connection_are_closed(self):
+        self.start_metrics()
+        idle = socket.create_connection(("127.0.0.1", self.port), 5)
+        slow = socket.create_connection(("127.0.0.1", self.port), 5)
+        self.addCleanup(idle.close)
+        self.addCleanup(slow.close)
+        started = time.monotonic()
+        slow.sendall(b"GET /metrics HTTP/1.1\r\n")
+
+        def slow_closed():
+            try:
+                slow.send(b"X")  # a header that never ends
+            except OSError:
+                return True
+            return closed_by_peer(slow)
+        self.assertTrue(poll(slow_closed, timeout=30, interval=0.5),
+                        "a head never finished was not cut off")
+        self.assertGreaterEqual(time.monotonic() - started, 5 - 0.1)
+        self.assertFalse(closed_by_peer(idle),
+                         "the idle connection closed before 30 s")
+        self.assertTrue(poll(lambda: closed_by_peer(idle), timeout=60,
+                             interval=0.5),
+                        "the idle connection was never closed")
+        self.assertGreaterEqual(time.monotonic() - started, 30 - 0.1)
+        self.assertEqual(self.get("/healthz")[0], 200)
+
+    def test_descriptor_exhaustion_pauses_accepting_and_checks_go_on(self):
+        self.origin.robots("c.test", RULES)
+        c = self.start_metrics("--metrics-max-connections", "20000")
+        self.assertAnswer(self.check("http://c.test/p"), allowed=False,
+                          source="fetched")
+        pid = self.d.proc.pid
+        used = len(os.listdir("/proc/%d/fd" % pid))
+        subprocess.run(["prlimit", "--pid", str(pid),
+                        "--nofile=%d:" % (used + 40)], check=True)
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        if hard < 2200:
+            self.skipTest("this test needs 2,200 descriptors, has %d"
+                          % hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        # half idle, half a head begun and never ended
+        held = self.connect(1000) + self.connect(
+            1000, b"GET /metrics HTTP/1.1\r\nX-Slow: ")
+        self.assertTrue(poll(lambda: "event=metrics_accept_paused" in
+                             self.d.log(100000)),
+                        "descriptors never ran out")
+        for i in range(200):
+            self.assertAnswer(c.check("http://c.test/q%d" % i),
+                              allowed=True, source="cache")
+        log = self.d.log(100000)
+        self.assertLessEqual(log.count("metrics_accept_paused"), 3, log)
+        self.assertLessEqual(log.count("Too many open files"), 3,
+                             log[-5000:])
+        for s in held:
+            s.close()
+        self.assertTrue(poll(lambda: (self.get("/metrics", quiet=True)
+                                      or (0,))[0] == 200),
+                        "the port does not serve once the clients left")
+        self.assertTrue(poll(lambda: len(os.listdir("/proc/%d/fd" % pid))
+                             <= used + 1),
+                        "descriptors held after the clients left")
