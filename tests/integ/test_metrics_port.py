@@ -18,16 +18,23 @@ import test_metrics
 RULES = "User-agent: *\nDisallow: /p\n"
 
 
-def sockets(pid):
-    """How many sockets pid has open."""
-    n = 0
+def held(pid, port):
+    """How many connections to port pid holds (the listener aside)."""
+    inodes = set()
     for fd in os.listdir("/proc/%d/fd" % pid):
         try:
-            if os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(
-                    "socket:"):
-                n += 1
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
         except OSError:
-            pass
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    n = 0
+    with open("/proc/%d/net/tcp" % pid) as f:
+        for line in f.readlines()[1:]:
+            field = line.split()
+            if (int(field[1].split(":")[1], 16) == port and
+                    field[3] != "0A" and field[9] in inodes):  # not LISTEN
+                n += 1
     return n
 
 
@@ -67,20 +74,20 @@ class MetricsPort(test_metrics.MetricsBase):
     def test_connections_past_the_cap_wait_to_be_accepted(self):
         self.start_metrics("--metrics-max-connections", "8")
         pid = self.d.proc.pid
-        base = sockets(pid)
         idle = [socket.create_connection(("127.0.0.1", self.port), 5)
                 for _ in range(8)]
         for s in idle:
             self.addCleanup(s.close)
-        self.assertTrue(poll(lambda: sockets(pid) == base + 8),
-                        "8 connections not accepted: %d" % sockets(pid))
+        self.assertTrue(poll(lambda: held(pid, self.port) == 8),
+                        "8 connections not accepted: %d"
+                        % held(pid, self.port))
         late = socket.create_connection(("127.0.0.1", self.port), 5)
         self.addCleanup(late.close)
         late.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         late.settimeout(1)
         with self.assertRaises(socket.timeout):
             late.recv(1)  # in the queue: not accepted, not refused
-        self.assertEqual(sockets(pid), base + 8)
+        self.assertEqual(held(pid, self.port), 8)
         for s in idle:
             s.close()
         late.settimeout(10)
