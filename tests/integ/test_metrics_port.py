@@ -51,7 +51,77 @@ def closed_by_peer(s):
         s.setblocking(True)
 
 
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+# (request bytes, status, body or None: any, whether the connection stays
+# open after the answer), after RFC 9112 (persistence: HTTP/1.1 keeps the
+# connection unless "close", HTTP/1.0 only with "keep-alive") and RFC
+# 9110 (405, 413, 404; HEAD: no body, the GET's Content-Length).
+HTTP_ROWS = [
+    (HEALTHZ, 200, b"serving\n", True),
+    (b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", 200,
+     b"serving\n", False),
+    (b"GET /healthz HTTP/1.0\r\n\r\n", 200, b"serving\n", False),
+    (b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 200,
+     b"serving\n", True),
+    (b"GET /healthz HTTP/1.1\nHost: x\n\n", 200, b"serving\n", True),
+    (b"GET /metrics?a=1 HTTP/1.1\r\n\r\n", 200, None, True),
+    (b"HEAD /metrics HTTP/1.1\r\n\r\n", 200, b"", True),
+    (b"GET /nothing HTTP/1.1\r\n\r\n", 404, b"not found\n", True),
+    (b"DELETE /metrics HTTP/1.1\r\n\r\n", 405, b"GET or HEAD only\n",
+     False),
+    (b"POST /metrics HTTP/1.1\r\nContent-Length: 1\r\n\r\nx", 413,
+     b"no request body\n", False),
+    (b"nonsense\r\n\r\n", 400, b"bad request\n", False),
+    (b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n", 431,
+     b"request head too large\n", False),
+]
+
+
+def read_answer(f, head=False):
+    """(status, headers dict, body) of one answer from file f."""
+    status = int(f.readline().split()[1])
+    headers = {}
+    while True:
+        line = f.readline().rstrip(b"\r\n")
+        if not line:
+            break
+        k, v = line.split(b":", 1)
+        headers[k.strip().lower()] = v.strip()
+    n = int(headers[b"content-length"])
+    return status, headers, b"" if head else f.read(n)
+
+
 class MetricsPort(test_metrics.MetricsBase):
+
+    def test_http_answers(self):
+        self.start_metrics()
+        for req, status, body, stays in HTTP_ROWS:
+            with self.subTest(req=req[:60]):
+                s = socket.create_connection(("127.0.0.1", self.port), 10)
+                self.addCleanup(s.close)
+                s.sendall(req)
+                f = s.makefile("rb")
+                got = read_answer(f, req.startswith(b"HEAD"))
+                self.assertEqual(got[0], status)
+                if body is not None:
+                    self.assertEqual(got[2], body)
+                self.assertEqual(got[1].get(b"connection"),
+                                 None if stays else b"close")
+                if stays:
+                    s.sendall(HEALTHZ)
+                    self.assertEqual(read_answer(f)[0], 200)
+                else:
+                    self.assertEqual(f.read(1), b"")
+
+    def test_pipelined_requests_answered_in_order(self):
+        self.start_metrics()
+        s = socket.create_connection(("127.0.0.1", self.port), 10)
+        self.addCleanup(s.close)
+        s.sendall(HEALTHZ + b"GET /nothing HTTP/1.1\r\n\r\n" + HEALTHZ)
+        f = s.makefile("rb")
+        self.assertEqual([read_answer(f)[0] for _ in range(3)],
+                         [200, 404, 200])
 
     def connect(self, n, first_bytes=b""):
         """n connections to the port, each having sent first_bytes;

@@ -43,6 +43,7 @@
 #define METRICS_HEAD_TIMEOUT 5   /* seconds from a head's first byte */
 #define METRICS_IDLE_TIMEOUT 30  /* seconds between requests */
 #define METRICS_WRITE_TIMEOUT 10 /* seconds an answer may stay unread */
+#define METRICS_LINGER 2         /* seconds read after the last answer */
 #define METRICS_BACKOFF_MIN 0.1  /* seconds accepting pauses at EMFILE */
 #define METRICS_BACKOFF_MAX 2.0
 #define METRICS_LOG_EVERY 60.0 /* seconds between two lines of pauses */
@@ -287,14 +288,35 @@ metrics_conn_event(struct bufferevent *bev, short what, void *arg)
 	metrics_conn_free(c);
 }
 
-/* An answer is written: the last one closes, else read the next. */
+/* Lingering after the last answer: what the client still sends. */
+static void
+metrics_conn_discard(struct bufferevent *bev, void *arg)
+{
+	(void)arg;
+	evbuffer_drain(bufferevent_get_input(bev),
+	    evbuffer_get_length(bufferevent_get_input(bev)));
+}
+
+/*
+ * An answer is written: read the next, or after the last one shut the
+ * sending side and read what the client still sends until it closes, at
+ * most METRICS_LINGER seconds (closing with unread bytes would reset the
+ * connection, and the client could lose the answer).
+ */
 static void
 metrics_conn_written(struct bufferevent *bev, void *arg)
 {
 	struct metrics_conn *c = arg;
 
 	if (c->closing) {
-		metrics_conn_free(c);
+		shutdown(bufferevent_getfd(bev), SHUT_WR);
+		bufferevent_setcb(
+		    bev, metrics_conn_discard, NULL, metrics_conn_event, c);
+		bufferevent_setwatermark(bev, EV_READ, 0, 0);
+		evbuffer_drain(bufferevent_get_input(bev),
+		    evbuffer_get_length(bufferevent_get_input(bev)));
+		bufferevent_enable(bev, EV_READ);
+		metrics_conn_deadline(c, METRICS_LINGER);
 		return;
 	}
 	bufferevent_enable(bev, EV_READ);
