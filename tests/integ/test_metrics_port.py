@@ -28,14 +28,14 @@ def held(pid, port):
             continue
         if link.startswith("socket:["):
             inodes.add(link[8:-1])
-    n = 0
+    found = set()  # a line read twice (the table changing) counts once
     with open("/proc/%d/net/tcp" % pid) as f:
         for line in f.readlines()[1:]:
             field = line.split()
             if (int(field[1].split(":")[1], 16) == port and
                     field[3] != "0A" and field[9] in inodes):  # not LISTEN
-                n += 1
-    return n
+                found.add(field[9])
+    return len(found)
 
 
 def closed_by_peer(s):

@@ -27,8 +27,9 @@ VOLATILE = {
     "robotsd_client_output_bytes", "robotsd_client_output_peak_bytes",
     "process_cpu_seconds_total", "process_resident_memory_bytes",
     "process_start_time_seconds", "process_open_fds",
+    "robotsd_uptime_seconds",  # wall-clock seconds: 1 on a slow machine
 }
-VOLATILE_STATS = {"loop_lag_p99_us", "loop_lag_max_us", "loop_late",
+VOLATILE_STATS = {"uptime_s", "loop_lag_p99_us", "loop_lag_max_us", "loop_late",
                   "client_input_bytes", "client_output_bytes",
                   "client_output_peak_bytes"}
 SAMPLE = re.compile(r"^([a-z0-9_]+?)(_bucket|_sum|_count)?(\{[^}]*\})? (\S+)$")
