@@ -682,8 +682,9 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
 		rd->looplag, rd->archive, rd->feed, &rd->limits };
 	if (cf->metrics != NULL &&
-	    (rd->metrics = metrics_new(rd->base, cf->metrics, stats_collect,
-	         &rd->stats, &cause)) == NULL)
+	    (rd->metrics = metrics_new(rd->base, cf->metrics,
+	         (size_t)cf->metrics_max_connections, stats_collect, &rd->stats,
+	         &cause)) == NULL)
 		fatalx("%s", cause);
 	if (daemonize) {
 		/* Keep the directory: relative paths in the config stay valid.

@@ -2,10 +2,17 @@
  * stats.c: the counters table (metric.h), filled from each module's own
  * counters. It sits at the top with main(): the only place besides it that
  * knows every module, so that no module has to know another's internals.
+ * The numbers are read once into a struct stats_now; stats_rows, walked by
+ * one loop, says in which order, under which names and with which help
+ * each field is shown, and where the labelled families and histograms go.
+ * A new counter is one row (and its field in struct stats_now if it has
+ * none).
  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fetch/archive.h"
 #include "cache/cache.h"
@@ -36,15 +43,6 @@ metric_put(struct metric *out, size_t *n, struct metric m)
 		out[(*n)++] = m;
 }
 
-/* Append one metric to out. */
-static void
-metric_add(struct metric *out, size_t *n, const char *name, const char *prom,
-    enum metric_type type, uint64_t value, const char *help)
-{
-	metric_put(out, n,
-	    (struct metric){ name, prom, help, type, value, NULL, NULL });
-}
-
 /* Append one sample of a labelled family (not in the stats op). */
 static void
 metric_label(struct metric *out, size_t *n, const char *prom,
@@ -55,18 +53,9 @@ metric_label(struct metric *out, size_t *n, const char *prom,
 	        NULL, prom, help, METRIC_COUNTER, value, labels, NULL });
 }
 
-/* Append a Prometheus-only sample without labels (not in the stats op). */
-static void
-metric_prom(struct metric *out, size_t *n, const char *prom,
-    enum metric_type type, uint64_t value, const char *help)
-{
-	metric_put(out, n,
-	    (struct metric){ NULL, prom, help, type, value, NULL, NULL });
-}
-
 /* Append a histogram (not in the stats op); labels may be NULL. */
 static void
-metric_histo_label(struct metric *out, size_t *n, const char *prom,
+metric_histo(struct metric *out, size_t *n, const char *prom,
     const char *labels, const struct histo *h, const char *help)
 {
 	metric_put(out, n,
@@ -74,19 +63,133 @@ metric_histo_label(struct metric *out, size_t *n, const char *prom,
 	        NULL, prom, help, METRIC_HISTOGRAM, 0, labels, h });
 }
 
+/*
+ * Every module's numbers, read once per collection: the plain counters and
+ * gauges of the table below are fields of it.
+ */
+struct stats_now {
+	const struct stats_sources *src;
+	struct cache_stats cache;
+	struct server_memory mem;
+	struct looplag_stats lag;
+	struct archive_stats archive;
+	struct feed_stats feed;  /* zero without a feed */
+	struct stats_limits lim; /* zero without limits */
+#ifdef HAVE_REDIS
+	struct shared_stats shared; /* zero without --redis */
+	struct tier_stats tier;
+#endif
+	uint64_t uptime, requests, connections_total;
+	size_t connections, in_flight, queued, fetch_bytes;
+};
+
+/* Which part of the daemon a row needs; without it the row is left out. */
+enum stats_part {
+	STATS_ALWAYS,
+	STATS_FEED,   /* src->feed */
+	STATS_LIMITS, /* src->limits */
+	STATS_SHARED, /* src->shared */
+};
+
+typedef void (*stats_family_fn)(
+    const struct stats_now *, struct metric *, size_t *);
+
+/*
+ * One row of the table: a counter or gauge read from a field of struct
+ * stats_now (name NULL: on /metrics only), or a family whose samples
+ * (labelled, histograms) a function appends.
+ */
+struct stats_row {
+	const char *name; /* the stats op's field, or NULL */
+	const char *prom;
+	enum metric_type type;
+	size_t off, width; /* the field in struct stats_now */
+	enum stats_part part;
+	stats_family_fn family; /* instead of a field, or NULL */
+	const char *help;
+};
+
+#define STATS_FIELD(f)                                                         \
+	offsetof(struct stats_now, f), sizeof(((struct stats_now *)0)->f)
+/* A counter or gauge in the stats op and on /metrics. */
+#define STAT(name, prom, type, f, help)                                        \
+	{                                                                      \
+		name, prom, METRIC_##type, STATS_FIELD(f), STATS_ALWAYS, NULL, \
+		    help                                                       \
+	}
+/* The same, only when part is there. */
+#define STAT_IN(part, name, prom, type, f, help)                               \
+	{                                                                      \
+		name, prom, METRIC_##type, STATS_FIELD(f), STATS_##part, NULL, \
+		    help                                                       \
+	}
+/* A gauge on /metrics only. */
+#define STAT_PROM(part, prom, f, help)                                         \
+	{                                                                      \
+		NULL, prom, METRIC_GAUGE, STATS_FIELD(f), STATS_##part, NULL,  \
+		    help                                                       \
+	}
+/* A family of samples that fn appends. */
+#define STAT_FAMILY(part, fn)                                                  \
+	{                                                                      \
+		NULL, NULL, METRIC_COUNTER, 0, 0, STATS_##part, fn, NULL       \
+	}
+
+/* The fetch outcome classes. */
 static void
-metric_histo(struct metric *out, size_t *n, const char *prom,
-    const struct histo *h, const char *help)
+stats_outcomes(const struct stats_now *now, struct metric *out, size_t *n)
 {
-	metric_histo_label(out, n, prom, NULL, h, help);
+	static char labels[FC_COUNT][32];
+	const struct fetch_stats *f = cache_fetch_stats(now->src->cache);
+	size_t i;
+
+	for (i = 0; i < FC_COUNT; i++) {
+		if (labels[i][0] == '\0')
+			snprintf(labels[i], sizeof(labels[i]), "class=\"%s\"",
+			    fetch_class_name((enum fetch_class)i));
+		metric_label(out, n, "robotsd_fetch_outcomes_total", labels[i],
+		    f->by_class[i], "Fetches ended, by outcome class.");
+	}
 }
 
-/* The verdicts by source and reason. */
+/* The durations of fetches and of answers, in all and by operation. */
 static void
-stats_answers(const struct stats_sources *src, struct metric *out, size_t *n)
+stats_durations(const struct stats_now *now, struct metric *out, size_t *n)
+{
+	static const char *const labels[REPLY_KINDS] = {
+		[REPLY_OTHER] = "op=\"other\"",
+		[REPLY_CHECK_CACHED] = "op=\"check\",waited=\"no\"",
+		[REPLY_CHECK_WAITED] = "op=\"check\",waited=\"yes\"",
+		[REPLY_INSPECT] = "op=\"inspect\"",
+		[REPLY_PURGE] = "op=\"purge\"",
+		[REPLY_STATS] = "op=\"stats\"",
+		[REPLY_PING] = "op=\"ping\"",
+		[REPLY_HISTORY] = "op=\"history\"",
+		[REPLY_WATCH] = "op=\"watch\"",
+	};
+	const struct stats_sources *src = now->src;
+	size_t i;
+
+	metric_histo(out, n, "robotsd_fetch_duration_seconds", NULL,
+	    &cache_fetch_stats(src->cache)->seconds,
+	    "Duration of robots.txt transfers.");
+	metric_histo(out, n, "robotsd_request_duration_seconds", NULL,
+	    server_latency(src->server),
+	    "From a request line read to its answer queued, every op.");
+	for (i = 0; i < REPLY_KINDS; i++)
+		metric_histo(out, n, "robotsd_op_duration_seconds", labels[i],
+		    server_latency_op(src->server, (int)i),
+		    "From a request line read to its answer queued, by op; "
+		    "checks answered at once (waited=no) and checks that "
+		    "waited on a fetch (waited=yes) apart.");
+}
+
+/* The verdicts by source and reason, and allowed or not. */
+static void
+stats_answers(const struct stats_now *now, struct metric *out, size_t *n)
 {
 	static char labels[CHECK_SOURCES][CHECK_REASONS][64];
-	const struct check_answers *a = dispatch_answers(src->dispatch);
+	const struct check_answers *a = dispatch_answers(now->src->dispatch);
 	size_t i, j;
 
 	for (i = 0; i < CHECK_SOURCES; i++)
@@ -106,218 +209,242 @@ stats_answers(const struct stats_sources *src, struct metric *out, size_t *n)
 	    a->verdicts[1], "Verdicts given, allowed or disallowed.");
 }
 
-/* The configured limits, for dashboards and alerts to compare with. */
-static void
-stats_limits(const struct stats_limits *l, struct metric *out, size_t *n)
-{
-	if (l == NULL)
-		return;
-	metric_prom(out, n, "robotsd_limit_cache_max_bytes", METRIC_GAUGE,
-	    l->cache_max_bytes, "The cache-max-bytes setting.");
-	metric_prom(out, n, "robotsd_limit_max_waiting", METRIC_GAUGE,
-	    l->max_waiting, "The max-waiting setting.");
-	metric_prom(out, n, "robotsd_limit_max_connections", METRIC_GAUGE,
-	    l->max_connections, "The max-connections setting.");
-	metric_prom(out, n, "robotsd_limit_max_fetches", METRIC_GAUGE,
-	    l->max_fetches, "The max-fetches setting.");
-}
-
-/* The answer times by operation, checks answered at once and waited apart. */
-static void
-stats_latency_ops(
-    const struct stats_sources *src, struct metric *out, size_t *n)
-{
-	static const char *const labels[REPLY_KINDS] = {
-		[REPLY_OTHER] = "op=\"other\"",
-		[REPLY_CHECK_CACHED] = "op=\"check\",waited=\"no\"",
-		[REPLY_CHECK_WAITED] = "op=\"check\",waited=\"yes\"",
-		[REPLY_INSPECT] = "op=\"inspect\"",
-		[REPLY_PURGE] = "op=\"purge\"",
-		[REPLY_STATS] = "op=\"stats\"",
-		[REPLY_PING] = "op=\"ping\"",
-		[REPLY_HISTORY] = "op=\"history\"",
-		[REPLY_WATCH] = "op=\"watch\"",
-	};
-	size_t i;
-
-	for (i = 0; i < REPLY_KINDS; i++)
-		metric_histo_label(out, n, "robotsd_op_duration_seconds",
-		    labels[i], server_latency_op(src->server, (int)i),
-		    "From a request line read to its answer queued, by op; "
-		    "checks answered at once (waited=no) and checks that "
-		    "waited on a fetch (waited=yes) apart.");
-}
-
-/* The fetch metrics: backoff, outcome classes, durations. */
-static void
-stats_fetches(const struct stats_sources *src, struct metric *out, size_t *n)
-{
-	static char labels[FC_COUNT][32];
-	const struct fetch_stats *f = cache_fetch_stats(src->cache);
-	size_t i;
-
-	metric_add(out, n, "backoff", "robotsd_origins_in_backoff",
-	    METRIC_GAUGE, cache_stats(src->cache)->backoff,
-	    "Origins failing, waiting for their next retry.");
-	for (i = 0; i < FC_COUNT; i++) {
-		if (labels[i][0] == '\0')
-			snprintf(labels[i], sizeof(labels[i]), "class=\"%s\"",
-			    fetch_class_name((enum fetch_class)i));
-		metric_label(out, n, "robotsd_fetch_outcomes_total", labels[i],
-		    f->by_class[i], "Fetches ended, by outcome class.");
-	}
-	metric_histo(out, n, "robotsd_fetch_duration_seconds", &f->seconds,
-	    "Duration of robots.txt transfers.");
-	metric_histo(out, n, "robotsd_request_duration_seconds",
-	    server_latency(src->server),
-	    "From a request line read to its answer queued, every op.");
-	stats_latency_ops(src, out, n);
-}
-
 #ifdef HAVE_REDIS
-/* The shared tier's counters, and each Redis server's state. */
+/* Each Redis server's state: a field of its own in the stats op. */
 static void
-stats_shared(const struct shared *sh, struct metric *out, size_t *n)
+stats_redis_up(const struct stats_now *now, struct metric *out, size_t *n)
 {
-	const struct shared_stats *s = shared_stats(sh);
+	const struct shared *sh = now->src->shared;
 	const struct tier *t = shared_tier(sh);
-	const struct tier_stats *ts = tier_stats(t);
 	struct tier_server_stats ss;
 	size_t i;
 
-	metric_add(out, n, "shared_hits", "robotsd_shared_hits_total",
-	    METRIC_COUNTER, s->hits, "Misses answered from the shared tier.");
-	metric_add(out, n, "shared_misses", "robotsd_shared_misses_total",
-	    METRIC_COUNTER, s->misses,
-	    "Misses fetched here for the fleet, under its lock.");
-	metric_add(out, n, "shared_local", "robotsd_shared_local_total",
-	    METRIC_COUNTER, s->local,
-	    "Misses fetched here alone because the shared tier failed.");
-	metric_add(out, n, "shared_publishes", "robotsd_shared_publishes_total",
-	    METRIC_COUNTER, ts->publishes, "Entries published to Redis.");
-	metric_add(out, n, "shared_lock_waits",
-	    "robotsd_shared_lock_waits_total", METRIC_COUNTER, ts->lock_waits,
-	    "Waits for another instance's fetch.");
-	metric_add(out, n, "shared_lock_takeovers",
-	    "robotsd_shared_lock_takeovers_total", METRIC_COUNTER,
-	    ts->lock_takeovers, "Locks taken after a holder never published.");
-	metric_add(out, n, "shared_corrupt", "robotsd_shared_corrupt_total",
-	    METRIC_COUNTER, ts->corrupt,
-	    "Shared values refused: corrupt, truncated or another version.");
-	metric_add(out, n, "shared_untagged", "robotsd_shared_untagged_total",
-	    METRIC_COUNTER, ts->untagged,
-	    "Shared values refused for want of a valid tag (--redis-key-file); "
-	    "also in shared_corrupt.");
-	metric_add(out, n, "redis_errors", "robotsd_redis_errors_total",
-	    METRIC_COUNTER, ts->errors,
-	    "Redis calls failed: error reply, lost or no connection.");
-	metric_add(out, n, "redis_timeouts", "robotsd_redis_timeouts_total",
-	    METRIC_COUNTER, ts->timeouts,
-	    "Redis calls unanswered in time (--redis-timeout, or what was left "
-	    "of a miss's).");
-	metric_add(out, n, "redis_protocol_errors",
-	    "robotsd_redis_protocol_errors_total", METRIC_COUNTER,
-	    ts->protocol_errors,
-	    "Redis connections closed for a reply robotsd did not ask for, of "
-	    "the wrong shape or too large.");
 	/* Every server: conf.c refuses more than the table holds. */
 	for (i = 0; i < tier_nservers(t) && i < TIER_MAX_SERVERS; i++) {
 		tier_server_stats(t, i, &ss);
-		metric_add(out, n, shared_server_name(sh, i),
-		    "robotsd_redis_up", METRIC_GAUGE,
-		    ss.state == TIER_SERVER_UP,
-		    "1 when robotsd is connected to the Redis server.");
-		out[*n - 1].label = shared_server_label(sh, i);
+		metric_put(out, n,
+		    (struct metric){ shared_server_name(sh, i),
+		        "robotsd_redis_up",
+		        "1 when robotsd is connected to the Redis server.",
+		        METRIC_GAUGE, ss.state == TIER_SERVER_UP,
+		        shared_server_label(sh, i), NULL });
 	}
 }
 #endif
 
-/* Memory by use (what the budgets bound) and the loop's lateness. */
-static size_t
-stats_memory(const struct stats_sources *src, struct metric *out, size_t n)
+/* The event loop's lateness, every tick. */
+static void
+stats_loop_lag(const struct stats_now *now, struct metric *out, size_t *n)
 {
-	const struct server_memory *m = server_memory(src->server);
-	struct looplag_stats l = looplag_stats(src->looplag);
-
-	metric_add(out, &n, "fetch_bytes", "robotsd_fetch_bytes", METRIC_GAUGE,
-	    fetcher_bytes(src->fetcher),
-	    "Bytes the fetches running and queued hold, curl's aside.");
-	metric_add(out, &n, "client_input_bytes", "robotsd_client_input_bytes",
-	    METRIC_GAUGE, m->input_bytes,
-	    "Bytes of requests read from clients, not yet handled.");
-	metric_add(out, &n, "client_output_bytes",
-	    "robotsd_client_output_bytes", METRIC_GAUGE, m->output_bytes,
-	    "Bytes of answers queued for clients, not yet read.");
-	metric_add(out, &n, "client_output_peak_bytes",
-	    "robotsd_client_output_peak_bytes", METRIC_GAUGE, m->output_peak,
-	    "The most client_output_bytes has been since start.");
-	metric_add(out, &n, "clients_paused", "robotsd_clients_paused_total",
-	    METRIC_COUNTER, m->paused,
-	    "Connections no longer read past half of max-output-total.");
-	metric_add(out, &n, "clients_shed", "robotsd_clients_shed_total",
-	    METRIC_COUNTER, m->shed,
-	    "Connections closed past max-output-total.");
-	metric_add(out, &n, "clients_deferred",
-	    "robotsd_clients_deferred_total", METRIC_COUNTER, m->deferred,
-	    "Connections with request lines left for a later turn of the "
-	    "loop.");
-	metric_add(out, &n, "loop_lag_p99_us", "robotsd_loop_lag_p99_micros",
-	    METRIC_GAUGE, l.p99_us,
-	    "99th percentile lateness of a 10 ms timer, last 1000 ticks.");
-	metric_add(out, &n, "loop_lag_max_us", "robotsd_loop_lag_max_micros",
-	    METRIC_GAUGE, l.max_us,
-	    "Largest lateness of a 10 ms timer, last 1000 ticks.");
-	metric_add(out, &n, "loop_late", "robotsd_loop_late_total",
-	    METRIC_COUNTER, l.late,
-	    "Ticks of the 10 ms timer over 10 ms late.");
-	metric_histo(out, &n, "robotsd_loop_lag_seconds",
-	    looplag_histo(src->looplag),
+	metric_histo(out, n, "robotsd_loop_lag_seconds", NULL,
+	    looplag_histo(now->src->looplag),
 	    "Lateness of a 10 ms timer, every tick: how long a turn of the "
 	    "event loop kept it waiting.");
-	return n;
 }
 
-/* The WARC archive's counters (zero without --archive-dir). */
-static void
-stats_archive(const struct archive *a, struct metric *out, size_t *n)
-{
-	struct archive_stats s = { 0, 0, 0 };
+/* Every metric, in the order of the stats op and of /metrics. */
+static const struct stats_row stats_rows[] = {
+	STAT("cache_entries", "robotsd_cache_entries", GAUGE, cache.entries,
+	    "Origins in the cache."),
+	STAT("cache_bytes", "robotsd_cache_bytes", GAUGE, cache.bytes,
+	    "Bytes the cache holds."),
+	STAT("hits", "robotsd_hits_total", COUNTER, cache.hits,
+	    "Checks answered from a fresh entry."),
+	STAT("misses", "robotsd_misses_total", COUNTER, cache.misses,
+	    "Checks that found no usable entry."),
+	STAT("fetches", "robotsd_fetches_total", COUNTER, cache.fetches,
+	    "robots.txt fetches started."),
+	STAT("fetch_errors", "robotsd_fetch_errors_total", COUNTER,
+	    cache.fetch_errors,
+	    "Fetches that ended in 5xx, 429, a network error or a timeout."),
+	STAT("coalesced", "robotsd_coalesced_total", COUNTER, cache.coalesced,
+	    "Checks that joined a fetch already in flight."),
+	STAT("connections", "robotsd_connections", GAUGE, connections,
+	    "Client connections open."),
+	STAT("requests", "robotsd_requests_total", COUNTER, requests,
+	    "Request lines received."),
+	STAT("uptime_s", "robotsd_uptime_seconds", GAUGE, uptime,
+	    "Seconds since start."),
+	STAT("stale", "robotsd_stale_total", COUNTER, cache.stale,
+	    "Checks answered from an old copy."),
+	STAT("evictions", "robotsd_evictions_total", COUNTER, cache.evictions,
+	    "Entries evicted by the memory cap."),
+	STAT("waiting", "robotsd_waiting", GAUGE, cache.waiting,
+	    "Checks waiting on fetches."),
+	STAT("overloaded", "robotsd_overloaded_total", COUNTER,
+	    cache.overloaded, "Checks refused because too many were waiting."),
+	STAT("fetches_in_flight", "robotsd_fetches_in_flight", GAUGE, in_flight,
+	    "Fetches running now."),
+	STAT("fetches_queued", "robotsd_fetches_queued", GAUGE, queued,
+	    "Fetches waiting for a free slot."),
+	STAT("connections_total", "robotsd_connections_total", COUNTER,
+	    connections_total, "Client connections accepted."),
+	STAT("revalidated", "robotsd_revalidated_total", COUNTER,
+	    cache.revalidated,
+	    "Refreshes answered 304: the entry kept, nothing parsed."),
+	STAT("archive_records", "robotsd_archive_records_total", COUNTER,
+	    archive.records,
+	    "robots.txt versions written to the WARC archive."),
+	STAT("archive_dropped", "robotsd_archive_dropped_total", COUNTER,
+	    archive.dropped,
+	    "Archive records dropped because the writer was behind."),
+	STAT("archive_errors", "robotsd_archive_errors_total", COUNTER,
+	    archive.errors,
+	    "Archive failures: directory missing, open, write or removal."),
+	STAT("backoff", "robotsd_origins_in_backoff", GAUGE, cache.backoff,
+	    "Origins failing, waiting for their next retry."),
+	STAT_FAMILY(ALWAYS, stats_outcomes),
+	STAT_FAMILY(ALWAYS, stats_durations),
+	STAT_FAMILY(ALWAYS, stats_answers),
+	STAT_IN(FEED, "feed_watchers", "robotsd_feed_watchers", GAUGE,
+	    feed.watchers, "Clients watching the change feed."),
+	STAT_IN(FEED, "feed_events", "robotsd_feed_events_total", COUNTER,
+	    feed.events, "Change events queued to watchers."),
+	STAT_IN(FEED, "feed_dropped", "robotsd_feed_dropped_total", COUNTER,
+	    feed.dropped, "Watchers dropped at their output cap."),
+	STAT_IN(FEED, "feed_published", "robotsd_feed_published_total", COUNTER,
+	    feed.published, "Changes fetched here and published to the fleet."),
+	STAT_IN(FEED, "feed_received", "robotsd_feed_received_total", COUNTER,
+	    feed.received, "Changes received from other instances."),
+	STAT_IN(FEED, "feed_refused", "robotsd_feed_refused_total", COUNTER,
+	    feed.refused,
+	    "Feed channel messages refused as malformed or too long."),
+	STAT_PROM(LIMITS, "robotsd_limit_cache_max_bytes", lim.cache_max_bytes,
+	    "The cache-max-bytes setting."),
+	STAT_PROM(LIMITS, "robotsd_limit_max_waiting", lim.max_waiting,
+	    "The max-waiting setting."),
+	STAT_PROM(LIMITS, "robotsd_limit_max_connections", lim.max_connections,
+	    "The max-connections setting."),
+	STAT_PROM(LIMITS, "robotsd_limit_max_fetches", lim.max_fetches,
+	    "The max-fetches setting."),
+#ifdef HAVE_REDIS
+	STAT_IN(SHARED, "shared_hits", "robotsd_shared_hits_total", COUNTER,
+	    shared.hits, "Misses answered from the shared tier."),
+	STAT_IN(SHARED, "shared_misses", "robotsd_shared_misses_total", COUNTER,
+	    shared.misses,
+	    "Misses fetched here for the fleet, under its lock."),
+	STAT_IN(SHARED, "shared_local", "robotsd_shared_local_total", COUNTER,
+	    shared.local,
+	    "Misses fetched here alone because the shared tier failed."),
+	STAT_IN(SHARED, "shared_publishes", "robotsd_shared_publishes_total",
+	    COUNTER, tier.publishes, "Entries published to Redis."),
+	STAT_IN(SHARED, "shared_lock_waits", "robotsd_shared_lock_waits_total",
+	    COUNTER, tier.lock_waits, "Waits for another instance's fetch."),
+	STAT_IN(SHARED, "shared_lock_takeovers",
+	    "robotsd_shared_lock_takeovers_total", COUNTER, tier.lock_takeovers,
+	    "Locks taken after a holder never published."),
+	STAT_IN(SHARED, "shared_corrupt", "robotsd_shared_corrupt_total",
+	    COUNTER, tier.corrupt,
+	    "Shared values refused: corrupt, truncated or another version."),
+	STAT_IN(SHARED, "shared_untagged", "robotsd_shared_untagged_total",
+	    COUNTER, tier.untagged,
+	    "Shared values refused for want of a valid tag (--redis-key-file); "
+	    "also in shared_corrupt."),
+	STAT_IN(SHARED, "redis_errors", "robotsd_redis_errors_total", COUNTER,
+	    tier.errors,
+	    "Redis calls failed: error reply, lost or no connection."),
+	STAT_IN(SHARED, "redis_timeouts", "robotsd_redis_timeouts_total",
+	    COUNTER, tier.timeouts,
+	    "Redis calls unanswered in time (--redis-timeout, or what was left "
+	    "of a miss's)."),
+	STAT_IN(SHARED, "redis_protocol_errors",
+	    "robotsd_redis_protocol_errors_total", COUNTER,
+	    tier.protocol_errors,
+	    "Redis connections closed for a reply robotsd did not ask for, of "
+	    "the wrong shape or too large."),
+	STAT_FAMILY(SHARED, stats_redis_up),
+#endif
+	STAT("fetch_bytes", "robotsd_fetch_bytes", GAUGE, fetch_bytes,
+	    "Bytes the fetches running and queued hold, curl's aside."),
+	STAT("client_input_bytes", "robotsd_client_input_bytes", GAUGE,
+	    mem.input_bytes,
+	    "Bytes of requests read from clients, not yet handled."),
+	STAT("client_output_bytes", "robotsd_client_output_bytes", GAUGE,
+	    mem.output_bytes,
+	    "Bytes of answers queued for clients, not yet read."),
+	STAT("client_output_peak_bytes", "robotsd_client_output_peak_bytes",
+	    GAUGE, mem.output_peak,
+	    "The most client_output_bytes has been since start."),
+	STAT("clients_paused", "robotsd_clients_paused_total", COUNTER,
+	    mem.paused,
+	    "Connections no longer read past half of max-output-total."),
+	STAT("clients_shed", "robotsd_clients_shed_total", COUNTER, mem.shed,
+	    "Connections closed past max-output-total."),
+	STAT("clients_deferred", "robotsd_clients_deferred_total", COUNTER,
+	    mem.deferred,
+	    "Connections with request lines left for a later turn of the "
+	    "loop."),
+	STAT("loop_lag_p99_us", "robotsd_loop_lag_p99_micros", GAUGE,
+	    lag.p99_us,
+	    "99th percentile lateness of a 10 ms timer, last 1000 ticks."),
+	STAT("loop_lag_max_us", "robotsd_loop_lag_max_micros", GAUGE,
+	    lag.max_us, "Largest lateness of a 10 ms timer, last 1000 ticks."),
+	STAT("loop_late", "robotsd_loop_late_total", COUNTER, lag.late,
+	    "Ticks of the 10 ms timer over 10 ms late."),
+	STAT_FAMILY(ALWAYS, stats_loop_lag),
+};
 
-	if (a != NULL)
-		archive_stats(a, &s);
-	metric_add(out, n, "archive_records", "robotsd_archive_records_total",
-	    METRIC_COUNTER, s.records,
-	    "robots.txt versions written to the WARC archive.");
-	metric_add(out, n, "archive_dropped", "robotsd_archive_dropped_total",
-	    METRIC_COUNTER, s.dropped,
-	    "Archive records dropped because the writer was behind.");
-	metric_add(out, n, "archive_errors", "robotsd_archive_errors_total",
-	    METRIC_COUNTER, s.errors,
-	    "Archive failures: directory missing, open, write or removal.");
+/* Read every module's numbers into *now. */
+static void
+stats_read(const struct stats_sources *src, struct stats_now *now)
+{
+	double up = clock_now(src->clock) - src->started;
+
+	*now = (struct stats_now){ .src = src };
+	now->cache = *cache_stats(src->cache);
+	now->mem = *server_memory(src->server);
+	now->lag = looplag_stats(src->looplag);
+	if (src->archive != NULL)
+		archive_stats(src->archive, &now->archive);
+	if (src->feed != NULL)
+		now->feed = *feed_stats(src->feed);
+	if (src->limits != NULL)
+		now->lim = *src->limits;
+#ifdef HAVE_REDIS
+	if (src->shared != NULL) {
+		now->shared = *shared_stats(src->shared);
+		now->tier = *tier_stats(shared_tier(src->shared));
+	}
+#endif
+	now->uptime = up > 0 ? (uint64_t)up : 0;
+	now->requests = dispatch_requests(src->dispatch);
+	now->connections_total = server_connections_total(src->server);
+	now->connections = server_connections(src->server);
+	now->in_flight = fetcher_in_flight(src->fetcher);
+	now->queued = fetcher_queued(src->fetcher);
+	now->fetch_bytes = fetcher_bytes(src->fetcher);
 }
 
-/* The change feed's watchers, events and fleet messages. */
-static void
-stats_feed(const struct feed *f, struct metric *out, size_t *n)
+/* Whether the part a row needs is there. */
+static int
+stats_has(const struct stats_sources *src, enum stats_part part)
 {
-	const struct feed_stats *s = feed_stats(f);
+	switch (part) {
+	case STATS_FEED:
+		return src->feed != NULL;
+	case STATS_LIMITS:
+		return src->limits != NULL;
+	case STATS_SHARED:
+		return src->shared != NULL;
+	default:
+		return 1;
+	}
+}
 
-	metric_add(out, n, "feed_watchers", "robotsd_feed_watchers",
-	    METRIC_GAUGE, s->watchers, "Clients watching the change feed.");
-	metric_add(out, n, "feed_events", "robotsd_feed_events_total",
-	    METRIC_COUNTER, s->events, "Change events queued to watchers.");
-	metric_add(out, n, "feed_dropped", "robotsd_feed_dropped_total",
-	    METRIC_COUNTER, s->dropped,
-	    "Watchers dropped at their output cap.");
-	metric_add(out, n, "feed_published", "robotsd_feed_published_total",
-	    METRIC_COUNTER, s->published,
-	    "Changes fetched here and published to the fleet.");
-	metric_add(out, n, "feed_received", "robotsd_feed_received_total",
-	    METRIC_COUNTER, s->received,
-	    "Changes received from other instances.");
-	metric_add(out, n, "feed_refused", "robotsd_feed_refused_total",
-	    METRIC_COUNTER, s->refused,
-	    "Feed channel messages refused as malformed or too long.");
+/* The field a row names: a uint64_t or a size_t. */
+static uint64_t
+stats_field(const struct stats_now *now, const struct stats_row *r)
+{
+	const unsigned char *p = (const unsigned char *)now + r->off;
+	uint64_t u;
+	size_t z;
+
+	if (r->width == sizeof(u)) {
+		memcpy(&u, p, sizeof(u));
+		return u;
+	}
+	memcpy(&z, p, sizeof(z));
+	return z;
 }
 
 /* The current values of every counter and gauge. */
@@ -325,63 +452,21 @@ size_t
 stats_collect(void *arg, struct metric *out)
 {
 	const struct stats_sources *src = arg;
-	const struct cache_stats *s = cache_stats(src->cache);
-	double up = clock_now(src->clock) - src->started;
-	size_t n = 0;
+	const struct stats_row *r;
+	struct stats_now now;
+	size_t i, n = 0;
 
-	metric_add(out, &n, "cache_entries", "robotsd_cache_entries",
-	    METRIC_GAUGE, s->entries, "Origins in the cache.");
-	metric_add(out, &n, "cache_bytes", "robotsd_cache_bytes", METRIC_GAUGE,
-	    s->bytes, "Bytes the cache holds.");
-	metric_add(out, &n, "hits", "robotsd_hits_total", METRIC_COUNTER,
-	    s->hits, "Checks answered from a fresh entry.");
-	metric_add(out, &n, "misses", "robotsd_misses_total", METRIC_COUNTER,
-	    s->misses, "Checks that found no usable entry.");
-	metric_add(out, &n, "fetches", "robotsd_fetches_total", METRIC_COUNTER,
-	    s->fetches, "robots.txt fetches started.");
-	metric_add(out, &n, "fetch_errors", "robotsd_fetch_errors_total",
-	    METRIC_COUNTER, s->fetch_errors,
-	    "Fetches that ended in 5xx, 429, a network error or a timeout.");
-	metric_add(out, &n, "coalesced", "robotsd_coalesced_total",
-	    METRIC_COUNTER, s->coalesced,
-	    "Checks that joined a fetch already in flight.");
-	metric_add(out, &n, "connections", "robotsd_connections", METRIC_GAUGE,
-	    server_connections(src->server), "Client connections open.");
-	metric_add(out, &n, "requests", "robotsd_requests_total",
-	    METRIC_COUNTER, dispatch_requests(src->dispatch),
-	    "Request lines received.");
-	metric_add(out, &n, "uptime_s", "robotsd_uptime_seconds", METRIC_GAUGE,
-	    up > 0 ? (uint64_t)up : 0, "Seconds since start.");
-	metric_add(out, &n, "stale", "robotsd_stale_total", METRIC_COUNTER,
-	    s->stale, "Checks answered from an old copy.");
-	metric_add(out, &n, "evictions", "robotsd_evictions_total",
-	    METRIC_COUNTER, s->evictions, "Entries evicted by the memory cap.");
-	metric_add(out, &n, "waiting", "robotsd_waiting", METRIC_GAUGE,
-	    s->waiting, "Checks waiting on fetches.");
-	metric_add(out, &n, "overloaded", "robotsd_overloaded_total",
-	    METRIC_COUNTER, s->overloaded,
-	    "Checks refused because too many were waiting.");
-	metric_add(out, &n, "fetches_in_flight", "robotsd_fetches_in_flight",
-	    METRIC_GAUGE, fetcher_in_flight(src->fetcher),
-	    "Fetches running now.");
-	metric_add(out, &n, "fetches_queued", "robotsd_fetches_queued",
-	    METRIC_GAUGE, fetcher_queued(src->fetcher),
-	    "Fetches waiting for a free slot.");
-	metric_add(out, &n, "connections_total", "robotsd_connections_total",
-	    METRIC_COUNTER, server_connections_total(src->server),
-	    "Client connections accepted.");
-	metric_add(out, &n, "revalidated", "robotsd_revalidated_total",
-	    METRIC_COUNTER, s->revalidated,
-	    "Refreshes answered 304: the entry kept, nothing parsed.");
-	stats_archive(src->archive, out, &n);
-	stats_fetches(src, out, &n);
-	stats_answers(src, out, &n);
-	if (src->feed != NULL)
-		stats_feed(src->feed, out, &n);
-	stats_limits(src->limits, out, &n);
-#ifdef HAVE_REDIS
-	if (src->shared != NULL)
-		stats_shared(src->shared, out, &n);
-#endif
-	return stats_memory(src, out, n);
+	stats_read(src, &now);
+	for (i = 0; i < sizeof(stats_rows) / sizeof(stats_rows[0]); i++) {
+		r = &stats_rows[i];
+		if (!stats_has(src, r->part))
+			continue;
+		if (r->family != NULL)
+			r->family(&now, out, &n);
+		else
+			metric_put(out, &n,
+			    (struct metric){ r->name, r->prom, r->help, r->type,
+			        stats_field(&now, r), NULL, NULL });
+	}
+	return n;
 }

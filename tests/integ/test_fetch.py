@@ -543,33 +543,74 @@ class Https(DaemonTest):
                           origin="https://tls.test", source="fetched")
         self.assertEqual(self.origin.hits("tls.test")[0].host, "tls.test")
 
-    def test_ca_file_is_read_at_start_and_at_reload(self):
-        """robotsd gathers its CA certificates into one bundle when it
-        starts and when it reloads (so that libcurl parses them once, not
-        per connection): a --ca-file rewritten to hold the origin's
-        certificate is trusted after SIGHUP, not before."""
+    def start_with_other_ca(self):
+        """A daemon whose --ca-file holds a certificate not the origin's:
+        (that file, a client)."""
         self.origin.robots("tls.test", RULES)
         ca, _ = self.make_cert("other")
         c = self.start("--connect-to", "tls.test:443:127.0.0.1:%d"
                        % self.tls_port, "--ca-file", ca,
                        "--connect-to", "::127.0.0.1:%d" % origin().port,
                        connect_to=False)
-        url = "https://tls.test/private/x"
+        return ca, c
 
-        def check_again():
-            self.assertAnswer(c.call({"op": "purge",
-                                      "origin": "https://tls.test"}),
-                              ok=True)
-            return c.check(url, "TestBot")
+    def check_again(self, c):
+        """Purge https://tls.test and check it: fetched anew."""
+        self.assertAnswer(c.call({"op": "purge",
+                                  "origin": "https://tls.test"}), ok=True)
+        return c.check("https://tls.test/private/x", "TestBot")
+
+    def test_ca_file_is_read_at_start_and_at_reload(self):
+        """robotsd gathers its CA certificates into one bundle when it
+        starts and when it reloads (so that libcurl parses them once, not
+        per connection): a --ca-file rewritten to hold the origin's
+        certificate is trusted after SIGHUP, not before."""
+        ca, c = self.start_with_other_ca()
+        url = "https://tls.test/private/x"
         self.assertAnswer(c.check(url, "TestBot"), reason="unreachable")
         shutil.copyfile(self.cert, ca)
-        self.assertAnswer(check_again(), reason="unreachable")
+        self.assertAnswer(self.check_again(c), reason="unreachable")
         self.d.proc.send_signal(signal.SIGHUP)
         a = poll(lambda: (lambda a: a if a.get("reason") == "rule"
-                          else None)(check_again()), interval=0.05)
+                          else None)(self.check_again(c)), interval=0.05)
         self.assertTrue(a, "SIGHUP did not read the new --ca-file")
         self.assertAnswer(a, allowed=False, reason="rule", http_status=200,
                           source="fetched")
+
+    def test_ca_rotation_outlasts_more_reloads_than_descriptors(self):
+        """Each reload gathers the CA bundle anew; under a descriptor limit
+        of 40 more than it, 200 reloads leave as many descriptors open,
+        none numbered higher than before, and a rewritten --ca-file is
+        still trusted after the next one."""
+        ca, c = self.start_with_other_ca()
+        url = "https://tls.test/private/x"
+        pid = self.d.proc.pid
+        self.assertAnswer(c.check(url, "TestBot"), reason="unreachable")
+
+        def fds():
+            return sorted(int(n) for n in os.listdir("/proc/%d/fd" % pid))
+        before = fds()
+        subprocess.run(["prlimit", "--pid", str(pid),
+                        "--nofile=%d:" % (before[-1] + 40)], check=True)
+
+        def reloads():
+            return self.d.log(100000).count("event=reload outcome=ok")
+        for i in range(200):
+            self.d.proc.send_signal(signal.SIGHUP)
+            self.assertTrue(poll(lambda: reloads() == i + 1),
+                            "reload %d not logged" % (i + 1))
+        # the fetch thread closes an unchanged copy at its next turn
+        self.assertTrue(poll(lambda: fds() == before),
+                        "descriptors %s, before the reloads %s"
+                        % (fds(), before))
+        self.assertEqual(self.d.log(100000).count("ca_bundle_failed"), 0,
+                         "a reload could not gather the CA bundle")
+        shutil.copyfile(self.cert, ca)
+        self.d.proc.send_signal(signal.SIGHUP)
+        self.assertTrue(poll(lambda: reloads() == 201))
+        a = poll(lambda: (lambda a: a if a.get("reason") == "rule"
+                          else None)(self.check_again(c)), interval=0.05)
+        self.assertTrue(a, "the reload after 200 did not read --ca-file")
 
     def test_https_untrusted_certificate_is_unreachable(self):
         self.origin.robots("tls.test", RULES)

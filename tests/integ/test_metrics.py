@@ -23,7 +23,8 @@ def sample(text, name, labels=""):
     return None
 
 
-class MetricsTest(DaemonTest):
+class MetricsBase(DaemonTest):
+    """A daemon with --metrics on a free port, and HTTP helpers."""
 
     def start_metrics(self, *args):
         self.port = closed_port()
@@ -65,6 +66,10 @@ class MetricsTest(DaemonTest):
                            timeout=30)
         self.assertEqual((r.returncode, r.stdout, r.stderr), (0, b"", b""),
                          text)
+
+
+
+class MetricsTest(MetricsBase):
 
     # --- /metrics --------------------------------------------------------
     def test_metrics_pass_promtool_and_histograms_move(self):

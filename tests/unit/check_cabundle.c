@@ -185,14 +185,14 @@ update(struct cabundles *cb, const char *text)
 
 /*
  * libcurl keeps the store it parsed under the CAINFO path: a bundle must
- * never get the path of one closed before (memfd_create() alone reuses
- * the lowest free descriptor).
+ * never get the path of one closed before, though it gets the lowest free
+ * descriptor, the number of one closed before.
  */
 START_TEST(test_no_two_bundles_share_a_path)
 {
 	const char *paths[1] = { put("a.pem", "A\n") };
 	struct cabundle b[4];
-	char err[256], seen[4][32];
+	char err[256], seen[4][sizeof(b[0].path)];
 	int i, j;
 
 	for (i = 0; i < 4; i++) {
@@ -205,6 +205,48 @@ START_TEST(test_no_two_bundles_share_a_path)
 			cabundle_close(&b[i - 1]); /* free the lower number */
 	}
 	cabundle_close(&b[3]);
+}
+END_TEST
+
+static int
+by_text(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * 5000 reloads, each making a bundle and closing the one before (more than
+ * a default descriptor limit of 1024): every bundle takes the same two
+ * descriptor numbers, its path is unlike every earlier one, and it reads
+ * back what it holds through that path.
+ */
+START_TEST(test_bundles_reuse_numbers_never_paths)
+{
+	enum { N = 5000 };
+	static char seen[N][sizeof(((struct cabundle *)0)->path)];
+	const char *paths[1] = { put("a.pem", "A\n") };
+	struct cabundle prev = CABUNDLE_NONE, cur;
+	int lo = -1, hi = -1, i, j;
+	char err[256];
+
+	for (i = 0; i < N; i++) {
+		ck_assert_int_eq(
+		    cabundle_make(&cur, paths, 1, err, sizeof(err)), 0);
+		if (i < 2) {
+			lo = i == 0 ? cur.fd : lo;
+			hi = cur.fd;
+		}
+		ck_assert_msg(cur.fd == lo || cur.fd == hi,
+		    "bundle %d took descriptor %d", i, cur.fd);
+		ck_assert_str_eq(slurp(&cur), "A\n\n");
+		snprintf(seen[i], sizeof(seen[i]), "%s", cur.path);
+		cabundle_close(&prev);
+		prev = cur;
+	}
+	cabundle_close(&prev);
+	qsort(seen, N, sizeof(seen[0]), by_text);
+	for (j = 1; j < N; j++)
+		ck_assert_str_ne(seen[j - 1], seen[j]);
 }
 END_TEST
 
@@ -257,6 +299,7 @@ cabundle_suite(void)
 	tcase_add_test(tc, test_unreadable_file_is_refused_by_name);
 	tcase_add_test(tc, test_same_means_same_bytes);
 	tcase_add_test(tc, test_no_two_bundles_share_a_path);
+	tcase_add_test(tc, test_bundles_reuse_numbers_never_paths);
 	tcase_add_test(tc, test_same_sees_where_files_end);
 	tcase_add_test(
 	    tc, test_update_keeps_an_unchanged_bundle_and_rotates_a_new_one);

@@ -47,8 +47,9 @@ struct config {
 	unsigned char redis_key[32]; /* its key, when redis_key_file is set */
 	char *redis_password_file;   /* AUTH for URLs without a password */
 	char *metrics;
-	int log_level;      /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
-	size_t max_line;    /* request line limit, bytes (64 KiB) */
+	long metrics_max_connections; /* --metrics connections at once */
+	int log_level;                /* LOG_ERR .. LOG_DEBUG from <syslog.h> */
+	size_t max_line;              /* request line limit, bytes (64 KiB) */
 	size_t max_output;  /* per-connection queued output limit, bytes */
 	size_t all_output;  /* ... for all connections together */
 	long write_timeout; /* seconds a client may leave answers unread */

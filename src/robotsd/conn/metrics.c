@@ -1,30 +1,78 @@
 /*
- * metrics.c: the optional Prometheus text endpoint on evhttp. Owns the
- * evhttp server; formats the counters table it is handed (metric.h) at
- * request time, with robotsd_build_info and the process metrics (from
- * /proc/self) after it, and answers /healthz from the daemon's state.
+ * metrics.c: the optional Prometheus text endpoint. Owns its listener and
+ * its connections: a small HTTP/1.x server (GET and HEAD of /metrics and
+ * /healthz, keep-alive) whose every resource is bounded, since the port
+ * may be open to more than the scraper: at most max_conns connections
+ * (past them the listener is paused, the rest wait in the kernel's
+ * backlog), a request head of at most METRICS_MAX_HEAD bytes completed
+ * within METRICS_HEAD_TIMEOUT of its first byte, an idle connection
+ * closed after METRICS_IDLE_TIMEOUT, an answer left unread closed after
+ * METRICS_WRITE_TIMEOUT, and when descriptors run out (EMFILE, ENFILE)
+ * accepting paused for METRICS_BACKOFF_MIN doubling to _MAX, with one
+ * rate-limited log line, never a loop retrying accept(). Formats the
+ * counters table it is handed (metric.h) at request time, with
+ * robotsd_build_info and the process metrics (from /proc/self) after it,
+ * and answers /healthz from the daemon's state.
  */
 #include <config.h>
 
+#include <sys/socket.h>
+
 #include <dirent.h>
+#include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/http.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
 
+#include "base/clock.h"
 #include "base/histo.h"
-#include "conn/metrics.h"
+#include "base/log.h"
 #include "base/parse.h"
 #include "base/xmalloc.h"
+#include "conn/metrics.h"
+
+#define METRICS_MAX_HEAD 8192    /* bytes of a request line and headers */
+#define METRICS_HEAD_TIMEOUT 5   /* seconds from a head's first byte */
+#define METRICS_IDLE_TIMEOUT 30  /* seconds between requests */
+#define METRICS_WRITE_TIMEOUT 10 /* seconds an answer may stay unread */
+#define METRICS_LINGER 2         /* seconds read after the last answer */
+#define METRICS_BACKOFF_MIN 0.1  /* seconds accepting pauses at EMFILE */
+#define METRICS_BACKOFF_MAX 2.0
+#define METRICS_LOG_EVERY 60.0 /* seconds between two lines of pauses */
+
+struct metrics_conn;
 
 struct metrics {
 	stats_fn stats;
 	void *stats_arg;
-	struct evhttp *http;
+	struct event_base *base;
+	struct evconnlistener *listener;
+	struct event *resume; /* ends a pause for want of descriptors */
+	double backoff;       /* the next pause, seconds; 0: none yet */
+	int paused;           /* for want of descriptors */
+	double logged;        /* clock_monotonic() of the last such line */
+	unsigned long pauses; /* pauses since that line */
+	size_t nconns, max_conns;
+	struct metrics_conn *conns; /* every open connection */
 	enum metrics_health health;
+};
+
+/* One client of the port. */
+struct metrics_conn {
+	struct metrics *m;
+	struct bufferevent *bev;
+	struct event *timer; /* the head or idle deadline */
+	int in_head;         /* bytes of a request head have come */
+	int closing;         /* the last answer is being written */
+	struct metrics_conn *prev, *next;
 };
 
 /* "# HELP" and "# TYPE" when v starts a family (prev is the sample before). */
@@ -160,17 +208,10 @@ metrics_process(struct evbuffer *out)
 		    fds);
 }
 
-/* GET /metrics: the Prometheus text exposition format. */
+/* The /metrics body: the table, the build info, the process. */
 static void
-metrics_cb(struct evhttp_request *req, void *arg)
+metrics_body(struct metrics *m, struct evbuffer *out)
 {
-	struct metrics *m = arg;
-	struct evbuffer *out;
-
-	if ((out = evbuffer_new()) == NULL) {
-		evhttp_send_error(req, 500, NULL);
-		return;
-	}
 	metrics_table(m, out);
 	evbuffer_add_printf(out,
 	    "# HELP robotsd_build_info The running robotsd's version.\n"
@@ -178,33 +219,6 @@ metrics_cb(struct evhttp_request *req, void *arg)
 	    "robotsd_build_info{version=\"%s\"} 1\n",
 	    PACKAGE_VERSION);
 	metrics_process(out);
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", "text/plain; version=0.0.4");
-	evhttp_send_reply(req, 200, "OK", out);
-	evbuffer_free(out);
-}
-
-/* GET /healthz: 200 "serving" while serving, else 503 and the state. */
-static void
-metrics_healthz_cb(struct evhttp_request *req, void *arg)
-{
-	static const char *const names[] = { "starting", "serving",
-		"stopping" };
-	struct metrics *m = arg;
-	struct evbuffer *out;
-
-	if ((out = evbuffer_new()) == NULL) {
-		evhttp_send_error(req, 500, NULL);
-		return;
-	}
-	evbuffer_add_printf(out, "%s\n", names[m->health]);
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", "text/plain");
-	if (m->health == METRICS_SERVING)
-		evhttp_send_reply(req, 200, "OK", out);
-	else
-		evhttp_send_reply(req, 503, "Service Unavailable", out);
-	evbuffer_free(out);
 }
 
 /* What /healthz answers from now on. */
@@ -215,22 +229,369 @@ metrics_set_health(struct metrics *m, enum metrics_health h)
 		m->health = h;
 }
 
-/* Anything but /metrics and /healthz. */
+static void metrics_conn_read(struct bufferevent *, void *);
+static void metrics_conn_closing(struct metrics_conn *);
+static void metrics_listen_on(struct metrics *);
+
+/* Close c and forget it; accept again if the cap had paused it. */
 static void
-metrics_404_cb(struct evhttp_request *req, void *arg)
+metrics_conn_free(struct metrics_conn *c)
+{
+	struct metrics *m = c->m;
+
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		m->conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	event_free(c->timer);
+	bufferevent_free(c->bev);
+	free(c);
+	if (m->nconns-- == m->max_conns)
+		metrics_listen_on(m);
+}
+
+/* Wait at most seconds for the next step of c. */
+static void
+metrics_conn_deadline(struct metrics_conn *c, long seconds)
+{
+	struct timeval tv = { seconds, 0 };
+
+	evtimer_add(c->timer, &tv);
+}
+
+/* The head or idle deadline passed. */
+static void
+metrics_conn_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	metrics_conn_free(arg);
+}
+
+/*
+ * The peer closed, an error, or an answer stayed unread too long. A peer
+ * that only shut its side of the connection after a request still gets
+ * the answer queued for it.
+ */
+static void
+metrics_conn_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct metrics_conn *c = arg;
+
+	if ((what & BEV_EVENT_EOF) && !c->closing &&
+	    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+		metrics_conn_closing(c);
+		return;
+	}
+	metrics_conn_free(c);
+}
+
+/* Lingering after the last answer: what the client still sends. */
+static void
+metrics_conn_discard(struct bufferevent *bev, void *arg)
 {
 	(void)arg;
-	evhttp_send_error(req, 404, NULL);
+	evbuffer_drain(bufferevent_get_input(bev),
+	    evbuffer_get_length(bufferevent_get_input(bev)));
+}
+
+/*
+ * An answer is written: read the next, or after the last one shut the
+ * sending side and read what the client still sends until it closes, at
+ * most METRICS_LINGER seconds (closing with unread bytes would reset the
+ * connection, and the client could lose the answer).
+ */
+static void
+metrics_conn_written(struct bufferevent *bev, void *arg)
+{
+	struct metrics_conn *c = arg;
+
+	if (c->closing) {
+		shutdown(bufferevent_getfd(bev), SHUT_WR);
+		bufferevent_setcb(
+		    bev, metrics_conn_discard, NULL, metrics_conn_event, c);
+		bufferevent_setwatermark(bev, EV_READ, 0, 0);
+		evbuffer_drain(bufferevent_get_input(bev),
+		    evbuffer_get_length(bufferevent_get_input(bev)));
+		bufferevent_enable(bev, EV_READ);
+		metrics_conn_deadline(c, METRICS_LINGER);
+		return;
+	}
+	bufferevent_enable(bev, EV_READ);
+	metrics_conn_read(bev, c);
+}
+
+/* Write what is queued, then close. */
+static void
+metrics_conn_closing(struct metrics_conn *c)
+{
+	c->closing = 1;
+	event_del(c->timer);
+	bufferevent_disable(c->bev, EV_READ);
+}
+
+/*
+ * Queue one answer: status line, headers, and the body (body, or text
+ * and a newline) unless head. last: say so, and close once it is written.
+ */
+static void
+metrics_answer(struct metrics_conn *c, int status, const char *reason,
+    const char *type, struct evbuffer *body, const char *text, int head,
+    int last)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t len =
+	    body != NULL ? evbuffer_get_length(body) : strlen(text) + 1;
+
+	evbuffer_add_printf(out,
+	    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+	    "%s\r\n",
+	    status, reason, type, len, last ? "Connection: close\r\n" : "");
+	if (head)
+		;
+	else if (body != NULL)
+		evbuffer_add_buffer(out, body);
+	else
+		evbuffer_add_printf(out, "%s\n", text);
+	if (last)
+		metrics_conn_closing(c);
+}
+
+/* An answer with a short text body. */
+static void
+metrics_answer_text(struct metrics_conn *c, int status, const char *reason,
+    const char *text, int head, int last)
+{
+	metrics_answer(c, status, reason, "text/plain", NULL, text, head, last);
+}
+
+/* Whether a header line is "name: value" with value (case aside). */
+static int
+metrics_header_is(const char *line, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+
+	if (strncasecmp(line, name, n) != 0 || line[n] != ':')
+		return 0;
+	line += n + 1;
+	line += strspn(line, " \t");
+	return value == NULL || strncasecmp(line, value, strlen(value)) == 0;
+}
+
+/* Answer one request head (NUL-terminated, lines ending "\r\n" or "\n"). */
+static void
+metrics_request(struct metrics_conn *c, char *req)
+{
+	static const char *const names[] = { "starting", "serving",
+		"stopping" };
+	struct metrics *m = c->m;
+	char *line, *next, method[8], target[256], version[16];
+	int head, last, body = 0, keep = 0, v11;
+	struct evbuffer *out;
+
+	next = req;
+	line = strsep(&next, "\n");
+	if (sscanf(line, "%7s %255s %15s", method, target, version) != 3 ||
+	    strncmp(version, "HTTP/1.", 7) != 0) {
+		metrics_answer_text(c, 400, "Bad Request", "bad request", 0, 1);
+		return;
+	}
+	v11 = strcmp(version, "HTTP/1.0") != 0;
+	while ((line = strsep(&next, "\n")) != NULL) {
+		line[strcspn(line, "\r")] = '\0';
+		if (metrics_header_is(line, "Content-Length", NULL) &&
+		    !metrics_header_is(line, "Content-Length", "0"))
+			body = 1;
+		if (metrics_header_is(line, "Transfer-Encoding", NULL))
+			body = 1;
+		if (metrics_header_is(line, "Connection", "close"))
+			v11 = 0;
+		if (metrics_header_is(line, "Connection", "keep-alive"))
+			keep = 1;
+	}
+	last = !(v11 || keep) || body;
+	head = strcmp(method, "HEAD") == 0;
+	target[strcspn(target, "?")] = '\0';
+	if (body)
+		metrics_answer_text(
+		    c, 413, "Payload Too Large", "no request body", head, 1);
+	else if (!head && strcmp(method, "GET") != 0)
+		metrics_answer_text(
+		    c, 405, "Method Not Allowed", "GET or HEAD only", 0, 1);
+	else if (strcmp(target, "/healthz") == 0)
+		metrics_answer_text(c, m->health == METRICS_SERVING ? 200 : 503,
+		    m->health == METRICS_SERVING ? "OK" : "Service Unavailable",
+		    names[m->health], head, last);
+	else if (strcmp(target, "/metrics") != 0)
+		metrics_answer_text(
+		    c, 404, "Not Found", "not found", head, last);
+	else if ((out = evbuffer_new()) == NULL)
+		metrics_answer_text(
+		    c, 500, "Internal Server Error", "no memory", head, 1);
+	else {
+		metrics_body(m, out);
+		metrics_answer(c, 200, "OK", "text/plain; version=0.0.4", out,
+		    NULL, head, last);
+		evbuffer_free(out);
+	}
+}
+
+/* The length of the request head at the start of in, with its blank
+ * line; 0 while it is incomplete. */
+static size_t
+metrics_head_len(struct evbuffer *in)
+{
+	struct evbuffer_ptr crlf = evbuffer_search(in, "\r\n\r\n", 4, NULL);
+	struct evbuffer_ptr lf = evbuffer_search(in, "\n\n", 2, NULL);
+
+	if (crlf.pos != -1 && (lf.pos == -1 || crlf.pos < lf.pos))
+		return (size_t)crlf.pos + 4;
+	return lf.pos != -1 ? (size_t)lf.pos + 2 : 0;
+}
+
+/*
+ * Bytes came: answer the complete request head first in line, the next
+ * once that answer is written (a client that sends many and reads none
+ * holds one answer, not all).
+ */
+static void
+metrics_conn_read(struct bufferevent *bev, void *arg)
+{
+	struct metrics_conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char req[METRICS_MAX_HEAD + 1];
+	size_t len;
+
+	if (c->closing || evbuffer_get_length(in) == 0 ||
+	    evbuffer_get_length(bufferevent_get_output(bev)) > 0)
+		return;
+	if ((len = metrics_head_len(in)) == 0 || len > METRICS_MAX_HEAD) {
+		if (len > METRICS_MAX_HEAD ||
+		    evbuffer_get_length(in) >= METRICS_MAX_HEAD) {
+			evbuffer_drain(in, evbuffer_get_length(in));
+			metrics_answer_text(c, 431,
+			    "Request Header Fields Too Large",
+			    "request head too large", 0, 1);
+		} else if (!c->in_head) {
+			c->in_head = 1;
+			metrics_conn_deadline(c, METRICS_HEAD_TIMEOUT);
+		}
+		return;
+	}
+	evbuffer_remove(in, req, len);
+	req[len] = '\0';
+	c->in_head = 0;
+	metrics_conn_deadline(c, METRICS_IDLE_TIMEOUT);
+	metrics_request(c, req);
+}
+
+/* Accept again, unless the cap or a pause for descriptors holds it. */
+static void
+metrics_listen_on(struct metrics *m)
+{
+	if (!m->paused && m->nconns < m->max_conns)
+		evconnlistener_enable(m->listener);
+}
+
+/* A new client. */
+static void
+metrics_accept(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct timeval wt = { METRICS_WRITE_TIMEOUT, 0 };
+	struct metrics *m = arg;
+	struct metrics_conn *c;
+
+	(void)sa;
+	(void)salen;
+	m->backoff = 0; /* accept works again */
+	if (m->nconns >= m->max_conns || (c = calloc(1, sizeof(*c))) == NULL) {
+		close(fd);
+		return;
+	}
+	c->m = m;
+	if ((c->bev = bufferevent_socket_new(
+	         m->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL ||
+	    (c->timer = evtimer_new(m->base, metrics_conn_timeout, c)) ==
+	        NULL) {
+		if (c->bev != NULL)
+			bufferevent_free(c->bev);
+		else
+			close(fd);
+		free(c);
+		return;
+	}
+	bufferevent_setcb(c->bev, metrics_conn_read, metrics_conn_written,
+	    metrics_conn_event, c);
+	bufferevent_set_timeouts(c->bev, NULL, &wt);
+	/* reading stops with a full head's worth unanswered */
+	bufferevent_setwatermark(c->bev, EV_READ, 0, METRICS_MAX_HEAD);
+	bufferevent_enable(c->bev, EV_READ);
+	metrics_conn_deadline(c, METRICS_IDLE_TIMEOUT);
+	c->next = m->conns;
+	if (m->conns != NULL)
+		m->conns->prev = c;
+	m->conns = c;
+	if (++m->nconns == m->max_conns)
+		evconnlistener_disable(l);
+}
+
+/* The pause for descriptors is over. */
+static void
+metrics_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct metrics *m = arg;
+
+	(void)fd;
+	(void)what;
+	m->paused = 0;
+	metrics_listen_on(m);
+}
+
+/*
+ * accept() failed for a reason other than a client gone or nothing to
+ * accept (above all EMFILE, ENFILE: no descriptor left): pause accepting,
+ * longer each time in a row, since the listening socket stays readable
+ * and retrying at once would spin. One line says so, then none for
+ * METRICS_LOG_EVERY seconds (the next counts the pauses in between).
+ */
+static void
+metrics_accept_error(struct evconnlistener *l, void *arg)
+{
+	struct metrics *m = arg;
+	int err = EVUTIL_SOCKET_ERROR();
+	double now = clock_monotonic();
+	struct timeval tv;
+
+	m->backoff = m->backoff == 0 ? METRICS_BACKOFF_MIN : m->backoff * 2;
+	if (m->backoff > METRICS_BACKOFF_MAX)
+		m->backoff = METRICS_BACKOFF_MAX;
+	tv.tv_sec = (time_t)m->backoff;
+	tv.tv_usec = (suseconds_t)((m->backoff - (double)tv.tv_sec) * 1e6);
+	evconnlistener_disable(l);
+	m->paused = 1;
+	evtimer_add(m->resume, &tv);
+	m->pauses++;
+	if (m->logged != 0 && now - m->logged < METRICS_LOG_EVERY)
+		return;
+	log_event(LOG_WARNING, "metrics_accept_paused",
+	    "error=\"%s\" connections=%zu pause_ms=%.0f pauses=%lu",
+	    strerror(err), m->nconns, m->backoff * 1000, m->pauses);
+	m->logged = now;
+	m->pauses = 0;
 }
 
 /* Listen for GET /metrics; see metrics.h. */
 struct metrics *
-metrics_new(struct event_base *base, const char *addr, stats_fn stats,
-    void *stats_arg, char **cause)
+metrics_new(struct event_base *base, const char *addr, size_t max_conns,
+    stats_fn stats, void *stats_arg, char **cause)
 {
+	struct addrinfo hints, *res = NULL, *ai;
 	struct metrics *m;
 	unsigned short port;
-	char *host;
+	char *host, ports[8];
 
 	if (parse_hostport(addr, &host, &port) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", addr);
@@ -239,22 +600,32 @@ metrics_new(struct event_base *base, const char *addr, stats_fn stats,
 	m = xcalloc(1, sizeof(*m));
 	m->stats = stats;
 	m->stats_arg = stats_arg;
-	if ((m->http = evhttp_new(base)) == NULL ||
-	    evhttp_bind_socket(m->http, host, port) == -1) {
+	m->base = base;
+	m->max_conns = max_conns > 0 ? max_conns : 1;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(ports, sizeof(ports), "%u", port);
+	if (getaddrinfo(host[0] != '\0' ? host : NULL, ports, &hints, &res) ==
+	    0)
+		for (ai = res; ai != NULL && m->listener == NULL;
+		     ai = ai->ai_next)
+			m->listener =
+			    evconnlistener_new_bind(base, metrics_accept, m,
+			        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC |
+			            LEV_OPT_REUSEABLE,
+			        128, ai->ai_addr, (int)ai->ai_addrlen);
+	if (res != NULL)
+		freeaddrinfo(res);
+	free(host);
+	if (m->listener == NULL ||
+	    (m->resume = evtimer_new(base, metrics_resume, m)) == NULL) {
 		xasprintf(cause, "metrics: cannot listen on %s", addr);
 		metrics_free(m);
-		free(host);
 		return NULL;
 	}
-	free(host);
-	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
-	/* A scraper sends a short GET; anything else is cut off early. */
-	evhttp_set_max_headers_size(m->http, 8192);
-	evhttp_set_max_body_size(m->http, 0);
-	evhttp_set_timeout(m->http, 10);
-	evhttp_set_cb(m->http, "/metrics", metrics_cb, m);
-	evhttp_set_cb(m->http, "/healthz", metrics_healthz_cb, m);
-	evhttp_set_gencb(m->http, metrics_404_cb, m);
+	evconnlistener_set_error_cb(m->listener, metrics_accept_error);
 	return m;
 }
 
@@ -264,7 +635,12 @@ metrics_free(struct metrics *m)
 {
 	if (m == NULL)
 		return;
-	if (m->http != NULL)
-		evhttp_free(m->http);
+	m->max_conns = 0; /* no listening again while closing */
+	while (m->conns != NULL)
+		metrics_conn_free(m->conns);
+	if (m->listener != NULL)
+		evconnlistener_free(m->listener);
+	if (m->resume != NULL)
+		event_free(m->resume);
 	free(m);
 }

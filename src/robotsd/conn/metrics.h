@@ -1,7 +1,8 @@
 /*
  * metrics.h: the Prometheus endpoint (--metrics ADDR:PORT, GET /metrics
- * and GET /healthz over evhttp). It formats the counters table handed to it
- * (stats.h), the same one the stats op answers with.
+ * and GET /healthz over HTTP/1.x, every resource bounded). It formats the
+ * counters table handed to it (stats.h), the same one the stats op answers
+ * with.
  */
 #ifndef ROBOTSD_METRICS_H
 #define ROBOTSD_METRICS_H
@@ -11,9 +12,12 @@
 struct event_base;
 struct metrics;
 
-/* Serve GET /metrics on addr ("HOST:PORT", "[V6]:PORT"); NULL + *cause. */
-struct metrics *metrics_new(struct event_base *, const char *addr, stats_fn,
-    void *stats_arg, char **cause);
+/*
+ * Serve GET /metrics on addr ("HOST:PORT", "[V6]:PORT") to at most
+ * max_conns connections at once; NULL + *cause.
+ */
+struct metrics *metrics_new(struct event_base *, const char *addr,
+    size_t max_conns, stats_fn, void *stats_arg, char **cause);
 void metrics_free(struct metrics *); /* NULL is fine */
 
 /* The daemon's state, as GET /healthz answers it (200 only if serving). */

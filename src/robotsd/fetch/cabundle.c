@@ -18,11 +18,32 @@
 #include "fnv.h"
 
 /*
- * Above every fd number a bundle has had: libcurl keys its cached store on
- * the CAINFO path, so a new bundle must never get an old one's number
- * (memfd_create() would reuse the lowest free one).
+ * How many bundles this process has made: each gets a path of its own
+ * from it (cabundle_path()), since libcurl keys its cached store on the
+ * CAINFO path and a new bundle must never be taken for an old one. The
+ * descriptor itself is the lowest free one, so reloads use no more
+ * descriptors, nor higher numbers, however many there are.
  */
-static int cabundle_next_fd;
+static uint64_t cabundle_made;
+
+/*
+ * "/proc/self/fd/" + one component per bit of gen, lowest first ("./" for
+ * 0, ".//" for 1, stopping after the highest 1) + fd: the kernel resolves
+ * every one to the descriptor, and no two generations give the same text,
+ * whatever numbers their descriptors had. The first bundle's path is the
+ * plain "/proc/self/fd/N".
+ */
+static void
+cabundle_path(char *out, size_t len, uint64_t gen, int fd)
+{
+	size_t n = (size_t)snprintf(out, len, "/proc/self/fd/");
+
+	for (; gen != 0 && n < len; gen >>= 1)
+		n += (size_t)snprintf(
+		    out + n, len - n, "%s", gen & 1 ? ".//" : "./");
+	if (n < len)
+		snprintf(out + n, len - n, "%d", fd);
+}
 
 /* Write all of buf to b, counted in its size and hash; -1 on error. */
 static int
@@ -84,18 +105,10 @@ cabundle_make(struct cabundle *b, const char *const *paths, size_t n, char *err,
 
 	*b = (struct cabundle)CABUNDLE_NONE;
 	b->hash = FNV1A64_INIT;
-	if ((fd = memfd_create("robotsd-ca", MFD_CLOEXEC)) == -1) {
+	if ((b->fd = memfd_create("robotsd-ca", MFD_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
 		return -1;
 	}
-	b->fd = fcntl(fd, F_DUPFD_CLOEXEC, cabundle_next_fd);
-	close(fd);
-	if (b->fd == -1) {
-		snprintf(err, errlen, "a new descriptor for the bundle: %s",
-		    strerror(errno));
-		return -1;
-	}
-	cabundle_next_fd = b->fd + 1;
 	for (i = 0; i < n; i++) {
 		if (paths[i] == NULL)
 			continue;
@@ -106,7 +119,7 @@ cabundle_make(struct cabundle *b, const char *const *paths, size_t n, char *err,
 			return -1;
 		}
 	}
-	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", b->fd);
+	cabundle_path(b->path, sizeof(b->path), cabundle_made++, b->fd);
 	/* What curl will open (no /proc: better read per connection). */
 	if ((fd = open(b->path, O_RDONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", b->path, strerror(errno));

@@ -23,10 +23,12 @@ struct cabundle {
 	size_t size;   /* bytes in it */
 	uint64_t hash; /* of those bytes, to see that a reload changed none */
 	/*
-	 * "/proc/self/fd/N", what CURLOPT_CAINFO gets; no two bundles of a
-	 * process share N, since libcurl's cached store is keyed on it.
+	 * What CURLOPT_CAINFO gets: "/proc/self/fd/N", with "./" and ".//"
+	 * components before N that make it unlike any other bundle's of the
+	 * process (libcurl's cached store is keyed on it), while N is the
+	 * lowest free descriptor (reloads do not use up numbers).
 	 */
-	char path[32];
+	char path[256];
 };
 
 #define CABUNDLE_NONE                                                          \

@@ -1,0 +1,228 @@
+"""The metrics port is bounded (issue 21): at most --metrics-max-connections
+clients at once, the rest left in the kernel's queue until one closes; a
+request head must come within 5 s of its first byte, and a connection
+idle 30 s is closed; when the daemon has no descriptor left (a real limit,
+prlimit on the running daemon, and 2,000 idle and slow clients) accepting
+pauses with one log line instead of retrying accept() in a loop, checks
+on the Unix socket are answered all along, and the port serves again once
+the clients are gone."""
+import os
+import resource
+import socket
+import subprocess
+import time
+
+from harness import poll
+import test_metrics
+
+RULES = "User-agent: *\nDisallow: /p\n"
+
+
+def held(pid, port):
+    """How many connections to port pid holds (the listener aside)."""
+    inodes = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    found = set()  # a line read twice (the table changing) counts once
+    with open("/proc/%d/net/tcp" % pid) as f:
+        for line in f.readlines()[1:]:
+            field = line.split()
+            if (int(field[1].split(":")[1], 16) == port and
+                    field[3] != "0A" and field[9] in inodes):  # not LISTEN
+                found.add(field[9])
+    return len(found)
+
+
+def closed_by_peer(s):
+    """Whether s reads end of file (or a reset) now; no wait."""
+    s.setblocking(False)
+    try:
+        return s.recv(65536) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+    finally:
+        s.setblocking(True)
+
+
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+# (request bytes, status, body or None: any, whether the connection stays
+# open after the answer), after RFC 9112 (persistence: HTTP/1.1 keeps the
+# connection unless "close", HTTP/1.0 only with "keep-alive") and RFC
+# 9110 (405, 413, 404; HEAD: no body, the GET's Content-Length).
+HTTP_ROWS = [
+    (HEALTHZ, 200, b"serving\n", True),
+    (b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", 200,
+     b"serving\n", False),
+    (b"GET /healthz HTTP/1.0\r\n\r\n", 200, b"serving\n", False),
+    (b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 200,
+     b"serving\n", True),
+    (b"GET /healthz HTTP/1.1\nHost: x\n\n", 200, b"serving\n", True),
+    (b"GET /metrics?a=1 HTTP/1.1\r\n\r\n", 200, None, True),
+    (b"HEAD /metrics HTTP/1.1\r\n\r\n", 200, b"", True),
+    (b"GET /nothing HTTP/1.1\r\n\r\n", 404, b"not found\n", True),
+    (b"DELETE /metrics HTTP/1.1\r\n\r\n", 405, b"GET or HEAD only\n",
+     False),
+    (b"POST /metrics HTTP/1.1\r\nContent-Length: 1\r\n\r\nx", 413,
+     b"no request body\n", False),
+    (b"nonsense\r\n\r\n", 400, b"bad request\n", False),
+    (b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n", 431,
+     b"request head too large\n", False),
+]
+
+
+def read_answer(f, head=False):
+    """(status, headers dict, body) of one answer from file f."""
+    status = int(f.readline().split()[1])
+    headers = {}
+    while True:
+        line = f.readline().rstrip(b"\r\n")
+        if not line:
+            break
+        k, v = line.split(b":", 1)
+        headers[k.strip().lower()] = v.strip()
+    n = int(headers[b"content-length"])
+    return status, headers, b"" if head else f.read(n)
+
+
+class MetricsPort(test_metrics.MetricsBase):
+
+    def test_http_answers(self):
+        self.start_metrics()
+        for req, status, body, stays in HTTP_ROWS:
+            with self.subTest(req=req[:60]):
+                s = socket.create_connection(("127.0.0.1", self.port), 10)
+                self.addCleanup(s.close)
+                s.sendall(req)
+                f = s.makefile("rb")
+                got = read_answer(f, req.startswith(b"HEAD"))
+                self.assertEqual(got[0], status)
+                if body is not None:
+                    self.assertEqual(got[2], body)
+                self.assertEqual(got[1].get(b"connection"),
+                                 None if stays else b"close")
+                if stays:
+                    s.sendall(HEALTHZ)
+                    self.assertEqual(read_answer(f)[0], 200)
+                else:
+                    self.assertEqual(f.read(1), b"")
+
+    def test_pipelined_requests_answered_in_order(self):
+        self.start_metrics()
+        s = socket.create_connection(("127.0.0.1", self.port), 10)
+        self.addCleanup(s.close)
+        s.sendall(HEALTHZ + b"GET /nothing HTTP/1.1\r\n\r\n" + HEALTHZ)
+        f = s.makefile("rb")
+        self.assertEqual([read_answer(f)[0] for _ in range(3)],
+                         [200, 404, 200])
+
+    def connect(self, n, first_bytes=b""):
+        """n connections to the port, each having sent first_bytes;
+        closed after the test. Connects do not wait to be accepted."""
+        out = []
+        for _ in range(n):
+            s = socket.socket()
+            self.addCleanup(s.close)
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", self.port))
+            out.append(s)
+        for s in out:
+            if first_bytes:
+                try:
+                    s.send(first_bytes)
+                except OSError:
+                    pass  # not connected yet: an idle one then
+        return out
+
+    def test_connections_past_the_cap_wait_to_be_accepted(self):
+        self.start_metrics("--metrics-max-connections", "8")
+        pid = self.d.proc.pid
+        idle = [socket.create_connection(("127.0.0.1", self.port), 5)
+                for _ in range(8)]
+        for s in idle:
+            self.addCleanup(s.close)
+        self.assertTrue(poll(lambda: held(pid, self.port) == 8),
+                        "8 connections not accepted: %d"
+                        % held(pid, self.port))
+        late = socket.create_connection(("127.0.0.1", self.port), 5)
+        self.addCleanup(late.close)
+        late.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        late.settimeout(1)
+        with self.assertRaises(socket.timeout):
+            late.recv(1)  # in the queue: not accepted, not refused
+        self.assertEqual(held(pid, self.port), 8)
+        for s in idle:
+            s.close()
+        late.settimeout(10)
+        got = late.recv(65536)
+        self.assertTrue(got.startswith(b"HTTP/1.1 200 OK\r\n"), got)
+        self.assertTrue(got.endswith(b"\r\n\r\nserving\n"), got)
+
+    def test_slow_head_and_idle_connection_are_closed(self):
+        self.start_metrics()
+        idle = socket.create_connection(("127.0.0.1", self.port), 5)
+        slow = socket.create_connection(("127.0.0.1", self.port), 5)
+        self.addCleanup(idle.close)
+        self.addCleanup(slow.close)
+        started = time.monotonic()
+        slow.sendall(b"GET /metrics HTTP/1.1\r\n")
+
+        def slow_closed():
+            try:
+                slow.send(b"X")  # a header that never ends
+            except OSError:
+                return True
+            return closed_by_peer(slow)
+        self.assertTrue(poll(slow_closed, timeout=30, interval=0.5),
+                        "a head never finished was not cut off")
+        self.assertGreaterEqual(time.monotonic() - started, 5 - 0.1)
+        self.assertFalse(closed_by_peer(idle),
+                         "the idle connection closed before 30 s")
+        self.assertTrue(poll(lambda: closed_by_peer(idle), timeout=60,
+                             interval=0.5),
+                        "the idle connection was never closed")
+        self.assertGreaterEqual(time.monotonic() - started, 30 - 0.1)
+        self.assertEqual(self.get("/healthz")[0], 200)
+
+    def test_descriptor_exhaustion_pauses_accepting_and_checks_go_on(self):
+        self.origin.robots("c.test", RULES)
+        c = self.start_metrics("--metrics-max-connections", "20000")
+        self.assertAnswer(self.check("http://c.test/p"), allowed=False,
+                          source="fetched")
+        pid = self.d.proc.pid
+        used = len(os.listdir("/proc/%d/fd" % pid))
+        subprocess.run(["prlimit", "--pid", str(pid),
+                        "--nofile=%d:" % (used + 40)], check=True)
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        if hard < 2200:
+            self.skipTest("this test needs 2,200 descriptors, has %d"
+                          % hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        # half idle, half a head begun and never ended
+        held = self.connect(1000) + self.connect(
+            1000, b"GET /metrics HTTP/1.1\r\nX-Slow: ")
+        self.assertTrue(poll(lambda: "event=metrics_accept_paused" in
+                             self.d.log(100000)),
+                        "descriptors never ran out")
+        for i in range(200):
+            self.assertAnswer(c.check("http://c.test/q%d" % i),
+                              allowed=True, source="cache")
+        log = self.d.log(100000)
+        self.assertLessEqual(log.count("metrics_accept_paused"), 3, log)
+        self.assertLessEqual(log.count("Too many open files"), 3,
+                             log[-5000:])
+        for s in held:
+            s.close()
+        self.assertTrue(poll(lambda: (self.get("/metrics", quiet=True)
+                                      or (0,))[0] == 200),
+                        "the port does not serve once the clients left")
+        self.assertTrue(poll(lambda: len(os.listdir("/proc/%d/fd" % pid))
+                             <= used + 1),
+                        "descriptors held after the clients left")
