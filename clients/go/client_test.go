@@ -334,7 +334,7 @@ func TestSentinelsMatchTheirCodes(t *testing.T) {
 		"overloaded": robotsd.ErrOverloaded, "timeout": robotsd.ErrTimeout,
 		"not_cached": robotsd.ErrNotCached, "internal": robotsd.ErrInternal,
 		"connection": robotsd.ErrConnection, "protocol": robotsd.ErrProtocol,
-		"forbidden": robotsd.ErrForbidden,
+		"forbidden": robotsd.ErrForbidden, "config": robotsd.ErrConfig,
 	}
 	for code := range sentinels {
 		err := fmt.Errorf("wrapped: %w", &robotsd.Error{Code: code, Message: "m"})

@@ -17,6 +17,7 @@ const (
 	CodeNotCached         = "not_cached"
 	CodeInternal          = "internal"
 	CodeForbidden         = "forbidden" // an admin op (purge) without the right
+	CodeConfig            = "config"    // robotsd's config file does not load
 	CodeConnection        = "connection"
 	CodeProtocol          = "protocol"
 )
@@ -66,6 +67,7 @@ var (
 	ErrNotCached         = &Error{Code: CodeNotCached}
 	ErrInternal          = &Error{Code: CodeInternal}
 	ErrForbidden         = &Error{Code: CodeForbidden}
+	ErrConfig            = &Error{Code: CodeConfig}
 	ErrConnection        = &Error{Code: CodeConnection}
 	ErrProtocol          = &Error{Code: CodeProtocol}
 )

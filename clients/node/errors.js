@@ -13,6 +13,8 @@ export const Codes = Object.freeze({
   NOT_CACHED: "not_cached",
   INTERNAL: "internal",
   FORBIDDEN: "forbidden",
+  // robotsd's config file does not load (answered to every request)
+  CONFIG: "config",
   // client side: robotsd could not be reached, or closed mid-call too often
   CONNECTION: "connection",
   // client side: an answer of the wrong shape (a field of the wrong type)
@@ -52,6 +54,7 @@ export const NotCachedError = subclass("NotCachedError", Codes.NOT_CACHED);
 export const InternalError = subclass("InternalError", Codes.INTERNAL);
 export const ConnectionError = subclass("ConnectionError", Codes.CONNECTION);
 export const ForbiddenError = subclass("ForbiddenError", Codes.FORBIDDEN);
+export const ConfigError = subclass("ConfigError", Codes.CONFIG);
 
 /**
  * robotsd is not running: no socket file at `socket`, or nobody listening
@@ -102,6 +105,7 @@ const byCode = new Map([
   [Codes.CONNECTION, ConnectionError],
   [Codes.PROTOCOL, ProtocolError],
   [Codes.FORBIDDEN, ForbiddenError],
+  [Codes.CONFIG, ConfigError],
 ]);
 
 /**

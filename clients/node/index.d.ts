@@ -22,6 +22,7 @@ export declare const Codes: Readonly<{
   NOT_CACHED: "not_cached";
   INTERNAL: "internal";
   FORBIDDEN: "forbidden";
+  CONFIG: "config";
   CONNECTION: "connection";
   PROTOCOL: "protocol";
 }>;
@@ -60,6 +61,12 @@ export declare class NotCachedError extends CodedError<"not_cached"> {}
 export declare class InternalError extends CodedError<"internal"> {}
 /** An admin op (purge) without the right (root, robotsd's user, admin-group). */
 export declare class ForbiddenError extends CodedError<"forbidden"> {}
+/**
+ * robotsd's config file does not load: every request gets this until the
+ * file is fixed and robotsd restarted or reloaded (the message names the
+ * file and line).
+ */
+export declare class ConfigError extends CodedError<"config"> {}
 /** robotsd could not be reached, or the client was closed. */
 export declare class ConnectionError extends CodedError<"connection"> {}
 /**

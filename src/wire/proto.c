@@ -44,6 +44,7 @@ static const char *const proto_codes[] = {
 	[PE_NOT_CACHED] = "not_cached",
 	[PE_INTERNAL] = "internal",
 	[PE_FORBIDDEN] = "forbidden",
+	[PE_CONFIG] = "config",
 };
 
 /* The protocol error for a URL or origin that librobots refused. */

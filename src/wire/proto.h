@@ -50,6 +50,7 @@ enum proto_err {
 	PE_NOT_CACHED,
 	PE_INTERNAL,
 	PE_FORBIDDEN, /* an admin op from a peer without the right */
+	PE_CONFIG,    /* robotsd's config file does not load */
 };
 
 /*

@@ -1,15 +1,21 @@
 """test_cause.py: an unreachable answer (single, batch row) and inspect
 name why, as a stable cause code and a message; robotsctl check prints the
-cause and the crawl delay; other answers carry no cause."""
+cause and the crawl delay; other answers carry no cause. The cause is kept
+in the state file across a restart and travels through the shared tier (a
+real redis-server) to another instance."""
+import os
+import shutil
 import subprocess
+import tempfile
 import unittest
 
-from harness import ROBOTSCTL, DaemonTest, closed_port, origin
+from harness import ROBOTSCTL, DaemonTest, closed_port, origin, poll
+from test_shared import Redis, entry_key, tier_built
 
 RULES = "User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n"
 
 
-class Cause(DaemonTest):
+class CauseTest(DaemonTest):
 
     def assertCause(self, a, code, message=None):
         self.assertEqual(a.get("reason"), "unreachable", a)
@@ -22,6 +28,9 @@ class Cause(DaemonTest):
         self.assertNotEqual(cause["message"], "", a)
         if message is not None:
             self.assertEqual(cause["message"], message, a)
+
+
+class Cause(CauseTest):
 
     def test_http_status_causes_and_no_cause_elsewhere(self):
         for st in (500, 502, 503, 429):
@@ -95,6 +104,59 @@ class Cause(DaemonTest):
         self.assertEqual(ctl("http://ok.test/private/x"),
                          "disallowed http://ok.test/private/x (line 2: "
                          "disallow /private/, crawl delay 2 s)\n")
+
+
+class CauseKept(CauseTest):
+    """A refused connection: the one cause no HTTP status tells."""
+
+    def dead_args(self):
+        return ("--connect-to", "dead.test:80:127.0.0.1:%d" % closed_port(),
+                "--connect-to", "::127.0.0.1:%d" % origin().port)
+
+    def test_cause_survives_a_restart_with_the_state_file(self):
+        self.origin.set("s503.test", status=503)
+        tmp = tempfile.mkdtemp(prefix="robotsd-integ-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        state = os.path.join(tmp, "state")
+        c = self.start("--state-file", state, *self.dead_args(),
+                       connect_to=False)
+        before = c.check("http://dead.test/x")
+        self.assertCause(before, "connect")
+        self.assertCause(c.check("http://s503.test/x"), "http_503")
+        self.d.stop()
+        self.d.proc = None
+        c = self.start("--state-file", state, *self.dead_args(),
+                       connect_to=False)
+        a = c.check("http://dead.test/x")
+        self.assertEqual(a["source"], "cache", a)  # not fetched again
+        self.assertCause(a, "connect", before["cause"]["message"])
+        i = self.inspect("http://dead.test")
+        self.assertEqual(i["retry"]["cause"], before["cause"], i)
+        self.assertCause(c.check("http://s503.test/x"), "http_503",
+                         "HTTP status 503")
+        self.assertEqual(len(self.origin.hits("s503.test")), 1)
+
+    def test_cause_reaches_another_instance_through_redis(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
+        tmp = tempfile.mkdtemp(prefix="robotsd-redis-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        redis = Redis(tmp, "r0").start()
+        self.addCleanup(redis.stop)
+        a = self.start("--redis", redis.url, *self.dead_args(),
+                       connect_to=False)
+        b = self.start("--redis", redis.url, *self.dead_args(),
+                       connect_to=False)
+        first = a.check("http://dead.test/x")
+        self.assertEqual(first["source"], "fetched", first)
+        self.assertCause(first, "connect")
+        self.assertTrue(poll(lambda: redis.cmd(
+            "GET", entry_key("http://dead.test"))))
+        got = b.check("http://dead.test/x")
+        self.assertEqual(got["source"], "shared", got)
+        self.assertCause(got, "connect", first["cause"]["message"])
+        i = self.inspect("http://dead.test", client=b)
+        self.assertEqual(i["retry"]["cause"], first["cause"], i)
 
 
 if __name__ == "__main__":

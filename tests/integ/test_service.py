@@ -4,7 +4,10 @@ datagram socket of the test's own (READY=1, STATUS= naming the passed
 socket, WATCHDOG=1 at half of WATCHDOG_USEC, STOPPING=1), -f logging to
 stderr under LISTEN_FDS/NOTIFY_SOCKET, "<N>" priorities when stderr is the
 journal, passed sockets robotsd cannot serve, --test-clock only on the
-command line, and exit status 78 (EX_CONFIG) for configuration errors."""
+command line, exit status 78 (EX_CONFIG) for configuration errors, and,
+handed its socket, the config-error mode instead of that exit (issue 20):
+every request answered with the error "config", READY=1 with the reason as
+STATUS=, and SIGHUP once the file is fixed serving on the same socket."""
 import os
 import shutil
 import signal
@@ -115,6 +118,21 @@ class Service(DaemonTest):
                 self.path("configured.sock"), "--log-level", "info"]
         return self.run_proc(cmd + list(args))
 
+    def activate_notify(self, sock, env=()):
+        """activate([sock]) with a NOTIFY_SOCKET of the test's own, and a
+        first client connected (which makes systemd-socket-activate exec
+        robotsd); the process, the Notify and the client's socket."""
+        notify = Notify(self.path("notify"))
+        self.addCleanup(notify.close)
+        p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path] + list(env))
+        return p, notify, self.connect(sock)
+
+    def stop_notified(self, p, notify):
+        """SIGTERM: exit 0 after STOPPING=1."""
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+        self.assertIn("STOPPING=1", notify.drain())
+
     def connect(self, addr, family=socket.AF_UNIX):
         """Connect to a socket systemd-socket-activate holds (which makes it
         exec robotsd); retried until it listens."""
@@ -183,15 +201,9 @@ class Service(DaemonTest):
 
     @needs_activate
     def test_no_watchdog_without_watchdog_usec(self):
-        sock = self.path("passed.sock")
-        notify = Notify(self.path("notify"))
-        self.addCleanup(notify.close)
-        p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path])
-        self.connect(sock)
+        p, notify, _ = self.activate_notify(self.path("passed.sock"))
         self.assertIn("READY=1", notify.wait_for("READY=1"), self.stderr())
-        p.send_signal(signal.SIGTERM)
-        self.assertEqual(self.wait(p), 0, self.stderr())
-        self.assertIn("STOPPING=1", notify.drain())
+        self.stop_notified(p, notify)
         self.assertNotIn("WATCHDOG=1", notify.msgs)
         self.assertNotIn("watchdog", self.stderr())
 
@@ -296,6 +308,88 @@ class Service(DaemonTest):
                 self.assertEqual(
                     self.stderr(), "<3>robotsd: %s:1: max-fetches: 'many' is "
                     "not a number between 1 and 1000000\n" % self.conf)
+
+    # --- config-error mode ------------------------------------------------
+    def config_error(self, line):
+        """The answer line to a request carrying id, while the config file
+        does not load with the error at conf:line (docs/protocol.md)."""
+        return lambda rid: (
+            '{"id":%s,"ok":false,"error":{"code":"config","message":'
+            '"robotsd\'s configuration does not load: %s"}}\n'
+            % (rid, line)).encode()
+
+    @needs_activate
+    def test_bad_config_with_passed_socket_answers_config_error(self):
+        with open(self.conf, "w") as f:
+            f.write("# robotsd.conf\nbogus-option 1\n")
+        sock = self.path("passed.sock")
+        p, notify, s = self.activate_notify(sock, ["WATCHDOG_USEC=200000"])
+        r = s.makefile("rb")
+        answer = self.config_error(
+            "%s:2: unknown option 'bogus-option'" % self.conf)
+        s.sendall(b'{"op":"ping","id":1}\n')
+        self.assertEqual(r.readline(), answer("1"), self.stderr())
+        # The connection lives on: any request, pipelined, blank lines
+        # skipped, a line that is no JSON object answered with id null.
+        s.sendall(b'{"op":"check","url":"http://a.example/","agent":"A",'
+                  b'"id":"two"}\r\n\n  \nnot json\n{"op":"stats","id":[3]}\n')
+        self.assertEqual([r.readline() for _ in range(3)],
+                         [answer('"two"'), answer("null"), answer("[3]")])
+        # An over-long line: one answer, id null; the next line is answered.
+        s.sendall(b"x" * 70000 + b'\n{"op":"ping","id":4}\n')
+        self.assertEqual([r.readline() for _ in range(2)],
+                         [answer("null"), answer("4")])
+        msgs = notify.wait_for("READY=1")
+        self.assertIn("STATUS=config error: %s:2: unknown option "
+                      "'bogus-option'; answering every request with error "
+                      "config until the file is fixed (robotsd -n, then "
+                      "systemctl restart or reload)" % self.conf, msgs)
+        ready = msgs.index("READY=1")
+        self.assertTrue(
+            poll(lambda: notify.drain()[ready:].count("WATCHDOG=1") >= 3,
+                 START_TIMEOUT, 0.02),
+            "fewer than 3 WATCHDOG=1 in config-error mode: %r" % notify.msgs)
+        err = self.stderr()
+        self.assertIn("robotsd: %s:2: unknown option 'bogus-option'\n"
+                      % self.conf, err)
+        self.assertRegex(err, r"robotsd\[%d\]: warn: event=config_error "
+                         r"socket=%s note=" % (p.pid, sock))
+        # SIGHUP, still bad: the new cause is answered, robotsd stays.
+        with open(self.conf, "w") as f:
+            f.write("max-fetches many\n")
+        p.send_signal(signal.SIGHUP)
+        answer = self.config_error("%s:1: max-fetches: 'many' is not a "
+                                   "number between 1 and 1000000" % self.conf)
+        self.assertTrue(poll(lambda: "event=reload outcome=failed" in
+                             self.stderr(), START_TIMEOUT), self.stderr())
+        s.sendall(b'{"op":"ping","id":5}\n')
+        self.assertEqual(r.readline(), answer("5"))
+        # Fixed, SIGHUP: the same process serves on the same socket file.
+        inode = os.stat(sock).st_ino
+        open(self.conf, "w").close()
+        p.send_signal(signal.SIGHUP)
+        self.wait_listening(sock)
+        self.assertIn("info: event=reload outcome=reexec", self.stderr())
+        self.assertEqual(r.readline(), b"", "config-error connections end")
+        t = self.connect(sock)
+        t.sendall(b'{"op":"ping","id":6}\n')
+        self.assertEqual(t.makefile("rb").readline(),
+                         ('{"id":6,"ok":true,"version":"%s"}\n'
+                          % VERSION).encode())
+        self.assertEqual(os.stat(sock).st_ino, inode)
+        self.assertRegex(self.stderr(), r"robotsd\[%d\]: info: event=start "
+                         r"version=%s socket=%s\n" % (p.pid, VERSION, sock))
+        self.assertFalse(os.path.exists(self.path("configured.sock")))
+        self.stop_notified(p, notify)
+
+    @needs_activate
+    def test_config_error_mode_stops_with_0_on_term(self):
+        with open(self.conf, "w") as f:
+            f.write("bogus-option 1\n")
+        p, notify, _ = self.activate_notify(self.path("passed.sock"))
+        self.assertIn("READY=1", notify.wait_for("READY=1"), self.stderr())
+        self.stop_notified(p, notify)
+        self.assertIn("info: event=stopped\n", self.stderr())
 
     def test_bad_command_line_exits_78(self):
         d = Daemon(["--no-such-option"])

@@ -217,6 +217,52 @@ START_TEST(test_shared_failure_past_allow_after_allows_at_once)
 }
 END_TEST
 
+/*
+ * The cause of the fleet's failure state, installed without a copy here
+ * and beside a good copy kept here; a state without one (an older writer)
+ * names what its status says, else "other" (docs/protocol.md).
+ */
+static const struct {
+	int status;
+	enum fetch_cause cause; /* the value's */
+	const char *want;
+} fleet_causes[] = {
+	{ 0, CAUSE_DNS, "dns" },
+	{ 0, CAUSE_PRIVATE_ADDRESS, "private_address" },
+	{ 503, CAUSE_HTTP_503, "http_503" },
+	{ 0, CAUSE_NONE, "other" },
+	{ 503, CAUSE_NONE, "http_503" },
+	{ 500, CAUSE_NONE, "http_5xx" },
+};
+
+START_TEST(test_shared_failure_keeps_its_cause)
+{
+	struct shared_state ok = fleet_rules(), failing = fleet_failing();
+	const struct cache_entry *e;
+
+	failing.http_status = fleet_causes[_i].status;
+	failing.cause = (unsigned char)fleet_causes[_i].cause;
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	fill_shared(&failing);
+	e = entry(ORIGIN);
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_str_eq(lifetime_cause_name(e->cause), fleet_causes[_i].want);
+	/* beside a good copy kept here: served stale with the same cause */
+	ck_assert_uint_eq(cache_purge(cache, ORIGIN), 1);
+	(void)check_now(ORIGIN, &e);
+	fill_shared(&ok);
+	clock_advance(&clk, 3600);
+	failing.fetched_at = failing.fail_since = SCRIPT_T0 + 3600;
+	failing.expires_at = failing.next_retry = SCRIPT_T0 + 3720;
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	fill_shared(&failing);
+	e = entry(ORIGIN);
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->stale, 1);
+	ck_assert_str_eq(lifetime_cause_name(e->cause), fleet_causes[_i].want);
+}
+END_TEST
+
 START_TEST(test_purge_reaches_the_tier)
 {
 	fetch_status(ORIGIN, FETCH_OK, 404);
@@ -240,6 +286,8 @@ cache_shared_suite(void)
 	tcase_add_test(tc, test_good_copy_outlives_a_shared_failure_state);
 	tcase_add_test(tc, test_shared_failure_state_without_copy_disallows);
 	tcase_add_test(tc, test_shared_failure_past_allow_after_allows_at_once);
+	tcase_add_loop_test(tc, test_shared_failure_keeps_its_cause, 0,
+	    (int)(sizeof(fleet_causes) / sizeof(fleet_causes[0])));
 	tcase_add_test(tc, test_purge_reaches_the_tier);
 	suite_add_tcase(s, tc);
 	return s;

@@ -218,6 +218,44 @@ START_TEST(test_value_stale_copy)
 }
 END_TEST
 
+/*
+ * The cause travels with a failing origin's value, both ways; a value
+ * not failing carries none, and one from an older writer (0) or naming a
+ * cause this build does not know reads as none kept (the cache then goes
+ * by the status).
+ */
+static const struct {
+	unsigned streak;
+	uint8_t cause;     /* the entry's, then the value's */
+	uint8_t published; /* what the value carries */
+	uint8_t installed; /* what shared_state_of() reads from it */
+} cause_cases[] = {
+	{ 1, CAUSE_CONNECT, CAUSE_CONNECT, CAUSE_CONNECT },
+	{ 2, CAUSE_PRIVATE_ADDRESS, CAUSE_PRIVATE_ADDRESS,
+	    CAUSE_PRIVATE_ADDRESS },
+	{ 1, CAUSE_HTTP_503, CAUSE_HTTP_503, CAUSE_HTTP_503 },
+	{ 1, CAUSE_NONE, CAUSE_NONE, CAUSE_NONE },   /* an older writer */
+	{ 1, CAUSE_COUNT, CAUSE_COUNT, CAUSE_NONE }, /* a later one's */
+	{ 0, CAUSE_DNS, CAUSE_NONE, CAUSE_NONE },    /* not failing */
+};
+
+START_TEST(test_cause_published_and_read)
+{
+	struct cache_entry e =
+	    entry(CACHE_ALLOW_ALL, 1000.0, 1120.0, cause_cases[_i].streak);
+	struct fetch_result r = { .http_status = 503 };
+	struct tier_value v;
+	struct shared_state s;
+
+	e.cause = cause_cases[_i].cause;
+	ck_assert_int_eq(shared_value_of(&e, 0, &r, NULL, -1, &v), 0);
+	ck_assert_uint_eq(v.cause, cause_cases[_i].published);
+	v.cause = cause_cases[_i].cause; /* as a writer put it */
+	shared_state_of(&v, &s);
+	ck_assert_uint_eq(s.cause, cause_cases[_i].installed);
+}
+END_TEST
+
 static Suite *
 shared_suite(void)
 {
@@ -234,6 +272,8 @@ shared_suite(void)
 	tcase_add_test(tc, test_value_fresh_copy);
 	tcase_add_test(tc, test_value_failure_state);
 	tcase_add_test(tc, test_value_stale_copy);
+	tcase_add_loop_test(tc, test_cause_published_and_read, 0,
+	    (int)(sizeof(cause_cases) / sizeof(cause_cases[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

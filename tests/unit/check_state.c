@@ -138,6 +138,71 @@ START_TEST(test_state_round_trip_keeps_rules_lifetime_and_retry_state)
 }
 END_TEST
 
+/*
+ * Each failure keeps its cause across a save and a load, the ones no HTTP
+ * status tells included, and a good copy served stale while failing keeps
+ * the failure's. Names from docs/protocol.md's cause codes.
+ */
+START_TEST(test_state_keeps_the_cause_of_each_failure)
+{
+	static const struct {
+		const char *origin;
+		enum fetch_error error;
+		enum fetch_cause net; /* the transfer's, for FETCH_NETWORK */
+		int status;
+		const char *want;
+	} rows[] = {
+		{ "https://dns.test", FETCH_NETWORK, CAUSE_DNS, 0, "dns" },
+		{ "https://connect.test", FETCH_NETWORK, CAUSE_CONNECT, 0,
+		    "connect" },
+		{ "https://tls.test", FETCH_NETWORK, CAUSE_TLS, 0, "tls" },
+		{ "https://timeout.test", FETCH_TIMEOUT, CAUSE_NONE, 0,
+		    "timeout" },
+		{ "https://private.test", FETCH_PRIVATE_ADDR, CAUSE_NONE, 0,
+		    "private_address" },
+		{ "https://s503.test", FETCH_OK, CAUSE_NONE, 503, "http_503" },
+		{ "https://s500.test", FETCH_OK, CAUSE_NONE, 500, "http_5xx" },
+		{ "https://s429.test", FETCH_OK, CAUSE_NONE, 429, "http_429" },
+	};
+	struct fetch_result r;
+	const struct cache_entry *e;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		r = script_result(rows[i].error, rows[i].status);
+		r.cause = (unsigned char)rows[i].net;
+		fetch_now(rows[i].origin, &r);
+	}
+	/* a good copy, then a connection that fails: served stale */
+	fetch_rules("https://stale.test", "max-age=60");
+	clock_advance(&clk, 61);
+	ck_assert_int_eq(check_now("https://stale.test", &e), CACHE_STALE);
+	r = script_result(FETCH_NETWORK, 0);
+	r.cause = CAUSE_CONNECT;
+	script_fill(&sc, "https://stale.test", &r);
+	ck_assert_int_eq(entry("https://stale.test")->stale, 1);
+	save_and_reload((long)(sizeof(rows) / sizeof(rows[0])) + 1);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		e = entry(rows[i].origin);
+		ck_assert_uint_eq(e->fail_streak, 1);
+		ck_assert_msg(
+		    strcmp(lifetime_cause_name(e->cause), rows[i].want) == 0,
+		    "%s: cause %s, want %s", rows[i].origin,
+		    lifetime_cause_name(e->cause), rows[i].want);
+	}
+	e = entry("https://stale.test");
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->stale, 1);
+	ck_assert_str_eq(lifetime_cause_name(e->cause), "connect");
+	/* an origin that recovers drops its cause, saved or not */
+	clock_advance(&clk, 3600);
+	ck_assert_int_eq(check_now("https://s503.test", &e), CACHE_STALE);
+	fill_status("https://s503.test", FETCH_OK, 404);
+	save_and_reload((long)(sizeof(rows) / sizeof(rows[0])) + 1);
+	ck_assert_int_eq(entry("https://s503.test")->cause, CAUSE_NONE);
+}
+END_TEST
+
 START_TEST(test_state_loaded_entries_are_refreshed_when_due)
 {
 	const struct cache_entry *e;
@@ -402,21 +467,31 @@ END_TEST
  * http://down.test (503). It loads; its entries have no version and are
  * due at once, so the first check of each refreshes it.
  */
+/* Load the state file tests/data/name, which holds n entries. */
+static void
+load_data(const char *name, long n)
+{
+	char file[256], *cause = NULL;
+	unsigned char buf[4096];
+	size_t len;
+	FILE *in;
+
+	snprintf(file, sizeof(file), "%s/%s", TESTDATADIR, name);
+	ck_assert_msg((in = fopen(file, "rb")) != NULL, "%s", file);
+	len = fread(buf, 1, sizeof(buf), in);
+	fclose(in);
+	ck_assert_uint_lt(len, sizeof(buf));
+	spit(buf, len);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), n);
+	ck_assert_ptr_null(cause);
+}
+
 START_TEST(test_state_of_format_2_loads_without_versions)
 {
 	const struct cache_entry *e;
 	struct robots_verdict v;
-	char *cause = NULL;
-	FILE *in = fopen(TESTDATADIR "/state-format2.bin", "rb");
-	unsigned char buf[4096];
-	size_t len;
 
-	ck_assert_ptr_nonnull(in);
-	len = fread(buf, 1, sizeof(buf), in);
-	fclose(in);
-	spit(buf, len);
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), 3);
-	ck_assert_ptr_null(cause);
+	load_data("state-format2.bin", 3);
 	e = entry("http://rules.test");
 	ck_assert_int_eq(e->policy, CACHE_RULES);
 	ck_assert_int_eq(e->http_status, 200);
@@ -434,6 +509,35 @@ START_TEST(test_state_of_format_2_loads_without_versions)
 	fill_status("http://rules.test", FETCH_OK, 404);
 	ck_assert_str_eq(
 	    entry("http://rules.test")->version, "c4a3b17cef32e92b");
+}
+END_TEST
+
+/*
+ * tests/data/state-format3-nocause.bin was saved by the robotsd before
+ * causes were kept (format 3, the cause byte written as 0) after three
+ * checks: http://rules.test (200), http://down.test (503) and
+ * http://dead.test (connection refused). It loads as it always did: the
+ * 503 names its cause from its status, the refused connection, which no
+ * status tells, is "other".
+ */
+START_TEST(test_state_of_format_3_before_causes_loads)
+{
+	const struct cache_entry *e;
+
+	load_data("state-format3-nocause.bin", 3);
+	e = entry("http://rules.test");
+	ck_assert_int_eq(e->policy, CACHE_RULES);
+	ck_assert_int_eq(e->cause, CAUSE_NONE);
+	ck_assert_str_eq(e->version, "38ee13a89fd0de18");
+	e = entry("http://down.test");
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_uint_eq(e->fail_streak, 1);
+	ck_assert_str_eq(lifetime_cause_name(e->cause), "http_503");
+	e = entry("http://dead.test");
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_int_eq(e->http_status, 0);
+	ck_assert_str_eq(lifetime_cause_name(e->cause), "other");
+	ck_assert_ptr_nonnull(strstr(e->last_error, "Couldn't connect"));
 }
 END_TEST
 
@@ -466,6 +570,8 @@ state_suite(void)
 	tcase_add_test(
 	    tc, test_state_round_trip_keeps_rules_lifetime_and_retry_state);
 	tcase_add_test(tc, test_state_loaded_entries_are_refreshed_when_due);
+	tcase_add_test(tc, test_state_keeps_the_cause_of_each_failure);
+	tcase_add_test(tc, test_state_of_format_3_before_causes_loads);
 	tcase_add_test(tc, test_state_keeps_a_stale_good_copy_past_30_days);
 	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
 	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);

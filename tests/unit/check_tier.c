@@ -39,6 +39,7 @@ sample(struct tier_value *v)
 	v->retry_after = 120000;
 	v->final_url = (char *)"https://www.example.com/robots.txt";
 	v->last_error = (char *)"HTTP 503";
+	v->cause = 8; /* CAUSE_HTTP_503 */
 	v->body = body;
 	v->body_len = sizeof(body) - 1; /* an embedded NUL is kept */
 }
@@ -61,6 +62,7 @@ START_TEST(value_roundtrip)
 	ck_assert(d.stale_until == v.stale_until && d.fail_since == -5);
 	ck_assert(d.next_retry == INT64_MAX && d.retry_after == 120000);
 	ck_assert_uint_eq(d.fail_streak, 3);
+	ck_assert_uint_eq(d.cause, 8);
 	ck_assert_str_eq(d.final_url, v.final_url);
 	ck_assert_str_eq(d.last_error, v.last_error);
 	ck_assert_uint_eq(d.body_len, v.body_len);
@@ -163,7 +165,7 @@ START_TEST(value_provenance_roundtrip_and_old_readers)
 	tier_value_clear(&d);
 	/* The old reader's view: prefix, 56 bytes, skip to hdr, strings. */
 	hdr = (size_t)(buf[6] << 8 | buf[7]);
-	ck_assert_uint_eq(hdr, 56 + 16 + 16 + 2 + 4 + 2 + 29);
+	ck_assert_uint_eq(hdr, 56 + 16 + 16 + 2 + 4 + 2 + 29 + 1);
 	ck_assert_mem_eq(buf + 12, obuf + 12, 56);
 	ck_assert_uint_eq(len - hdr, olen - (size_t)(obuf[6] << 8 | obuf[7]));
 	ck_assert_mem_eq(buf + 12 + hdr, obuf + 12 + (obuf[6] << 8 | obuf[7]),
@@ -175,6 +177,67 @@ START_TEST(value_provenance_roundtrip_and_old_readers)
 	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &old), TV_FIELD);
 	free(buf);
 	free(obuf);
+}
+END_TEST
+
+/* The bytes of a file in tests/data, in buf; its length. */
+static size_t
+slurp(const char *name, unsigned char *buf, size_t size)
+{
+	char path[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", TESTDATADIR, name);
+	ck_assert_msg((f = fopen(path, "rb")) != NULL, "%s", path);
+	n = fread(buf, 1, size, f);
+	fclose(f);
+	ck_assert_uint_lt(n, size);
+	return n;
+}
+
+/*
+ * Values the robotsd before causes wrote to a real redis-server
+ * (tests/data/README.md): a 503 and a refused connection. They load, with
+ * their provenance and no cause (0), which the reader then derives from
+ * the status (shared_state_of(), the cache).
+ */
+START_TEST(value_before_cause_loads)
+{
+	static const struct {
+		const char *file, *origin, *version;
+		int status;
+		const char *error;
+	} rows[] = {
+		{ "tier-value-nocause-503.bin", "http://down.test",
+		    "69e4c6db8741dc34", 503, "HTTP status 503" },
+		{ "tier-value-nocause-connect.bin", "http://dead.test",
+		    "4696fab8f48b3837", 0, "Failed to connect to 127.0.0.1" },
+	};
+	unsigned char buf[1024], *re;
+	struct tier_value d;
+	size_t i, len, relen;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		len = slurp(rows[i].file, buf, sizeof(buf));
+		ck_assert_int_eq(
+		    tier_value_decode(buf, len, rows[i].origin, &d), TV_OK);
+		ck_assert_int_eq(d.policy, TIER_POLICY_DISALLOW);
+		ck_assert_int_eq(d.http_status, rows[i].status);
+		ck_assert_uint_eq(d.fail_streak, 1);
+		ck_assert_str_eq(d.version, rows[i].version);
+		ck_assert_ptr_nonnull(strstr(d.last_error, rows[i].error));
+		ck_assert_uint_eq(d.cause, 0);
+		/* written again: one byte longer, the old bytes before it */
+		ck_assert_ptr_nonnull(
+		    re = (unsigned char *)tier_value_encode(&d, &relen));
+		ck_assert_uint_eq(relen, len + 1);
+		ck_assert_mem_eq(
+		    re + 12, buf + 12, (size_t)(buf[6] << 8 | buf[7]));
+		ck_assert_uint_eq(re[12 + (buf[6] << 8 | buf[7])], 0);
+		free(re);
+		tier_value_clear(&d);
+	}
 }
 END_TEST
 
@@ -257,10 +320,11 @@ static const struct {
 	{ "bad policy", SET_BYTE_RESUM, 12, 9, TV_FIELD },
 	{ "bad truncated flag", SET_BYTE_RESUM, 13, 2, TV_FIELD },
 	/* The strings begin after the prefix (12 bytes), the header of 56
-	 * bytes and its provenance fields (36 without validators). */
-	{ "origin length past the end", SET_BYTE_RESUM, 104, 0x7f,
+	 * bytes, its provenance fields (36 without validators) and the
+	 * cause (1). */
+	{ "origin length past the end", SET_BYTE_RESUM, 105, 0x7f,
 	    TV_TRUNCATED },
-	{ "NUL in origin", SET_BYTE_RESUM, 108, 0, TV_FIELD },
+	{ "NUL in origin", SET_BYTE_RESUM, 109, 0, TV_FIELD },
 };
 
 START_TEST(value_damaged)
@@ -705,6 +769,7 @@ tier_suite(void)
 	tcase_add_test(tc, value_roundtrip);
 	tcase_add_test(tc, value_without_provenance_loads);
 	tcase_add_test(tc, value_provenance_roundtrip_and_old_readers);
+	tcase_add_test(tc, value_before_cause_loads);
 	tcase_add_test(tc, value_roundtrip_edges);
 	tcase_add_test(tc, value_encode_refuses);
 	tcase_add_loop_test(tc, value_damaged, 0, NELEM(damages));

@@ -308,6 +308,8 @@ START_TEST(test_every_error_code_has_the_contract_name)
 	ck_assert_str_eq(proto_err_code(PE_TIMEOUT), "timeout");
 	ck_assert_str_eq(proto_err_code(PE_NOT_CACHED), "not_cached");
 	ck_assert_str_eq(proto_err_code(PE_INTERNAL), "internal");
+	ck_assert_str_eq(proto_err_code(PE_FORBIDDEN), "forbidden");
+	ck_assert_str_eq(proto_err_code(PE_CONFIG), "config");
 }
 END_TEST
 

@@ -19,6 +19,7 @@ const classes = {
   connection: "ConnectionError",
   protocol: "ProtocolError",
   forbidden: "ForbiddenError",
+  config: "ConfigError",
 };
 
 test("errorFromAnswer gives each code its class, message and url", () => {

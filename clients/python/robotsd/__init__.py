@@ -8,7 +8,8 @@ robotsd.scrapy.RobotsdMiddleware puts robotsd in a Scrapy crawl.
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_SOCKET,
                         DEFAULT_TIMEOUT, ERRORS, BadJsonError,
                         BadRequestError, BadUrlError, CallTimeoutError, Cause,
-                        CheckResult, ConnectionLostError, DaemonTimeoutError,
+                        CheckResult, ConfigError, ConnectionLostError,
+                        DaemonTimeoutError,
                         ForbiddenError, HistoryEntry, InternalError,
                         LineTooLongError, NotCachedError, NotRunningError,
                         OverloadedError, PURPOSES, Preference, ProtocolError,
@@ -24,6 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AgentChange", "AsyncClient", "BATCH_LIMIT", "ChangeEvent", "BadJsonError", "BadRequestError",
     "BadUrlError", "CallTimeoutError", "Cause", "CheckResult", "Client",
+    "ConfigError",
     "ConnectionLostError", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SOCKET",
     "DEFAULT_TIMEOUT", "DaemonTimeoutError", "ERRORS", "ForbiddenError",
     "HistoryEntry", "InternalError", "LineTooLongError", "NotCachedError",

@@ -107,6 +107,13 @@ class ForbiddenError(RobotsdError):
     code = "forbidden"
 
 
+class ConfigError(RobotsdError):
+    """robotsd's config file does not load: it answers every request with
+    this until the file is fixed and robotsd restarted or reloaded; the
+    message names the file, line and cause."""
+    code = "config"
+
+
 class UnknownCodeError(RobotsdError):
     """An error code this client does not know (a newer robotsd)."""
 
@@ -150,7 +157,8 @@ def connect_error(path: str, e: OSError) -> ConnectionLostError:
 ERRORS = {cls.code: cls for cls in (
     BadJsonError, BadRequestError, UnknownOpError, BadUrlError,
     UnsupportedSchemeError, LineTooLongError, OverloadedError,
-    DaemonTimeoutError, NotCachedError, InternalError, ForbiddenError)}
+    DaemonTimeoutError, NotCachedError, InternalError, ForbiddenError,
+    ConfigError)}
 
 
 def error_from(err: Any) -> RobotsdError:

@@ -76,7 +76,9 @@ Nothing blocks the reactor, whichever reactor runs (the default one or
 the asyncio one): checks are sent over one pipelined connection of the
 blocking robotsd.Client, whose reader thread hands each answer back to the
 reactor (reactor.callFromThread). No thread-pool thread is held while a
-check waits on a robots.txt fetch.
+check waits on a robots.txt fetch. The crawl keeps that one connection;
+after robotsd restarts, the next check opens one new connection (a check
+the restart cut off is sent once more on it).
 """
 import logging
 from dataclasses import asdict

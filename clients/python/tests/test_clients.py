@@ -205,7 +205,7 @@ class Cases:
         self.assertEqual(set(robotsd.ERRORS), {
             "bad_json", "bad_request", "unknown_op", "bad_url",
             "unsupported_scheme", "line_too_long", "overloaded", "timeout",
-            "not_cached", "internal", "forbidden"})
+            "not_cached", "internal", "forbidden", "config"})
 
     def test_line_over_the_limit_is_refused_before_sending(self):
         self.start()

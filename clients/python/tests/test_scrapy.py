@@ -10,7 +10,7 @@ import tempfile
 import threading
 import unittest
 
-from support import ClientTest
+from support import ClientTest, poll
 from test_hostile_daemon import Peer, string_allowed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -268,6 +268,66 @@ class ScrapyCrawl(CrawlTest):
                          before["connections_total"])
         self.assertFalse([k for k in res["stats"]
                           if k.startswith(("robotstxt/", "robotsd/"))], log)
+
+
+class ConnectionCrawl(CrawlTest):
+    """The middleware keeps one connection to robotsd for the whole crawl,
+    and opens one new one after robotsd restarts."""
+
+    N = 40  # pages before the restart, and as many after it
+
+    def test_one_connection_for_every_check_and_one_after_a_restart(self):
+        before = ["/p%d" % i for i in range(self.N)]
+        after = ["/q%d" % i for i in range(self.N)]
+        self.serve("User-agent: *\nDisallow: /private/\n",
+                   dict({"/": before + ["/hold"], "/hold": after},
+                        **{p: [] for p in before + after}))
+        # /hold is answered only once robotsd has restarted
+        self.origin.set(HOST, "/hold", body="<html><body>%s</body></html>"
+                        % "".join('<a href="%s">x</a>' % p for p in after),
+                        headers={"Content-Type": "text/html"}, hold=True)
+        self.start()
+        first = self.stats()
+        seen = {}
+
+        def restart():
+            # every page of the first half checked and asked for
+            want = set(before) | {"/", "/hold"}
+            if not poll(lambda: want <= {h.path for h in
+                                         self.origin.hits(HOST)},
+                        timeout=90):
+                seen["error"] = sorted(h.path for h in self.origin.hits(HOST))
+                self.origin.release(HOST, "/hold")
+                return
+            seen["old"] = self.stats()
+            self.restart()
+            seen["client"] = c = self.d.client()
+            seen["new"] = self.stats(client=c)
+            self.origin.release(HOST, "/hold")
+
+        t = threading.Thread(target=restart, daemon=True)
+        t.start()
+        res = self.crawl(self.d.socket, CONCURRENT_REQUESTS=4)
+        t.join(30)
+        log = res["log"][-4000:]
+        self.assertNotIn("error", seen, log)
+        self.assertEqual(sorted(h.path for h in self.page_hits()),
+                         sorted(["/", "/hold"] + before + after), log)
+        old = seen["old"]
+        # the first robotsd: one connection for "/", the first half and
+        # /hold (N + 2 checks, and the second stats request)
+        self.assertEqual(old["connections_total"] -
+                         first["connections_total"], 1, log)
+        self.assertEqual(old["requests"] - first["requests"],
+                         self.N + 2 + 1, log)
+        # the restarted one: one new connection for the second half
+        last = self.stats(client=seen["client"])
+        self.assertEqual(last["connections_total"] -
+                         seen["new"]["connections_total"], 1, log)
+        self.assertEqual(last["requests"] - seen["new"]["requests"],
+                         self.N + 1, log)
+        self.assertFalse([k for k in res["stats"]
+                          if k.startswith("robotsd/error_count/")], log)
 
 
 # Usage preferences: the crawl is for training a model ("train-ai").

@@ -108,6 +108,8 @@ struct shared_state {
 	const char *version;
 	double version_since, validated_at;
 	const char *etag, *last_modified; /* a 2xx copy's validators */
+	/* enum fetch_cause of a failing origin; NONE: the writer kept none */
+	unsigned char cause;
 };
 
 /*

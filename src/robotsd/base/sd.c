@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #ifdef HAVE_SYSTEMD
@@ -114,6 +115,23 @@ sysd_listen_fd(char *path, size_t pathsz, char **cause)
 	return fd;
 }
 
+/* Pass fd on to the program execv()'d next; see sd.h. */
+int
+sysd_listen_fd_pass_on(int fd)
+{
+	char pid[32];
+	int fl;
+
+	if (fd != SD_LISTEN_FDS_START || (fl = fcntl(fd, F_GETFD)) == -1 ||
+	    fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) == -1)
+		return -1;
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (setenv("LISTEN_FDS", "1", 1) == -1 ||
+	    setenv("LISTEN_PID", pid, 1) == -1)
+		return -1;
+	return 0;
+}
+
 /* The watchdog timer: one WATCHDOG=1 per tick of the loop. */
 static void
 sysd_watchdog_cb(evutil_socket_t fd, short what, void *arg)
@@ -181,7 +199,7 @@ sysd_stopping(void)
 void
 sysd_status(const char *fmt, ...)
 {
-	char buf[256];
+	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -199,6 +217,14 @@ sysd_listen_fd(char *path, size_t pathsz, char **cause)
 	(void)path;
 	(void)pathsz;
 	*cause = NULL;
+	return -1;
+}
+
+/* Nothing was passed without libsystemd. */
+int
+sysd_listen_fd_pass_on(int fd)
+{
+	(void)fd;
 	return -1;
 }
 

@@ -22,6 +22,12 @@ struct event_base;
  */
 int sysd_listen_fd(char *path, size_t pathsz, char **cause);
 /*
+ * Keep fd, the socket sysd_listen_fd() returned, open across execv() and
+ * set LISTEN_FDS and LISTEN_PID so that the program executed next, in this
+ * process, finds it as its passed socket; -1 on failure.
+ */
+int sysd_listen_fd_pass_on(int fd);
+/*
  * When the service manager asks for keep-alive pings (WatchdogSec=, i.e.
  * $WATCHDOG_USEC), a timer on base that sends WATCHDOG=1 every half
  * interval (*usec), so that a loop that stops turning is caught; else NULL.

@@ -275,7 +275,8 @@ cache_apply_fetch(
 
 /*
  * The cause of a settled state: its own, or for a failure kept without
- * one (the state file, the shared tier) what its HTTP status says, else
+ * one (a state file or a shared value written before causes were kept)
+ * what its HTTP status says, else
  * CAUSE_OTHER.
  */
 static uint8_t
@@ -340,8 +341,10 @@ entry_install_failure(struct entry *e, const struct shared_state *s)
 	e->pub.fail_streak = s->fail_streak;
 	e->pub.fail_since = s->fail_since;
 	e->pub.next_retry = s->next_retry;
-	e->pub.cause = entry_cause_kept(&(struct cache_entry){
-	    .fail_streak = s->fail_streak, .http_status = s->http_status });
+	e->pub.cause = entry_cause_kept(
+	    &(struct cache_entry){ .fail_streak = s->fail_streak,
+	        .http_status = s->http_status,
+	        .cause = s->cause });
 	e->pub.stale = 1;
 }
 
@@ -387,6 +390,7 @@ cache_apply_shared(
 		.fail_since = s->fail_since,
 		.next_retry = s->next_retry,
 		.stale = s->stale,
+		.cause = s->cause,
 	};
 	struct shared_state bounded = *s;
 

@@ -8,7 +8,11 @@
  *   end     tag 0, the checksum of every byte before it (state_sum_end)
  *
  * Format 3 added the version (its id and times) and the validators to
- * each record. A format 2 file (struct state_rec2: no version, no
+ * each record. The last byte of format 2's fixed part, once padding
+ * written as 0, holds the cause of a failing origin (enum fetch_cause):
+ * a file written before it reads as "no cause kept", which the cache
+ * turns into what the HTTP status says (cache_restore()), and a build
+ * before it skips the byte. A format 2 file (struct state_rec2: no version, no
  * validators; ruleset images of version 3 or this build's) still loads: its
  * entries have no version ("version":null) and are due for a refresh at once,
  * so the first check of each fetches it again while answering from the loaded
@@ -67,7 +71,8 @@ struct state_rec2 {
 	int32_t policy, http_status;
 	uint32_t body_bytes, image_len;
 	uint32_t fail_streak, origin_len, final_url_len, last_error_len;
-	uint8_t truncated, stale, good, pad;
+	uint8_t truncated, stale, good;
+	uint8_t cause; /* enum fetch_cause; 0 in files written before it */
 };
 
 struct state_rec {
@@ -219,6 +224,7 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 	r.v2.truncated = (uint8_t)e->truncated;
 	r.v2.stale = (uint8_t)e->stale;
 	r.v2.good = (uint8_t)good;
+	r.v2.cause = e->fail_streak > 0 ? e->cause : CAUSE_NONE;
 	r.version_since = e->version_since;
 	r.validated_at = e->validated_at;
 	if (e->version[0] != '\0')
@@ -541,6 +547,9 @@ state_fill_entry(struct cache_entry *e, const struct state_rec2 *r)
 	e->fail_since = r->fail_since;
 	e->next_retry = r->next_retry;
 	e->stale = r->stale;
+	/* A cause this build does not know (a later one's): as none kept. */
+	e->cause = r->fail_streak > 0 && r->cause < CAUSE_COUNT ? r->cause
+	                                                        : CAUSE_NONE;
 }
 
 /*

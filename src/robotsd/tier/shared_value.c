@@ -91,6 +91,10 @@ shared_state_of(const struct tier_value *v, struct shared_state *s)
 		.validated_at = shared_secs(v->validated_at),
 		.etag = v->etag,
 		.last_modified = v->last_modified,
+		/* one a later writer added: as none kept */
+		.cause = v->fail_streak > 0 && v->cause < CAUSE_COUNT
+		             ? v->cause
+		             : CAUSE_NONE,
 	};
 }
 
@@ -141,6 +145,7 @@ shared_value_of(const struct cache_entry *e, int good,
 		    (char *)(uintptr_t)cache_entry_last_modified(e),
 	};
 	memcpy(v->version, e->version, sizeof(v->version));
+	v->cause = failing ? e->cause : CAUSE_NONE;
 	if (!good) /* the reader decides on the 30-day allowance itself */
 		return 0;
 	v->policy =

@@ -16,6 +16,7 @@
 #define NSTRINGS 4
 /* The provenance fields appended to the header, without the validators. */
 #define PROV_LEN (TIER_VALUE_VERSION_HEX + 8 + 8 + 2 + 2)
+#define CAUSE_LEN 1 /* the cause, appended after the provenance */
 
 uint32_t
 tier_crc32(const void *buf, size_t len)
@@ -125,7 +126,9 @@ put_header(unsigned char *p, const struct tier_value *v)
 	p = put_u16(p + str_len(v->etag), (unsigned)str_len(v->last_modified));
 	memcpy(p, v->last_modified != NULL ? v->last_modified : "",
 	    str_len(v->last_modified));
-	return p + str_len(v->last_modified);
+	p += str_len(v->last_modified);
+	*p++ = v->cause;
+	return p;
 }
 
 char *
@@ -138,7 +141,7 @@ tier_value_encode(const struct tier_value *v, size_t *len)
 	if (value_check(v, body_len) == -1)
 		return NULL;
 	hdr = HEADER_LEN + PROV_LEN + str_len(v->etag) +
-	      str_len(v->last_modified);
+	      str_len(v->last_modified) + CAUSE_LEN;
 	total = PREFIX_LEN + hdr + NSTRINGS * 4 + strlen(v->origin) +
 	        str_len(v->final_url) + str_len(v->last_error) + body_len + 4;
 	if ((buf = malloc(total)) == NULL)
@@ -185,8 +188,8 @@ check_frame(const unsigned char *b, size_t len, size_t *hdr)
 }
 
 /*
- * The provenance fields appended to a header of hdr bytes at p, if there;
- * TV_FIELD when they are malformed.
+ * The provenance fields and the cause appended to a header of hdr bytes at
+ * p, if there; TV_FIELD when they are malformed.
  */
 static enum tier_value_err
 get_provenance(const unsigned char *p, size_t hdr, struct tier_value *v)
@@ -221,6 +224,8 @@ get_provenance(const unsigned char *p, size_t hdr, struct tier_value *v)
 		}
 		p += 2 + n;
 	}
+	if (p < end) /* else written before the cause */
+		v->cause = *p;
 	return TV_OK;
 }
 

@@ -21,6 +21,10 @@
  *   them is read as having none): the version id as 16 ASCII hex digits
  *   (16 zero bytes: none), i64 version_since and i64 validated_at (ms),
  *   then u16 length + bytes of the ETag and of the Last-Modified.
+ *
+ *   Appended after the provenance (a value without it is read as keeping
+ *   no cause, 0): u8 the cause of a failing origin, the values of enum
+ *   fetch_cause (outcome.h), which are only ever appended to.
  */
 #ifndef ROBOTSD_TIER_VALUE_H
 #define ROBOTSD_TIER_VALUE_H
@@ -68,6 +72,8 @@ struct tier_value {
 	int64_t version_since; /* ms; this version first fetched */
 	int64_t validated_at;  /* ms; last fetch or 304 confirming it */
 	char *etag, *last_modified;
+	/* enum fetch_cause of a failing origin; 0: none kept (older writer) */
+	uint8_t cause;
 };
 
 /* Why a value was refused; TV_OK is 0. */

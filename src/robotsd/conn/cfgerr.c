@@ -1,0 +1,246 @@
+/*
+ * cfgerr.c: the config-error mode's server (cfgerr.h). It accepts on the
+ * listening socket robotsd was handed, reads request lines and answers
+ * each with the error "config", nothing else: no cache, no fetches, no
+ * config. Request lines are bounded as in normal service (64 KiB, the
+ * default max-line; an over-long one is answered once with id null and
+ * skipped), the id of a JSON object is echoed, a connection lives until
+ * its client closes it, and a client that does not read its answers is
+ * paused, then closed after WRITE_TIMEOUT.
+ */
+#include <config.h>
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "buf.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "conn/cfgerr.h"
+#include "proto.h"
+
+#define MAX_LINE 65536         /* max-line's default */
+#define MAX_CONNECTIONS 4096   /* max-connections' default */
+#define MAX_CAUSE 1024         /* bytes of the cause in an answer */
+#define OUT_PAUSE (256 * 1024) /* unread answers that pause reading */
+#define WRITE_TIMEOUT 60       /* seconds; write-timeout's default */
+
+struct cfgconn {
+	struct cfgerr *ce;
+	struct bufferevent *bev;
+	int skipping; /* in the rest of an over-long line */
+	int closing;  /* the client shut down its side: flush, then close */
+	TAILQ_ENTRY(cfgconn) link;
+};
+
+struct cfgerr {
+	struct evconnlistener *lev;
+	char *message; /* the answers' "message" */
+	unsigned long nconns;
+	TAILQ_HEAD(, cfgconn) conns;
+};
+
+/* The answer to one line: the error "config" with id (NULL: null). */
+static void
+cfgerr_answer(struct cfgconn *c, const json_t *id)
+{
+	struct buf b = BUF_INIT(0);
+
+	proto_error(&b, id, PE_CONFIG, c->ce->message);
+	if (b.state == BUF_OK)
+		(void)evbuffer_add(bufferevent_get_output(c->bev), b.p, b.len);
+	buf_clear(&b);
+}
+
+/* One request line (without its '\n'): blank ones are not answered. */
+static void
+cfgerr_line(struct cfgconn *c, const char *line, size_t len)
+{
+	struct request req;
+	enum proto_err err;
+	const char *msg;
+
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return;
+	/* Decoded only for its id: whatever it asks, the answer is "config". */
+	(void)proto_decode(line, len, 0, &req, &err, &msg);
+	cfgerr_answer(c, req.id);
+	proto_request_clear(&req);
+}
+
+static void
+cfgerr_conn_free(struct cfgconn *c)
+{
+	TAILQ_REMOVE(&c->ce->conns, c, link);
+	c->ce->nconns--;
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+/* Answer the complete lines read, as long as the client reads answers. */
+static void
+cfgerr_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct cfgconn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer_ptr eol;
+	size_t n;
+
+	while (evbuffer_get_length(bufferevent_get_output(bev)) < OUT_PAUSE) {
+		eol = evbuffer_search_eol(in, NULL, &n, EVBUFFER_EOL_LF);
+		if (eol.pos == -1) {
+			/* No '\n' yet: an over-long line is answered now. */
+			if ((n = evbuffer_get_length(in)) <= MAX_LINE + 1)
+				return;
+			if (!c->skipping)
+				cfgerr_answer(c, NULL);
+			c->skipping = 1;
+			(void)evbuffer_drain(in, n);
+			return;
+		}
+		n = (size_t)eol.pos;
+		if (c->skipping || n > MAX_LINE + 1) {
+			if (!c->skipping)
+				cfgerr_answer(c, NULL);
+			c->skipping = 0;
+		} else
+			cfgerr_line(
+			    c, (const char *)evbuffer_pullup(in, n + 1), n);
+		(void)evbuffer_drain(in, n + 1);
+	}
+	/* Paused until the client has read most of its answers. */
+	bufferevent_disable(bev, EV_READ);
+	bufferevent_setwatermark(bev, EV_WRITE, OUT_PAUSE / 4, 0);
+}
+
+/* Answers written: resume a paused connection, or end a closing one. */
+static void
+cfgerr_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct cfgconn *c = arg;
+
+	if (c->closing) {
+		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+			cfgerr_conn_free(c);
+		else
+			bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		return;
+	}
+	if (!(bufferevent_get_enabled(bev) & EV_READ)) {
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		bufferevent_enable(bev, EV_READ);
+		cfgerr_read_cb(bev, c);
+	}
+}
+
+/*
+ * The client shut down its side: answer a last line without '\n', then
+ * close once everything is written. An error or a client that has not
+ * read for WRITE_TIMEOUT: close now.
+ */
+static void
+cfgerr_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct cfgconn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t n = evbuffer_get_length(in);
+
+	if (!(what & BEV_EVENT_EOF) || c->closing) {
+		cfgerr_conn_free(c);
+		return;
+	}
+	if (n > 0 && !c->skipping)
+		cfgerr_line(c, (const char *)evbuffer_pullup(in, -1), n);
+	c->closing = 1;
+	bufferevent_disable(bev, EV_READ);
+	bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		cfgerr_conn_free(c);
+}
+
+/* A new client; past MAX_CONNECTIONS it gets one answer and is closed. */
+static void
+cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	struct cfgerr *ce = arg;
+	struct timeval wt = { WRITE_TIMEOUT, 0 };
+	struct cfgconn *c;
+
+	(void)sa;
+	(void)socklen;
+	c = xcalloc(1, sizeof(*c));
+	c->ce = ce;
+	c->bev = bufferevent_socket_new(
+	    evconnlistener_get_base(lev), fd, BEV_OPT_CLOSE_ON_FREE);
+	if (c->bev == NULL) {
+		close(fd);
+		free(c);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&ce->conns, c, link);
+	ce->nconns++;
+	bufferevent_setcb(
+	    c->bev, cfgerr_read_cb, cfgerr_write_cb, cfgerr_event_cb, c);
+	bufferevent_set_timeouts(c->bev, NULL, &wt);
+	if (ce->nconns > MAX_CONNECTIONS) {
+		cfgerr_answer(c, NULL);
+		c->closing = 1;
+		bufferevent_enable(c->bev, EV_WRITE);
+		return;
+	}
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+/* The cause answered; see cfgerr.h. */
+void
+cfgerr_set_cause(struct cfgerr *ce, const char *cause)
+{
+	free(ce->message);
+	xasprintf(&ce->message, "robotsd's configuration does not load: %.*s",
+	    MAX_CAUSE, cause);
+}
+
+/* Serve fd; see cfgerr.h. */
+struct cfgerr *
+cfgerr_new(struct event_base *base, int fd, const char *cause)
+{
+	struct cfgerr *ce = xcalloc(1, sizeof(*ce));
+
+	TAILQ_INIT(&ce->conns);
+	cfgerr_set_cause(ce, cause);
+	ce->lev = evconnlistener_new(
+	    base, cfgerr_accept_cb, ce, LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (ce->lev == NULL) {
+		free(ce->message);
+		free(ce);
+		return NULL;
+	}
+	return ce;
+}
+
+/* Close the connections; the listening fd stays open (see cfgerr.h). */
+void
+cfgerr_free(struct cfgerr *ce)
+{
+	if (ce == NULL)
+		return;
+	while (!TAILQ_EMPTY(&ce->conns))
+		cfgerr_conn_free(TAILQ_FIRST(&ce->conns));
+	evconnlistener_free(ce->lev);
+	free(ce->message);
+	free(ce);
+}

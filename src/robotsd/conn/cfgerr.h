@@ -1,0 +1,25 @@
+/*
+ * cfgerr.h: robotsd's config-error mode. When the config file does not
+ * load and the service manager handed robotsd its listening socket, robotsd
+ * keeps that socket and answers every request line on it with the error
+ * "config", naming the file, line and cause, instead of exiting: the
+ * socket keeps listening, clients learn why, and no start limit is spent.
+ */
+#ifndef ROBOTSD_CFGERR_H
+#define ROBOTSD_CFGERR_H
+
+struct event_base;
+struct cfgerr;
+
+/*
+ * Serve the listening socket fd on base, answering "config" with cause
+ * (the config loader's "FILE:LINE: MESSAGE"); NULL when libevent fails.
+ * fd stays open when the mode ends (cfgerr_free()).
+ */
+struct cfgerr *cfgerr_new(struct event_base *, int fd, const char *cause);
+/* The cause answered from now on (after a reload that still fails). */
+void cfgerr_set_cause(struct cfgerr *, const char *cause);
+/* Close every connection and stop listening; the listening fd stays open. */
+void cfgerr_free(struct cfgerr *);
+
+#endif /* ROBOTSD_CFGERR_H */
