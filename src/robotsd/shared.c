@@ -15,7 +15,9 @@
  *         made and releases the lock in the same pipeline.
  * Any other tier answer (down, timeout, error) fetches here at once. GET,
  * LOCK and RECHECK share one budget of --redis-timeout, begun at the first
- * GET (again after a WAIT): each call gets what is left of it, and once it
+ * GET (again after a WAIT), of which the time a call waited in the tier's
+ * queue, before it was sent, is given back (robotsd's own backlog is not
+ * Redis's delay): each call gets what is left of it, and once it
  * is spent no call starts: the load fetches at once (still under the lock,
  * when it holds it). A cancelled load is freed when its pending tier call
  * ends (or by shared_free, when tier_free dropped that call).
@@ -144,10 +146,14 @@ load_local(struct load *l, const char *step, const struct tier_reply *rep)
 	load_fetch(l);
 }
 
-/* What is left of the load's budget for a call (ms); 0: spent. */
+/*
+ * What is left of the load's budget for its next call (ms), rep being the
+ * last call's answer; 0: spent.
+ */
 static long
-load_left(const struct load *l)
+load_left(struct load *l, const struct tier_reply *rep)
 {
+	l->began += (double)rep->queued_ms / 1000.0;
 	return tier_budget_left(l->sh->tier, l->began, clock_monotonic());
 }
 
@@ -256,7 +262,8 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 	switch (rep->result) {
 	case TIER_OK:
 		snprintf(l->token, sizeof(l->token), "%s", rep->token);
-		if ((left = load_left(l)) == 0) { /* no time to look again */
+		/* no time to look again: fetch */
+		if ((left = load_left(l, rep)) == 0) {
 			l->sh->stats.misses++;
 			load_fetch(l);
 			break;
@@ -305,7 +312,7 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		load_local(l, "get", rep);
 		return;
 	}
-	if ((left = load_left(l)) == 0) {
+	if ((left = load_left(l, rep)) == 0) {
 		load_spent(l, "lock");
 		return;
 	}

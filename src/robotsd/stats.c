@@ -220,6 +220,10 @@ stats_shared(const struct shared *sh, struct metric *out, size_t *n)
 	    ts->protocol_errors,
 	    "Redis connections closed for a reply robotsd did not ask for, of "
 	    "the wrong shape or too large.");
+	metric_add(out, n, "redis_shed", "robotsd_redis_shed_total",
+	    METRIC_COUNTER, ts->shed,
+	    "Redis calls not made: the server's queue in robotsd was full "
+	    "(the miss fetched locally).");
 	/* Every server: conf.c refuses more than the table holds. */
 	for (i = 0; i < tier_nservers(t) && i < TIER_MAX_SERVERS; i++) {
 		tier_server_stats(t, i, &ss);

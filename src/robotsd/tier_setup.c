@@ -71,6 +71,10 @@ config_defaults(struct tier_config *cf)
 		cf->poll_ms = 1000;
 	if (cf->reconnect_min_ms <= 0)
 		cf->reconnect_min_ms = 100;
+	if (cf->max_inflight == 0)
+		cf->max_inflight = TIER_MAX_INFLIGHT;
+	if (cf->max_queued == 0)
+		cf->max_queued = TIER_MAX_QUEUED;
 	if (cf->reconnect_max_ms < cf->reconnect_min_ms)
 		cf->reconnect_max_ms =
 		    cf->reconnect_min_ms > 5000 ? cf->reconnect_min_ms : 5000;
@@ -150,6 +154,7 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 		srv->t = t;
 		srv->idx = i;
 		srv->st.name = srv->url.name;
+		TAILQ_INIT(&srv->queue);
 		tier_conn_init(srv, &srv->cmd, 0);
 		tier_conn_init(srv, &srv->sub, 1);
 		tier_conn_start(&srv->cmd);

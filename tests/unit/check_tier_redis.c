@@ -11,14 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include <check.h>
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
-#include "log.h"
 #include "tier_fixture.h"
 #include "tier.h"
 #include "tier_value.h"
@@ -754,19 +752,5 @@ tier_redis_suite(void)
 int
 main(void)
 {
-	SRunner *sr;
-	int failed;
-
-	if (access(redis_bin(), X_OK) != 0 && system("command -v redis-server "
-	                                             ">/dev/null") != 0) {
-		fprintf(stderr, "redis-server not found: skipped\n");
-		return 77;
-	}
-	signal(SIGPIPE, SIG_IGN); /* as robotsd does */
-	log_set_level(getenv("TIER_LOG") != NULL ? LOG_DEBUG : LOG_ERR);
-	sr = srunner_create(tier_redis_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return fixture_main(tier_redis_suite);
 }
