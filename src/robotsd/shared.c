@@ -11,8 +11,10 @@
  *         our get and our lock): install that value, else FETCH;
  *   WAIT  tier_wait: published, unlocked or timed out: GET again, then
  *         LOCK with TIER_LOCK_TAKEOVER if still missing;
- *   FETCH the real fetch; the cache's settled hook publishes the entry it
- *         made and releases the lock in the same pipeline.
+ *   FETCH the real fetch (a refresh sends the validators of the copy held
+ *         here: a 304 keeps it, and publishes it with the tier's body
+ *         of the same version); the cache's settled hook publishes the
+ *         entry it made and releases the lock in the same pipeline.
  * Any other tier answer (down, timeout, error) fetches here at once. GET,
  * LOCK and RECHECK share one budget of --redis-timeout, begun at the first
  * GET (again after a WAIT), of which the time a call waited in the tier's
@@ -56,6 +58,7 @@ struct load {
 	int cancelled;           /* free when the pending tier call ends */
 	struct fetch *fetch;     /* ST_FETCH */
 	struct tier_value *prev; /* the tier's unusable value, or NULL */
+	char *etag, *last_modified;     /* a refresh's validators, or NULL */
 	char token[TIER_TOKEN_LEN + 1]; /* the lock held, or "" */
 };
 
@@ -84,6 +87,8 @@ load_free(struct load *l)
 		tier_value_clear(l->prev);
 		free(l->prev);
 	}
+	free(l->etag);
+	free(l->last_modified);
 	free(l->origin);
 	free(l->url);
 	free(l);
@@ -127,8 +132,14 @@ load_fetched_cb(const struct fetch_result *r, void *arg)
 static void
 load_fetch(struct load *l)
 {
+	struct fetch_cond cond = { l->etag, l->last_modified };
+
 	l->stage = ST_FETCH;
-	l->fetch = fetch_start(l->sh->fetcher, l->url, load_fetched_cb, l);
+	l->fetch =
+	    cond.etag != NULL || cond.last_modified != NULL
+	        ? fetch_start_cond(
+	              l->sh->fetcher, l->url, &cond, load_fetched_cb, l)
+	        : fetch_start(l->sh->fetcher, l->url, load_fetched_cb, l);
 	if (l->fetch == NULL) {
 		struct fetch_result r = { .error = FETCH_LOCAL,
 			.error_message = "robotsd ran out of memory" };
@@ -352,6 +363,22 @@ shared_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	return l;
 }
 
+/* cache_fetch_ops.start_cond: a refresh of a copy with validators. */
+static void *
+shared_start_cond(void *impl, const char *url, const struct fetch_cond *cond,
+    fetch_done_cb cb, void *arg)
+{
+	struct load *l = shared_start(impl, url, cb, arg);
+
+	if (l == NULL)
+		return NULL;
+	if (cond->etag != NULL)
+		l->etag = xstrdup(cond->etag);
+	if (cond->last_modified != NULL)
+		l->last_modified = xstrdup(cond->last_modified);
+	return l;
+}
+
 /* cache_fetch_ops.cancel: no callback after this. */
 static void
 shared_cancel(void *fetch)
@@ -416,6 +443,7 @@ shared_purge(void *impl, const char *origin)
 
 const struct cache_fetch_ops shared_fetch_ops = {
 	.start = shared_start,
+	.start_cond = shared_start_cond,
 	.cancel = shared_cancel,
 	.queued = shared_queued,
 	.settled = shared_settled,
