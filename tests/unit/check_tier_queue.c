@@ -17,9 +17,9 @@
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
-#include "tier.h"
+#include "tier/tier.h"
 #include "tier_fixture.h"
-#include "tier_value.h"
+#include "tier/tier_value.h"
 
 struct qres {
 	int n;

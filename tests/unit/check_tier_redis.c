@@ -18,8 +18,8 @@
 #include <hiredis/hiredis.h>
 
 #include "tier_fixture.h"
-#include "tier.h"
-#include "tier_value.h"
+#include "tier/tier.h"
+#include "tier/tier_value.h"
 
 /* What one call's callback saw. */
 struct res {

@@ -25,7 +25,7 @@
 #include <check.h>
 #include <event2/event.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "tier_fixture.h"
 
 char dir[64];

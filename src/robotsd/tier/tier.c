@@ -1,0 +1,633 @@
+/*
+ * tier.c: the shared tier's calls (get, publish, lock, unlock, wait,
+ * purge) on the connections of tier_conn.c. A call lives until both its
+ * callback has run and hiredis owes it no reply; its timer is its deadline
+ * (the caller's, then --redis-timeout's for the connection), armed when its
+ * commands are sent, or delivers a result decided before any I/O (a server
+ * that is down, a full queue). Its commands are formatted at once and sent
+ * while fewer than max_inflight are out on the server's connection; else
+ * they queue in the server's queue, sent in order as answers come. The
+ * answers are read in tier_reply.c.
+ */
+#include <config.h>
+
+#include <sys/random.h>
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <hiredis/hiredis.h>
+
+#include "base/clock.h"
+#include "tier/tier_int.h"
+#include "tier/tier_ring.h"
+#include "tier/tier_value.h"
+#include "base/xmalloc.h"
+
+/* Release the lock only when it still holds our token. */
+#define UNLOCK_LUA                                                             \
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "                       \
+	"return redis.call('del', KEYS[1]) else return 0 end"
+
+/*
+ * A takeover: the lock if free, or if what holds it would outlive any lock
+ * a robotsd sets (no expiry, or one longer than ARGV[2] ms): written by
+ * hand or by something else, nobody would ever release it.
+ */
+#define TAKEOVER_LUA                                                           \
+	"local r = redis.call('set', KEYS[1], ARGV[1], 'nx', 'px', ARGV[2]) "  \
+	"if r then return r end "                                              \
+	"local ttl = redis.call('pttl', KEYS[1]) "                             \
+	"if ttl == -1 or ttl > tonumber(ARGV[2]) then "                        \
+	"return redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2]) end "       \
+	"return false"
+
+static const char *const result_names[] = { "ok", "miss", "busy", "notified",
+	"unlocked", "corrupt", "timeout", "down", "error", "shed" };
+
+const char *
+tier_result_name(enum tier_result r)
+{
+	return (unsigned)r < sizeof(result_names) / sizeof(result_names[0])
+	           ? result_names[r]
+	           : "?";
+}
+
+static size_t
+wait_bucket(const char *origin, size_t len)
+{
+	return (size_t)(tier_hash(origin, len) % TIER_WAIT_BUCKETS);
+}
+
+/* Take c out of its server's queue, its commands unsent. */
+static void
+call_unqueue(struct tier_call *c)
+{
+	int i;
+
+	if (c->queued) {
+		TAILQ_REMOVE(&c->srv->queue, c, qlink);
+		c->srv->nqueued--;
+		c->queued = 0;
+	}
+	for (i = 0; i < c->ncmds; i++)
+		free(c->cmd[i]);
+	c->ncmds = 0;
+}
+
+void
+tier_call_free_if_idle(struct tier_call *c)
+{
+	if (!c->done || c->owed > 0 || c->pinned)
+		return;
+	call_unqueue(c);
+	evtimer_del(&c->timer);
+	evtimer_del(&c->poll);
+	TAILQ_REMOVE(&c->t->calls, c, all);
+	free(c->origin);
+	free(c);
+}
+
+static void
+count(struct tier_call *c, enum tier_result r)
+{
+	struct tier_stats *st = &c->t->stats;
+
+	if (r == TIER_ERROR || r == TIER_DOWN) {
+		st->errors++;
+		c->srv->st.errors++;
+	} else if (r == TIER_TIMEOUT && c->kind != CALL_WAIT) {
+		st->timeouts++;
+		c->srv->st.timeouts++;
+	}
+	if (c->kind == CALL_GET) {
+		st->hits += r == TIER_OK;
+		st->misses += r == TIER_MISS || r == TIER_CORRUPT;
+		st->corrupt += r == TIER_CORRUPT;
+	}
+	if (c->kind == CALL_PUBLISH && r == TIER_OK)
+		st->publishes++;
+	if (c->kind == CALL_LOCK && r == TIER_OK) {
+		st->locks++;
+		st->lock_takeovers += (c->flags & TIER_LOCK_TAKEOVER) != 0;
+	}
+	if (c->kind == CALL_WAIT && r == TIER_NOTIFIED)
+		st->notifications++;
+}
+
+/* Run the callback, once; why is copied. */
+void
+tier_call_finish(struct tier_call *c, enum tier_result r, const char *why)
+{
+	struct tier_value *v;
+
+	if (c->done)
+		return;
+	c->done = 1;
+	call_unqueue(c);
+	evtimer_del(&c->timer);
+	evtimer_del(&c->poll);
+	if (c->waiting) {
+		TAILQ_REMOVE(
+		    &c->t->waits[wait_bucket(c->origin, strlen(c->origin))], c,
+		    link);
+		c->waiting = 0;
+	}
+	c->reply.result = r;
+	c->reply.error = NULL;
+	if (why != NULL) {
+		if (why != c->why)
+			snprintf(c->why, sizeof(c->why), "%s", why);
+		c->reply.error = c->why;
+	}
+	if (r == TIER_ERROR || r == TIER_TIMEOUT || r == TIER_CORRUPT)
+		tier_server_warn(
+		    c->srv, "%s of %s: %s", result_names[r], c->origin, c->why);
+	count(c, r);
+	if (!c->t->freeing && c->cb != NULL)
+		c->cb(&c->reply, c->arg);
+	if ((v = c->reply.value) != NULL) {
+		tier_value_clear(v);
+		free(v);
+		c->reply.value = NULL;
+	}
+	tier_call_free_if_idle(c);
+}
+
+/* Deliver r from the loop, not from inside the caller. */
+static void
+call_defer(struct tier_call *c, enum tier_result r, const char *why)
+{
+	call_unqueue(c);
+	c->deferred = 1;
+	c->reply.result = r;
+	if (why != c->why)
+		snprintf(c->why, sizeof(c->why), "%s", why);
+	evtimer_del(&c->timer);
+	event_active(&c->timer, EV_TIMEOUT, 1);
+}
+
+/*
+ * A deadline of c is due: read the answers already here first (a loop
+ * busy past the deadline is robotsd's delay, not Redis's). 0 when none is
+ * owed any more (c may be gone), else the replies c still waits for.
+ */
+static int
+call_drain(struct tier_call *c)
+{
+	int owed;
+
+	c->pinned = 1;
+	tier_conn_drain(&c->srv->cmd);
+	c->pinned = 0;
+	if ((owed = c->owed) == 0)
+		tier_call_free_if_idle(c);
+	return owed;
+}
+
+/*
+ * A call's deadline: the caller's, which ends the call; then, if that was
+ * sooner, --redis-timeout's, which drops the connection.
+ */
+static void
+on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct tier_call *c = arg;
+	struct tier_conn *conn = &c->srv->cmd;
+	long rest = c->t->cf.timeout_ms - c->limit_ms;
+	struct timeval tv;
+
+	(void)fd, (void)what;
+	if (c->deferred) {
+		tier_call_finish(c, c->reply.result, c->why);
+		return;
+	}
+	if (c->kind == CALL_WAIT) {
+		tier_call_finish(
+		    c, TIER_TIMEOUT, "no publish nor release in time");
+		return;
+	}
+	if (call_drain(c) == 0) /* answered after all */
+		return;
+	if (!c->done) {
+		snprintf(c->why, sizeof(c->why), "no answer within %ld ms",
+		    c->limit_ms);
+		tier_call_finish(
+		    c, TIER_TIMEOUT, c->why); /* owed > 0: c stays */
+		if (rest > 0) { /* the caller's haste says nothing of Redis */
+			tier_ms_to_tv(rest, &tv);
+			evtimer_add(&c->timer, &tv);
+			return;
+		}
+	}
+	/* Replies come in order: the ones behind it are late too. */
+	tier_conn_drop(conn, TIER_TIMEOUT, "a call timed out");
+}
+
+static void on_wait_poll(evutil_socket_t, short, void *);
+
+static struct tier_call *
+call_new(struct tier *t, enum call_kind kind, const char *origin, tier_cb cb,
+    void *arg)
+{
+	struct tier_call *c = xcalloc(1, sizeof(*c));
+
+	c->t = t;
+	c->kind = kind;
+	c->cb = cb;
+	c->arg = arg;
+	c->origin = xstrdup(origin);
+	c->reply.server = tier_ring_lookup(t->ring, origin);
+	c->srv = &t->servers[c->reply.server];
+	evtimer_assign(&c->timer, t->base, on_timer, c);
+	evtimer_assign(&c->poll, t->base, on_wait_poll, c);
+	TAILQ_INSERT_TAIL(&t->calls, c, all);
+	return c;
+}
+
+static void
+call_down(struct tier_call *c)
+{
+	snprintf(c->why, sizeof(c->why), "server %s is down", c->srv->url.name);
+	call_defer(c, TIER_DOWN, c->why);
+}
+
+/*
+ * Set the caller's deadline (0: --redis-timeout; a wait's may be longer),
+ * armed when the call is sent (a wait's, which is no Redis call, now);
+ * 0, or -1 when the server is down (result deferred).
+ */
+static int
+call_start(struct tier_call *c, long limit_ms)
+{
+	struct timeval tv;
+
+	if (c->srv->cmd.ac == NULL) {
+		call_down(c);
+		return -1;
+	}
+	if (limit_ms <= 0 ||
+	    (c->kind != CALL_WAIT && limit_ms > c->t->cf.timeout_ms))
+		limit_ms = c->t->cf.timeout_ms;
+	c->limit_ms = limit_ms;
+	if (c->kind == CALL_WAIT) {
+		tier_ms_to_tv(limit_ms, &tv);
+		evtimer_add(&c->timer, &tv);
+	}
+	return 0;
+}
+
+/* Format one command of c, to send with call_go; -1: the call ended. */
+static int
+call_cmd(struct tier_call *c, const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd = NULL;
+	int len;
+
+	if (c->done || c->deferred)
+		return -1;
+	va_start(ap, fmt);
+	len = redisvFormatCommand(&cmd, fmt, ap);
+	va_end(ap);
+	if (len < 0 || c->ncmds == CALL_MAX_CMDS) {
+		free(cmd);
+		call_defer(c, TIER_ERROR, "cannot format the command");
+		return -1;
+	}
+	c->cmd[c->ncmds] = cmd;
+	c->cmdlen[c->ncmds++] = (size_t)len;
+	return 0;
+}
+
+/* Hand c's commands to hiredis (pipelined) and arm its deadline. */
+static void
+call_send(struct tier_call *c)
+{
+	struct tier_conn *conn = &c->srv->cmd;
+	struct timeval tv;
+	int i, n = c->ncmds;
+
+	if (c->queued_at > 0)
+		c->reply.queued_ms +=
+		    (long)((clock_monotonic() - c->queued_at) * 1e3);
+	c->queued_at = 0;
+	for (i = 0; i < n; i++) {
+		if (redisAsyncFormattedCommand(conn->ac, tier_on_reply, c,
+		        c->cmd[i], c->cmdlen[i]) != REDIS_OK) {
+			call_defer(c, TIER_ERROR, "cannot send the command");
+			return;
+		}
+		c->owed++;
+		conn->sent++;
+	}
+	call_unqueue(c);            /* frees what was sent */
+	if (c->kind == CALL_WAIT) { /* the poll's deadline */
+		tier_ms_to_tv(c->t->cf.timeout_ms, &tv);
+		evtimer_add(&c->poll, &tv);
+	} else {
+		tier_ms_to_tv(c->limit_ms, &tv);
+		evtimer_add(&c->timer, &tv);
+	}
+}
+
+/*
+ * Send c's commands now if the connection has room and nobody queues
+ * before it; else queue them, or shed c when the queue is full.
+ */
+static void
+call_go(struct tier_call *c)
+{
+	struct tier_server *srv = c->srv;
+	struct tier *t = c->t;
+
+	if (c->done || c->deferred || c->ncmds == 0)
+		return;
+	if (srv->cmd.ac == NULL) {
+		call_down(c);
+	} else if (TAILQ_EMPTY(&srv->queue) &&
+	           srv->cmd.sent < t->cf.max_inflight) {
+		call_send(c);
+	} else if (srv->nqueued >= t->cf.max_queued) {
+		t->stats.shed++;
+		snprintf(c->why, sizeof(c->why),
+		    "%zu calls already wait for server %s", srv->nqueued,
+		    srv->url.name);
+		call_defer(c, TIER_SHED, c->why);
+	} else {
+		c->queued = 1;
+		c->queued_at = clock_monotonic();
+		TAILQ_INSERT_TAIL(&srv->queue, c, qlink);
+		srv->nqueued++;
+	}
+}
+
+/* Send queued calls while the connection has room. */
+void
+tier_queue_pump(struct tier_server *srv)
+{
+	struct tier_call *c;
+
+	while (srv->cmd.ac != NULL && !srv->t->freeing &&
+	       srv->cmd.sent < srv->t->cf.max_inflight &&
+	       (c = TAILQ_FIRST(&srv->queue)) != NULL) {
+		TAILQ_REMOVE(&srv->queue, c, qlink);
+		srv->nqueued--;
+		c->queued = 0;
+		call_send(c);
+	}
+}
+
+/* Send a wait's poll and arm its deadline. */
+static void
+wait_poll(struct tier_call *c)
+{
+	char *key = tier_lock_key(c->origin);
+	int rc;
+
+	rc = call_cmd(c, "EXISTS %s", key);
+	free(key);
+	if (rc == -1)
+		return;
+	c->polling = 1;
+	call_go(c); /* its deadline is armed once it is sent */
+}
+
+static void
+on_wait_poll(evutil_socket_t fd, short what, void *arg)
+{
+	struct tier_call *c = arg;
+	struct tier_server *srv = c->srv;
+
+	(void)fd, (void)what;
+	if (!c->polling) {
+		wait_poll(c);
+		return;
+	}
+	if (call_drain(c) == 0) /* the poll's answer was here */
+		return;
+	c->t->stats.timeouts++;
+	srv->st.timeouts++;
+	snprintf(c->why, sizeof(c->why), "no answer to a poll within %ld ms",
+	    c->t->cf.timeout_ms);
+	tier_call_finish(c, TIER_TIMEOUT, c->why);
+	tier_conn_drop(&srv->cmd, TIER_TIMEOUT, "a call timed out");
+}
+
+void
+tier_server_lost(struct tier_server *srv)
+{
+	struct tier_call *c;
+
+	while ((c = TAILQ_FIRST(&srv->queue)) != NULL) {
+		snprintf(c->why, sizeof(c->why),
+		    "lost the connection to server %s", srv->url.name);
+		evtimer_del(&c->poll);
+		call_defer(c, TIER_DOWN, c->why); /* unqueues c */
+	}
+	TAILQ_FOREACH(c, &srv->t->calls, all)
+	{
+		if (c->kind != CALL_WAIT || c->srv != srv || c->done ||
+		    c->deferred)
+			continue;
+		evtimer_del(&c->poll);
+		snprintf(c->why, sizeof(c->why),
+		    "lost the connection to server %s", srv->url.name);
+		call_defer(c, TIER_DOWN, c->why);
+	}
+}
+
+void
+tier_notified(struct tier_server *srv, const char *origin, size_t len)
+{
+	struct tier *t = srv->t;
+	struct tier_calls *b = &t->waits[wait_bucket(origin, len)];
+	struct tier_call *c, *next;
+	uint64_t seq = ++t->seq;
+
+	for (c = TAILQ_FIRST(b); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (c->seq < seq && c->srv == srv && strlen(c->origin) == len &&
+		    memcmp(c->origin, origin, len) == 0)
+			tier_call_finish(c, TIER_NOTIFIED, NULL);
+	}
+}
+
+/* --- operations ---------------------------------------------------------- */
+
+/* A call of one command on origin's entry key: GET or DEL. */
+static void
+entry_call(struct tier *t, enum call_kind kind, const char *origin,
+    long timeout_ms, const char *cmd, tier_cb cb, void *arg)
+{
+	struct tier_call *c = call_new(t, kind, origin, cb, arg);
+	char *key;
+
+	if (call_start(c, timeout_ms) == -1)
+		return;
+	key = tier_entry_key(origin);
+	call_cmd(c, cmd, key);
+	free(key);
+	call_go(c);
+}
+
+void
+tier_get(
+    struct tier *t, const char *origin, long timeout_ms, tier_cb cb, void *arg)
+{
+	entry_call(t, CALL_GET, origin, timeout_ms, "GET %s", cb, arg);
+}
+
+void
+tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
+    const char *token, tier_cb cb, void *arg)
+{
+	struct tier_call *c = call_new(t, CALL_PUBLISH, v->origin, cb, arg);
+	char *key, *lock, *buf;
+	size_t len;
+
+	if ((buf = tier_value_encode(v, &len)) == NULL) {
+		call_defer(c, TIER_ERROR, "value cannot be encoded");
+		return;
+	}
+	if (t->keyed) { /* the trailer: tier_tag.h */
+		buf = xreallocarray(buf, 1, len + TIER_TAG_LEN);
+		tier_tag_make(t->key, buf, len, (unsigned char *)buf + len);
+		len += TIER_TAG_LEN;
+	}
+	if (call_start(c, 0) == 0) {
+		key = tier_entry_key(v->origin);
+		lock = tier_lock_key(v->origin);
+		if (call_cmd(c, "SET %s %b PX %lld", key, buf, len,
+		        px_ms < 1 ? 1LL : px_ms) == 0 &&
+		    (token == NULL || call_cmd(c, "EVAL %s 1 %s %s", UNLOCK_LUA,
+		                          lock, token) == 0))
+			call_cmd(c, "PUBLISH %s %s", TIER_CHANNEL, v->origin);
+		free(key);
+		free(lock);
+		call_go(c);
+	}
+	free(buf);
+}
+
+/* A change feed message, on origin's server; nobody waits for the end. */
+void
+tier_feed_publish(
+    struct tier *t, const char *origin, const char *msg, size_t len)
+{
+	struct tier_call *c = call_new(t, CALL_FEED, origin, NULL, NULL);
+
+	if (call_start(c, 0) == 0 &&
+	    call_cmd(c, "PUBLISH %s %b", TIER_FEED_CHANNEL, msg, len) == 0)
+		call_go(c);
+}
+
+/* A random lock token: TIER_TOKEN_LEN hex digits. */
+static void
+make_token(char *out)
+{
+	unsigned char raw[TIER_TOKEN_LEN / 2];
+	size_t i;
+	int fd;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) == -1 ||
+		    read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw))
+			abort(); /* no randomness: a lock could not be told
+			            apart */
+		close(fd);
+	}
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+void
+tier_lock(struct tier *t, const char *origin, int flags, long timeout_ms,
+    tier_cb cb, void *arg)
+{
+	struct tier_call *c = call_new(t, CALL_LOCK, origin, cb, arg);
+	char *key;
+
+	c->flags = flags;
+	make_token(c->token);
+	if (call_start(c, timeout_ms) == -1)
+		return;
+	key = tier_lock_key(origin);
+	if (flags & TIER_LOCK_TAKEOVER)
+		call_cmd(c, "EVAL %s 1 %s %s %ld", TAKEOVER_LUA, key, c->token,
+		    t->cf.lock_ms);
+	else
+		call_cmd(
+		    c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
+	free(key);
+	call_go(c);
+}
+
+void
+tier_unlock(struct tier *t, const char *origin, const char *token, tier_cb cb,
+    void *arg)
+{
+	struct tier_call *c = call_new(t, CALL_UNLOCK, origin, cb, arg);
+	char *key;
+
+	if (call_start(c, 0) == -1)
+		return;
+	key = tier_lock_key(origin);
+	call_cmd(c, "EVAL %s 1 %s %s", UNLOCK_LUA, key, token);
+	free(key);
+	call_go(c);
+}
+
+void
+tier_wait(
+    struct tier *t, const char *origin, long timeout_ms, tier_cb cb, void *arg)
+{
+	struct tier_call *c = call_new(t, CALL_WAIT, origin, cb, arg);
+
+	t->stats.lock_waits++;
+	if (call_start(c, timeout_ms) == -1)
+		return;
+	c->seq = t->seq;
+	TAILQ_INSERT_TAIL(
+	    &t->waits[wait_bucket(origin, strlen(origin))], c, link);
+	c->waiting = 1;
+	wait_poll(c); /* at once: the publish may have come before the wait */
+}
+
+void
+tier_purge(struct tier *t, const char *origin, tier_cb cb, void *arg)
+{
+	entry_call(t, CALL_PURGE, origin, 0, "DEL %s", cb, arg);
+}
+
+void
+tier_free(struct tier *t)
+{
+	struct tier_call *c;
+	size_t i;
+
+	if (t == NULL)
+		return;
+	t->freeing = 1;
+	for (i = 0; i < t->nservers && t->ring != NULL; i++) {
+		tier_conn_stop(&t->servers[i].cmd);
+		tier_conn_stop(&t->servers[i].sub);
+	}
+	while ((c = TAILQ_FIRST(&t->calls)) != NULL) {
+		c->done = 1; /* no callback; hiredis owes nothing any more */
+		c->owed = 0;
+		c->pinned = 0;
+		if (c->waiting)
+			TAILQ_REMOVE(&t->waits[wait_bucket(
+			                 c->origin, strlen(c->origin))],
+			    c, link);
+		tier_call_free_if_idle(c);
+	}
+	if (t->lookups == 0) /* else the last cancelled lookup ends it */
+		tier_destroy(t);
+}
