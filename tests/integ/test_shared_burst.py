@@ -45,12 +45,12 @@ class Burst(SharedTest):
                 self.assertAnswer(a, ok=True, allowed=False, reason="rule")
         fetches = sum(len(self.origin.hits(h)) for h in hosts)
         st = [self.stats(c) for c in clients]
-        print("burst of %d origins on 3 instances: %.3f fetches per origin,"
-              " redis_timeouts %d, redis_shed %d, shared_local %d" % (
-                  BURST, fetches / BURST,
-                  sum(s["redis_timeouts"] for s in st),
-                  sum(s["redis_shed"] for s in st),
-                  sum(s["shared_local"] for s in st)))
+        print("burst of %d origins on 3 instances: %.3f fetches per origin;"
+              % (BURST, fetches / BURST),
+              ", ".join("%s %d" % (k, sum(s[k] for s in st)) for k in (
+                  "redis_timeouts", "redis_shed", "shared_local",
+                  "shared_misses", "shared_hits", "shared_lock_waits",
+                  "shared_lock_takeovers")))
         self.assertLessEqual(fetches, BURST * 1.1)
         # Nothing shed. (A few calls may still time out on a loaded
         # machine, where Redis itself waits for a core: not asserted.)

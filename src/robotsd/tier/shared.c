@@ -17,9 +17,9 @@
  *         entry it made and releases the lock in the same pipeline.
  * Any other tier answer (down, timeout, error) fetches here at once. GET,
  * LOCK and RECHECK share one budget of --redis-timeout, begun at the first
- * GET (again after a WAIT), of which the time a call waited in the tier's
- * queue, before it was sent, is given back (robotsd's own backlog is not
- * Redis's delay): each call gets what is left of it, and once it
+ * GET (again after a WAIT), of which the time a call waited in robotsd
+ * before it was written to Redis is given back (robotsd's own backlog is
+ * not Redis's delay): each call gets what is left of it, and once it
  * is spent no call starts: the load fetches at once (still under the lock,
  * when it holds it). A cancelled load is freed when its pending tier call
  * ends (or by shared_free, when tier_free dropped that call).

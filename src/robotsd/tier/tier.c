@@ -3,11 +3,11 @@
  * purge) on the connections of tier_conn.c. A call lives until both its
  * callback has run and hiredis owes it no reply; its timer is its deadline
  * (the caller's, then --redis-timeout's for the connection), armed when its
- * commands are sent, or delivers a result decided before any I/O (a server
- * that is down, a full queue). Its commands are formatted at once and sent
- * while fewer than max_inflight are out on the server's connection; else
- * they queue in the server's queue, sent in order as answers come. The
- * answers are read in tier_reply.c.
+ * commands are written to the socket, or delivers a result decided before
+ * any I/O (a server that is down, a full queue). Its commands are formatted at
+ * once and sent while fewer than max_inflight are out on the server's
+ * connection; else they queue in the server's queue, sent in order as answers
+ * come. The answers are read in tier_reply.c.
  */
 #include <config.h>
 
@@ -70,11 +70,12 @@ call_unqueue(struct tier_call *c)
 {
 	int i;
 
-	if (c->queued) {
+	if (c->queued == CALL_QUEUED) {
 		TAILQ_REMOVE(&c->srv->queue, c, qlink);
 		c->srv->nqueued--;
-		c->queued = 0;
-	}
+	} else if (c->queued == CALL_UNWRITTEN)
+		TAILQ_REMOVE(&c->srv->cmd.unwritten, c, qlink);
+	c->queued = 0;
 	for (i = 0; i < c->ncmds; i++)
 		free(c->cmd[i]);
 	c->ncmds = 0;
@@ -305,18 +306,45 @@ call_cmd(struct tier_call *c, const char *fmt, ...)
 	return 0;
 }
 
-/* Hand c's commands to hiredis (pipelined) and arm its deadline. */
+/* The deadline of a call just written to the socket. */
+static void
+call_arm(struct tier_call *c)
+{
+	struct timeval tv;
+
+	c->reply.queued_ms += (long)((clock_monotonic() - c->queued_at) * 1e3);
+	if (c->kind == CALL_WAIT) { /* the poll's deadline */
+		tier_ms_to_tv(c->t->cf.timeout_ms, &tv);
+		evtimer_add(&c->poll, &tv);
+	} else {
+		tier_ms_to_tv(c->limit_ms, &tv);
+		evtimer_add(&c->timer, &tv);
+	}
+}
+
+void
+tier_calls_written(struct tier_conn *conn)
+{
+	struct tier_call *c;
+
+	while ((c = TAILQ_FIRST(&conn->unwritten)) != NULL &&
+	       c->until <= conn->written) {
+		TAILQ_REMOVE(&conn->unwritten, c, qlink);
+		c->queued = 0;
+		call_arm(c);
+	}
+}
+
+/*
+ * Hand c's commands to hiredis (pipelined); its deadline is armed once
+ * they are written to the socket (tier_calls_written).
+ */
 static void
 call_send(struct tier_call *c)
 {
 	struct tier_conn *conn = &c->srv->cmd;
-	struct timeval tv;
 	int i, n = c->ncmds;
 
-	if (c->queued_at > 0)
-		c->reply.queued_ms +=
-		    (long)((clock_monotonic() - c->queued_at) * 1e3);
-	c->queued_at = 0;
 	for (i = 0; i < n; i++) {
 		if (redisAsyncFormattedCommand(conn->ac, tier_on_reply, c,
 		        c->cmd[i], c->cmdlen[i]) != REDIS_OK) {
@@ -326,14 +354,10 @@ call_send(struct tier_call *c)
 		c->owed++;
 		conn->sent++;
 	}
-	call_unqueue(c);            /* frees what was sent */
-	if (c->kind == CALL_WAIT) { /* the poll's deadline */
-		tier_ms_to_tv(c->t->cf.timeout_ms, &tv);
-		evtimer_add(&c->poll, &tv);
-	} else {
-		tier_ms_to_tv(c->limit_ms, &tv);
-		evtimer_add(&c->timer, &tv);
-	}
+	call_unqueue(c); /* frees what was sent */
+	c->until = conn->written + tier_conn_unsent(conn);
+	c->queued = CALL_UNWRITTEN;
+	TAILQ_INSERT_TAIL(&conn->unwritten, c, qlink);
 }
 
 /*
@@ -348,6 +372,7 @@ call_go(struct tier_call *c)
 
 	if (c->done || c->deferred || c->ncmds == 0)
 		return;
+	c->queued_at = clock_monotonic(); /* until written */
 	if (srv->cmd.ac == NULL) {
 		call_down(c);
 	} else if (TAILQ_EMPTY(&srv->queue) &&
@@ -360,8 +385,7 @@ call_go(struct tier_call *c)
 		    srv->url.name);
 		call_defer(c, TIER_SHED, c->why);
 	} else {
-		c->queued = 1;
-		c->queued_at = clock_monotonic();
+		c->queued = CALL_QUEUED;
 		TAILQ_INSERT_TAIL(&srv->queue, c, qlink);
 		srv->nqueued++;
 	}

@@ -16,9 +16,11 @@
  *     lost command connection ends the waits on its server (TIER_DOWN);
  *   - a server's calls are pipelined on its connection, at most
  *     max_inflight at a time; the others queue in robotsd (oldest first)
- *     and a call's deadline counts from when it is sent, never while it
- *     queues: robotsd's own backlog is not Redis being slow. Past
- *     max_queued queued calls a new call ends TIER_SHED at once;
+ *     and a call's deadline counts from when its commands are written to
+ *     the socket, never while they wait in robotsd: robotsd's own backlog
+ *     is not Redis being slow (and answers already received are read
+ *     before a call is called late). Past max_queued queued calls a new
+ *     call ends TIER_SHED at once;
  *   - a call unanswered after timeout_ms (--redis-timeout) ends TIER_TIMEOUT
  *     and its late reply is ignored; the connection is then dropped (its
  *     other calls end TIER_TIMEOUT too) and reconnected with backoff, as
@@ -78,7 +80,8 @@ struct tier_reply {
 	                             unless the callback takes it (sets NULL) */
 	const char *token;        /* lock TIER_OK: the holder's token */
 	size_t server;            /* index of the origin's server */
-	long queued_ms; /* how long the call waited in robotsd's queue */
+	/* How long the call waited in robotsd before it was written. */
+	long queued_ms;
 };
 typedef void (*tier_cb)(struct tier_reply *, void *arg);
 

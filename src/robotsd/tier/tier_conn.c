@@ -22,6 +22,7 @@
 #include <event2/event.h>
 #include <event2/util.h>
 #include <hiredis/hiredis.h>
+#include <hiredis/sds.h>
 
 #include "base/log.h"
 #include "tier/tier_int.h"
@@ -186,14 +187,28 @@ tier_conn_drain(struct tier_conn *c)
 	}
 }
 
+size_t
+tier_conn_unsent(const struct tier_conn *c)
+{
+	return c->ac != NULL ? sdslen(c->ac->c.obuf) : 0;
+}
+
+/* Write; the calls whose bytes are out now start their deadlines. */
 static void
 conn_on_write(evutil_socket_t fd, short what, void *arg)
 {
 	struct tier_conn *c = arg;
+	size_t before;
 
 	(void)fd, (void)what;
-	if (c->ac != NULL)
-		redisAsyncHandleWrite(c->ac);
+	if (c->ac == NULL)
+		return;
+	before = tier_conn_unsent(c);
+	redisAsyncHandleWrite(c->ac);
+	if (c->ac == NULL) /* lost: its calls have ended */
+		return;
+	c->written += before - tier_conn_unsent(c);
+	tier_calls_written(c);
 }
 
 static void
@@ -280,6 +295,7 @@ conn_lost(struct tier_conn *c, const char *why)
 
 	c->ac = NULL;
 	c->sent = 0;
+	c->written = 0;
 	c->state = TIER_SERVER_DOWN;
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_DOWN;
@@ -576,6 +592,7 @@ tier_conn_init(struct tier_server *srv, struct tier_conn *c, int is_sub)
 	c->state = TIER_SERVER_DOWN;
 	c->backoff_ms = srv->t->cf.reconnect_min_ms;
 	c->drop_result = TIER_ERROR;
+	TAILQ_INIT(&c->unwritten);
 	evtimer_assign(&c->retry, srv->t->base, on_retry, c);
 	evtimer_assign(&c->handshake, srv->t->base, on_handshake_timeout, c);
 }

@@ -45,6 +45,9 @@ struct tier_conn {
 	size_t reply_items, reply_bytes;
 	const char *proto_why; /* the peer broke the protocol: why */
 	size_t sent;           /* commands sent on ac and not answered yet */
+	uint64_t written;      /* bytes hiredis wrote to ac's socket */
+	/* Calls handed to hiredis whose bytes are not all written yet. */
+	struct tier_calls unwritten;
 };
 
 struct tier_server {
@@ -101,6 +104,10 @@ void tier_server_warn(struct tier_server *, const char *fmt, ...)
  * have been busy); returns at once when nothing waits.
  */
 void tier_conn_drain(struct tier_conn *);
+/* Bytes of commands hiredis holds, not written to the socket yet. */
+size_t tier_conn_unsent(const struct tier_conn *);
+/* tier.c: conn wrote more: arm the deadlines of the calls now written. */
+void tier_calls_written(struct tier_conn *);
 /* tier.c: free what tier_free left for the last lookup to end. */
 void tier_destroy(struct tier *);
 /* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
@@ -119,7 +126,9 @@ enum call_kind {
 	CALL_FEED
 };
 
-#define CALL_MAX_CMDS 3 /* a publish: SET, the unlock, PUBLISH */
+#define CALL_MAX_CMDS 3  /* a publish: SET, the unlock, PUBLISH */
+#define CALL_QUEUED 1    /* in srv->queue: not handed to hiredis yet */
+#define CALL_UNWRITTEN 2 /* in cmd.unwritten: handed, not all written */
 
 struct tier_call {
 	struct tier *t;
@@ -139,8 +148,9 @@ struct tier_call {
 	int waiting;        /* wait: in t->waits */
 	int flags;          /* lock: TIER_LOCK_* */
 	int pinned;         /* on_timer reads replies: c must stay */
-	int queued;         /* in srv->queue */
-	double queued_at;   /* clock_monotonic() when queued */
+	int queued;         /* CALL_QUEUED, CALL_UNWRITTEN or 0 */
+	uint64_t until;     /* unwritten: written once conn's bytes reach it */
+	double queued_at;   /* clock_monotonic() when it was to be sent */
 	char *cmd[CALL_MAX_CMDS]; /* formatted, not sent yet */
 	size_t cmdlen[CALL_MAX_CMDS];
 	int ncmds;
@@ -150,7 +160,7 @@ struct tier_call {
 	uint64_t seq;                 /* wait: t->seq when it began */
 	TAILQ_ENTRY(tier_call) link;  /* in t->waits */
 	TAILQ_ENTRY(tier_call) all;   /* in t->calls */
-	TAILQ_ENTRY(tier_call) qlink; /* in srv->queue */
+	TAILQ_ENTRY(tier_call) qlink; /* in srv->queue or cmd.unwritten */
 };
 
 /* tier.c: run a call's callback, once (why is copied), free c if idle. */
