@@ -603,6 +603,7 @@ robotsd_archive_change(const struct cache_change *c, void *arg)
 	r.date = c->at;
 	r.target_uri = f->final_url != NULL ? f->final_url : url;
 	r.origin = c->origin;
+	r.ip = f->ip;
 	r.version = c->new_version;
 	r.http_head = f->raw_headers;
 	r.http_head_len = f->raw_headers_len;

@@ -352,6 +352,10 @@ static const struct stats_row stats_rows[] = {
 	    tier.protocol_errors,
 	    "Redis connections closed for a reply robotsd did not ask for, of "
 	    "the wrong shape or too large."),
+	STAT_IN(SHARED, "redis_shed", "robotsd_redis_shed_total", COUNTER,
+	    tier.shed,
+	    "Redis calls not made: the server's queue in robotsd was full "
+	    "(the miss fetched locally)."),
 	STAT_FAMILY(SHARED, stats_redis_up),
 #endif
 	STAT("fetch_bytes", "robotsd_fetch_bytes", GAUGE, fetch_bytes,

@@ -149,6 +149,8 @@ class Archive(DaemonTest):
                 w = r["warc_d"]
                 self.assertEqual(w["WARC-Target-URI"], orig + "/robots.txt")
                 self.assertEqual(w["WARC-Robotsd-Origin"], orig)
+                # the address the response came from: the local origin
+                self.assertEqual(w["WARC-IP-Address"], "127.0.0.1")
                 self.assertEqual(w["WARC-Warcinfo-ID"],
                                  info["WARC-Record-ID"])
                 self.assertEqual(w["Content-Type"],

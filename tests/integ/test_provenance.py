@@ -248,7 +248,8 @@ class OldStateFile(DaemonTest):
 
 class FleetVersions(DaemonTest):
     """Two instances on one real redis-server name every state alike:
-    a ruleset's version is computed from the body by each reader."""
+    a ruleset's version is computed from the body by each reader; a
+    refresh through the tier revalidates, and the fleet shares the 304."""
 
     def setUp(self):
         if not tier_built():
@@ -283,3 +284,59 @@ class FleetVersions(DaemonTest):
                 self.assertEqual(ib["fetched_at"], ia["fetched_at"])
                 self.assertEqual(ib["validated_at"], ia["validated_at"])
         self.assertEqual(len(self.origin.hits("v.test")), 1)
+
+    def inspect_on(self, c, orig):
+        """inspect orig on c once it is cached with no fetch under way."""
+        def done():
+            i = self.inspect(orig, client=c)
+            return i if i.get("ok") and not i.get("fetching") else None
+        i = poll(done)
+        self.assertIsNotNone(i)
+        return i
+
+    def test_refresh_through_the_tier_revalidates(self):
+        sc = self.origin.robots(
+            "rv.test", BODY, etag=ETAG, last_modified=LAST_MODIFIED,
+            headers={"Cache-Control": "max-age=3600"},
+            not_modified={"Cache-Control": "max-age=600"})
+        a, b = [self.start("--redis", self.redis.url) for _ in range(2)]
+        key = entry_key("http://rv.test")
+        x = self.check("http://rv.test/private/x", client=a)
+        self.assertAnswer(x, source="fetched", version=version_of(BODY))
+        first = poll(lambda: self.redis.cmd("GET", key))
+        self.assertIsNotNone(first)
+        y = self.check("http://rv.test/private/x", client=b)
+        self.assertAnswer(y, source="shared", version=version_of(BODY))
+        before = self.inspect_on(a, "http://rv.test")
+        for c in (a, b):
+            self.advance(before["expires_in"] + 1, client=c)
+
+        # a's refresh goes through the tier with a's validators: a 304.
+        self.check("http://rv.test/private/y", client=a)
+        self.assertTrue(self.origin.wait_hits("rv.test", 2))
+        hits = self.origin.hits("rv.test")
+        self.assertEqual(hits[1].headers.get("if-none-match"), ETAG)
+        self.assertEqual(hits[1].headers.get("if-modified-since"),
+                         LAST_MODIFIED)
+        self.assertTrue(poll(lambda: self.stats(a)["revalidated"] == 1))
+        self.assertEqual(sc.answered_304, 1)
+        ia = self.inspect_on(a, "http://rv.test")
+        self.assertAnswer(ia, version=version_of(BODY), http_status=200,
+                          fetched_at=before["fetched_at"])
+        self.assertGreater(ia["validated_at"], before["validated_at"])
+        self.assertAlmostEqual(ia["expires_at"] - ia["validated_at"], 600,
+                               delta=0.01)
+        # The same version goes to the tier with its new lifetime: b takes
+        # it from there, without fetching.
+        self.assertTrue(poll(lambda: self.redis.cmd("GET", key) != first))
+        z = self.check("http://rv.test/private/z", client=b)
+        self.assertAnswer(z, allowed=False, version=version_of(BODY))
+        ib = self.inspect_on(b, "http://rv.test")
+        self.assertEqual(ib["source"], "shared")
+        self.assertEqual(ib["version"], ia["version"])
+        self.assertEqual(ib["validated_at"], ia["validated_at"])
+        self.assertEqual(ib["expires_at"], ia["expires_at"])
+        # At the origin: one 200 and one 304 for the whole fleet.
+        self.assertEqual(len(self.origin.hits("rv.test")), 2)
+        self.assertEqual(sum(self.stats(c)["revalidated"] for c in (a, b)),
+                         1)

@@ -117,6 +117,7 @@ add(struct archive *a, int n, char *body, size_t bodysz)
 	r.date = T0 + n;
 	r.target_uri = url;
 	r.origin = "http://a.example";
+	r.ip = "192.0.2.7";
 	r.version = "0123456789abcdef";
 	r.http_head = head;
 	r.http_head_len = sizeof(head) - 1;
@@ -202,6 +203,9 @@ START_TEST(test_thread_writes_rotates_and_removes)
 		    "%s", text);
 		ck_assert_ptr_nonnull(strstr(text, names[i]));
 		ck_assert_ptr_nonnull(strstr(text, "WARC-Type: response\r\n"));
+		/* each string of a queued record is copied, the address too */
+		ck_assert_ptr_nonnull(
+		    strstr(text, "WARC-IP-Address: 192.0.2.7\r\n"));
 		snprintf(body, sizeof(body), "Disallow: /%d\n", 4 + i);
 		ck_assert_ptr_nonnull(strstr(text, body));
 		unlink(path);

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <check.h>
@@ -256,6 +257,57 @@ START_TEST(test_cause_published_and_read)
 }
 END_TEST
 
+/*
+ * A copy revalidated here (a 304, no body) is published with the body of
+ * the tier's value of the same version, and only then: the version is the
+ * SHA-256 of that body, so no other body can be claimed for it.
+ */
+static const struct {
+	int prev;                  /* 0: no value in the tier */
+	enum tier_policy prev_pol; /* the tier value's policy */
+	const char *prev_ver;      /* its version */
+	const char *entry_ver;     /* the entry's ("": unknown) */
+	int want;                  /* shared_value_of's answer */
+} reval_cases[] = {
+	{ 1, TIER_POLICY_RULES, "00112233aabbccdd", "00112233aabbccdd", 0 },
+	{ 0, TIER_POLICY_NONE, "", "00112233aabbccdd", -1 },
+	{ 1, TIER_POLICY_RULES, "ffffffffffffffff", "00112233aabbccdd", -1 },
+	{ 1, TIER_POLICY_ALLOW, "00112233aabbccdd", "00112233aabbccdd", -1 },
+	{ 1, TIER_POLICY_DISALLOW, "00112233aabbccdd", "00112233aabbccdd", -1 },
+	{ 1, TIER_POLICY_RULES, "", "", -1 },
+};
+
+START_TEST(test_value_revalidated)
+{
+	struct cache_entry e = entry(CACHE_RULES, 3000.0, 3600.0, 0);
+	struct fetch_result r = { .http_status = 304 };
+	struct tier_value prev = { .policy = reval_cases[_i].prev_pol,
+		.body = (char *)"Disallow: /x",
+		.body_len = 12,
+		.truncated = 1,
+		.final_url = (char *)"http://a.test/robots.txt" };
+	struct tier_value v;
+
+	snprintf(e.version, sizeof(e.version), "%s", reval_cases[_i].entry_ver);
+	snprintf(
+	    prev.version, sizeof(prev.version), "%s", reval_cases[_i].prev_ver);
+	ck_assert_int_eq(shared_value_of(&e, 1, &r,
+	                     reval_cases[_i].prev ? &prev : NULL, -1, &v),
+	    reval_cases[_i].want);
+	if (reval_cases[_i].want == -1)
+		return;
+	ck_assert_int_eq(v.policy, TIER_POLICY_RULES);
+	ck_assert_ptr_eq(v.body, prev.body);
+	ck_assert_uint_eq(v.body_len, 12);
+	ck_assert_int_eq(v.truncated, 1);
+	ck_assert_str_eq(v.version, e.version);
+	ck_assert_str_eq(v.final_url, "http://a.test/robots.txt");
+	/* the new lifetime, served stale for as long again */
+	ck_assert_int_eq(v.expires_at, 3600000);
+	ck_assert_int_eq(v.stale_until, 4200000);
+}
+END_TEST
+
 static Suite *
 shared_suite(void)
 {
@@ -274,6 +326,8 @@ shared_suite(void)
 	tcase_add_test(tc, test_value_stale_copy);
 	tcase_add_loop_test(tc, test_cause_published_and_read, 0,
 	    (int)(sizeof(cause_cases) / sizeof(cause_cases[0])));
+	tcase_add_loop_test(tc, test_value_revalidated, 0,
+	    (int)(sizeof(reval_cases) / sizeof(reval_cases[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,14 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include <check.h>
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
-#include "base/log.h"
 #include "tier_fixture.h"
 #include "tier/tier.h"
 #include "tier/tier_value.h"
@@ -752,18 +750,4 @@ tier_redis_suite(void)
 	return s;
 }
 
-/* Skip without a redis-server; no SIGPIPE, as robotsd. */
-static int
-redis_setup(void)
-{
-	if (access(redis_bin(), X_OK) != 0 && system("command -v redis-server "
-	                                             ">/dev/null") != 0) {
-		fprintf(stderr, "redis-server not found: skipped\n");
-		return 77;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	log_set_level(getenv("TIER_LOG") != NULL ? LOG_DEBUG : LOG_ERR);
-	return 0;
-}
-
-TEST_PROGRAM(tier_redis_suite, redis_setup, NULL);
+TEST_PROGRAM(tier_redis_suite, fixture_setup, NULL);

@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <check.h>
 #include <event2/event.h>
 
+#include "base/log.h"
 #include "tier_fixture.h"
 
 char dir[64];
@@ -225,3 +227,16 @@ drive_for(long ms)
 }
 
 /* Call and wait for its one callback (bounded by 5 s). */
+
+int
+fixture_setup(void)
+{
+	if (access(redis_bin(), X_OK) != 0 && system("command -v redis-server "
+	                                             ">/dev/null") != 0) {
+		fprintf(stderr, "redis-server not found: skipped\n");
+		return 77;
+	}
+	signal(SIGPIPE, SIG_IGN); /* as robotsd does */
+	log_set_level(getenv("TIER_LOG") != NULL ? LOG_DEBUG : LOG_ERR);
+	return 0;
+}

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <check.h>
 #include <hiredis/hiredis.h>
 
 #define MAXSRV 2
@@ -35,5 +36,10 @@ double now_ms(void); /* monotonic */
 /* Run the loop until *n >= want or ms pass; 1 if reached. */
 int drive_until(const int *n, int want, long ms);
 void drive_for(long ms); /* run the loop for ms */
+/*
+ * The main of a test program on Redis: skipped (77) without redis-server,
+ * else the suite make() returns, run; the exit status.
+ */
+int fixture_setup(void);
 
 #endif /* ROBOTSD_TIER_FIXTURE_H */

@@ -65,6 +65,8 @@ struct fetch_result {
 	 */
 	const char *raw_headers;
 	size_t raw_headers_len;
+	/* The address the final response came from (numeric), or NULL. */
+	const char *ip;
 	/* Response headers the policy needs; NULL when absent. */
 	const char *cache_control;
 	const char *expires;

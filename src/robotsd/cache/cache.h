@@ -131,8 +131,8 @@ struct cache_fetch_ops {
 	 * Optional: start() sending the validators of cond (a refresh of a
 	 * ruleset that has some). Without it refreshes are unconditional.
 	 * A 304 to it has no body: a fetcher that publishes what it fetched
-	 * (the shared tier) must not publish a revalidated entry's body
-	 * from it, which is why the shared tier offers none yet.
+	 * (the shared tier) must take a revalidated entry's body from
+	 * elsewhere (shared.c: the tier's value of the same version).
 	 */
 	void *(*start_cond)(void *impl, const char *url,
 	    const struct fetch_cond *cond, fetch_done_cb, void *arg);

@@ -35,7 +35,7 @@ struct archive_job {
 	struct archive_job *next;
 	size_t bytes; /* what it counts against the queue */
 	double date;
-	char *target_uri, *origin, *version, *head, *body;
+	char *target_uri, *origin, *ip, *version, *head, *body;
 	size_t head_len, body_len;
 	int truncated;
 };
@@ -310,6 +310,7 @@ archive_format(struct archive *a, const struct archive_job *j, struct buf *gz)
 		.date = j->date,
 		.target_uri = j->target_uri,
 		.origin = j->origin,
+		.ip = j->ip,
 		.version = j->version,
 		.http_head = j->head,
 		.http_head_len = j->head_len,
@@ -460,8 +461,9 @@ int
 archive_add(struct archive *a, const struct warc_response *r)
 {
 	size_t bytes = sizeof(struct archive_job) + archive_len(r->target_uri) +
-	               archive_len(r->origin) + archive_len(r->version) +
-	               r->http_head_len + r->body_len + 5;
+	               archive_len(r->origin) + archive_len(r->ip) +
+	               archive_len(r->version) + r->http_head_len +
+	               r->body_len + 6;
 	struct archive_job *j;
 	char *at;
 
@@ -489,6 +491,7 @@ archive_add(struct archive *a, const struct warc_response *r)
 	j->target_uri =
 	    archive_copy(&at, r->target_uri, archive_len(r->target_uri));
 	j->origin = archive_copy(&at, r->origin, archive_len(r->origin));
+	j->ip = archive_copy(&at, r->ip, archive_len(r->ip));
 	j->version = archive_copy(&at, r->version, archive_len(r->version));
 	j->head = archive_copy(
 	    &at, r->http_head ? r->http_head : "", r->http_head_len);

@@ -69,6 +69,8 @@ struct fetch_sock {
 	struct event ev; /* on the socket curl named */
 };
 
+#define FETCH_IP_SIZE 46 /* INET6_ADDRSTRLEN */
+
 struct fetch {
 	TAILQ_ENTRY(fetch) link;         /* inbox, thread FIFO/multi, outbox */
 	STAILQ_ENTRY(fetch) cancel_link; /* f->cancels */
@@ -97,8 +99,9 @@ struct fetch {
 	char *final_url;           /* NULL: url */
 	struct buf body;           /* capped at ROBOTS_MAX_BODY */
 	char *hdr[HDR_COUNT];
-	struct buf raw; /* status line and headers, capped */
-	char *errbuf;   /* CURL_ERROR_SIZE */
+	struct buf raw;         /* status line and headers, capped */
+	char ip[FETCH_IP_SIZE]; /* curl's primary IP of the last transfer */
+	char *errbuf;           /* CURL_ERROR_SIZE */
 	CURL *easy;
 	struct curl_slist *connect_to;   /* own copy: outlives a reload */
 	struct curl_slist *cond_headers; /* If-None-Match etc., or NULL */

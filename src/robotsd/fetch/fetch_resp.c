@@ -201,7 +201,7 @@ void
 fetch_fill_outcome(struct fetch *fe, CURLcode rc)
 {
 	long code = 0, redirs = 0;
-	char *url = NULL, *scheme = NULL;
+	char *url = NULL, *scheme = NULL, *ip = NULL;
 	curl_off_t us = 0;
 	enum fetch_error error;
 
@@ -249,6 +249,9 @@ fetch_fill_outcome(struct fetch *fe, CURLcode rc)
 	fe->redirects = (unsigned)redirs;
 	curl_easy_getinfo(fe->easy, CURLINFO_TOTAL_TIME_T, &us);
 	fe->seconds = (double)us / 1e6;
+	if (curl_easy_getinfo(fe->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK &&
+	    ip != NULL)
+		snprintf(fe->ip, sizeof(fe->ip), "%s", ip);
 }
 
 /* The result handed to the callback: strings of the fetch's own. */
@@ -277,4 +280,5 @@ fetch_result_of(const struct fetch *fe, struct fetch_result *r)
 		r->raw_headers = fe->raw.p;
 		r->raw_headers_len = fe->raw.len;
 	}
+	r->ip = fe->ip[0] != '\0' ? fe->ip : NULL;
 }

@@ -11,11 +11,15 @@
  *         our get and our lock): install that value, else FETCH;
  *   WAIT  tier_wait: published, unlocked or timed out: GET again, then
  *         LOCK with TIER_LOCK_TAKEOVER if still missing;
- *   FETCH the real fetch; the cache's settled hook publishes the entry it
- *         made and releases the lock in the same pipeline.
+ *   FETCH the real fetch (a refresh sends the validators of the copy held
+ *         here: a 304 keeps it, and publishes it with the tier's body
+ *         of the same version); the cache's settled hook publishes the
+ *         entry it made and releases the lock in the same pipeline.
  * Any other tier answer (down, timeout, error) fetches here at once. GET,
  * LOCK and RECHECK share one budget of --redis-timeout, begun at the first
- * GET (again after a WAIT): each call gets what is left of it, and once it
+ * GET (again after a WAIT), of which the time a call waited in robotsd
+ * before it was written to Redis is given back (robotsd's own backlog is
+ * not Redis's delay): each call gets what is left of it, and once it
  * is spent no call starts: the load fetches at once (still under the lock,
  * when it holds it). A cancelled load is freed when its pending tier call
  * ends (or by shared_free, when tier_free dropped that call).
@@ -54,6 +58,7 @@ struct load {
 	int cancelled;           /* free when the pending tier call ends */
 	struct fetch *fetch;     /* ST_FETCH */
 	struct tier_value *prev; /* the tier's unusable value, or NULL */
+	char *etag, *last_modified;     /* a refresh's validators, or NULL */
 	char token[TIER_TOKEN_LEN + 1]; /* the lock held, or "" */
 };
 
@@ -82,6 +87,8 @@ load_free(struct load *l)
 		tier_value_clear(l->prev);
 		free(l->prev);
 	}
+	free(l->etag);
+	free(l->last_modified);
 	free(l->origin);
 	free(l->url);
 	free(l);
@@ -125,8 +132,14 @@ load_fetched_cb(const struct fetch_result *r, void *arg)
 static void
 load_fetch(struct load *l)
 {
+	struct fetch_cond cond = { l->etag, l->last_modified };
+
 	l->stage = ST_FETCH;
-	l->fetch = fetch_start(l->sh->fetcher, l->url, load_fetched_cb, l);
+	l->fetch =
+	    cond.etag != NULL || cond.last_modified != NULL
+	        ? fetch_start_cond(
+	              l->sh->fetcher, l->url, &cond, load_fetched_cb, l)
+	        : fetch_start(l->sh->fetcher, l->url, load_fetched_cb, l);
 	if (l->fetch == NULL) {
 		struct fetch_result r = { .error = FETCH_LOCAL,
 			.error_message = "robotsd ran out of memory" };
@@ -144,10 +157,14 @@ load_local(struct load *l, const char *step, const struct tier_reply *rep)
 	load_fetch(l);
 }
 
-/* What is left of the load's budget for a call (ms); 0: spent. */
+/*
+ * What is left of the load's budget for its next call (ms), rep being the
+ * last call's answer; 0: spent.
+ */
 static long
-load_left(const struct load *l)
+load_left(struct load *l, const struct tier_reply *rep)
 {
+	l->began += (double)rep->queued_ms / 1000.0;
 	return tier_budget_left(l->sh->tier, l->began, clock_monotonic());
 }
 
@@ -256,7 +273,8 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 	switch (rep->result) {
 	case TIER_OK:
 		snprintf(l->token, sizeof(l->token), "%s", rep->token);
-		if ((left = load_left(l)) == 0) { /* no time to look again */
+		/* no time to look again: fetch */
+		if ((left = load_left(l, rep)) == 0) {
 			l->sh->stats.misses++;
 			load_fetch(l);
 			break;
@@ -305,7 +323,7 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		load_local(l, "get", rep);
 		return;
 	}
-	if ((left = load_left(l)) == 0) {
+	if ((left = load_left(l, rep)) == 0) {
 		load_spent(l, "lock");
 		return;
 	}
@@ -342,6 +360,22 @@ shared_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	l->stage = ST_GET;
 	l->began = clock_monotonic();
 	tier_get(sh->tier, l->origin, 0, load_got_cb, l);
+	return l;
+}
+
+/* cache_fetch_ops.start_cond: a refresh of a copy with validators. */
+static void *
+shared_start_cond(void *impl, const char *url, const struct fetch_cond *cond,
+    fetch_done_cb cb, void *arg)
+{
+	struct load *l = shared_start(impl, url, cb, arg);
+
+	if (l == NULL)
+		return NULL;
+	if (cond->etag != NULL)
+		l->etag = xstrdup(cond->etag);
+	if (cond->last_modified != NULL)
+		l->last_modified = xstrdup(cond->last_modified);
 	return l;
 }
 
@@ -409,6 +443,7 @@ shared_purge(void *impl, const char *origin)
 
 const struct cache_fetch_ops shared_fetch_ops = {
 	.start = shared_start,
+	.start_cond = shared_start_cond,
 	.cancel = shared_cancel,
 	.queued = shared_queued,
 	.settled = shared_settled,

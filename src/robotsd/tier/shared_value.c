@@ -153,7 +153,18 @@ shared_value_of(const struct cache_entry *e, int good,
 	if (failing)
 		return shared_stale_copy(prev, v);
 	v->stale_until = v->expires_at + (v->expires_at - v->fetched_at);
-	if (v->policy == TIER_POLICY_RULES) {
+	if (v->policy == TIER_POLICY_RULES && r->http_status == 304) {
+		/* revalidated: the body is the tier's copy of that version */
+		if (prev == NULL || prev->policy != TIER_POLICY_RULES ||
+		    e->version[0] == '\0' ||
+		    strcmp(prev->version, e->version) != 0)
+			return -1;
+		v->body = prev->body;
+		v->body_len = prev->body_len;
+		v->truncated = prev->truncated;
+		if (v->final_url == NULL)
+			v->final_url = prev->final_url;
+	} else if (v->policy == TIER_POLICY_RULES) {
 		v->body = (char *)(uintptr_t)r->body;
 		v->body_len = r->body_len;
 		v->truncated = e->truncated;

@@ -43,8 +43,10 @@ void shared_state_of(const struct tier_value *v, struct shared_state *s);
  * The value that publishes entry e, settled here by fetch r (good: e holds
  * a good copy), into *v (strings borrowed from e, r and prev). prev is the
  * origin's previous value in the tier or NULL: a good copy that now fails
- * keeps serving prev's body, which only prev holds. -1 when nothing
- * truthful can be published (a failing rules copy whose body is gone).
+ * keeps serving prev's body, which only prev holds; so does a copy r
+ * revalidated (a 304 has no body), when prev is that same version. -1 when
+ * nothing truthful can be published (a failing rules copy whose body is
+ * gone, a revalidated copy whose version the tier does not hold).
  */
 int shared_value_of(const struct cache_entry *e, int good,
     const struct fetch_result *r, const struct tier_value *prev,

@@ -2,8 +2,12 @@
  * tier.c: the shared tier's calls (get, publish, lock, unlock, wait,
  * purge) on the connections of tier_conn.c. A call lives until both its
  * callback has run and hiredis owes it no reply; its timer is its deadline
- * (the caller's, then --redis-timeout's for the connection), or delivers a
- * result decided before any I/O (a server that is down).
+ * (the caller's, then --redis-timeout's for the connection), armed when its
+ * commands are written to the socket, or delivers a result decided before
+ * any I/O (a server that is down, a full queue). Its commands are formatted at
+ * once and sent while fewer than max_inflight are out on the server's
+ * connection; else they queue in the server's queue, sent in order as answers
+ * come. The answers are read in tier_reply.c.
  */
 #include <config.h>
 
@@ -16,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/dns.h>
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
+#include "base/clock.h"
 #include "tier/tier_int.h"
 #include "tier/tier_ring.h"
 #include "tier/tier_value.h"
@@ -43,43 +47,8 @@
 	"return redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2]) end "       \
 	"return false"
 
-enum call_kind {
-	CALL_GET,
-	CALL_PUBLISH,
-	CALL_LOCK,
-	CALL_UNLOCK,
-	CALL_WAIT,
-	CALL_PURGE,
-	CALL_FEED
-};
-
-struct tier_call {
-	struct tier *t;
-	struct tier_server *srv;
-	enum call_kind kind;
-	tier_cb cb;
-	void *arg;
-	char *origin;
-	struct event timer; /* deadline, or the moment to deliver reply */
-	long limit_ms;      /* the caller's deadline, after the call began */
-	struct event poll;  /* wait: next poll, or a poll's deadline */
-	int deferred;       /* the timer delivers reply */
-	int done;           /* the callback ran */
-	int owed;           /* replies hiredis still owes */
-	int nreplies;       /* replies seen */
-	int polling;        /* wait: a poll is out */
-	int waiting;        /* wait: in t->waits */
-	int flags;          /* lock: TIER_LOCK_* */
-	struct tier_reply reply;
-	char token[TIER_TOKEN_LEN + 1];
-	char why[200];
-	uint64_t seq;                /* wait: t->seq when it began */
-	TAILQ_ENTRY(tier_call) link; /* in t->waits */
-	TAILQ_ENTRY(tier_call) all;  /* in t->calls */
-};
-
 static const char *const result_names[] = { "ok", "miss", "busy", "notified",
-	"unlocked", "corrupt", "timeout", "down", "error" };
+	"unlocked", "corrupt", "timeout", "down", "error", "shed" };
 
 const char *
 tier_result_name(enum tier_result r)
@@ -89,50 +58,35 @@ tier_result_name(enum tier_result r)
 	           : "?";
 }
 
-const char *
-tier_state_name(enum tier_state s)
-{
-	return s == TIER_SERVER_UP           ? "up"
-	       : s == TIER_SERVER_CONNECTING ? "connecting"
-	                                     : "down";
-}
-
-char *
-tier_entry_key(const char *origin)
-{
-	char *k;
-
-	xasprintf(&k, "robotsd:v1:e:{%s}", origin);
-	return k;
-}
-
-char *
-tier_lock_key(const char *origin)
-{
-	char *k;
-
-	xasprintf(&k, "robotsd:v1:l:{%s}", origin);
-	return k;
-}
-
-static void
-ms_to_tv(long ms, struct timeval *tv)
-{
-	tv->tv_sec = ms / 1000;
-	tv->tv_usec = (ms % 1000) * 1000;
-}
-
 static size_t
 wait_bucket(const char *origin, size_t len)
 {
 	return (size_t)(tier_hash(origin, len) % TIER_WAIT_BUCKETS);
 }
 
+/* Take c out of its server's queue, its commands unsent. */
 static void
-call_free_if_idle(struct tier_call *c)
+call_unqueue(struct tier_call *c)
 {
-	if (!c->done || c->owed > 0)
+	int i;
+
+	if (c->queued == CALL_QUEUED) {
+		TAILQ_REMOVE(&c->srv->queue, c, qlink);
+		c->srv->nqueued--;
+	} else if (c->queued == CALL_UNWRITTEN)
+		TAILQ_REMOVE(&c->srv->cmd.unwritten, c, qlink);
+	c->queued = 0;
+	for (i = 0; i < c->ncmds; i++)
+		free(c->cmd[i]);
+	c->ncmds = 0;
+}
+
+void
+tier_call_free_if_idle(struct tier_call *c)
+{
+	if (!c->done || c->owed > 0 || c->pinned)
 		return;
+	call_unqueue(c);
 	evtimer_del(&c->timer);
 	evtimer_del(&c->poll);
 	TAILQ_REMOVE(&c->t->calls, c, all);
@@ -168,14 +122,15 @@ count(struct tier_call *c, enum tier_result r)
 }
 
 /* Run the callback, once; why is copied. */
-static void
-call_finish(struct tier_call *c, enum tier_result r, const char *why)
+void
+tier_call_finish(struct tier_call *c, enum tier_result r, const char *why)
 {
 	struct tier_value *v;
 
 	if (c->done)
 		return;
 	c->done = 1;
+	call_unqueue(c);
 	evtimer_del(&c->timer);
 	evtimer_del(&c->poll);
 	if (c->waiting) {
@@ -202,19 +157,38 @@ call_finish(struct tier_call *c, enum tier_result r, const char *why)
 		free(v);
 		c->reply.value = NULL;
 	}
-	call_free_if_idle(c);
+	tier_call_free_if_idle(c);
 }
 
 /* Deliver r from the loop, not from inside the caller. */
 static void
 call_defer(struct tier_call *c, enum tier_result r, const char *why)
 {
+	call_unqueue(c);
 	c->deferred = 1;
 	c->reply.result = r;
 	if (why != c->why)
 		snprintf(c->why, sizeof(c->why), "%s", why);
 	evtimer_del(&c->timer);
 	event_active(&c->timer, EV_TIMEOUT, 1);
+}
+
+/*
+ * A deadline of c is due: read the answers already here first (a loop
+ * busy past the deadline is robotsd's delay, not Redis's). 0 when none is
+ * owed any more (c may be gone), else the replies c still waits for.
+ */
+static int
+call_drain(struct tier_call *c)
+{
+	int owed;
+
+	c->pinned = 1;
+	tier_conn_drain(&c->srv->cmd);
+	c->pinned = 0;
+	if ((owed = c->owed) == 0)
+		tier_call_free_if_idle(c);
+	return owed;
 }
 
 /*
@@ -231,19 +205,23 @@ on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd, (void)what;
 	if (c->deferred) {
-		call_finish(c, c->reply.result, c->why);
+		tier_call_finish(c, c->reply.result, c->why);
 		return;
 	}
 	if (c->kind == CALL_WAIT) {
-		call_finish(c, TIER_TIMEOUT, "no publish nor release in time");
+		tier_call_finish(
+		    c, TIER_TIMEOUT, "no publish nor release in time");
 		return;
 	}
+	if (call_drain(c) == 0) /* answered after all */
+		return;
 	if (!c->done) {
 		snprintf(c->why, sizeof(c->why), "no answer within %ld ms",
 		    c->limit_ms);
-		call_finish(c, TIER_TIMEOUT, c->why); /* owed > 0: c stays */
+		tier_call_finish(
+		    c, TIER_TIMEOUT, c->why); /* owed > 0: c stays */
 		if (rest > 0) { /* the caller's haste says nothing of Redis */
-			ms_to_tv(rest, &tv);
+			tier_ms_to_tv(rest, &tv);
 			evtimer_add(&c->timer, &tv);
 			return;
 		}
@@ -281,7 +259,8 @@ call_down(struct tier_call *c)
 }
 
 /*
- * Arm the caller's deadline (0: --redis-timeout; a wait's may be longer);
+ * Set the caller's deadline (0: --redis-timeout; a wait's may be longer),
+ * armed when the call is sent (a wait's, which is no Redis call, now);
  * 0, or -1 when the server is down (result deferred).
  */
 static int
@@ -297,159 +276,135 @@ call_start(struct tier_call *c, long limit_ms)
 	    (c->kind != CALL_WAIT && limit_ms > c->t->cf.timeout_ms))
 		limit_ms = c->t->cf.timeout_ms;
 	c->limit_ms = limit_ms;
-	ms_to_tv(limit_ms, &tv);
-	evtimer_add(&c->timer, &tv);
+	if (c->kind == CALL_WAIT) {
+		tier_ms_to_tv(limit_ms, &tv);
+		evtimer_add(&c->timer, &tv);
+	}
 	return 0;
 }
 
-static void on_reply_cb(redisAsyncContext *, void *, void *);
-
-/* Queue one command of c; on failure the call ends (deferred). */
+/* Format one command of c, to send with call_go; -1: the call ended. */
 static int
 call_cmd(struct tier_call *c, const char *fmt, ...)
 {
 	va_list ap;
-	int rc;
+	char *cmd = NULL;
+	int len;
 
-	if (c->srv->cmd.ac == NULL) {
-		call_down(c);
+	if (c->done || c->deferred)
 		return -1;
-	}
 	va_start(ap, fmt);
-	rc = redisvAsyncCommand(c->srv->cmd.ac, on_reply_cb, c, fmt, ap);
+	len = redisvFormatCommand(&cmd, fmt, ap);
 	va_end(ap);
-	if (rc != REDIS_OK) {
-		call_defer(c, TIER_ERROR, "cannot send the command");
+	if (len < 0 || c->ncmds == CALL_MAX_CMDS) {
+		free(cmd);
+		call_defer(c, TIER_ERROR, "cannot format the command");
 		return -1;
 	}
-	c->owed++;
+	c->cmd[c->ncmds] = cmd;
+	c->cmdlen[c->ncmds++] = (size_t)len;
 	return 0;
 }
 
+/* The deadline of a call just written to the socket. */
 static void
-got_get(struct tier_call *c, const redisReply *r)
-{
-	struct tier_value *v;
-	enum tier_value_err e;
-	long n;
-
-	if (r->type == REDIS_REPLY_NIL) {
-		call_finish(c, TIER_MISS, NULL);
-		return;
-	}
-	if (r->type != REDIS_REPLY_STRING) {
-		call_finish(c, TIER_ERROR, "unexpected reply to GET");
-		return;
-	}
-	if ((n = tier_tag_open(
-	         c->t->keyed ? c->t->key : NULL, r->str, r->len)) == -1) {
-		c->t->stats.untagged++;
-		call_finish(c, TIER_CORRUPT, "no valid tag (--redis-key-file)");
-		return;
-	}
-	v = xcalloc(1, sizeof(*v));
-	if ((e = tier_value_decode(r->str, (size_t)n, c->origin, v)) != TV_OK) {
-		free(v);
-		call_finish(c, TIER_CORRUPT, tier_value_strerror(e));
-		return;
-	}
-	c->reply.value = v;
-	call_finish(c, TIER_OK, NULL);
-}
-
-/* Replies to SET, the optional unlock, then PUBLISH. */
-static void
-got_publish(struct tier_call *c, const redisReply *r)
-{
-	if (c->nreplies == 1 &&
-	    (r->type != REDIS_REPLY_STATUS || strcmp(r->str, "OK") != 0)) {
-		call_finish(c, TIER_ERROR, "unexpected reply to SET");
-		return;
-	}
-	if (c->owed == 0)
-		call_finish(c, TIER_OK, NULL);
-}
-
-static void
-got_lock(struct tier_call *c, const redisReply *r)
-{
-	if (r->type == REDIS_REPLY_NIL) {
-		call_finish(c, TIER_BUSY, NULL);
-	} else if (r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0) {
-		c->reply.token = c->token;
-		call_finish(c, TIER_OK, NULL);
-	} else
-		call_finish(c, TIER_ERROR, "unexpected reply to SET NX");
-}
-
-/* UNLOCK and PURGE: an integer, how many keys went. */
-static void
-got_count(struct tier_call *c, const redisReply *r)
-{
-	if (r->type != REDIS_REPLY_INTEGER)
-		call_finish(c, TIER_ERROR, "unexpected reply");
-	else
-		call_finish(c, r->integer > 0 ? TIER_OK : TIER_MISS, NULL);
-}
-
-/* A wait's poll: does the lock still exist? */
-static void
-got_poll(struct tier_call *c, const redisReply *r)
+call_arm(struct tier_call *c)
 {
 	struct timeval tv;
 
-	c->polling = 0;
-	evtimer_del(&c->poll);
-	if (r->type != REDIS_REPLY_INTEGER) {
-		call_finish(c, TIER_ERROR, "unexpected reply to EXISTS");
-	} else if (r->integer == 0) {
-		call_finish(c, TIER_UNLOCKED, NULL);
-	} else {
-		ms_to_tv(c->t->cf.poll_ms, &tv);
+	c->reply.queued_ms += (long)((clock_monotonic() - c->queued_at) * 1e3);
+	if (c->kind == CALL_WAIT) { /* the poll's deadline */
+		tier_ms_to_tv(c->t->cf.timeout_ms, &tv);
 		evtimer_add(&c->poll, &tv);
+	} else {
+		tier_ms_to_tv(c->limit_ms, &tv);
+		evtimer_add(&c->timer, &tv);
 	}
 }
 
-static void
-on_reply_cb(redisAsyncContext *ac, void *reply, void *priv)
+void
+tier_calls_written(struct tier_conn *conn)
 {
-	static void (*const got[])(struct tier_call *, const redisReply *) = {
-		[CALL_GET] = got_get,
-		[CALL_PUBLISH] = got_publish,
-		[CALL_LOCK] = got_lock,
-		[CALL_UNLOCK] = got_count,
-		[CALL_WAIT] = got_poll,
-		[CALL_PURGE] = got_count,
-		[CALL_FEED] = got_count,
-	};
-	struct tier_call *c = priv;
-	struct tier_conn *conn = &c->srv->cmd;
-	redisReply *r = reply;
+	struct tier_call *c;
 
-	c->owed--;
-	c->nreplies++;
-	/*
-	 * An answer: the connection works. Not before: a peer that passes the
-	 * handshake and garbles every call keeps its backoff growing.
-	 */
-	if (r != NULL && conn->ac == ac)
-		conn->backoff_ms = c->t->cf.reconnect_min_ms;
-	if (c->done) {
-		if (c->kind == CALL_LOCK && r != NULL && !c->t->freeing &&
-		    r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
-			/* granted after its caller gave up: nobody fetches */
-			tier_unlock(c->t, c->origin, c->token, NULL, NULL);
-		call_free_if_idle(c);
-	} else if (r == NULL && conn->drop_why != NULL) {
-		call_finish(c, conn->drop_result, conn->drop_why);
-	} else if (r == NULL) {
-		call_finish(c, TIER_ERROR,
-		    ac->errstr[0] != '\0' ? ac->errstr : "connection lost");
-	} else if (r->type == REDIS_REPLY_ERROR) {
-		snprintf(c->why, sizeof(c->why), "Redis: %.150s", r->str);
-		call_finish(c, TIER_ERROR, c->why);
-	} else
-		got[c->kind](c, r);
+	while ((c = TAILQ_FIRST(&conn->unwritten)) != NULL &&
+	       c->until <= conn->written) {
+		TAILQ_REMOVE(&conn->unwritten, c, qlink);
+		c->queued = 0;
+		call_arm(c);
+	}
+}
+
+/*
+ * Hand c's commands to hiredis (pipelined); its deadline is armed once
+ * they are written to the socket (tier_calls_written).
+ */
+static void
+call_send(struct tier_call *c)
+{
+	struct tier_conn *conn = &c->srv->cmd;
+	int i, n = c->ncmds;
+
+	for (i = 0; i < n; i++) {
+		if (redisAsyncFormattedCommand(conn->ac, tier_on_reply, c,
+		        c->cmd[i], c->cmdlen[i]) != REDIS_OK) {
+			call_defer(c, TIER_ERROR, "cannot send the command");
+			return;
+		}
+		c->owed++;
+		conn->sent++;
+	}
+	call_unqueue(c); /* frees what was sent */
+	c->until = conn->written + tier_conn_unsent(conn);
+	c->queued = CALL_UNWRITTEN;
+	TAILQ_INSERT_TAIL(&conn->unwritten, c, qlink);
+}
+
+/*
+ * Send c's commands now if the connection has room and nobody queues
+ * before it; else queue them, or shed c when the queue is full.
+ */
+static void
+call_go(struct tier_call *c)
+{
+	struct tier_server *srv = c->srv;
+	struct tier *t = c->t;
+
+	if (c->done || c->deferred || c->ncmds == 0)
+		return;
+	c->queued_at = clock_monotonic(); /* until written */
+	if (srv->cmd.ac == NULL) {
+		call_down(c);
+	} else if (TAILQ_EMPTY(&srv->queue) &&
+	           srv->cmd.sent < t->cf.max_inflight) {
+		call_send(c);
+	} else if (srv->nqueued >= t->cf.max_queued) {
+		t->stats.shed++;
+		snprintf(c->why, sizeof(c->why),
+		    "%zu calls already wait for server %s", srv->nqueued,
+		    srv->url.name);
+		call_defer(c, TIER_SHED, c->why);
+	} else {
+		c->queued = CALL_QUEUED;
+		TAILQ_INSERT_TAIL(&srv->queue, c, qlink);
+		srv->nqueued++;
+	}
+}
+
+/* Send queued calls while the connection has room. */
+void
+tier_queue_pump(struct tier_server *srv)
+{
+	struct tier_call *c;
+
+	while (srv->cmd.ac != NULL && !srv->t->freeing &&
+	       srv->cmd.sent < srv->t->cf.max_inflight &&
+	       (c = TAILQ_FIRST(&srv->queue)) != NULL) {
+		TAILQ_REMOVE(&srv->queue, c, qlink);
+		srv->nqueued--;
+		c->queued = 0;
+		call_send(c);
+	}
 }
 
 /* Send a wait's poll and arm its deadline. */
@@ -457,7 +412,6 @@ static void
 wait_poll(struct tier_call *c)
 {
 	char *key = tier_lock_key(c->origin);
-	struct timeval tv;
 	int rc;
 
 	rc = call_cmd(c, "EXISTS %s", key);
@@ -465,8 +419,7 @@ wait_poll(struct tier_call *c)
 	if (rc == -1)
 		return;
 	c->polling = 1;
-	ms_to_tv(c->t->cf.timeout_ms, &tv);
-	evtimer_add(&c->poll, &tv);
+	call_go(c); /* its deadline is armed once it is sent */
 }
 
 static void
@@ -480,11 +433,13 @@ on_wait_poll(evutil_socket_t fd, short what, void *arg)
 		wait_poll(c);
 		return;
 	}
+	if (call_drain(c) == 0) /* the poll's answer was here */
+		return;
 	c->t->stats.timeouts++;
 	srv->st.timeouts++;
 	snprintf(c->why, sizeof(c->why), "no answer to a poll within %ld ms",
 	    c->t->cf.timeout_ms);
-	call_finish(c, TIER_TIMEOUT, c->why);
+	tier_call_finish(c, TIER_TIMEOUT, c->why);
 	tier_conn_drop(&srv->cmd, TIER_TIMEOUT, "a call timed out");
 }
 
@@ -493,6 +448,12 @@ tier_server_lost(struct tier_server *srv)
 {
 	struct tier_call *c;
 
+	while ((c = TAILQ_FIRST(&srv->queue)) != NULL) {
+		snprintf(c->why, sizeof(c->why),
+		    "lost the connection to server %s", srv->url.name);
+		evtimer_del(&c->poll);
+		call_defer(c, TIER_DOWN, c->why); /* unqueues c */
+	}
 	TAILQ_FOREACH(c, &srv->t->calls, all)
 	{
 		if (c->kind != CALL_WAIT || c->srv != srv || c->done ||
@@ -517,7 +478,7 @@ tier_notified(struct tier_server *srv, const char *origin, size_t len)
 		next = TAILQ_NEXT(c, link);
 		if (c->seq < seq && c->srv == srv && strlen(c->origin) == len &&
 		    memcmp(c->origin, origin, len) == 0)
-			call_finish(c, TIER_NOTIFIED, NULL);
+			tier_call_finish(c, TIER_NOTIFIED, NULL);
 	}
 }
 
@@ -536,17 +497,7 @@ entry_call(struct tier *t, enum call_kind kind, const char *origin,
 	key = tier_entry_key(origin);
 	call_cmd(c, cmd, key);
 	free(key);
-}
-
-long
-tier_budget_left(const struct tier *t, double started, double now)
-{
-	double left = t->cf.timeout_ms - (now - started) * 1000;
-
-	if (left <= 0)
-		return 0;
-	return left < t->cf.timeout_ms ? (long)left + (left > (long)left)
-	                               : t->cf.timeout_ms;
+	call_go(c);
 }
 
 void
@@ -583,6 +534,7 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 			call_cmd(c, "PUBLISH %s %s", TIER_CHANNEL, v->origin);
 		free(key);
 		free(lock);
+		call_go(c);
 	}
 	free(buf);
 }
@@ -594,15 +546,9 @@ tier_feed_publish(
 {
 	struct tier_call *c = call_new(t, CALL_FEED, origin, NULL, NULL);
 
-	if (call_start(c, 0) == 0)
-		call_cmd(c, "PUBLISH %s %b", TIER_FEED_CHANNEL, msg, len);
-}
-
-void
-tier_set_feed(struct tier *t, tier_feed_cb cb, void *arg)
-{
-	t->feed_cb = cb;
-	t->feed_arg = arg;
+	if (call_start(c, 0) == 0 &&
+	    call_cmd(c, "PUBLISH %s %b", TIER_FEED_CHANNEL, msg, len) == 0)
+		call_go(c);
 }
 
 /* A random lock token: TIER_TOKEN_LEN hex digits. */
@@ -643,6 +589,7 @@ tier_lock(struct tier *t, const char *origin, int flags, long timeout_ms,
 		call_cmd(
 		    c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
 	free(key);
+	call_go(c);
 }
 
 void
@@ -657,6 +604,7 @@ tier_unlock(struct tier *t, const char *origin, const char *token, tier_cb cb,
 	key = tier_lock_key(origin);
 	call_cmd(c, "EVAL %s 1 %s %s", UNLOCK_LUA, key, token);
 	free(key);
+	call_go(c);
 }
 
 void
@@ -681,107 +629,6 @@ tier_purge(struct tier *t, const char *origin, tier_cb cb, void *arg)
 	entry_call(t, CALL_PURGE, origin, 0, "DEL %s", cb, arg);
 }
 
-/* --- the tier --------------------------------------------------------------
- */
-
-static void
-config_defaults(struct tier_config *cf)
-{
-	if (cf->timeout_ms <= 0)
-		cf->timeout_ms = 250;
-	if (cf->lock_ms <= 0)
-		cf->lock_ms = 40000;
-	if (cf->poll_ms <= 0)
-		cf->poll_ms = 1000;
-	if (cf->reconnect_min_ms <= 0)
-		cf->reconnect_min_ms = 100;
-	if (cf->reconnect_max_ms < cf->reconnect_min_ms)
-		cf->reconnect_max_ms =
-		    cf->reconnect_min_ms > 5000 ? cf->reconnect_min_ms : 5000;
-}
-
-/* Parse every URL into t->servers; -1 with *cause on the first bad one. */
-static int
-servers_parse(struct tier *t, char **cause)
-{
-	const char *err;
-	size_t i, j;
-
-	t->servers = xcalloc(t->cf.nurls, sizeof(*t->servers));
-	for (i = 0; i < t->cf.nurls; i++, t->nservers++) {
-		if (tier_url_parse(t->cf.urls[i], &t->servers[i].url, &err) ==
-		    -1) {
-			char *m = tier_url_masked(t->cf.urls[i]);
-
-			xasprintf(cause, "--redis %s: %s",
-			    m != NULL ? m : "(URL)", err);
-			free(m);
-			return -1;
-		}
-		if (t->servers[i].url.password == NULL &&
-		    t->cf.password != NULL)
-			t->servers[i].url.password = xstrdup(t->cf.password);
-		for (j = 0; j < i; j++)
-			if (strcmp(t->servers[j].url.name,
-			        t->servers[i].url.name) == 0) {
-				xasprintf(cause, "--redis %s: given twice",
-				    t->servers[i].url.name);
-				t->nservers++;
-				return -1;
-			}
-	}
-	return 0;
-}
-
-struct tier *
-tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
-{
-	struct tier *t = xcalloc(1, sizeof(*t));
-	const char **names;
-	size_t i;
-
-	t->base = base;
-	t->cf = *cf;
-	if (cf->key != NULL) {
-		memcpy(t->key, cf->key, TIER_KEY_LEN);
-		t->keyed = 1;
-	}
-	t->cf.key = NULL; /* the caller's copy may go */
-	config_defaults(&t->cf);
-	TAILQ_INIT(&t->calls);
-	for (i = 0; i < TIER_WAIT_BUCKETS; i++)
-		TAILQ_INIT(&t->waits[i]);
-	if (cf->nurls == 0 || servers_parse(t, cause) == -1) {
-		if (cf->nurls == 0)
-			xasprintf(cause, "no Redis server given");
-		t->freeing = 1;
-		tier_free(t);
-		return NULL;
-	}
-	t->cf.password = NULL; /* copied into each URL that needed it */
-	/* Host names are resolved without blocking the loop. */
-	t->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-	                                  EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-	names = xcalloc(t->nservers, sizeof(*names));
-	for (i = 0; i < t->nservers; i++)
-		names[i] = t->servers[i].url.name;
-	if ((t->ring = tier_ring_new(names, t->nservers)) == NULL)
-		abort(); /* out of memory, as xmalloc would */
-	free(names);
-	for (i = 0; i < t->nservers; i++) {
-		struct tier_server *srv = &t->servers[i];
-
-		srv->t = t;
-		srv->idx = i;
-		srv->st.name = srv->url.name;
-		tier_conn_init(srv, &srv->cmd, 0);
-		tier_conn_init(srv, &srv->sub, 1);
-		tier_conn_start(&srv->cmd);
-		tier_conn_start(&srv->sub);
-	}
-	return t;
-}
-
 void
 tier_free(struct tier *t)
 {
@@ -798,50 +645,13 @@ tier_free(struct tier *t)
 	while ((c = TAILQ_FIRST(&t->calls)) != NULL) {
 		c->done = 1; /* no callback; hiredis owes nothing any more */
 		c->owed = 0;
+		c->pinned = 0;
 		if (c->waiting)
 			TAILQ_REMOVE(&t->waits[wait_bucket(
 			                 c->origin, strlen(c->origin))],
 			    c, link);
-		call_free_if_idle(c);
+		tier_call_free_if_idle(c);
 	}
 	if (t->lookups == 0) /* else the last cancelled lookup ends it */
 		tier_destroy(t);
-}
-
-void
-tier_destroy(struct tier *t)
-{
-	size_t i;
-
-	if (t->dns != NULL)
-		evdns_base_free(t->dns, 0);
-	for (i = 0; i < t->nservers; i++)
-		tier_url_clear(&t->servers[i].url);
-	free(t->servers);
-	tier_ring_free(t->ring);
-	free(t);
-}
-
-size_t
-tier_server_of(const struct tier *t, const char *origin)
-{
-	return tier_ring_lookup(t->ring, origin);
-}
-
-size_t
-tier_nservers(const struct tier *t)
-{
-	return t->nservers;
-}
-
-void
-tier_server_stats(const struct tier *t, size_t i, struct tier_server_stats *out)
-{
-	*out = t->servers[i].st;
-}
-
-const struct tier_stats *
-tier_stats(const struct tier *t)
-{
-	return &t->stats;
 }

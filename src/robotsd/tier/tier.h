@@ -14,6 +14,13 @@
  * tier_free comes first:
  *   - a server that is down fails its calls at once (TIER_DOWN), and a
  *     lost command connection ends the waits on its server (TIER_DOWN);
+ *   - a server's calls are pipelined on its connection, at most
+ *     max_inflight at a time; the others queue in robotsd (oldest first)
+ *     and a call's deadline counts from when its commands are written to
+ *     the socket, never while they wait in robotsd: robotsd's own backlog
+ *     is not Redis being slow (and answers already received are read
+ *     before a call is called late). Past max_queued queued calls a new
+ *     call ends TIER_SHED at once;
  *   - a call unanswered after timeout_ms (--redis-timeout) ends TIER_TIMEOUT
  *     and its late reply is ignored; the connection is then dropped (its
  *     other calls end TIER_TIMEOUT too) and reconnected with backoff, as
@@ -63,6 +70,7 @@ enum tier_result {
 	TIER_TIMEOUT,  /* no answer in time (a wait: its own timeout_ms) */
 	TIER_DOWN,  /* the origin's server is not connected: failed at once */
 	TIER_ERROR, /* an error reply, a lost connection, an odd reply */
+	TIER_SHED,  /* robotsd's queue of calls to the server is full */
 };
 
 struct tier_reply {
@@ -72,10 +80,17 @@ struct tier_reply {
 	                             unless the callback takes it (sets NULL) */
 	const char *token;        /* lock TIER_OK: the holder's token */
 	size_t server;            /* index of the origin's server */
+	/* How long the call waited in robotsd before it was written. */
+	long queued_ms;
 };
 typedef void (*tier_cb)(struct tier_reply *, void *arg);
 
-/* A field left 0 takes its default: 250, 40000, 1000, 100, 5000 ms. */
+/*
+ * A field left 0 takes its default: 250, 40000, 1000, 100, 5000 ms;
+ * TIER_MAX_INFLIGHT, TIER_MAX_QUEUED calls.
+ */
+#define TIER_MAX_INFLIGHT 256
+#define TIER_MAX_QUEUED 100000
 struct tier_config {
 	const char *const *urls; /* --redis URLs (tier_url.h), nurls >= 1 */
 	size_t nurls;
@@ -84,6 +99,8 @@ struct tier_config {
 	long poll_ms;    /* a wait's fallback poll period */
 	long reconnect_min_ms; /* backoff after a failure, doubling ... */
 	long reconnect_max_ms; /* ... up to this */
+	size_t max_inflight;   /* commands sent, unanswered, per server */
+	size_t max_queued;     /* calls waiting to be sent, per server */
 	/* The fleet's key (TIER_KEY_LEN bytes, copied), or NULL: no tags. */
 	const unsigned char *key;
 	/* AUTH for URLs without one, or NULL; read by tier_new() only */
@@ -106,6 +123,8 @@ struct tier_stats {
 	uint64_t protocol_errors;
 	/* get: a value without a valid tag (also counts in corrupt). */
 	uint64_t untagged;
+	/* Calls ended TIER_SHED: the server's queue was full. */
+	uint64_t shed;
 };
 
 enum tier_state { TIER_SERVER_DOWN, TIER_SERVER_CONNECTING, TIER_SERVER_UP };

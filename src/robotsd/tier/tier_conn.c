@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -21,6 +22,7 @@
 #include <event2/event.h>
 #include <event2/util.h>
 #include <hiredis/hiredis.h>
+#include <hiredis/sds.h>
 
 #include "base/log.h"
 #include "tier/tier_int.h"
@@ -170,14 +172,43 @@ tier_conn_on_read(evutil_socket_t fd, short what, void *arg)
 	redisAsyncHandleRead(c->ac);
 }
 
+/* At most this many reads when a deadline is due (16 KiB each). */
+#define DRAIN_READS 64
+
+void
+tier_conn_drain(struct tier_conn *c)
+{
+	int n = 0, i;
+
+	for (i = 0; i < DRAIN_READS && c->ac != NULL; i++) {
+		if (ioctl(c->ac->c.fd, FIONREAD, &n) == -1 || n <= 0)
+			break;
+		tier_conn_on_read(c->ac->c.fd, EV_READ, c);
+	}
+}
+
+size_t
+tier_conn_unsent(const struct tier_conn *c)
+{
+	return c->ac != NULL ? sdslen(c->ac->c.obuf) : 0;
+}
+
+/* Write; the calls whose bytes are out now start their deadlines. */
 static void
 tier_conn_on_write(evutil_socket_t fd, short what, void *arg)
 {
 	struct tier_conn *c = arg;
+	size_t before;
 
 	(void)fd, (void)what;
-	if (c->ac != NULL)
-		redisAsyncHandleWrite(c->ac);
+	if (c->ac == NULL)
+		return;
+	before = tier_conn_unsent(c);
+	redisAsyncHandleWrite(c->ac);
+	if (c->ac == NULL) /* lost: its calls have ended */
+		return;
+	c->written += before - tier_conn_unsent(c);
+	tier_calls_written(c);
 }
 
 static void
@@ -255,13 +286,6 @@ tier_server_warn(struct tier_server *srv, const char *fmt, ...)
 	srv->log_held = 0;
 }
 
-static void
-ms_to_tv(long ms, struct timeval *tv)
-{
-	tv->tv_sec = ms / 1000;
-	tv->tv_usec = (ms % 1000) * 1000;
-}
-
 /* The connection is gone (ac already freed or being freed): retry later. */
 static void
 tier_conn_lost(struct tier_conn *c, const char *why)
@@ -270,6 +294,8 @@ tier_conn_lost(struct tier_conn *c, const char *why)
 	struct timeval tv;
 
 	c->ac = NULL;
+	c->sent = 0;
+	c->written = 0;
 	c->state = TIER_SERVER_DOWN;
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_DOWN;
@@ -287,7 +313,7 @@ tier_conn_lost(struct tier_conn *c, const char *why)
 		tier_server_lost(c->srv);
 	tier_server_warn(c->srv, "%s connection: %s; retrying in %ld ms",
 	    c->is_sub ? "subscriber" : "command", why, c->backoff_ms);
-	ms_to_tv(c->backoff_ms, &tv);
+	tier_ms_to_tv(c->backoff_ms, &tv);
 	evtimer_add(&c->retry, &tv);
 	c->backoff_ms *= 2;
 	if (c->backoff_ms > t->cf.reconnect_max_ms)
@@ -471,7 +497,7 @@ tier_conn_connect(struct tier_conn *c, const char *ip)
 		tier_conn_drop(c, TIER_ERROR, "cannot start the handshake");
 		return;
 	}
-	ms_to_tv(c->srv->t->cf.timeout_ms, &tv);
+	tier_ms_to_tv(c->srv->t->cf.timeout_ms, &tv);
 	evtimer_add(&c->handshake, &tv);
 }
 
@@ -567,6 +593,7 @@ tier_conn_init(struct tier_server *srv, struct tier_conn *c, int is_sub)
 	c->state = TIER_SERVER_DOWN;
 	c->backoff_ms = srv->t->cf.reconnect_min_ms;
 	c->drop_result = TIER_ERROR;
+	TAILQ_INIT(&c->unwritten);
 	evtimer_assign(&c->retry, srv->t->base, on_retry, c);
 	evtimer_assign(&c->handshake, srv->t->base, on_handshake_timeout, c);
 }

@@ -1,11 +1,14 @@
 /*
- * tier_int.h: what tier.c (calls) and tier_conn.c (connections) share
- * inside the tier client. Not for the rest of robotsd: use tier.h.
+ * tier_int.h: what tier.c and tier_setup.c (calls; the tier), tier_reply.c
+ * (answers) and tier_conn.c (connections) share inside the tier client.
+ * Not for the rest of robotsd: use tier.h.
  */
 #ifndef ROBOTSD_TIER_INT_H
 #define ROBOTSD_TIER_INT_H
 
 #include <sys/queue.h>
+
+#include <stdint.h>
 #include <time.h>
 
 #include <event2/event_struct.h>
@@ -16,6 +19,8 @@
 #include "tier/tier_url.h"
 
 struct tier_server;
+struct tier_call;
+TAILQ_HEAD(tier_calls, tier_call);
 struct evdns_base;
 struct evdns_getaddrinfo_request;
 
@@ -39,6 +44,10 @@ struct tier_conn {
 	/* The reply being read: its objects and bytes so far (bounded). */
 	size_t reply_items, reply_bytes;
 	const char *proto_why; /* the peer broke the protocol: why */
+	size_t sent;           /* commands sent on ac and not answered yet */
+	uint64_t written;      /* bytes hiredis wrote to ac's socket */
+	/* Calls handed to hiredis whose bytes are not all written yet. */
+	struct tier_calls unwritten;
 };
 
 struct tier_server {
@@ -46,15 +55,14 @@ struct tier_server {
 	size_t idx;
 	struct tier_url url;
 	struct tier_conn cmd, sub;
+	struct tier_calls queue; /* calls waiting for a free slot on cmd */
+	size_t nqueued;
 	struct tier_server_stats st;
 	time_t log_at;     /* last warning logged, for rate limiting */
 	unsigned log_held; /* warnings not logged since */
 };
 
 #define TIER_WAIT_BUCKETS 256
-
-struct tier_call;
-TAILQ_HEAD(tier_calls, tier_call);
 
 struct tier {
 	struct event_base *base;
@@ -75,6 +83,13 @@ struct tier {
 	unsigned char key[TIER_KEY_LEN];
 };
 
+static inline void
+tier_ms_to_tv(long ms, struct timeval *tv)
+{
+	tv->tv_sec = ms / 1000;
+	tv->tv_usec = (ms % 1000) * 1000;
+}
+
 /* tier_conn.c */
 void tier_conn_init(struct tier_server *, struct tier_conn *, int is_sub);
 void tier_conn_start(struct tier_conn *);
@@ -84,11 +99,77 @@ void tier_conn_drop(
     struct tier_conn *, enum tier_result result, const char *why);
 void tier_server_warn(struct tier_server *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * Read what the peer has already sent (a deadline is due: robotsd may only
+ * have been busy); returns at once when nothing waits.
+ */
+void tier_conn_drain(struct tier_conn *);
+/* Bytes of commands hiredis holds, not written to the socket yet. */
+size_t tier_conn_unsent(const struct tier_conn *);
+/* tier.c: conn wrote more: arm the deadlines of the calls now written. */
+void tier_calls_written(struct tier_conn *);
 /* tier.c: free what tier_free left for the last lookup to end. */
 void tier_destroy(struct tier *);
 /* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
 void tier_server_lost(struct tier_server *);
 /* tier.c: a publish of origin was announced on srv's channel. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
+
+/* One call of the tier client (tier.c; its answers: tier_reply.c). */
+enum call_kind {
+	CALL_GET,
+	CALL_PUBLISH,
+	CALL_LOCK,
+	CALL_UNLOCK,
+	CALL_WAIT,
+	CALL_PURGE,
+	CALL_FEED
+};
+
+#define CALL_MAX_CMDS 3  /* a publish: SET, the unlock, PUBLISH */
+#define CALL_QUEUED 1    /* in srv->queue: not handed to hiredis yet */
+#define CALL_UNWRITTEN 2 /* in cmd.unwritten: handed, not all written */
+
+struct tier_call {
+	struct tier *t;
+	struct tier_server *srv;
+	enum call_kind kind;
+	tier_cb cb;
+	void *arg;
+	char *origin;
+	struct event timer; /* deadline, or the moment to deliver reply */
+	long limit_ms;      /* the caller's deadline, once the call is sent */
+	struct event poll;  /* wait: next poll, or a poll's deadline */
+	int deferred;       /* the timer delivers reply */
+	int done;           /* the callback ran */
+	int owed;           /* replies hiredis still owes */
+	int nreplies;       /* replies seen */
+	int polling;        /* wait: a poll is out */
+	int waiting;        /* wait: in t->waits */
+	int flags;          /* lock: TIER_LOCK_* */
+	int pinned;         /* on_timer reads replies: c must stay */
+	int queued;         /* CALL_QUEUED, CALL_UNWRITTEN or 0 */
+	uint64_t until;     /* unwritten: written once conn's bytes reach it */
+	double queued_at;   /* clock_monotonic() when it was to be sent */
+	char *cmd[CALL_MAX_CMDS]; /* formatted, not sent yet */
+	size_t cmdlen[CALL_MAX_CMDS];
+	int ncmds;
+	struct tier_reply reply;
+	char token[TIER_TOKEN_LEN + 1];
+	char why[200];
+	uint64_t seq;                 /* wait: t->seq when it began */
+	TAILQ_ENTRY(tier_call) link;  /* in t->waits */
+	TAILQ_ENTRY(tier_call) all;   /* in t->calls */
+	TAILQ_ENTRY(tier_call) qlink; /* in srv->queue or cmd.unwritten */
+};
+
+/* tier.c: run a call's callback, once (why is copied), free c if idle. */
+void tier_call_finish(struct tier_call *, enum tier_result, const char *why);
+/* tier.c: free c once its callback ran and hiredis owes it nothing. */
+void tier_call_free_if_idle(struct tier_call *);
+/* tier.c: send queued calls while srv's connection has room. */
+void tier_queue_pump(struct tier_server *);
+/* tier_reply.c: hiredis's callback of every command of a call. */
+void tier_on_reply(redisAsyncContext *, void *reply, void *priv);
 
 #endif /* ROBOTSD_TIER_INT_H */

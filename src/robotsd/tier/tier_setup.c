@@ -1,0 +1,202 @@
+/*
+ * tier_setup.c: the shared tier's making and unmaking (its settings, its
+ * servers from the --redis URLs, its hash ring, its connections started)
+ * and what it tells about itself: names, keys, counters, a miss's budget.
+ * The calls themselves are tier.c's.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/dns.h>
+#include <event2/event.h>
+
+#include "tier/tier_int.h"
+#include "tier/tier_ring.h"
+#include "base/xmalloc.h"
+
+const char *
+tier_state_name(enum tier_state s)
+{
+	return s == TIER_SERVER_UP           ? "up"
+	       : s == TIER_SERVER_CONNECTING ? "connecting"
+	                                     : "down";
+}
+
+char *
+tier_entry_key(const char *origin)
+{
+	char *k;
+
+	xasprintf(&k, "robotsd:v1:e:{%s}", origin);
+	return k;
+}
+
+char *
+tier_lock_key(const char *origin)
+{
+	char *k;
+
+	xasprintf(&k, "robotsd:v1:l:{%s}", origin);
+	return k;
+}
+
+long
+tier_budget_left(const struct tier *t, double started, double now)
+{
+	double left = t->cf.timeout_ms - (now - started) * 1000;
+
+	if (left <= 0)
+		return 0;
+	return left < t->cf.timeout_ms ? (long)left + (left > (long)left)
+	                               : t->cf.timeout_ms;
+}
+
+void
+tier_set_feed(struct tier *t, tier_feed_cb cb, void *arg)
+{
+	t->feed_cb = cb;
+	t->feed_arg = arg;
+}
+
+static void
+config_defaults(struct tier_config *cf)
+{
+	if (cf->timeout_ms <= 0)
+		cf->timeout_ms = 250;
+	if (cf->lock_ms <= 0)
+		cf->lock_ms = 40000;
+	if (cf->poll_ms <= 0)
+		cf->poll_ms = 1000;
+	if (cf->reconnect_min_ms <= 0)
+		cf->reconnect_min_ms = 100;
+	if (cf->max_inflight == 0)
+		cf->max_inflight = TIER_MAX_INFLIGHT;
+	if (cf->max_queued == 0)
+		cf->max_queued = TIER_MAX_QUEUED;
+	if (cf->reconnect_max_ms < cf->reconnect_min_ms)
+		cf->reconnect_max_ms =
+		    cf->reconnect_min_ms > 5000 ? cf->reconnect_min_ms : 5000;
+}
+
+/* Parse every URL into t->servers; -1 with *cause on the first bad one. */
+static int
+servers_parse(struct tier *t, char **cause)
+{
+	const char *err;
+	size_t i, j;
+
+	t->servers = xcalloc(t->cf.nurls, sizeof(*t->servers));
+	for (i = 0; i < t->cf.nurls; i++, t->nservers++) {
+		if (tier_url_parse(t->cf.urls[i], &t->servers[i].url, &err) ==
+		    -1) {
+			char *m = tier_url_masked(t->cf.urls[i]);
+
+			xasprintf(cause, "--redis %s: %s",
+			    m != NULL ? m : "(URL)", err);
+			free(m);
+			return -1;
+		}
+		if (t->servers[i].url.password == NULL &&
+		    t->cf.password != NULL)
+			t->servers[i].url.password = xstrdup(t->cf.password);
+		for (j = 0; j < i; j++)
+			if (strcmp(t->servers[j].url.name,
+			        t->servers[i].url.name) == 0) {
+				xasprintf(cause, "--redis %s: given twice",
+				    t->servers[i].url.name);
+				t->nservers++;
+				return -1;
+			}
+	}
+	return 0;
+}
+
+struct tier *
+tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
+{
+	struct tier *t = xcalloc(1, sizeof(*t));
+	const char **names;
+	size_t i;
+
+	t->base = base;
+	t->cf = *cf;
+	if (cf->key != NULL) {
+		memcpy(t->key, cf->key, TIER_KEY_LEN);
+		t->keyed = 1;
+	}
+	t->cf.key = NULL; /* the caller's copy may go */
+	config_defaults(&t->cf);
+	TAILQ_INIT(&t->calls);
+	for (i = 0; i < TIER_WAIT_BUCKETS; i++)
+		TAILQ_INIT(&t->waits[i]);
+	if (cf->nurls == 0 || servers_parse(t, cause) == -1) {
+		if (cf->nurls == 0)
+			xasprintf(cause, "no Redis server given");
+		t->freeing = 1;
+		tier_free(t);
+		return NULL;
+	}
+	t->cf.password = NULL; /* copied into each URL that needed it */
+	/* Host names are resolved without blocking the loop. */
+	t->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+	                                  EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+	names = xcalloc(t->nservers, sizeof(*names));
+	for (i = 0; i < t->nservers; i++)
+		names[i] = t->servers[i].url.name;
+	if ((t->ring = tier_ring_new(names, t->nservers)) == NULL)
+		abort(); /* out of memory, as xmalloc would */
+	free(names);
+	for (i = 0; i < t->nservers; i++) {
+		struct tier_server *srv = &t->servers[i];
+
+		srv->t = t;
+		srv->idx = i;
+		srv->st.name = srv->url.name;
+		TAILQ_INIT(&srv->queue);
+		tier_conn_init(srv, &srv->cmd, 0);
+		tier_conn_init(srv, &srv->sub, 1);
+		tier_conn_start(&srv->cmd);
+		tier_conn_start(&srv->sub);
+	}
+	return t;
+}
+
+void
+tier_destroy(struct tier *t)
+{
+	size_t i;
+
+	if (t->dns != NULL)
+		evdns_base_free(t->dns, 0);
+	for (i = 0; i < t->nservers; i++)
+		tier_url_clear(&t->servers[i].url);
+	free(t->servers);
+	tier_ring_free(t->ring);
+	free(t);
+}
+
+size_t
+tier_server_of(const struct tier *t, const char *origin)
+{
+	return tier_ring_lookup(t->ring, origin);
+}
+
+size_t
+tier_nservers(const struct tier *t)
+{
+	return t->nservers;
+}
+
+void
+tier_server_stats(const struct tier *t, size_t i, struct tier_server_stats *out)
+{
+	*out = t->servers[i].st;
+}
+
+const struct tier_stats *
+tier_stats(const struct tier *t)
+{
+	return &t->stats;
+}
