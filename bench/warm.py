@@ -63,8 +63,9 @@ def main():
                  "wait": False, "urls": origins[i:i + 100]})
     while True:
         st = ask({"op": "stats", "id": "s"})["stats"]
+        # Single checks have all been answered: their fetches are done.
         if (st["fetches_in_flight"] == 0 and st["fetches_queued"] == 0
-                and (st["cache_entries"] >= before["cache_entries"]
+                and (single or st["cache_entries"] >= before["cache_entries"]
                      + len(origins) or st["evictions"] > before["evictions"])):
             break
         if time.monotonic() - t0 > 300:
