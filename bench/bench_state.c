@@ -20,9 +20,9 @@
 #include <time.h>
 
 #include "robots.h"
-#include "cache.h"
-#include "clock.h"
-#include "state.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "cache/state.h"
 
 #define YEAR (365.0 * 86400)
 #define REQUESTS 100000

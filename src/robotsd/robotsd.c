@@ -24,26 +24,26 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
-#include "archive.h"
+#include "fetch/archive.h"
 #include "buf.h"
-#include "cache.h"
-#include "conf.h"
-#include "dispatch.h"
-#include "feed.h"
-#include "feed_wire.h"
-#include "fetch.h"
-#include "log.h"
-#include "looplag.h"
-#include "metrics.h"
+#include "cache/cache.h"
+#include "conf/conf.h"
+#include "ops/dispatch.h"
+#include "feed/feed.h"
+#include "feed/feed_wire.h"
+#include "fetch/fetch.h"
+#include "base/log.h"
+#include "base/looplag.h"
+#include "conn/metrics.h"
 #include "robotsd.h"
-#include "sd.h"
-#include "saver.h"
-#include "state.h"
-#include "server.h"
+#include "base/sd.h"
+#include "cache/saver.h"
+#include "cache/state.h"
+#include "conn/server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
-#include "shared.h"
-#include "tier.h"
+#include "tier/shared.h"
+#include "tier/tier.h"
 #endif
 
 /* How often a stopping daemon looks whether its clients are answered. */

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "stats.h"
 
 struct event_base;

@@ -7,22 +7,22 @@
 
 #include <stdio.h>
 
-#include "archive.h"
-#include "cache.h"
-#include "checkop.h"
-#include "clock.h"
-#include "dispatch.h"
-#include "fetch.h"
-#include "feed.h"
-#include "fetchlog.h"
-#include "looplag.h"
-#include "reply.h"
-#include "server.h"
+#include "fetch/archive.h"
+#include "cache/cache.h"
+#include "ops/checkop.h"
+#include "base/clock.h"
+#include "ops/dispatch.h"
+#include "fetch/fetch.h"
+#include "feed/feed.h"
+#include "cache/fetchlog.h"
+#include "base/looplag.h"
+#include "base/reply.h"
+#include "conn/server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
-#include "shared.h"
-#include "tier.h"
-#include "tier_url.h"
+#include "tier/shared.h"
+#include "tier/tier.h"
+#include "tier/tier_url.h"
 #endif
 
 /*

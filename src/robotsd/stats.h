@@ -5,7 +5,7 @@
 #ifndef ROBOTSD_STATS_H
 #define ROBOTSD_STATS_H
 
-#include "metric.h"
+#include "base/metric.h"
 
 struct archive;
 struct cache;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tier_value.h"
+#include "tier/tier_value.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -27,7 +27,7 @@ DELAY = 0.3  # the slow origin's answer, seconds
 # What a bound on an answer's time allows beyond what it names: the
 # daemon's and the test's own work on a busy machine (ASan builds too).
 SLACK = 0.15
-# What a robotsd built without hiredis says to --redis (src/robotsd/conf.c).
+# What a robotsd built without hiredis says to --redis (src/robotsd/conf/conf.c).
 NO_TIER = ("robotsd: redis: this robotsd was built without hiredis, so it "
            "has no shared Redis tier; rebuild it with hiredis "
            "(libhiredis-dev) or drop --redis")

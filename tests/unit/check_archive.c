@@ -16,7 +16,7 @@
 #include <check.h>
 #include <zlib.h>
 
-#include "archive.h"
+#include "fetch/archive.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 #define T0 1795000000.0 /* 2026-11-18T11:06:40Z */

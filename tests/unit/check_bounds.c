@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "bounds.h"
+#include "base/bounds.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 

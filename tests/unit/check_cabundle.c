@@ -16,7 +16,7 @@
 #include <check.h>
 #include <curl/curl.h>
 
-#include "cabundle.h"
+#include "fetch/cabundle.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 

@@ -16,12 +16,12 @@
 #include <check.h>
 
 #include "robots.h"
-#include "cache.h"
-#include "clock.h"
-#include "fetchlog.h"
-#include "histo.h"
-#include "lifetime.h"
-#include "log.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "cache/fetchlog.h"
+#include "base/histo.h"
+#include "cache/lifetime.h"
+#include "base/log.h"
 #include "scripted_fetch.h"
 
 #define DAY 86400.0

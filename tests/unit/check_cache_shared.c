@@ -14,8 +14,8 @@
 #include <check.h>
 
 #include "robots.h"
-#include "cache.h"
-#include "clock.h"
+#include "cache/cache.h"
+#include "base/clock.h"
 #include "scripted_fetch.h"
 
 #define ORIGIN "https://a.test"

@@ -17,10 +17,10 @@
 
 #include <check.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 #include "capture.h"
-#include "log.h"
-#include "tier_url.h"
+#include "base/log.h"
+#include "tier/tier_url.h"
 
 #define TOPSRCDIR TESTDATADIR "/../.."
 #ifdef HAVE_REDIS

@@ -14,12 +14,12 @@
 #include <event2/event.h>
 
 #include "buf.h"
-#include "cache.h"
-#include "checkop.h"
-#include "clock.h"
-#include "dispatch.h"
+#include "cache/cache.h"
+#include "ops/checkop.h"
+#include "base/clock.h"
+#include "ops/dispatch.h"
 #include "proto.h"
-#include "reply.h"
+#include "base/reply.h"
 #include "scripted_fetch.h"
 #include "wire_fast.h"
 

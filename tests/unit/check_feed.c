@@ -13,8 +13,8 @@
 #include <check.h>
 
 #include "robots.h"
-#include "feed.h"
-#include "reply.h"
+#include "feed/feed.h"
+#include "base/reply.h"
 
 #define MAX_LINES 16
 

@@ -26,9 +26,9 @@
 #include <event2/http.h>
 
 #include "robots.h"
-#include "fetch.h"
-#include "fetch_int.h"
-#include "log.h"
+#include "fetch/fetch.h"
+#include "fetch/fetch_int.h"
+#include "base/log.h"
 
 static char test_ua[] = "robotsd-test/1";
 static struct fetch_settings cf;

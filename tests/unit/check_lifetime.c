@@ -13,8 +13,8 @@
 
 #include <check.h>
 
-#include "lifetime.h"
-#include "outcome.h"
+#include "cache/lifetime.h"
+#include "base/outcome.h"
 
 #define DAY 86400.0
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -14,7 +14,7 @@
 #include <check.h>
 
 #include "capture.h"
-#include "log.h"
+#include "base/log.h"
 
 /* log_escape() of a NUL-terminated string into a buffer of bufsz. */
 static const char *

@@ -19,7 +19,7 @@
 
 #include <check.h>
 
-#include "netpolicy.h"
+#include "base/netpolicy.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 

@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "parse.h"
+#include "base/parse.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 

@@ -14,7 +14,7 @@
 
 #include "robots.h"
 #include "buf.h"
-#include "ruldiff.h"
+#include "feed/ruldiff.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 

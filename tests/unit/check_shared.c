@@ -10,7 +10,7 @@
 
 #include <check.h>
 
-#include "shared_value.h"
+#include "tier/shared_value.h"
 
 #define NOW 1795420800000LL /* ms */
 

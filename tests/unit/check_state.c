@@ -17,11 +17,11 @@
 #include <check.h>
 
 #include "robots.h"
-#include "cache.h"
-#include "clock.h"
-#include "log.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "base/log.h"
 #include "scripted_fetch.h"
-#include "state.h"
+#include "cache/state.h"
 
 #define DAY 86400.0
 

@@ -12,10 +12,10 @@
 
 #include <check.h>
 
-#include "tier_ring.h"
-#include "tier_tag.h"
-#include "tier_url.h"
-#include "tier_value.h"
+#include "tier/tier_ring.h"
+#include "tier/tier_tag.h"
+#include "tier/tier_url.h"
+#include "tier/tier_value.h"
 
 /* --- value format ------------------------------------------------------- */
 

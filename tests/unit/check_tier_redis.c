@@ -18,10 +18,10 @@
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "tier_fixture.h"
-#include "tier.h"
-#include "tier_value.h"
+#include "tier/tier.h"
+#include "tier/tier_value.h"
 
 /* What one call's callback saw. */
 struct res {

@@ -13,7 +13,7 @@
 #include <check.h>
 #include <zlib.h>
 
-#include "warc.h"
+#include "fetch/warc.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 #define ID1 "<urn:uuid:00010203-0405-4607-8809-0a0b0c0d0e0f>"

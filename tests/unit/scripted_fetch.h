@@ -15,9 +15,9 @@
 
 #include <check.h>
 
-#include "cache.h"
-#include "clock.h"
-#include "outcome.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "base/outcome.h"
 
 /* Exact clock seconds print in full when an assertion fails. */
 #undef CK_FLOATING_DIG

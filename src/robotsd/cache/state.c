@@ -1,0 +1,779 @@
+/*
+ * state.c: the state file. Layout (host byte order; the header names the
+ * build's layout, so a file from another build or machine is refused):
+ *
+ *   header  "robotsd-state\n", then struct state_head
+ *   records tag 1, struct state_rec, origin, final_url, last_error, etag,
+ *           last_modified, ruleset image (robots_image())
+ *   end     tag 0, the checksum of every byte before it (state_sum_end)
+ *
+ * Format 3 added the version (its id and times) and the validators to
+ * each record. A format 2 file (struct state_rec2: no version, no
+ * validators; ruleset images of version 3 or this build's) still loads: its
+ * entries have no version ("version":null) and are due for a refresh at once,
+ * so the first check of each fetches it again while answering from the loaded
+ * copy.
+ *
+ * A file that fails any check is refused whole and the daemon starts
+ * empty: saved state is an optimization, never a reason not to start. The
+ * file is read as a stream, each record restored into the cache as it
+ * comes; a bad record or checksum removes all of them again: all or
+ * nothing. It must be
+ * a regular file (not a symbolic link, a FIFO or a device) no larger than
+ * state_max_size(). A save writes a new file made with mkostemp() beside
+ * it, fsyncs it, renames it over the old one and fsyncs the directory:
+ * nothing already at any path is opened for writing.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "cache/state.h"
+#include "base/xmalloc.h"
+
+#define STATE_MAGIC "robotsd-state\n"
+#define STATE_FORMAT 3
+#define STATE_FORMAT_2 2 /* before versions and validators: still read */
+#define STATE_IMAGE_3 3  /* ruleset images before usage preferences */
+#define STATE_NOSTR UINT32_MAX
+#define STATE_SUM_INIT 0xcbf29ce484222325ULL
+#define STATE_SLACK (1024 * 1024)   /* header, end and rounding */
+#define STATE_MAX_STR (1024 * 1024) /* no saved string is that long */
+#define STATE_STRS 5   /* origin, final URL, last error, ETag, Last-Modified */
+#define STATE_STRS_2 3 /* format 2: the first three */
+#define STATE_IOBUF (1024 * 1024) /* stdio's own is a 4 KiB page */
+
+struct state_head {
+	uint32_t format, image_version, byte_order, rec_size;
+};
+
+/* A record of format 2; format 3's begins with the same fields. */
+struct state_rec2 {
+	double fetched_at, expires_at, fail_since, next_retry;
+	int32_t policy, http_status;
+	uint32_t body_bytes, image_len;
+	uint32_t fail_streak, origin_len, final_url_len, last_error_len;
+	uint8_t truncated, stale, good, pad;
+};
+
+struct state_rec {
+	struct state_rec2 v2;
+	double version_since, validated_at;
+	char version[VERSION_HEX]; /* all zero: none */
+	uint32_t etag_len, last_modified_len;
+};
+
+/*
+ * The checksum: the bytes as 64-bit words (host order, the last one
+ * zero-padded), each mixed in by a multiply and a shift, then the length.
+ * A word at a time: the byte-wise FNV-1a this replaces took most of the
+ * time of a save or a load.
+ */
+struct state_sum {
+	uint64_t h;
+	unsigned long long len;
+	unsigned char tail[8]; /* bytes not yet a whole word */
+	size_t ntail;
+};
+
+/* A file being written, with its running checksum. */
+struct state_out {
+	FILE *f;
+	char *iobuf;
+	struct state_sum sum;
+	long count;
+	double deadline; /* clock_monotonic() */
+	int late;        /* past the deadline: stop writing */
+	int err;         /* errno of the first failed write (ENOSPC...) */
+};
+
+/* Mix one word into h: a bijection of h, so any one changed word shows. */
+static uint64_t
+state_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+/* Add len more bytes to the checksum. */
+static void
+state_sum_add(struct state_sum *s, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t w;
+	size_t k;
+
+	s->len += len;
+	if (s->ntail > 0) {
+		k = 8 - s->ntail < len ? 8 - s->ntail : len;
+		memcpy(s->tail + s->ntail, b, k);
+		s->ntail += k;
+		b += k;
+		len -= k;
+		if (s->ntail < 8)
+			return;
+		memcpy(&w, s->tail, 8);
+		s->h = state_mix(s->h, w);
+		s->ntail = 0;
+	}
+	for (; len >= 8; b += 8, len -= 8) {
+		memcpy(&w, b, 8);
+		s->h = state_mix(s->h, w);
+	}
+	memcpy(s->tail, b, len);
+	s->ntail = len;
+}
+
+/* The checksum of every byte added. */
+static uint64_t
+state_sum_end(const struct state_sum *s)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, s->tail, s->ntail);
+	return state_mix(state_mix(s->h, w), s->len);
+}
+
+/* The header this build writes and accepts. */
+static struct state_head
+state_head(void)
+{
+	return (struct state_head){ STATE_FORMAT, ROBOTS_IMAGE_VERSION,
+		0x01020304, sizeof(struct state_rec) };
+}
+
+/* Give f a large buffer (freed by the caller after fclose): fewer calls. */
+static char *
+state_iobuf(FILE *f)
+{
+	char *buf = xmalloc(STATE_IOBUF);
+
+	setvbuf(f, buf, _IOFBF, STATE_IOBUF);
+	return buf;
+}
+
+/* Write and checksum len bytes. */
+static void
+state_put(struct state_out *o, const void *p, size_t len)
+{
+	if (len == 0 || o->late)
+		return;
+	if (fwrite(p, 1, len, o->f) == len)
+		state_sum_add(&o->sum, p, len);
+	else if (o->err == 0)
+		o->err = errno != 0 ? errno : EIO;
+}
+
+/* Length field of an optional string. */
+static uint32_t
+state_strlen(const char *s)
+{
+	return s != NULL ? (uint32_t)strlen(s) : STATE_NOSTR;
+}
+
+/* Write one entry (cache_foreach callback). */
+static void
+state_put_entry(const struct cache_entry *e, int good, void *arg)
+{
+	struct state_out *o = arg;
+	struct state_rec r = { 0 };
+	const char *etag = cache_entry_etag(e);
+	const char *lm = cache_entry_last_modified(e);
+	const void *image = NULL;
+	uint8_t tag = 1;
+	size_t ilen = 0;
+
+	if (o->late ||
+	    (o->count % 64 == 0 && clock_monotonic() > o->deadline)) {
+		o->late = 1;
+		return;
+	}
+	if (e->robots != NULL)
+		image = robots_image(e->robots, &ilen);
+	r.v2.fetched_at = e->fetched_at;
+	r.v2.expires_at = e->expires_at;
+	r.v2.fail_since = e->fail_since;
+	r.v2.next_retry = e->next_retry;
+	r.v2.body_bytes = e->body_bytes;
+	r.v2.image_len = (uint32_t)ilen;
+	r.v2.policy = (int32_t)e->policy;
+	r.v2.http_status = e->http_status;
+	r.v2.fail_streak = e->fail_streak;
+	r.v2.origin_len = state_strlen(e->origin);
+	r.v2.final_url_len = state_strlen(e->final_url);
+	r.v2.last_error_len = state_strlen(e->last_error);
+	r.v2.truncated = (uint8_t)e->truncated;
+	r.v2.stale = (uint8_t)e->stale;
+	r.v2.good = (uint8_t)good;
+	r.version_since = e->version_since;
+	r.validated_at = e->validated_at;
+	if (e->version[0] != '\0')
+		memcpy(r.version, e->version, VERSION_HEX);
+	r.etag_len = state_strlen(etag);
+	r.last_modified_len = state_strlen(lm);
+	state_put(o, &tag, 1);
+	state_put(o, &r, sizeof(r));
+	state_put(o, e->origin, r.v2.origin_len);
+	if (e->final_url != NULL)
+		state_put(o, e->final_url, r.v2.final_url_len);
+	if (e->last_error != NULL)
+		state_put(o, e->last_error, r.v2.last_error_len);
+	if (etag != NULL)
+		state_put(o, etag, r.etag_len);
+	if (lm != NULL)
+		state_put(o, lm, r.last_modified_len);
+	state_put(o, image, ilen);
+	o->count++;
+}
+
+/* The largest state file a cache of cache_max_bytes can have written. */
+unsigned long long
+state_max_size(unsigned long long cache_max_bytes)
+{
+	return 2 * cache_max_bytes + STATE_SLACK;
+}
+
+/* fsync the directory holding path, so the rename is durable. */
+static int
+state_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd, rc;
+
+	if (slash == NULL)
+		dir = xstrdup(".");
+	else
+		dir =
+		    xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd == -1)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/* Create the temporary file of a save; see state.h. */
+int
+state_tmp_open(const char *path, char **tmp, char **cause)
+{
+	int fd;
+
+	xasprintf(tmp, "%s.tmp-XXXXXX", path);
+	/* mkostemp: O_CREAT|O_EXCL, mode 0600: nothing in the way is used. */
+	if ((fd = mkostemp(*tmp, O_CLOEXEC)) == -1) {
+		xasprintf(cause, "%s: %s", *tmp, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+/* Whether name is one that state_tmp_open() gives base's saves. */
+static int
+state_is_tmp_name(const char *name, const char *base)
+{
+	size_t n = strlen(base), i;
+
+	if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp-", 5) != 0)
+		return 0;
+	name += n + 5;
+	for (i = 0; i < 6; i++) /* mkostemp's letters and digits */
+		if (!isalnum((unsigned char)name[i]))
+			return 0;
+	return name[6] == '\0';
+}
+
+/* Remove what interrupted saves left; see state.h. */
+int
+state_tmp_sweep(const char *path, void (*removed)(const char *))
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *full;
+	const char *base = slash != NULL ? slash + 1 : path;
+	const char *where = slash != NULL ? dir : ".";
+	struct dirent *de;
+	struct stat sb;
+	int n = 0, dfd;
+	DIR *d;
+
+	if (slash == dir)
+		where = "/";
+	if (slash != NULL)
+		*slash = '\0';
+	if ((dfd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!state_is_tmp_name(de->d_name, base) ||
+		    fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0) {
+			n++;
+			if (removed != NULL) {
+				xasprintf(&full, "%s/%s", where, de->d_name);
+				removed(full);
+				free(full);
+			}
+		}
+	}
+	closedir(d);
+	free(dir);
+	return n;
+}
+
+/* Write, fsync and close fd; an errno value, or 0. */
+static int
+state_write_fd(const struct cache *c, int fd, double timeout)
+{
+	struct state_out o = { .sum = { .h = STATE_SUM_INIT } };
+	struct state_head h = state_head();
+	uint64_t sum;
+	uint8_t end = 0;
+	int saved = 0;
+
+	o.deadline = clock_monotonic() + timeout;
+	if ((o.f = fdopen(fd, "wb")) == NULL) {
+		saved = errno;
+		close(fd);
+		return saved;
+	}
+	o.iobuf = state_iobuf(o.f);
+	state_put(&o, STATE_MAGIC, strlen(STATE_MAGIC));
+	state_put(&o, &h, sizeof(h));
+	cache_foreach(c, state_put_entry, &o);
+	state_put(&o, &end, 1);
+	sum = state_sum_end(&o.sum);
+	if (fwrite(&sum, sizeof(sum), 1, o.f) != 1 && o.err == 0)
+		o.err = errno;
+	errno = EIO; /* what ferror() means when nothing else says */
+	if (o.late)
+		saved = ETIMEDOUT;
+	else if (o.err != 0) /* the write's own reason: a full disk says so */
+		saved = o.err;
+	else if (ferror(o.f) || fflush(o.f) == EOF || fsync(fileno(o.f)) == -1)
+		saved = errno;
+	if (fclose(o.f) == EOF && saved == 0)
+		saved = errno;
+	free(o.iobuf);
+	return saved != 0 ? saved : -(int)o.count - 1;
+}
+
+/* Fill the temporary file and rename it over path; see state.h. */
+long
+state_write(const struct cache *c, int fd, const char *tmp, const char *path,
+    double timeout, char **cause)
+{
+	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF];
+	int rc = state_write_fd(c, fd, timeout);
+
+	if (rc < 0 && rename(tmp, path) == -1)
+		rc = errno;
+	if (rc >= 0) {
+		xasprintf(cause, "%s: %s", tmp,
+		    rc == ETIMEDOUT ? "took longer than the deadline, abandoned"
+		                    : strerror(rc));
+		unlink(tmp);
+		return -1;
+	}
+	if (state_sync_dir(path) == -1)
+		log_event(LOG_WARNING, "state_fsync_failed", "file=%s error=%s",
+		    log_kvs(path, kv, sizeof(kv)),
+		    log_kvs(strerror(errno), kv2, sizeof(kv2)));
+	return -(long)rc - 1;
+}
+
+/* Save the cache; see state.h. */
+long
+state_save(
+    const struct cache *c, const char *path, double timeout, char **cause)
+{
+	char *tmp;
+	long n;
+	int fd;
+
+	if ((fd = state_tmp_open(path, &tmp, cause)) == -1)
+		return -1;
+	n = state_write(c, fd, tmp, path, timeout, cause);
+	free(tmp);
+	return n;
+}
+
+/* A file being read as a stream, with its running checksum. */
+struct state_in {
+	FILE *f;
+	struct state_sum sum;
+	unsigned long long pos, size; /* bytes read; the file's size */
+	unsigned long long max_image;
+	const char *why; /* what was wrong, for the log */
+	char *iobuf;
+	struct buf str;  /* the strings of the record being read */
+	size_t records;  /* good records read */
+	uint32_t format; /* of the file: STATE_FORMAT or STATE_FORMAT_2 */
+	uint32_t image_version; /* of its ruleset images */
+	size_t restored;        /* entries the cache took of them */
+};
+
+/* Read and checksum len bytes; -1 (why set) when the file ends first. */
+static int
+state_get(struct state_in *in, void *p, size_t len)
+{
+	if (len > in->size - in->pos || fread(p, 1, len, in->f) != len) {
+		in->why = "cut short";
+		return -1;
+	}
+	state_sum_add(&in->sum, p, len);
+	in->pos += len;
+	return 0;
+}
+
+/*
+ * Room in in->str for a record's strings (lens[], STATE_NOSTR: none), made
+ * at once: the strings are read in place and handed out as pointers, which
+ * growing the buffer string by string would move.
+ */
+static int
+state_str_room(struct state_in *in, const uint32_t *lens, size_t n)
+{
+	size_t need = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (lens[i] == STATE_NOSTR)
+			continue;
+		if (lens[i] > STATE_MAX_STR || lens[i] > in->size - in->pos) {
+			in->why = "a string longer than the file allows";
+			return -1;
+		}
+		need += (size_t)lens[i] + 1;
+	}
+	buf_reset(&in->str);
+	if (need > 0 && buf_reserve(&in->str, need) < need)
+		fatalx("out of memory reading %zu bytes of strings", need);
+	in->str.len = need; /* state_get_strs() fills it in place */
+	return 0;
+}
+
+/*
+ * A record's strings into in->str as C strings (*s[i] NULL for
+ * STATE_NOSTR); -1 when bad. Valid until the next record.
+ */
+static int
+state_get_strs(struct state_in *in, const uint32_t *lens, char **s[], size_t n)
+{
+	char *p;
+	size_t i;
+
+	if (state_str_room(in, lens, n) == -1)
+		return -1;
+	for (p = in->str.p, i = 0; i < n; i++) {
+		*s[i] = NULL;
+		if (lens[i] == STATE_NOSTR)
+			continue;
+		if (state_get(in, p, lens[i]) == -1)
+			return -1;
+		p[lens[i]] = '\0';
+		if (strlen(p) != lens[i]) {
+			in->why = "a string holds a NUL byte";
+			return -1;
+		}
+		*s[i] = p;
+		p += lens[i] + 1;
+	}
+	return 0;
+}
+
+/* The ruleset image of a record, compiled; -1 when bad. */
+static int
+state_get_image(struct state_in *in, uint32_t len, struct robots **r)
+{
+	void *image;
+
+	*r = NULL;
+	if (len == 0)
+		return 0;
+	if (len > in->size - in->pos || len > in->max_image) {
+		in->why = "a ruleset image longer than the file or the cache "
+		          "allows";
+		return -1;
+	}
+	image = xmalloc(len);
+	if (state_get(in, image, len) == -1) {
+		free(image);
+		return -1;
+	}
+	if ((*r = robots_adopt_image_version(image, len, in->image_version)) ==
+	    NULL)
+		in->why = "a ruleset image this build cannot load";
+	return *r != NULL ? 0 : -1;
+}
+
+/* Fill e from a record's fixed part. */
+static void
+state_fill_entry(struct cache_entry *e, const struct state_rec2 *r)
+{
+	e->policy = (uint8_t)r->policy;
+	e->http_status = (int16_t)r->http_status;
+	e->fetched_at = r->fetched_at;
+	e->expires_at = r->expires_at;
+	e->body_bytes = r->body_bytes;
+	e->truncated = r->truncated;
+	e->fail_streak = r->fail_streak;
+	e->fail_since = r->fail_since;
+	e->next_retry = r->next_retry;
+	e->stale = r->stale;
+}
+
+/*
+ * The version of a format 3 record into e, or none with the entry due now
+ * (format 2, or a version that is not 16 hex digits); -1 when bad.
+ */
+static int
+state_fill_version(
+    struct state_in *in, struct cache_entry *e, const struct state_rec *r)
+{
+	size_t i;
+
+	if (in->format == STATE_FORMAT_2 || r->version[0] == '\0') {
+		e->expires_at = 0; /* refreshed at the first check */
+		return 0;
+	}
+	for (i = 0; i < VERSION_HEX; i++)
+		if (!((r->version[i] >= '0' && r->version[i] <= '9') ||
+		        (r->version[i] >= 'a' && r->version[i] <= 'f'))) {
+			in->why = "a version that is not 16 hex digits";
+			return -1;
+		}
+	memcpy(e->version, r->version, VERSION_HEX);
+	e->version[VERSION_HEX] = '\0';
+	e->version_since = r->version_since;
+	e->validated_at = r->validated_at;
+	return 0;
+}
+
+/*
+ * A record's validators as the entry's block (see struct cache_entry);
+ * NULL for none. The cache copies it.
+ */
+static char *
+state_validators(const char *etag, const char *lm)
+{
+	char *v;
+	size_t a = etag != NULL ? strlen(etag) : 0;
+	size_t b = lm != NULL ? strlen(lm) : 0;
+
+	if (etag == NULL && lm == NULL)
+		return NULL;
+	v = xmalloc(a + b + 2);
+	memcpy(v, etag != NULL ? etag : "", a + 1);
+	memcpy(v + a + 1, lm != NULL ? lm : "", b + 1);
+	return v;
+}
+
+/* Read one record and restore it into c; -1 (in->why set) when bad. */
+static int
+state_get_entry(struct state_in *in, struct cache *c)
+{
+	struct cache_entry e = { 0 };
+	struct state_rec r = { 0 };
+	uint32_t lens[STATE_STRS];
+	char *etag, *lm;
+	char **strs[STATE_STRS] = { &e.origin, &e.final_url, &e.last_error,
+		&etag, &lm };
+	size_t nstrs = in->format == STATE_FORMAT_2 ? STATE_STRS_2 : STATE_STRS;
+	int rc;
+
+	if (state_get(in, &r,
+	        in->format == STATE_FORMAT_2 ? sizeof(r.v2) : sizeof(r)) == -1)
+		return -1;
+	if (r.v2.policy <= CACHE_NONE || r.v2.policy > CACHE_DISALLOW_ALL)
+		in->why = "a policy out of range";
+	else if (r.v2.origin_len == STATE_NOSTR)
+		in->why = "no origin";
+	else if ((r.v2.policy == CACHE_RULES) != (r.v2.image_len > 0))
+		in->why = "a policy and a ruleset image that disagree";
+	else if (r.v2.http_status < 0 || r.v2.http_status > 999)
+		in->why = "an HTTP status out of range";
+	lens[0] = r.v2.origin_len;
+	lens[1] = r.v2.final_url_len;
+	lens[2] = r.v2.last_error_len;
+	lens[3] = r.etag_len;
+	lens[4] = r.last_modified_len;
+	if (in->why != NULL || state_get_strs(in, lens, strs, nstrs) == -1)
+		return -1;
+	if (nstrs == STATE_STRS_2)
+		etag = lm = NULL;
+	cache_prefetch(c, e.origin); /* while the image is read */
+	if (state_get_image(in, r.v2.image_len, &e.robots) == -1)
+		return -1;
+	state_fill_entry(&e, &r.v2);
+	if (state_fill_version(in, &e, &r) == -1) {
+		robots_unref(e.robots);
+		return -1;
+	}
+	e.validators = state_validators(etag, lm);
+	rc = cache_restore(c, &e, r.v2.good);
+	free(e.validators);
+	if (rc == 0)
+		in->restored++;
+	else
+		robots_unref(e.robots);
+	return 0;
+}
+
+/*
+ * Whether a file's header is one this build reads: its own, or format 2's
+ * (the records before versions) with ruleset images of version 3 (before
+ * usage preferences) or this build's, which robots_adopt_image_version()
+ * reads.
+ */
+static int
+state_head_ok(const struct state_head *got, const struct state_head *want)
+{
+	if (got->byte_order != want->byte_order)
+		return 0;
+	if (got->format == STATE_FORMAT_2)
+		return got->rec_size == sizeof(struct state_rec2) &&
+		       (got->image_version == STATE_IMAGE_3 ||
+		           got->image_version == want->image_version);
+	return got->format == want->format && got->rec_size == want->rec_size &&
+	       got->image_version == want->image_version;
+}
+
+/* Read the header; -1 (why set) when it is not this build's. */
+static int
+state_get_head(struct state_in *in)
+{
+	struct state_head want = state_head(), got;
+	char magic[sizeof(STATE_MAGIC) - 1];
+
+	if (state_get(in, magic, sizeof(magic)) == -1 ||
+	    memcmp(magic, STATE_MAGIC, sizeof(magic)) != 0) {
+		in->why = "not a robotsd state file";
+		return -1;
+	}
+	if (state_get(in, &got, sizeof(got)) == -1 ||
+	    !state_head_ok(&got, &want)) {
+		in->why = "written by another robotsd build or machine";
+		return -1;
+	}
+	in->format = got.format;
+	in->image_version = got.image_version;
+	return 0;
+}
+
+/* Read every record into c and the end; -1 (why set) on the first bad one. */
+static int
+state_get_all(struct state_in *in, struct cache *c)
+{
+	uint64_t sum;
+	uint8_t tag;
+
+	for (;; in->records++) {
+		if (state_get(in, &tag, 1) == -1)
+			return -1;
+		if (tag == 0)
+			break;
+		if (tag != 1) {
+			in->why = "an unknown record tag";
+			return -1;
+		}
+		if (state_get_entry(in, c) == -1)
+			return -1;
+	}
+	if (fread(&sum, sizeof(sum), 1, in->f) != 1)
+		in->why = "cut short";
+	else if (sum != state_sum_end(&in->sum))
+		in->why = "a checksum that does not match";
+	else if (fgetc(in->f) != EOF)
+		in->why = "bytes after the end";
+	return in->why != NULL ? -1 : 0;
+}
+
+/* Open path for reading: a regular file within the cap, or -1 (*cause). */
+static FILE *
+state_open(const char *path, unsigned long long max_size,
+    unsigned long long *size, char **cause)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put here must not block the start. */
+	fd = open(
+	    path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno != ENOENT)
+			xasprintf(cause, "%s: %s", path,
+			    errno == ELOOP
+			        ? "a symbolic link, not a regular file"
+			        : strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1)
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		xasprintf(cause, "%s: not a regular file", path);
+	else if ((unsigned long long)st.st_size > max_size)
+		xasprintf(cause,
+		    "%s: %lld bytes, more than the %llu bytes that "
+		    "--cache-max-bytes allows a state file",
+		    path, (long long)st.st_size, max_size);
+	if (*cause != NULL) {
+		close(fd);
+		return NULL;
+	}
+	if ((f = fdopen(fd, "rb")) == NULL) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	*size = (unsigned long long)st.st_size;
+	return f;
+}
+
+/* Load a saved cache; see state.h. */
+long
+state_load(struct cache *c, const char *path,
+    unsigned long long cache_max_bytes, char **cause)
+{
+	struct state_in in = { .sum = { .h = STATE_SUM_INIT },
+		.str = BUF_INIT(STATE_STRS * (STATE_MAX_STR + 1)) };
+	int bad;
+
+	*cause = NULL;
+	in.max_image = cache_max_bytes;
+	if ((in.f = state_open(path, state_max_size(cache_max_bytes), &in.size,
+	         cause)) == NULL)
+		return *cause != NULL ? -1 : 0;
+	in.iobuf = state_iobuf(in.f);
+	bad = state_get_head(&in) == -1 || state_get_all(&in, c) == -1;
+	if (bad && in.pos <= strlen(STATE_MAGIC) + sizeof(struct state_head))
+		xasprintf(cause, "%s: %s", path, in.why);
+	else if (bad)
+		xasprintf(cause, "%s: record %zu (at byte %llu): %s", path,
+		    in.records + 1, in.pos, in.why);
+	cache_restore_end(c, in.restored, !bad);
+	fclose(in.f);
+	free(in.iobuf);
+	buf_clear(&in.str);
+	return bad ? -1 : (long)in.records;
+}

@@ -1,0 +1,79 @@
+/*
+ * version.c: version ids (version.h), SHA-256 through libcrypto's EVP.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "cache/version.h"
+
+/* The first VERSION_HEX hex digits of SHA-256(p, len) into out. */
+static void
+version_hash(const void *p, size_t len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	size_t i;
+
+	if (EVP_Digest(p, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
+	    mdlen * 2 < VERSION_HEX) {
+		out[0] = '\0'; /* no id rather than a wrong one */
+		return;
+	}
+	for (i = 0; i < VERSION_HEX / 2; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[VERSION_HEX] = '\0';
+}
+
+/* See version.h. */
+void
+version_of_body(const char *body, size_t len, char *out)
+{
+	version_hash(len > 0 ? body : "", len, out);
+}
+
+/* See version.h. */
+void
+version_of_status(int status, char *out)
+{
+	char t[32];
+	int n = snprintf(t, sizeof(t), "status:%d", status);
+
+	version_hash(t, (size_t)n, out);
+}
+
+/* See version.h. */
+const char *
+version_error_class(enum fetch_error e)
+{
+	switch (e) {
+	case FETCH_TIMEOUT:
+		return "timeout";
+	case FETCH_REDIRECTS:
+		return "too_many_redirects";
+	case FETCH_PRIVATE_ADDR:
+		return "private_address";
+	case FETCH_LOCAL: /* never an origin's state (cache.c) */
+		return "local";
+	case FETCH_OK:
+	case FETCH_NETWORK:
+		break;
+	}
+	return "network";
+}
+
+/* See version.h. */
+void
+version_of_error(enum fetch_error e, char *out)
+{
+	char t[64];
+	int n = snprintf(t, sizeof(t), "error:%s", version_error_class(e));
+
+	version_hash(t, (size_t)n, out);
+}

@@ -1,0 +1,344 @@
+/*
+ * ruldiff.c: the patterns newly disallowed and newly allowed for an agent
+ * between two rulesets (see ruldiff.h). Each side's rules are gathered,
+ * sorted and made distinct, then the two sorted lists are walked together.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "robots.h"
+#include "buf.h"
+#include "jsonw.h"
+#include "feed/ruldiff.h"
+
+/* One side's patterns of one directive. */
+struct patv {
+	struct ruldiff_pat *v;
+	size_t n, cap;
+	int nomem;
+};
+
+/* Both directives of one side. */
+struct side_pats {
+	struct patv dis, allow;
+};
+
+static const struct ruldiff_pat slash = { "/", 1 };
+
+static int
+patv_add(struct patv *pv, const char *p, size_t len)
+{
+	struct ruldiff_pat *nv;
+	size_t cap;
+
+	if (pv->n == pv->cap) {
+		cap = pv->cap ? pv->cap * 2 : 16;
+		if ((nv = realloc(pv->v, cap * sizeof(*nv))) == NULL) {
+			pv->nomem = 1;
+			return -1;
+		}
+		pv->v = nv;
+		pv->cap = cap;
+	}
+	pv->v[pv->n].p = p;
+	pv->v[pv->n++].len = len;
+	return 0;
+}
+
+static int
+pat_cmp(const struct ruldiff_pat *a, const struct ruldiff_pat *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = n > 0 ? memcmp(a->p, b->p, n) : 0;
+
+	if (c != 0)
+		return c;
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+static int
+pat_qcmp(const void *a, const void *b)
+{
+	return pat_cmp(a, b);
+}
+
+/* Sort, keeping repeats. */
+static void
+patv_sort(struct patv *pv)
+{
+	if (pv->n > 0)
+		qsort(pv->v, pv->n, sizeof(*pv->v), pat_qcmp);
+}
+
+/* Sort and drop repeats. */
+static void
+patv_unique(struct patv *pv)
+{
+	size_t i, n = 0;
+
+	if (pv->n == 0)
+		return;
+	qsort(pv->v, pv->n, sizeof(*pv->v), pat_qcmp);
+	for (i = 1; i < pv->n; i++)
+		if (pat_cmp(&pv->v[i], &pv->v[n]) != 0)
+			pv->v[++n] = pv->v[i];
+	pv->n = n + 1;
+}
+
+static void
+side_rule(const struct robots_rule *rule, void *arg)
+{
+	struct side_pats *sp = arg;
+
+	if (rule->directive == ROBOTS_ALLOW)
+		patv_add(&sp->allow, rule->pattern, rule->pattern_len);
+	else
+		patv_add(&sp->dis, rule->pattern, rule->pattern_len);
+}
+
+/* The agent's patterns on one side; -1 when memory runs out. */
+static int
+side_gather(const struct ruldiff_side *s, const char *agent, size_t len,
+    struct side_pats *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	if (s->state == RULDIFF_RULES && s->robots != NULL)
+		robots_agent_rules(s->robots, agent, len, side_rule, sp);
+	if (sp->dis.nomem || sp->allow.nomem)
+		return -1;
+	patv_unique(&sp->dis);
+	patv_unique(&sp->allow);
+	return 0;
+}
+
+/* Append to out what a holds and b does not (both sorted, distinct). */
+static void
+patv_minus(struct patv *out, const struct patv *a, const struct patv *b)
+{
+	size_t i = 0, j = 0;
+	int c;
+
+	while (i < a->n) {
+		c = j < b->n ? pat_cmp(&a->v[i], &b->v[j]) : -1;
+		if (c < 0)
+			patv_add(out, a->v[i].p, a->v[i].len), i++;
+		else if (c == 0)
+			i++, j++;
+		else
+			j++;
+	}
+}
+
+static void
+patv_take(struct patv *pv, struct ruldiff_pat **v, size_t *n)
+{
+	patv_unique(pv);
+	*v = pv->v;
+	*n = pv->n;
+}
+
+/* The agent's product token's length at the start of agent. */
+static size_t
+agent_token_len(const char *agent, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && (isalpha((unsigned char)agent[n]) ||
+	                      agent[n] == '-' || agent[n] == '_'))
+		n++;
+	return n;
+}
+
+/* Does group g of r name the token (len 0: the '*' group)? */
+static int
+group_names(const struct robots *r, size_t g, const char *tok, size_t len)
+{
+	size_t j, n;
+	const char *a;
+
+	for (j = 0; j < robots_group_agent_count(r, g); j++) {
+		a = robots_group_agent(r, g, j, &n);
+		if (len == 0 ? n == 1 && a[0] == '*'
+		             : n == len && strncasecmp(a, tok, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The groups selection picks for the token: its own, else '*'. */
+static unsigned char *
+select_groups(const struct robots *r, const char *tok, size_t len)
+{
+	size_t g, ng = robots_group_count(r), own = 0;
+	unsigned char *sel = calloc(ng + 1, 1);
+
+	if (sel == NULL)
+		return NULL;
+	for (g = 0; len > 0 && g < ng; g++)
+		own += sel[g] = (unsigned char)group_names(r, g, tok, len);
+	for (g = 0; own == 0 && g < ng; g++)
+		sel[g] = (unsigned char)group_names(r, g, "*", 0);
+	return sel;
+}
+
+/* Is an extra line a preference statement; which kind (1, 2), else 0. */
+static int
+pref_kind(const struct robots_extra *x)
+{
+	if (x->name_len == 13 && strncasecmp(x->name, "content-usage", 13) == 0)
+		return 1;
+	if (x->name_len == 14 &&
+	    strncasecmp(x->name, "content-signal", 14) == 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * The agent's preference statements on side s as "K:VALUE" patterns
+ * (views into out's own buffer text); -1 when memory runs out.
+ */
+static int
+usage_gather(const struct ruldiff_side *s, const char *agent, size_t len,
+    struct patv *pv, struct buf *text)
+{
+	const struct robots *r = s->robots;
+	struct robots_extra x;
+	unsigned char *sel;
+	size_t i, n, tl = agent_token_len(agent, len);
+	size_t *offs;
+	int k;
+
+	if (s->state != RULDIFF_RULES || r == NULL)
+		return 0;
+	if ((sel = select_groups(r, agent, tl)) == NULL)
+		return -1;
+	n = robots_extra_count(r);
+	if ((offs = calloc(2 * n + 1, sizeof(*offs))) == NULL) {
+		free(sel);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		robots_extra(r, i, &x);
+		offs[2 * i] = SIZE_MAX;
+		if ((k = pref_kind(&x)) == 0 ||
+		    (x.group < 0 ? k != 2 : !sel[x.group]))
+			continue;
+		offs[2 * i] = text->len;
+		buf_add(text, k == 1 ? "u:" : "s:", 2);
+		buf_add(text, x.value, x.value_len);
+		offs[2 * i + 1] = text->len;
+	}
+	/* the text is complete: views into it now */
+	for (i = 0; i < n && text->state == BUF_OK; i++)
+		if (offs[2 * i] != SIZE_MAX)
+			patv_add(pv, text->p + offs[2 * i],
+			    offs[2 * i + 1] - offs[2 * i]);
+	free(offs);
+	free(sel);
+	return text->state == BUF_OK && !pv->nomem ? 0 : -1;
+}
+
+/* usage_changed of ruldiff.h: 1, 0, -1 unknown. */
+static int
+usage_changed(const struct ruldiff_side *old, const struct ruldiff_side *new,
+    const char *agent, size_t len)
+{
+	struct patv o = { 0 }, n = { 0 };
+	struct buf to = BUF_INIT(0), tn = BUF_INIT(0);
+	size_t i;
+	int rc = 0;
+
+	if ((old->state == RULDIFF_RULES && old->robots != NULL &&
+	        !robots_has_prefs(old->robots)) ||
+	    (new->state == RULDIFF_RULES &&new->robots != NULL &&
+	        !robots_has_prefs(new->robots)))
+		return -1;
+	if (usage_gather(old, agent, len, &o, &to) == -1 ||
+	    usage_gather(new, agent, len, &n, &tn) == -1)
+		rc = -1;
+	else {
+		patv_sort(&o);
+		patv_sort(&n);
+		rc = o.n != n.n;
+		for (i = 0; !rc && i < o.n; i++)
+			rc = pat_cmp(&o.v[i], &n.v[i]) != 0;
+	}
+	free(o.v), free(n.v);
+	buf_clear(&to), buf_clear(&tn);
+	return rc;
+}
+
+/* See ruldiff.h. */
+int
+ruldiff_agent(const struct ruldiff_side *old, const struct ruldiff_side *new,
+    const char *agent, size_t agent_len, struct ruldiff *d)
+{
+	struct side_pats o = { 0 }, n = { 0 };
+	struct patv dis = { 0 }, allow = { 0 };
+	int odis = old->state == RULDIFF_DISALLOW_ALL;
+	int ndis = new->state == RULDIFF_DISALLOW_ALL;
+	int rc = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (odis || ndis) {
+		if (odis != ndis)
+			rc = patv_add(ndis ? &dis : &allow, slash.p, slash.len);
+	} else if (side_gather(old, agent, agent_len, &o) == -1 ||
+	           side_gather(new, agent, agent_len, &n) == -1) {
+		rc = -1;
+	} else {
+		patv_minus(&dis, &n.dis, &o.dis);
+		patv_minus(&dis, &o.allow, &n.allow);
+		patv_minus(&allow, &n.allow, &o.allow);
+		patv_minus(&allow, &o.dis, &n.dis);
+	}
+	free(o.dis.v), free(o.allow.v), free(n.dis.v), free(n.allow.v);
+	if (rc == -1 || dis.nomem || allow.nomem) {
+		free(dis.v), free(allow.v);
+		return -1;
+	}
+	patv_take(&dis, &d->dis, &d->ndis);
+	patv_take(&allow, &d->allow, &d->nallow);
+	d->usage_changed = usage_changed(old, new, agent, agent_len);
+	return 0;
+}
+
+void
+ruldiff_clear(struct ruldiff *d)
+{
+	free(d->dis);
+	free(d->allow);
+	memset(d, 0, sizeof(*d));
+}
+
+void
+ruldiff_pats_json(struct buf *b, const struct ruldiff_pat *v, size_t n)
+{
+	size_t i;
+
+	buf_lit(b, "[");
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_lit(b, ",");
+		jw_str(b, v[i].p, v[i].len);
+	}
+	buf_lit(b, "]");
+}
+
+void
+ruldiff_json(struct buf *b, const struct ruldiff *d)
+{
+	buf_lit(b, "{\"newly_disallowed\":");
+	ruldiff_pats_json(b, d->dis, d->ndis);
+	buf_lit(b, ",\"newly_allowed\":");
+	ruldiff_pats_json(b, d->allow, d->nallow);
+	if (d->usage_changed == 1)
+		buf_lit(b, ",\"usage_changed\":true");
+	else if (d->usage_changed == 0)
+		buf_lit(b, ",\"usage_changed\":false");
+}

@@ -1,0 +1,167 @@
+/*
+ * shared_value.c: the fleet loader's pure decisions; see shared_value.h
+ * and docs/scaling.md. No I/O, no loop, no clock of its own.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "tier/shared_value.h"
+
+_Static_assert(TIER_VALUE_VERSION_HEX == VERSION_HEX, "one version id size");
+
+/* Clock seconds (after 1970) as epoch milliseconds, rounded down. */
+int64_t
+shared_ms(double seconds)
+{
+	return (int64_t)(seconds * 1000.0);
+}
+
+/* Epoch milliseconds as clock seconds. */
+double
+shared_secs(int64_t ms)
+{
+	return (double)ms / 1000.0;
+}
+
+/* Whether a value found in the tier may answer checks now. */
+int
+shared_usable(const struct tier_value *v, int64_t now_ms,
+    const struct lifetime_settings *ls)
+{
+	double fetched = shared_secs(v->fetched_at),
+	       expires = shared_secs(v->expires_at),
+	       since = shared_secs(v->fail_since),
+	       retry = shared_secs(v->next_retry);
+
+	if (v->policy != TIER_POLICY_RULES && v->policy != TIER_POLICY_ALLOW &&
+	    v->policy != TIER_POLICY_DISALLOW)
+		return 0;
+	if (ls == NULL)
+		return v->expires_at > now_ms;
+	/* From a clock ahead of ours: refetched, so overwritten. */
+	if (fetched > shared_secs(now_ms) + LIFETIME_SKEW)
+		return 0;
+	lifetime_clamp_shared(ls, shared_secs(now_ms), v->fail_streak, &fetched,
+	    &expires, &since, &retry);
+	return shared_ms(expires) > now_ms;
+}
+
+/* A tier policy as the cache's. */
+static int
+shared_policy(enum tier_policy p)
+{
+	switch (p) {
+	case TIER_POLICY_RULES:
+		return CACHE_RULES;
+	case TIER_POLICY_ALLOW:
+		return CACHE_ALLOW_ALL;
+	case TIER_POLICY_DISALLOW:
+		return CACHE_DISALLOW_ALL;
+	case TIER_POLICY_NONE:
+		break;
+	}
+	return CACHE_NONE;
+}
+
+/* The cache's view of a value: what it installs. */
+void
+shared_state_of(const struct tier_value *v, struct shared_state *s)
+{
+	int good =
+	    v->policy == TIER_POLICY_RULES || v->policy == TIER_POLICY_ALLOW;
+
+	*s = (struct shared_state){
+		.policy = shared_policy(v->policy),
+		.http_status = v->http_status,
+		.fetched_at = shared_secs(v->fetched_at),
+		.expires_at = shared_secs(v->expires_at),
+		.good = good,
+		.stale = good && v->fail_streak > 0,
+		.truncated = v->truncated,
+		.fail_streak = v->fail_streak,
+		.fail_since = shared_secs(v->fail_since),
+		.next_retry = shared_secs(v->next_retry),
+		.final_url = v->final_url,
+		.last_error = v->last_error,
+		.body = v->body != NULL ? v->body : "",
+		.body_len = v->body != NULL ? v->body_len : 0,
+		.version = v->version[0] != '\0' ? v->version : NULL,
+		.version_since = shared_secs(v->version_since),
+		.validated_at = shared_secs(v->validated_at),
+		.etag = v->etag,
+		.last_modified = v->last_modified,
+	};
+}
+
+/* The good copy of a value for a failing origin, from prev; -1: none. */
+static int
+shared_stale_copy(const struct tier_value *prev, struct tier_value *v)
+{
+	if (v->policy == TIER_POLICY_RULES) {
+		if (prev == NULL || prev->policy != TIER_POLICY_RULES)
+			return -1;
+		v->body = prev->body;
+		v->body_len = prev->body_len;
+		v->truncated = prev->truncated;
+		v->final_url = prev->final_url;
+	}
+	v->stale_until = v->next_retry;
+	if (prev != NULL && prev->policy == v->policy &&
+	    prev->stale_until > v->stale_until)
+		v->stale_until = prev->stale_until;
+	return 0;
+}
+
+/* The value that publishes an entry settled by a fetch here. */
+int
+shared_value_of(const struct cache_entry *e, int good,
+    const struct fetch_result *r, const struct tier_value *prev,
+    double retry_after, struct tier_value *v)
+{
+	int failing = e->fail_streak > 0;
+
+	*v = (struct tier_value){
+		.origin = e->origin,
+		.policy = TIER_POLICY_DISALLOW,
+		.http_status = e->http_status,
+		.fetched_at = shared_ms(e->fetched_at),
+		.expires_at = shared_ms(e->expires_at),
+		.fail_streak = e->fail_streak,
+		.fail_since = failing ? shared_ms(e->fail_since) : 0,
+		.next_retry = failing ? shared_ms(e->next_retry) : 0,
+		.retry_after =
+		    retry_after >= 0 ? (int64_t)(retry_after * 1000.0) : 0,
+		.final_url = e->final_url,
+		.last_error = e->last_error,
+		.version_since = shared_ms(e->version_since),
+		.validated_at = shared_ms(e->validated_at),
+		.etag = (char *)(uintptr_t)cache_entry_etag(e),
+		.last_modified =
+		    (char *)(uintptr_t)cache_entry_last_modified(e),
+	};
+	memcpy(v->version, e->version, sizeof(v->version));
+	if (!good) /* the reader decides on the 30-day allowance itself */
+		return 0;
+	v->policy =
+	    e->policy == CACHE_RULES ? TIER_POLICY_RULES : TIER_POLICY_ALLOW;
+	if (failing)
+		return shared_stale_copy(prev, v);
+	v->stale_until = v->expires_at + (v->expires_at - v->fetched_at);
+	if (v->policy == TIER_POLICY_RULES) {
+		v->body = (char *)(uintptr_t)r->body;
+		v->body_len = r->body_len;
+		v->truncated = e->truncated;
+	}
+	return 0;
+}
+
+/* The Redis expiry of a value published at now_ms. */
+long long
+shared_px(const struct tier_value *v, int64_t now_ms)
+{
+	int64_t until =
+	    v->policy == TIER_POLICY_DISALLOW ? v->next_retry : v->stale_until;
+
+	return until - now_ms >= 1 ? (long long)(until - now_ms) : 1;
+}

@@ -1,0 +1,60 @@
+/*
+ * shared_value.h: the fleet loader's pure decisions (shared.c), apart so
+ * that the unit tests hold them in tables: whether a value found in the
+ * shared tier may be installed, the cache entry a fetch here leaves as a
+ * tier_value, and the Redis expiry of what is published. No I/O, no loop.
+ *
+ * Time: a value's times are the cache clock's seconds (clock_now: the wall
+ * clock plus the test clock's offset) in epoch milliseconds. So tests that
+ * move the clock of every instance by the same amount move the shared
+ * lifetimes the same way everywhere; in production the offset is 0 and the
+ * values are plain Unix epoch milliseconds. A Redis expiry (PX) is real
+ * time: computed from the same clock, it only differs under a test clock.
+ */
+#ifndef ROBOTSD_SHARED_VALUE_H
+#define ROBOTSD_SHARED_VALUE_H
+
+#include <stdint.h>
+
+#include "cache/cache.h"
+#include "cache/lifetime.h"
+#include "base/outcome.h"
+#include "tier/tier_value.h"
+
+/* Clock seconds to a value's epoch milliseconds and back. */
+int64_t shared_ms(double seconds);
+double shared_secs(int64_t ms);
+
+/*
+ * 1 when v may answer checks at now_ms: a settled policy and expires_at
+ * still ahead (a fresh copy, or a failure state whose next retry is
+ * ahead). Anything else is refetched (and v kept as the previous copy).
+ * With ls (this instance's settings), v's times count as
+ * lifetime_clamp_shared() bounds them, and a value fetched more than
+ * LIFETIME_SKEW ahead of now_ms is never usable.
+ */
+int shared_usable(const struct tier_value *v, int64_t now_ms,
+    const struct lifetime_settings *ls);
+
+/* The cache's view of v (strings borrowed from v). */
+void shared_state_of(const struct tier_value *v, struct shared_state *s);
+
+/*
+ * The value that publishes entry e, settled here by fetch r (good: e holds
+ * a good copy), into *v (strings borrowed from e, r and prev). prev is the
+ * origin's previous value in the tier or NULL: a good copy that now fails
+ * keeps serving prev's body, which only prev holds. -1 when nothing
+ * truthful can be published (a failing rules copy whose body is gone).
+ */
+int shared_value_of(const struct cache_entry *e, int good,
+    const struct fetch_result *r, const struct tier_value *prev,
+    double retry_after, struct tier_value *v);
+
+/*
+ * The Redis expiry (ms, >= 1) of v published at now_ms: a good copy until
+ * stale_until (its expiry plus its lifetime once more, in which a failing
+ * origin's copy is still served), a failure state until its next retry.
+ */
+long long shared_px(const struct tier_value *v, int64_t now_ms);
+
+#endif /* ROBOTSD_SHARED_VALUE_H */
