@@ -51,17 +51,24 @@ make_batches() {
 	}' "$1"
 }
 
-# A self-signed (ECDSA P-256) certificate for *.bench.test.
+# A self-signed (ECDSA P-256) certificate for *.bench.test, a CA and one
+# certificate per corpus host (bench/corpus_certs.py); $tmp/ca.pem holds
+# both CAs, for robotsd's --ca-file.
 make_cert() {
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=bench.test" \
 		-addext "subjectAltName=DNS:*.bench.test" \
 		-addext "basicConstraints=critical,CA:TRUE" \
 		-keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null
+	mkdir -p "$tmp/corpus-tls"
+	cut -d/ -f3 "$corpus/urls.txt" | sort -u >"$tmp/corpus-hosts"
+	python3 "$here/corpus_certs.py" "$tmp/corpus-tls" "$tmp/corpus-hosts"
+	cat "$tmp/cert.pem" "$tmp/corpus-tls/ca.pem" >"$tmp/ca.pem"
 }
 
 # nginx on CPU 1, beside the load generator, so that the TLS work of the
-# origin does not take robotsd's CPU in the fetch rows: the corpus per Host, and a 2-rule robots.txt for every
-# *.bench.test host, over HTTP ($http_port) and HTTPS ($https_port).
+# origin does not take robotsd's CPU in the fetch rows: the corpus per Host
+# (over HTTPS with that host's certificate), and a 2-rule robots.txt for
+# every *.bench.test host, over HTTP ($http_port) and HTTPS ($https_port).
 start_nginx() {
 	make_cert
 	http_port=$(free_port)
@@ -95,6 +102,8 @@ http {
 	server {
 		listen 127.0.0.1:$http_port default_server;
 		listen 127.0.0.1:$https_port ssl default_server;
+		ssl_certificate $tmp/corpus-tls/certs/\$ssl_server_name.pem;
+		ssl_certificate_key $tmp/corpus-tls/leaf.key;
 		root $corpus/robots;
 		location = /robots.txt { try_files /\$host.txt =404; }
 	}
@@ -121,7 +130,7 @@ start_robotsd() {
 	shift
 	: >"$tmp/empty.conf"
 	taskset -c 0 "$build/robotsd" -f -c "$tmp/empty.conf" -s "$sock" \
-		--log-level warn --ca-file "$tmp/cert.pem" \
+		--log-level warn --ca-file "$tmp/ca.pem" \
 		--connect-to ":80:127.0.0.1:$http_port" \
 		--connect-to ":443:127.0.0.1:$https_port" "$@" \
 		2>>"$tmp/robotsd.log" &
@@ -154,14 +163,71 @@ warm_corpus() {
 memory_rows() {
 	rss1=$(rss_kib "$daemon_pid")
 	n=$(cut -d/ -f3 "$tmp/urls.txt" | sort -u | wc -l)
-	raw=$(cut -d/ -f3 "$tmp/urls.txt" | sort -u |
-		sed "s|.*|$corpus/robots/&.txt|" | xargs cat 2>/dev/null | wc -c)
+	raw=$(raw_bytes "$tmp/urls.txt")
 	per=$(((rss1 - $1) * 1024 / n))
-	row "RSS growth per corpus origin, bytes ($n origins)" "$per" \
+	row "RSS growth per corpus origin, HTTP batches, bytes ($n origins)" "$per" \
 		"$((raw / n)) raw robots.txt bytes ($(pct "$per" "$((raw / n))"))" \
 		"<= 1.3x raw"
 	row "cache_bytes per corpus origin" "$((cache_bytes / n))" \
 		"$((raw / n)) raw" "-"
+}
+
+# Raw robots.txt bytes of the origins of URL file $1.
+raw_bytes() {
+	cut -d/ -f3 "$1" | sort -u | sed "s|.*|$corpus/robots/&.txt|" |
+		xargs cat 2>/dev/null | wc -c
+}
+
+# The corpus origins filled over HTTPS, one single waiting check each, as
+# a crawler asks, by a robotsd of their own: RSS growth per origin from
+# the empty daemon and from after its first HTTPS fetch (TLS libraries
+# paged in), against the raw bytes and cache_bytes; then robotsd stopped.
+https_memory_rows() {
+	sed 's|^http://|https://|' "$tmp/urls.txt" >"$tmp/urls-https.txt"
+	echo "https://first.bench.test/" >"$tmp/first.txt"
+	start_robotsd "$tmp/sock3"
+	sleep 1
+	r0=$(rss_kib "$daemon_pid")
+	warm --single "$tmp/sock3" "$tmp/first.txt" >/dev/null
+	sleep 2 # the fetch thread idle: curl let go, heaps trimmed
+	r1=$(rss_kib "$daemon_pid")
+	w=$(warm --single "$tmp/sock3" "$tmp/urls-https.txt")
+	note "corpus over HTTPS: $w"
+	sleep 2
+	r2=$(rss_kib "$daemon_pid")
+	stop_robotsd
+	n=$(field "$w" origins)
+	raw=$(($(raw_bytes "$tmp/urls-https.txt") / n))
+	per=$(((r2 - r0) * 1024 / n))
+	per1=$(((r2 - r1) * 1024 / n))
+	cb=$(($(field "$w" cache_bytes) / n))
+	row "RSS growth per corpus origin, single HTTPS checks, bytes ($n origins)" \
+		"$per" "$raw raw ($(pct "$per" "$raw")); cache_bytes $cb ($(pct "$cb" "$per") of RSS)" \
+		"<= 1.3x raw"
+	row "the same from after robotsd's first HTTPS fetch" "$per1" \
+		"$raw raw ($(pct "$per1" "$raw")); cache_bytes $(pct "$cb" "$per1") of RSS" \
+		"<= 1.3x raw"
+}
+
+# --cache-max-bytes holds RSS: the corpus origins over HTTPS at a cap of
+# a quarter of what they take, filled again and again (every pass
+# refetches what the cap evicted); RSS growth after each pass.
+cap_rows() {
+	cap=8388608
+	start_robotsd "$tmp/sock4" --cache-max-bytes "$cap"
+	sleep 1
+	r0=$(rss_kib "$daemon_pid")
+	out=
+	for _ in 1 2 3 4; do
+		w=$(warm --single "$tmp/sock4" "$tmp/urls-https.txt")
+		sleep 2
+		out="$out${out:+ / }$((($(rss_kib "$daemon_pid") - r0) / 1024))"
+		cb=$(field "$w" cache_bytes)
+	done
+	stop_robotsd
+	row "RSS growth, MiB, after passes 1-4 over the corpus, cap 8 MiB" \
+		"$out" "cache_bytes $cb at the end ($(field "$w" evictions) evictions in the last pass)" \
+		"flat"
 }
 
 # One loadgen run; prints its figures line.

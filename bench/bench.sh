@@ -82,6 +82,10 @@ fetch_rows http 10000
 fetch_rows https 5000
 stop_robotsd
 
+# --- memory over HTTPS, and under the cap -----------------------------------
+https_memory_rows
+cap_rows
+
 # --- scale ------------------------------------------------------------------
 scale_rows "$scale"
 

@@ -452,6 +452,21 @@ class Eviction(DaemonTest):
         self.assertError(self.inspect("http://e2.test"), "not_cached")
 
 
+    def test_cache_bytes_never_above_the_cap_whatever_the_sizes(self):
+        # Files from 40 bytes to 6 KB, each asked once: after every
+        # check, what the cache counts stays within --cache-max-bytes.
+        cap = 16384
+        c = self.start("--cache-max-bytes", str(cap))
+        for i in range(40):
+            h = "s%d.test" % i
+            self.origin.robots(h, "User-agent: *\n" + "".join(
+                "Disallow: /%s-%d/\n" % (h, j) for j in range(i * i % 240)))
+            self.assertAnswer(c.check("http://%s/" % h), ok=True)
+            s = self.stats()
+            self.assertLessEqual(s["cache_bytes"], cap, json.dumps(s))
+        self.assertGreater(self.stats()["evictions"], 0)
+
+
 class Normalization(DaemonTest):
 
     def test_ipv6_https_ftp_origins_normalized(self):

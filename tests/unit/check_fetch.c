@@ -131,6 +131,17 @@ redirect(struct evhttp_request *req, const char *host, const char *path)
 	reply(req, 302, "Location", loc, "", 0);
 }
 
+/* The server saw a /keep connection close. */
+static int keep_closed;
+
+static void
+keep_close_cb(struct evhttp_connection *evcon, void *arg)
+{
+	(void)evcon;
+	(void)arg;
+	keep_closed++;
+}
+
 /* The test server: the path names the answer. */
 static void
 httpd_cb(struct evhttp_request *req, void *arg)
@@ -145,7 +156,11 @@ httpd_cb(struct evhttp_request *req, void *arg)
 	if (strcmp(uri, "/ok") == 0)
 		reply(req, 200, "Cache-Control", "max-age=600",
 		    "User-agent: *\nDisallow: /x\n", 27);
-	else if (strcmp(uri, "/ua") == 0) {
+	else if (strcmp(uri, "/keep") == 0) {
+		evhttp_connection_set_closecb(
+		    evhttp_request_get_connection(req), keep_close_cb, NULL);
+		reply(req, 200, NULL, NULL, "kept", 4);
+	} else if (strcmp(uri, "/ua") == 0) {
 		ua = evhttp_find_header(
 		    evhttp_request_get_input_headers(req), "User-Agent");
 		reply(req, 200, NULL, NULL, ua, ua != NULL ? strlen(ua) : 0);
@@ -334,6 +349,26 @@ END_TEST
  * each, no blank line: evhttp writes its own Date and Content-Length
  * between the status line and the ones the handler set.
  */
+/*
+ * curl keeps the connection for reuse, but not once the thread has had no
+ * transfer for FETCH_IDLE_SECS: it is closed then (its TLS state freed),
+ * and fetches work as before on the new multi handle.
+ */
+START_TEST(test_fetch_idle_thread_closes_kept_connections)
+{
+	struct outcome o;
+
+	keep_closed = 0;
+	fetch_one("http://origin.test/keep", &o);
+	ck_assert_int_eq(o.error, FETCH_OK);
+	ck_assert_str_eq(o.body, "kept");
+	run_until(&keep_closed, 1);
+	fetch_one("http://origin.test/ok", &o);
+	ck_assert_int_eq(o.error, FETCH_OK);
+	ck_assert_int_eq(o.status, 200);
+}
+END_TEST
+
 START_TEST(test_fetch_keeps_the_final_hops_raw_headers)
 {
 	struct outcome o;
@@ -646,6 +681,7 @@ fetch_suite(void)
 	    (int)(sizeof(answers) / sizeof(answers[0])));
 	tcase_add_test(tc, test_fetch_body_cut_at_cap_counts_as_success);
 	tcase_add_test(tc, test_fetch_keeps_the_final_hops_raw_headers);
+	tcase_add_test(tc, test_fetch_idle_thread_closes_kept_connections);
 	tcase_add_test(tc, test_fetch_gzip_bomb_cut_at_cap_of_decoded_bytes);
 	tcase_add_test(
 	    tc, test_fetch_refuses_private_address_also_after_redirect);

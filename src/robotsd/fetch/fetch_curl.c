@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -55,8 +56,11 @@
  * priority needs no privilege, but a seccomp filter may refuse it.
  */
 #define FETCH_NICE 10
+/* Seconds without a transfer before curl's connections and caches go. */
+#define FETCH_IDLE_SECS 1
 
 static void fetch_check_multi_info(struct fetcher *);
+static int fetch_multi_new(struct fetcher *);
 static void fetch_finish(struct fetcher *, struct fetch *, CURLcode);
 static void fetch_start_queued(struct fetcher *);
 
@@ -345,6 +349,47 @@ fetch_kick_cb(evutil_socket_t fd, short kind, void *arg)
 	fetch_start_queued(f);
 }
 
+/*
+ * No transfer for FETCH_IDLE_SECS: close curl's idle connections and
+ * free its caches (a new multi handle), then hand the thread's free heap
+ * back. What a burst of transfers left (TLS state of the kept
+ * connections, curl's tables grown to the burst) is scattered between
+ * free chunks, so that malloc_trim() alone could return little.
+ */
+static void
+fetch_idle_cb(evutil_socket_t fd, short kind, void *arg)
+{
+	struct fetcher *f = arg;
+
+	(void)fd;
+	(void)kind;
+	if (f->trunning > 0 || !TAILQ_EMPTY(&f->queued))
+		return;
+	curl_multi_cleanup(f->multi);
+	f->multi = NULL;
+	while (!LIST_EMPTY(&f->socks))
+		fetch_sock_free(LIST_FIRST(&f->socks));
+	evtimer_del(&f->timer);
+	if (fetch_multi_new(f) == -1) {
+		pthread_mutex_lock(&f->lock);
+		f->dead = 1;
+		pthread_mutex_unlock(&f->lock);
+		fetch_post(f->wake_main);
+		return;
+	}
+	malloc_trim(0);
+}
+
+/* Nothing runs or waits: let curl go if it stays so. */
+static void
+fetch_note_idle(struct fetcher *f)
+{
+	struct timeval tv = { .tv_sec = FETCH_IDLE_SECS };
+
+	if (f->trunning == 0 && TAILQ_EMPTY(&f->queued))
+		evtimer_add(&f->idle, &tv);
+}
+
 /* Start queued fetches while there is a free slot and burst left. */
 static void
 fetch_start_queued(struct fetcher *f)
@@ -393,6 +438,7 @@ fetch_finish(struct fetcher *f, struct fetch *fe, CURLcode rc)
 	if (handed)
 		fetch_post(f->wake_main);
 	fetch_start_queued(f);
+	fetch_note_idle(f);
 }
 
 /* Hand every finished transfer over. */
@@ -482,6 +528,7 @@ fetch_inbox_cb(evutil_socket_t fd, short kind, void *arg)
 		fetch_drop(f, fe);
 	}
 	fetch_start_queued(f);
+	fetch_note_idle(f);
 }
 
 /* The thread's loop and its events; -1 when memory runs out. */
@@ -498,6 +545,7 @@ fetch_thread_prepare(struct fetcher *f)
 	f->burst = FETCH_BURST;
 	evtimer_assign(&f->timer, f->tbase, fetch_timer_cb, f);
 	evtimer_assign(&f->kick, f->tbase, fetch_kick_cb, f);
+	evtimer_assign(&f->idle, f->tbase, fetch_idle_cb, f);
 	event_assign(&f->inbox_ev, f->tbase, f->wake_thread,
 	    EV_READ | EV_PERSIST, fetch_inbox_cb, f);
 	return event_add(&f->inbox_ev, NULL);
@@ -572,6 +620,7 @@ fetch_thread_release(struct fetcher *f)
 		return;
 	evtimer_del(&f->timer);
 	evtimer_del(&f->kick);
+	evtimer_del(&f->idle);
 	event_del(&f->inbox_ev);
 	event_base_free(f->tbase);
 	fetch_conf_clear(&f->set);

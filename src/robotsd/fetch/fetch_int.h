@@ -157,6 +157,7 @@ struct fetcher {
 	CURLM *multi;
 	struct event timer;
 	struct event kick; /* next turn: a new burst of starts */
+	struct event idle; /* no transfer for a while: let curl go */
 	int burst;         /* transfers curl may still be handed this turn */
 	size_t turn_added;
 	int still_running;
