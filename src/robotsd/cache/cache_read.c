@@ -66,8 +66,7 @@ cache_foreach(const struct cache *c, cache_each_cb cb, void *arg)
 {
 	const struct entry *e;
 
-	TAILQ_FOREACH(e, &c->lru, lru)
-	{
+	TAILQ_FOREACH(e, &c->lru, lru) {
 		if (e->pub.policy != CACHE_NONE)
 			cb(&e->pub, e->good, arg);
 	}
@@ -78,8 +77,7 @@ cache_foreach_fetching(const struct cache *c, cache_each_cb cb, void *arg)
 {
 	const struct entry *e;
 
-	TAILQ_FOREACH(e, &c->lru, lru)
-	{
+	TAILQ_FOREACH(e, &c->lru, lru) {
 		if (e->pub.fetching)
 			cb(&e->pub, e->good, arg);
 	}

@@ -83,10 +83,10 @@ server_shed_cb(evutil_socket_t fd, short what, void *arg)
 		big = NULL;
 		most = 0;
 		TAILQ_FOREACH(c, &srv->conns, link)
-		if (conn_queued(c) > most) {
-			most = conn_queued(c);
-			big = c;
-		}
+			if (conn_queued(c) > most) {
+				most = conn_queued(c);
+				big = c;
+			}
 		if (big == NULL)
 			return;
 		log_event(LOG_WARNING, "client_shed",
@@ -253,9 +253,9 @@ server_busy(const struct server *srv)
 	const struct conn *c;
 
 	TAILQ_FOREACH(c, &srv->conns, link)
-	if (c->deferred || session_waiting(c->session) ||
-	    evbuffer_get_length(c->out) > 0)
-		return 1;
+		if (c->deferred || session_waiting(c->session) ||
+		    evbuffer_get_length(c->out) > 0)
+			return 1;
 	return 0;
 }
 

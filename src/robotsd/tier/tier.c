@@ -454,8 +454,7 @@ tier_server_lost(struct tier_server *srv)
 		evtimer_del(&c->poll);
 		call_defer(c, TIER_DOWN, c->why); /* unqueues c */
 	}
-	TAILQ_FOREACH(c, &srv->t->calls, all)
-	{
+	TAILQ_FOREACH(c, &srv->t->calls, all) {
 		if (c->kind != CALL_WAIT || c->srv != srv || c->done ||
 		    c->deferred)
 			continue;
