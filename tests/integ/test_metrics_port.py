@@ -75,6 +75,24 @@ HTTP_ROWS = [
     (b"nonsense\r\n\r\n", 400, b"bad request\n", False),
     (b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n", 431,
      b"request head too large\n", False),
+    # a body is announced by any Content-Length but 0 (RFC 9112 6.3):
+    # "05" is five bytes, not none, and a NUL (no valid field byte) or a
+    # space before the colon (RFC 9112 5.1: 400) must not hide the field,
+    # else the body would be read as the next request
+    (b"GET /healthz HTTP/1.1\r\nContent-Length: 05\r\n\r\nGET /x", 413,
+     b"no request body\n", False),
+    (b"GET /healthz HTTP/1.1\r\nX: \0\r\nContent-Length: 5\r\n\r\nGET /",
+     400, b"bad request\n", False),
+    (b"GET /healthz HTTP/1.1\r\nContent-Length : 5\r\n\r\nGET /", 400,
+     b"bad request\n", False),
+    # "close" among the connection options closes (RFC 9112 9.6)
+    (b"GET /healthz HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n",
+     200, b"serving\n", False),
+    (b"GET /healthz HTTP/1.1\r\nConnection: keep-alive\r\n"
+     b"Connection: close\r\n\r\n", 200, b"serving\n", False),
+    # absolute-form targets are accepted (RFC 9112 3.2.2)
+    (b"GET http://x/healthz HTTP/1.1\r\nHost: x\r\n\r\n", 200,
+     b"serving\n", True),
 ]
 
 
@@ -113,6 +131,16 @@ class MetricsPort(test_metrics.MetricsBase):
                     self.assertEqual(read_answer(f)[0], 200)
                 else:
                     self.assertEqual(f.read(1), b"")
+
+    def test_405_names_the_allowed_methods(self):
+        # RFC 9110 15.5.6: a 405 MUST carry Allow
+        self.start_metrics()
+        s = socket.create_connection(("127.0.0.1", self.port), 10)
+        self.addCleanup(s.close)
+        s.sendall(b"PUT /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, headers, _ = read_answer(s.makefile("rb"))
+        self.assertEqual((status, headers.get(b"allow")),
+                         (405, b"GET, HEAD"))
 
     def test_pipelined_requests_answered_in_order(self):
         self.start_metrics()

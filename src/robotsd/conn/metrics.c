@@ -347,8 +347,10 @@ metrics_answer(struct metrics_conn *c, int status, const char *reason,
 
 	evbuffer_add_printf(out,
 	    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-	    "%s\r\n",
-	    status, reason, type, len, last ? "Connection: close\r\n" : "");
+	    "%s%s\r\n",
+	    status, reason, type, len,
+	    status == 405 ? "Allow: GET, HEAD\r\n" : "", /* RFC 9110 */
+	    last ? "Connection: close\r\n" : "");
 	if (head)
 		;
 	else if (body != NULL)
@@ -367,53 +369,97 @@ metrics_answer_text(struct metrics_conn *c, int status, const char *reason,
 	metrics_answer(c, status, reason, "text/plain", NULL, text, head, last);
 }
 
-/* Whether a header line is "name: value" with value (case aside). */
-static int
-metrics_header_is(const char *line, const char *name, const char *value)
+/* The value of a header line "name: value" (case aside); NULL if not. */
+static const char *
+metrics_header(const char *line, const char *name)
 {
 	size_t n = strlen(name);
 
 	if (strncasecmp(line, name, n) != 0 || line[n] != ':')
-		return 0;
+		return NULL;
 	line += n + 1;
-	line += strspn(line, " \t");
-	return value == NULL || strncasecmp(line, value, strlen(value)) == 0;
+	return line + strspn(line, " \t");
 }
 
-/* Answer one request head (NUL-terminated, lines ending "\r\n" or "\n"). */
+/* Whether the comma-separated list v holds token (case aside). */
+static int
+metrics_has_token(const char *v, const char *token)
+{
+	size_t n = strlen(token), len;
+
+	for (; *v != '\0'; v += *v == ',') {
+		v += strspn(v, " \t");
+		len = strcspn(v, ",");
+		if (strncasecmp(v, token, n) == 0 &&
+		    v[n + strspn(v + n, " \t")] == v[len])
+			return 1;
+		v += len;
+	}
+	return 0;
+}
+
+/* Whether a Content-Length value announces a body: anything but 0. */
+static int
+metrics_has_body(const char *v)
+{
+	size_t zeros = strspn(v, "0");
+
+	return zeros == 0 || v[zeros + strspn(v + zeros, " \t")] != '\0';
+}
+
+/*
+ * Answer one request head (len bytes, NUL-terminated, lines ending "\r\n"
+ * or "\n"). A NUL in it, or a space before a field's colon, is a 400
+ * (RFC 9112 5.1): either could hide a Content-Length from the checks
+ * here, and the body would then be read as the next request.
+ */
 static void
-metrics_request(struct metrics_conn *c, char *req)
+metrics_request(struct metrics_conn *c, char *req, size_t len)
 {
 	static const char *const names[] = { "starting", "serving",
 		"stopping" };
 	struct metrics *m = c->m;
-	char *line, *next, method[8], target[256], version[16];
-	int head, last, body = 0, keep = 0, v11;
+	char *line, *next, *colon, method[8], target[256], version[16];
+	int head, last, body = 0, keep = 0, shut = 0, bad, v11;
+	const char *v;
 	struct evbuffer *out;
 
+	bad = memchr(req, '\0', len) != NULL;
 	next = req;
 	line = strsep(&next, "\n");
-	if (sscanf(line, "%7s %255s %15s", method, target, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7) != 0) {
+	bad = bad ||
+	      sscanf(line, "%7s %255s %15s", method, target, version) != 3 ||
+	      strncmp(version, "HTTP/1.", 7) != 0;
+	while (!bad && (line = strsep(&next, "\n")) != NULL) {
+		line[strcspn(line, "\r")] = '\0';
+		colon = strchr(line, ':');
+		if (colon != NULL && colon > line &&
+		    (colon[-1] == ' ' || colon[-1] == '\t'))
+			bad = 1;
+		if ((v = metrics_header(line, "Content-Length")) != NULL &&
+		    metrics_has_body(v))
+			body = 1;
+		if (metrics_header(line, "Transfer-Encoding") != NULL)
+			body = 1;
+		if ((v = metrics_header(line, "Connection")) != NULL) {
+			shut |= metrics_has_token(v, "close");
+			keep |= metrics_has_token(v, "keep-alive");
+		}
+	}
+	if (bad) {
 		metrics_answer_text(c, 400, "Bad Request", "bad request", 0, 1);
 		return;
 	}
 	v11 = strcmp(version, "HTTP/1.0") != 0;
-	while ((line = strsep(&next, "\n")) != NULL) {
-		line[strcspn(line, "\r")] = '\0';
-		if (metrics_header_is(line, "Content-Length", NULL) &&
-		    !metrics_header_is(line, "Content-Length", "0"))
-			body = 1;
-		if (metrics_header_is(line, "Transfer-Encoding", NULL))
-			body = 1;
-		if (metrics_header_is(line, "Connection", "close"))
-			v11 = 0;
-		if (metrics_header_is(line, "Connection", "keep-alive"))
-			keep = 1;
-	}
-	last = !(v11 || keep) || body;
+	last = shut || !(v11 || keep) || body;
 	head = strcmp(method, "HEAD") == 0;
 	target[strcspn(target, "?")] = '\0';
+	if (strncasecmp(target, "http://", 7) == 0 ||
+	    strncasecmp(target, "https://", 8) == 0) { /* absolute-form */
+		line = strchr(strchr(target, ':') + 3, '/');
+		memmove(target, line != NULL ? line : "/",
+		    line != NULL ? strlen(line) + 1 : 2);
+	}
 	if (body)
 		metrics_answer_text(
 		    c, 413, "Payload Too Large", "no request body", head, 1);
@@ -484,7 +530,7 @@ metrics_conn_read(struct bufferevent *bev, void *arg)
 	req[len] = '\0';
 	c->in_head = 0;
 	metrics_conn_deadline(c, METRICS_IDLE_TIMEOUT);
-	metrics_request(c, req);
+	metrics_request(c, req, len);
 }
 
 /* Accept again, unless the cap or a pause for descriptors holds it. */
