@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import time
 import unittest
 
 from harness import (ROBOTSD, VERSION, START_TIMEOUT, Daemon, DaemonTest,
@@ -380,6 +381,47 @@ class Service(DaemonTest):
         self.assertRegex(self.stderr(), r"robotsd\[%d\]: info: event=start "
                          r"version=%s socket=%s\n" % (p.pid, VERSION, sock))
         self.assertFalse(os.path.exists(self.path("configured.sock")))
+        self.stop_notified(p, notify)
+
+    @needs_activate
+    def test_config_error_mode_pauses_accepting_when_descriptors_run_out(self):
+        # accept() failing with EMFILE leaves the socket readable: retried
+        # at once it would spin and flood the log; it pauses instead, and
+        # clients are answered again once descriptors are free.
+        with open(self.conf, "w") as f:
+            f.write("bogus-option 1\n")
+        sock = self.path("passed.sock")
+        p, notify, s = self.activate_notify(sock)
+        s.sendall(b'{"op":"ping","id":1}\n')
+        self.assertIn(b'"code":"config"', s.makefile("rb").readline())
+        used = len(os.listdir("/proc/%d/fd" % p.pid))
+        subprocess.run(["prlimit", "--pid", str(p.pid),
+                        "--nofile=%d:" % (used + 10)], check=True)
+        held = []
+        for _ in range(40):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.addCleanup(c.close)
+            c.setblocking(False)
+            c.connect_ex(sock)
+            held.append(c)
+        self.assertTrue(poll(lambda: "Too many open files" in self.stderr(),
+                             START_TIMEOUT), "descriptors never ran out")
+        ticks = os.sysconf("SC_CLK_TCK")
+
+        def cpu():
+            with open("/proc/%d/stat" % p.pid) as f:
+                field = f.read().rsplit(")", 1)[1].split()
+            return (int(field[11]) + int(field[12])) / ticks
+        spent = cpu()
+        time.sleep(1)  # a wall-clock second of the real daemon's CPU time
+        self.assertLess(cpu() - spent, 0.3, "accept() retried in a loop")
+        self.assertLessEqual(self.stderr().count("Too many open files"), 5,
+                             self.stderr()[-2000:])
+        for c in held:
+            c.close()
+        t = self.connect(sock)
+        t.sendall(b'{"op":"ping","id":2}\n')
+        self.assertIn(b'"code":"config"', t.makefile("rb").readline())
         self.stop_notified(p, notify)
 
     @needs_activate

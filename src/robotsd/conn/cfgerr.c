@@ -13,6 +13,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #define MAX_CAUSE 1024         /* bytes of the cause in an answer */
 #define OUT_PAUSE (256 * 1024) /* unread answers that pause reading */
 #define WRITE_TIMEOUT 60       /* seconds; write-timeout's default */
+#define ACCEPT_PAUSE 1         /* seconds accepting pauses at EMFILE */
 
 struct cfgconn {
 	struct cfgerr *ce;
@@ -44,7 +46,8 @@ struct cfgconn {
 
 struct cfgerr {
 	struct evconnlistener *lev;
-	char *message; /* the answers' "message" */
+	struct event *resume; /* ends a pause for want of descriptors */
+	char *message;        /* the answers' "message" */
 	unsigned long nconns;
 	TAILQ_HEAD(, cfgconn) conns;
 };
@@ -205,6 +208,35 @@ cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
+/* The pause for descriptors is over. */
+static void
+cfgerr_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct cfgerr *ce = arg;
+
+	(void)fd;
+	(void)what;
+	evconnlistener_enable(ce->lev);
+}
+
+/*
+ * accept() failed for a reason libevent does not retry, above all no
+ * descriptor left: the socket stays readable, so retrying now would spin
+ * (and log each time); accepting pauses for ACCEPT_PAUSE instead.
+ */
+static void
+cfgerr_accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+	struct cfgerr *ce = arg;
+	struct timeval pause = { ACCEPT_PAUSE, 0 };
+	int err = EVUTIL_SOCKET_ERROR();
+
+	log_event(LOG_WARNING, "accept_failed", "error=\"%s\" pause_s=%d",
+	    evutil_socket_error_to_string(err), ACCEPT_PAUSE);
+	evconnlistener_disable(lev);
+	evtimer_add(ce->resume, &pause);
+}
+
 /* The cause answered; see cfgerr.h. */
 void
 cfgerr_set_cause(struct cfgerr *ce, const char *cause)
@@ -224,11 +256,15 @@ cfgerr_new(struct event_base *base, int fd, const char *cause)
 	cfgerr_set_cause(ce, cause);
 	ce->lev = evconnlistener_new(
 	    base, cfgerr_accept_cb, ce, LEV_OPT_CLOSE_ON_EXEC, 0, fd);
-	if (ce->lev == NULL) {
+	if (ce->lev == NULL ||
+	    (ce->resume = evtimer_new(base, cfgerr_resume_cb, ce)) == NULL) {
+		if (ce->lev != NULL)
+			evconnlistener_free(ce->lev);
 		free(ce->message);
 		free(ce);
 		return NULL;
 	}
+	evconnlistener_set_error_cb(ce->lev, cfgerr_accept_error_cb);
 	return ce;
 }
 
@@ -241,6 +277,7 @@ cfgerr_free(struct cfgerr *ce)
 	while (!TAILQ_EMPTY(&ce->conns))
 		cfgerr_conn_free(TAILQ_FIRST(&ce->conns));
 	evconnlistener_free(ce->lev);
+	event_free(ce->resume);
 	free(ce->message);
 	free(ce);
 }
