@@ -85,6 +85,9 @@ HTTP_ROWS = [
      400, b"bad request\n", False),
     (b"GET /healthz HTTP/1.1\r\nContent-Length : 5\r\n\r\nGET /", 400,
      b"bad request\n", False),
+    # a field line begun with a space (obs-fold, RFC 9112 5.2) is a 400
+    (b"GET /healthz HTTP/1.1\r\n Content-Length: 5\r\n\r\nGET /", 400,
+     b"bad request\n", False),
     # "close" among the connection options closes (RFC 9112 9.6)
     (b"GET /healthz HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n",
      200, b"serving\n", False),

@@ -409,9 +409,10 @@ metrics_has_body(const char *v)
 
 /*
  * Answer one request head (len bytes, NUL-terminated, lines ending "\r\n"
- * or "\n"). A NUL in it, or a space before a field's colon, is a 400
- * (RFC 9112 5.1): either could hide a Content-Length from the checks
- * here, and the body would then be read as the next request.
+ * or "\n"). A NUL in it, a space before a field's colon or a line begun
+ * with one (obs-fold) is a 400 (RFC 9112 5.1, 5.2): each could hide a
+ * Content-Length from the checks here, and the body would then be read as
+ * the next request.
  */
 static void
 metrics_request(struct metrics_conn *c, char *req, size_t len)
@@ -433,8 +434,9 @@ metrics_request(struct metrics_conn *c, char *req, size_t len)
 	while (!bad && (line = strsep(&next, "\n")) != NULL) {
 		line[strcspn(line, "\r")] = '\0';
 		colon = strchr(line, ':');
-		if (colon != NULL && colon > line &&
-		    (colon[-1] == ' ' || colon[-1] == '\t'))
+		if ((colon != NULL && colon > line &&
+		        (colon[-1] == ' ' || colon[-1] == '\t')) ||
+		    line[0] == ' ' || line[0] == '\t')
 			bad = 1;
 		if ((v = metrics_header(line, "Content-Length")) != NULL &&
 		    metrics_has_body(v))
