@@ -154,6 +154,20 @@ class MetricsPort(test_metrics.MetricsBase):
         self.assertEqual([read_answer(f)[0] for _ in range(3)],
                          [200, 404, 200])
 
+    def test_pipelined_requests_then_half_close_all_answered(self):
+        # the client sends its requests, then shuts its side (as a
+        # "printf ... | nc -N" does): every request is answered, in
+        # order, and only then is the connection closed
+        self.start_metrics()
+        s = socket.create_connection(("127.0.0.1", self.port), 10)
+        self.addCleanup(s.close)
+        s.sendall((b"GET /metrics HTTP/1.1\r\n\r\n" + HEALTHZ) * 2)
+        s.shutdown(socket.SHUT_WR)
+        f = s.makefile("rb")
+        self.assertEqual([read_answer(f)[0] for _ in range(4)],
+                         [200, 200, 200, 200])
+        self.assertEqual(f.read(1), b"")
+
     def connect(self, n, first_bytes=b""):
         """n connections to the port, each having sent first_bytes;
         closed after the test. Connects do not wait to be accepted."""

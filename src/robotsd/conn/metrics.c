@@ -272,8 +272,10 @@ metrics_conn_timeout(evutil_socket_t fd, short what, void *arg)
 
 /*
  * The peer closed, an error, or an answer stayed unread too long. A peer
- * that only shut its side of the connection after a request still gets
- * the answer queued for it.
+ * that only shut its side of the connection after its requests still gets
+ * the answers to all of them: libevent stopped reading, the answer being
+ * written reads the next request (metrics_conn_written()), and reading
+ * again once none is left finds the end of file with nothing to write.
  */
 static void
 metrics_conn_event(struct bufferevent *bev, short what, void *arg)
@@ -281,10 +283,8 @@ metrics_conn_event(struct bufferevent *bev, short what, void *arg)
 	struct metrics_conn *c = arg;
 
 	if ((what & BEV_EVENT_EOF) && !c->closing &&
-	    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
-		metrics_conn_closing(c);
+	    evbuffer_get_length(bufferevent_get_output(bev)) > 0)
 		return;
-	}
 	metrics_conn_free(c);
 }
 
