@@ -4,6 +4,14 @@
 # (bench/socket-ab.sh sources it too, with the same variables)
 
 note() { echo "bench: $*" >&2; }
+# Stop what the script started, remove its $tmp (an EXIT trap).
+stop_all() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null || :
+	done
+	wait 2>/dev/null || :
+	rm -rf "$tmp"
+}
 row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$table"; }
 # key=value field of a line of figures.
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -209,21 +217,28 @@ https_memory_rows() {
 		"<= 1.3x raw"
 }
 
+# Four passes of single checks of URL file $2 over the robotsd just
+# started at socket $1: out gets its RSS growth after each (KiB divided by
+# $3), " / " between, w the last pass's figures.
+cap_passes() {
+	sleep 1
+	r0=$(rss_kib "$daemon_pid")
+	out=
+	for _ in 1 2 3 4; do
+		w=$(warm --single "$1" "$2")
+		sleep 2
+		out="$out${out:+ / }$((($(rss_kib "$daemon_pid") - r0) / $3))"
+	done
+}
+
 # --cache-max-bytes holds RSS: the corpus origins over HTTPS at a cap of
 # a quarter of what they take, filled again and again (every pass
 # refetches what the cap evicted); RSS growth after each pass.
 cap_rows() {
 	cap=8388608
 	start_robotsd "$tmp/sock4" --cache-max-bytes "$cap"
-	sleep 1
-	r0=$(rss_kib "$daemon_pid")
-	out=
-	for _ in 1 2 3 4; do
-		w=$(warm --single "$tmp/sock4" "$tmp/urls-https.txt")
-		sleep 2
-		out="$out${out:+ / }$((($(rss_kib "$daemon_pid") - r0) / 1024))"
-		cb=$(field "$w" cache_bytes)
-	done
+	cap_passes "$tmp/sock4" "$tmp/urls-https.txt" 1024
+	cb=$(field "$w" cache_bytes)
 	stop_robotsd
 	row "RSS growth, MiB, after passes 1-4 over the corpus, cap 8 MiB" \
 		"$out" "cache_bytes $cb at the end ($(field "$w" evictions) evictions in the last pass)" \

@@ -33,18 +33,10 @@ table=$tmp/table
 pids=
 daemon_pid=
 
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null || :
-	done
-	wait 2>/dev/null || :
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh"
+trap stop_all EXIT
+trap 'exit 1' INT TERM HUP
 
 # robotsd's user + system CPU in clock ticks.
 daemon_ticks() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }

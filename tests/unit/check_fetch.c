@@ -349,23 +349,40 @@ END_TEST
  * each, no blank line: evhttp writes its own Date and Content-Length
  * between the status line and the ones the handler set.
  */
+/* The fetch thread running now. */
+static pthread_t
+fetch_thread_now(void)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&fetcher->lock);
+	t = fetcher->thread;
+	pthread_mutex_unlock(&fetcher->lock);
+	return t;
+}
+
 /*
  * curl keeps the connection for reuse, but not once the thread has had no
  * transfer for FETCH_IDLE_SECS: it is closed then (its TLS state freed),
- * and fetches work as before on the new multi handle.
+ * the thread hands its loop over to a new thread and ends (its heap goes
+ * back), and fetches work as before on the new thread's multi handle.
  */
 START_TEST(test_fetch_idle_thread_closes_kept_connections)
 {
 	struct outcome o;
+	pthread_t before;
 
 	keep_closed = 0;
 	fetch_one("http://origin.test/keep", &o);
 	ck_assert_int_eq(o.error, FETCH_OK);
 	ck_assert_str_eq(o.body, "kept");
+	before = fetch_thread_now();
 	run_until(&keep_closed, 1);
 	fetch_one("http://origin.test/ok", &o);
 	ck_assert_int_eq(o.error, FETCH_OK);
 	ck_assert_int_eq(o.status, 200);
+	/* the old thread broke its loop right after the close */
+	ck_assert(!pthread_equal(fetch_thread_now(), before));
 }
 END_TEST
 

@@ -215,7 +215,9 @@ fetch_start_thread_cb(evutil_socket_t fd, short kind, void *arg)
 	/* Signals are the main loop's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_mutex_lock(&f->lock); /* f->thread is under lock */
 	rc = pthread_create(&f->thread, NULL, fetch_thread_main, f);
+	pthread_mutex_unlock(&f->lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
 		fatalx("cannot start the fetch thread: %s", strerror(rc));
@@ -270,11 +272,14 @@ fetcher_free(struct fetcher *f)
 	if (f == NULL)
 		return;
 	if (f->started) {
+		pthread_t t;
+
 		pthread_mutex_lock(&f->lock);
 		f->stop = 1;
+		t = f->thread; /* no handover after stop */
 		pthread_mutex_unlock(&f->lock);
 		fetch_post(f->wake_thread);
-		pthread_join(f->thread, NULL);
+		pthread_join(t, NULL);
 	}
 	fetch_thread_release(f);
 	while ((fe = TAILQ_FIRST(&f->inbox)) != NULL) {

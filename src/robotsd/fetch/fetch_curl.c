@@ -351,10 +351,12 @@ fetch_kick_cb(evutil_socket_t fd, short kind, void *arg)
 
 /*
  * No transfer for FETCH_IDLE_SECS: close curl's idle connections and
- * free its caches (a new multi handle), then hand the thread's free heap
- * back. What a burst of transfers left (TLS state of the kept
- * connections, curl's tables grown to the burst) is scattered between
- * free chunks, so that malloc_trim() alone could return little.
+ * free its caches, then end the loop for a new thread to take on
+ * (fetch_thread_main), so that the thread's heap can go back. What a
+ * burst of transfers left (TLS state of the kept connections, curl's
+ * tables grown to the burst) is scattered between free chunks, and
+ * glibc's per-thread cache of freed chunks, which only the thread's end
+ * empties, pins about a page each: malloc_trim() alone returns little.
  */
 static void
 fetch_idle_cb(evutil_socket_t fd, short kind, void *arg)
@@ -370,14 +372,8 @@ fetch_idle_cb(evutil_socket_t fd, short kind, void *arg)
 	while (!LIST_EMPTY(&f->socks))
 		fetch_sock_free(LIST_FIRST(&f->socks));
 	evtimer_del(&f->timer);
-	if (fetch_multi_new(f) == -1) {
-		pthread_mutex_lock(&f->lock);
-		f->dead = 1;
-		pthread_mutex_unlock(&f->lock);
-		fetch_post(f->wake_main);
-		return;
-	}
-	malloc_trim(0);
+	f->handover = 1;
+	event_base_loopbreak(f->tbase);
 }
 
 /* Nothing runs or waits: let curl go if it stays so. */
@@ -591,23 +587,70 @@ fetch_thread_stop(struct fetcher *f)
 		fetch_sock_free(LIST_FIRST(&f->socks));
 }
 
-/* The fetch thread: its loop runs until fetcher_free() says stop. */
+/*
+ * Start a new thread on the loop, to follow this one after its end (the
+ * signal mask is inherited: all blocked); 0 when there is none (stop was
+ * asked, or no thread could start).
+ */
+static int
+fetch_hand_over(struct fetcher *f)
+{
+	pthread_t t;
+	int done = 0;
+
+	pthread_mutex_lock(&f->lock);
+	if (!f->stop) {
+		f->prev = pthread_self();
+		if (pthread_create(&t, NULL, fetch_thread_main, f) == 0) {
+			f->thread = t;
+			done = 1;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return done;
+}
+
+/* curl's multi handle failed: tell main, which fails every fetch. */
+static void
+fetch_thread_dead(struct fetcher *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->dead = 1;
+	pthread_mutex_unlock(&f->lock);
+	fetch_post(f->wake_main);
+}
+
+/*
+ * The fetch thread: its loop runs until fetcher_free() says stop. Idle,
+ * it hands the loop over to a new thread and ends: the new one joins it,
+ * which returns the old thread's cached chunks to its heap, and trims.
+ */
 void *
 fetch_thread_main(void *arg)
 {
 	struct fetcher *f = arg;
 
+	if (f->handover) {
+		pthread_join(f->prev, NULL);
+		f->handover = 0;
+		malloc_trim(0);
+	}
 	/* Best effort: refused under a seccomp filter, which is fine. */
 	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), FETCH_NICE);
 	(void)pthread_setname_np(pthread_self(), "robotsd-fetch");
-	if (fetch_multi_new(f) == -1) {
-		pthread_mutex_lock(&f->lock);
-		f->dead = 1;
-		pthread_mutex_unlock(&f->lock);
-		fetch_post(f->wake_main);
-		return NULL;
+	for (;;) {
+		if (f->multi == NULL && fetch_multi_new(f) == -1) {
+			fetch_thread_dead(f);
+			return NULL;
+		}
+		event_base_dispatch(f->tbase);
+		if (!f->handover)
+			break;
+		if (fetch_hand_over(f))
+			return NULL;
+		f->handover = 0; /* carry on here */
+		malloc_trim(0);
 	}
-	event_base_dispatch(f->tbase);
 	fetch_thread_stop(f);
 	return NULL;
 }

@@ -129,7 +129,6 @@ struct fetcher {
 	struct event start_ev;  /* on base: start the thread */
 	int ca_made;            /* a bundle was made (and posted) once */
 	size_t churn; /* bytes held by fetches ended since the last trim */
-	pthread_t thread;
 	int started;
 	int wake_thread; /* eventfds: a message waits */
 	int wake_main;
@@ -140,7 +139,8 @@ struct fetcher {
 	struct fetch_cancels cancels;
 	struct fetch_conf *conf; /* newer settings, not yet taken */
 	int stop;
-	int dead; /* the thread could not set curl up */
+	int dead;         /* the thread could not set curl up */
+	pthread_t thread; /* the one running: an idle thread hands over */
 	/* Read anywhere; changed under lock (bytes: anywhere, atomically). */
 	atomic_size_t nrunning;
 	atomic_size_t nqueued;
@@ -158,6 +158,8 @@ struct fetcher {
 	struct event timer;
 	struct event kick; /* next turn: a new burst of starts */
 	struct event idle; /* no transfer for a while: let curl go */
+	int handover;      /* idle: end, a new thread takes the loop on */
+	pthread_t prev;    /* the thread that handed over, to join */
 	int burst;         /* transfers curl may still be handed this turn */
 	size_t turn_added;
 	int still_running;
