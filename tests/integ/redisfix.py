@@ -23,8 +23,11 @@ ENTRY = "robotsd:v1:e:"
 EX_CONFIG = 78
 DELAY = 0.3  # the slow origin's answer, seconds
 # What a bound on an answer's time allows beyond what it names: the
-# daemon's and the test's own work on a busy machine (ASan builds too).
-SLACK = 0.15
+# daemon's and the test's own work on a busy machine. An ASan build (the
+# suite runs it with ASAN_OPTIONS set) is several times slower at that
+# work, so it gets more; the optimized build keeps the tight bound that
+# tells one Redis timeout from two.
+SLACK = 0.4 if os.environ.get("ASAN_OPTIONS") else 0.15
 # What a robotsd built without hiredis says to --redis
 # (src/robotsd/conf/conf.c).
 NO_TIER = ("robotsd: redis: this robotsd was built without hiredis, so it "

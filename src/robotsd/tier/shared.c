@@ -273,8 +273,8 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 	switch (rep->result) {
 	case TIER_OK:
 		snprintf(l->token, sizeof(l->token), "%s", rep->token);
-		/* no time to look again: fetch */
-		if ((left = load_left(l, rep)) == 0) {
+		if ((left = load_left(l, rep)) ==
+		    0) { /* no time to look again */
 			l->sh->stats.misses++;
 			load_fetch(l);
 			break;
