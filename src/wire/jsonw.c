@@ -183,6 +183,16 @@ jw_int(struct buf *b, long long v)
 	buf_add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
+/* See jsonw.h: an HTTP status, or null when there was none. */
+void
+jw_int_or_null(struct buf *b, long long v)
+{
+	if (v > 0)
+		jw_int(b, v);
+	else
+		buf_lit(b, "null");
+}
+
 /*
  * A real with 15 significant digits, written as jansson writes it: no '+'
  * and no leading zeros in the exponent, ".0" when it looks integral. A

@@ -19,6 +19,8 @@ struct buf;
  */
 void jw_str(struct buf *, const char *s, size_t len);
 void jw_int(struct buf *, long long);
+/* v when it is above 0, else null: 0 and below stand for "none". */
+void jw_int_or_null(struct buf *, long long v);
 /* A real with 15 significant digits, as jansson writes it. */
 void jw_real(struct buf *, double);
 /* Any JSON value (NULL is null), as jansson writes it. */

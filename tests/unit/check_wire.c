@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,6 +502,33 @@ START_TEST(test_jw_numbers_are_what_jansson_writes)
 }
 END_TEST
 
+/*
+ * An int or null (docs/protocol.md "http_status": the status of the last
+ * fetch, null when there was no HTTP answer): 0 and below are null.
+ */
+START_TEST(test_jw_int_or_null_is_null_for_none)
+{
+	static const struct {
+		long long v;
+		const char *want;
+	} cases[] = { { 200, "200" }, { 404, "404" }, { 599, "599" },
+		{ 1, "1" }, { 0, "null" }, { -1, "null" },
+		{ LLONG_MIN, "null" } };
+	struct buf b = BUF_INIT(0);
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b.len = 0;
+		jw_int_or_null(&b, cases[i].v);
+		ck_assert_msg(b.len == strlen(cases[i].want) &&
+		                  memcmp(b.p, cases[i].want, b.len) == 0,
+		    "%lld: wrote %.*s, want %s", cases[i].v, (int)b.len, b.p,
+		    cases[i].want);
+	}
+	buf_clear(&b);
+}
+END_TEST
+
 START_TEST(test_jw_json_values_are_what_jansson_writes)
 {
 	static const char *const values[] = { "7", "-9223372036854775808",
@@ -554,6 +582,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_jw_strings_are_what_jansson_writes);
 	tcase_add_test(tc, test_jw_numbers_are_what_jansson_writes);
 	tcase_add_test(tc, test_jw_json_values_are_what_jansson_writes);
+	tcase_add_test(tc, test_jw_int_or_null_is_null_for_none);
 	suite_add_tcase(s, tc);
 	return s;
 }

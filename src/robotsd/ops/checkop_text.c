@@ -199,10 +199,7 @@ check_verdict(struct buf *b, const struct check_run *r,
 	check_source_reason(b, source, reason);
 	check_count(r->env, source, reason, v.allowed);
 	buf_lit(b, ",\"http_status\":");
-	if (e->http_status > 0)
-		jw_int(b, e->http_status);
-	else
-		buf_lit(b, "null");
+	jw_int_or_null(b, e->http_status);
 	buf_lit(b, ",\"rule\":");
 	if (e->policy == CACHE_RULES && v.reason == ROBOTS_REASON_RULE) {
 		buf_lit(b, "{\"directive\":\"");

@@ -249,10 +249,7 @@ dispatch_entry(struct buf *b, const struct dispatch *d,
 	                 : e->shared             ? "shared"
 	                                         : "fetched");
 	dispatch_key(b, "http_status");
-	if (e->http_status > 0)
-		jw_int(b, e->http_status);
-	else
-		buf_lit(b, "null");
+	jw_int_or_null(b, e->http_status);
 	/* When this version was first fetched (the last fetch if unknown). */
 	dispatch_key(b, "fetched_at");
 	dispatch_time(
@@ -354,10 +351,7 @@ dispatch_history(struct dispatch *d, struct session *s, struct request *req)
 		buf_lit(&b, ",\"last_seen\":");
 		jw_int(&b, (long long)v[i].last_seen);
 		buf_lit(&b, ",\"http_status\":");
-		if (v[i].http_status > 0)
-			jw_int(&b, v[i].http_status);
-		else
-			buf_lit(&b, "null");
+		jw_int_or_null(&b, v[i].http_status);
 		buf_lit(&b, ",\"state\":");
 		dispatch_cstr(&b, cache_policy_name(v[i].policy));
 		buf_lit(&b, "}");
