@@ -16,103 +16,23 @@
 #include <string.h>
 
 #include <check.h>
-#include <event2/event.h>
 
-#include "cache/cache.h"
-#include "base/clock.h"
-#include "ops/dispatch.h"
-#include "base/metric.h"
-#include "base/reply.h"
-#include "scripted_fetch.h"
+#include "dispatch_fixture.h"
 #include "test_main.h"
 
 #define SCRIPT_FILE TESTDATADIR "/answer-lines.txt"
-#define MAX_LINES 256
 #define LINE_MAX_BYTES 70000
 
-struct fake_client {
-	struct reply reply;
-	char *lines[MAX_LINES];
-	size_t nlines;
-};
-
-static struct event_base *base;
-static struct dispatch *d;
-static struct fake_client client;
-static struct session *s;
 static size_t seen; /* received lines already compared */
 static int record;
 
-static void
-client_send(struct reply *r, const char *line, size_t len)
-{
-	struct fake_client *c = (struct fake_client *)r;
-
-	ck_assert_uint_lt(c->nlines, MAX_LINES);
-	c->lines[c->nlines++] = strndup(line, len);
-}
-
-static void
-client_give(struct reply *r, char *line, size_t len)
-{
-	client_send(r, line, len);
-	free(line);
-}
-
-static void
-client_settled(struct reply *r)
-{
-	(void)r;
-}
-
-static const struct reply_ops client_ops = { client_send, client_give,
-	client_settled, NULL, NULL };
-
-/* A fixed stats table: one row the stats op shows, one it leaves out. */
-static size_t
-fake_stats(void *arg, struct metric *out)
-{
-	(void)arg;
-	out[0] = (struct metric){ .name = "hits",
-		.prom = "robotsd_hits_total",
-		.help = "h",
-		.type = METRIC_COUNTER,
-		.value = 7 };
-	out[1] = (struct metric){ .prom = "robotsd_answers_total",
-		.help = "a",
-		.type = METRIC_COUNTER,
-		.value = 3 };
-	return 2;
-}
-
+/* The fixture, its stats op showing "hits" only (2 rows). */
 static void
 setup(void)
 {
-	struct dispatch_settings ds = { .test_clock = 1, .wait_timeout = 65 };
-
-	memset(&client, 0, sizeof(client));
-	client.reply.ops = &client_ops;
-	cache_setup();
-	ck_assert_ptr_nonnull(base = event_base_new());
-	d = dispatch_new(base, cache, &clk, fake_stats, NULL);
-	dispatch_configure(d, &ds);
-	s = session_new(d, &client.reply);
-	session_set_admin(s, 1);
+	dispatch_fixture_setup(1, 2);
 	seen = 0;
 	record = getenv("ANSWER_LINES_RECORD") != NULL;
-}
-
-static void
-teardown(void)
-{
-	size_t i;
-
-	session_free(s);
-	dispatch_free(d);
-	cache_teardown();
-	event_base_free(base);
-	for (i = 0; i < client.nlines; i++)
-		free(client.lines[i]);
 }
 
 /* "\n" in a script's body is a newline; the rest is as written. */
@@ -265,7 +185,7 @@ answer_lines_suite(void)
 	Suite *su = suite_create("answer_lines");
 	TCase *tc = tcase_create("answer_lines");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, dispatch_fixture_teardown);
 	tcase_add_test(tc, test_every_answer_line_as_pinned);
 	suite_add_tcase(su, tc);
 	return su;

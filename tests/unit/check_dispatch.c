@@ -17,100 +17,16 @@
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "base/clock.h"
-#include "ops/dispatch.h"
 #include "proto.h"
-#include "base/reply.h"
-#include "scripted_fetch.h"
+#include "dispatch_fixture.h"
 #include "wire_fast.h"
 #include "test_main.h"
 
-#define MAX_LINES 64
-
-/* What the client received. */
-struct fake_client {
-	struct reply reply;
-	char *lines[MAX_LINES];
-	double t0[MAX_LINES];          /* reply.t0 as each line was sent */
-	unsigned char kind[MAX_LINES]; /* and reply.kind */
-	size_t nlines, settled;
-};
-
-static struct event_base *base;
-static struct dispatch *d;
-static struct fake_client client;
-static struct session *s;
-
-static void
-client_send(struct reply *r, const char *line, size_t len)
-{
-	struct fake_client *c = (struct fake_client *)r;
-
-	ck_assert_uint_lt(c->nlines, MAX_LINES);
-	c->t0[c->nlines] = r->t0;
-	c->kind[c->nlines] = r->kind;
-	c->lines[c->nlines++] = strndup(line, len);
-}
-
-static void
-client_settled(struct reply *r)
-{
-	((struct fake_client *)r)->settled++;
-}
-
-static const struct reply_ops client_ops = { client_send, NULL, client_settled,
-	NULL, NULL };
-
-/*
- * The stats table the dispatcher is handed: two fixed rows around one only
- * for /metrics (no stats name), which the stats op leaves out.
- */
-static size_t
-fake_stats(void *arg, struct metric *out)
-{
-	(void)arg;
-	out[0] = (struct metric){ .name = "hits",
-		.prom = "robotsd_hits_total",
-		.help = "h",
-		.type = METRIC_COUNTER,
-		.value = 7 };
-	out[1] = (struct metric){ .prom = "robotsd_answers_total",
-		.help = "a",
-		.type = METRIC_COUNTER,
-		.value = 3,
-		.label = "source=\"cache\"" };
-	out[2] = (struct metric){ .name = "waiting",
-		.prom = "robotsd_waiting",
-		.help = "w",
-		.type = METRIC_GAUGE };
-	return 3;
-}
-
+/* The fixture, with the gauge row in the stats table. */
 static void
 setup(void)
 {
-	struct dispatch_settings ds = { .test_clock = 0, .wait_timeout = 65 };
-
-	memset(&client, 0, sizeof(client));
-	client.reply.ops = &client_ops;
-	cache_setup();
-	ck_assert_ptr_nonnull(base = event_base_new());
-	d = dispatch_new(base, cache, &clk, fake_stats, NULL);
-	dispatch_configure(d, &ds);
-	s = session_new(d, &client.reply);
-	session_set_admin(s, 1);
-}
-
-static void
-teardown(void)
-{
-	size_t i;
-
-	session_free(s);
-	dispatch_free(d);
-	cache_teardown();
-	event_base_free(base);
-	for (i = 0; i < client.nlines; i++)
-		free(client.lines[i]);
+	dispatch_fixture_setup(0, 3);
 }
 
 /* Send one request line. */
@@ -690,7 +606,7 @@ dispatch_suite(void)
 	Suite *su = suite_create("dispatch");
 	TCase *tc = tcase_create("dispatch");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, dispatch_fixture_teardown);
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
 	tcase_add_test(tc, test_unreachable_answers_name_the_cause);
 	tcase_add_test(tc, test_waited_check_keeps_its_own_latency_start);
