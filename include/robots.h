@@ -222,6 +222,9 @@ void robots_warning(const struct robots *, size_t i, struct robots_warning *);
 size_t robots_pct_normalize(
     const char *in, size_t len, char *out, int is_pattern);
 
+/* The value of the hex digit c, either case, or -1 for any other octet. */
+int robots_hexval(unsigned char c);
+
 /*
  * URLs.
  */

@@ -12,9 +12,9 @@
 
 static const char hexdigits[] = "0123456789ABCDEF";
 
-/* The value of a hex digit, or -1. */
-static int
-hexval(unsigned char c)
+/* See robots.h. */
+int
+robots_hexval(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -46,7 +46,7 @@ static int
 star_in_escape(const unsigned char *s, size_t i, size_t len)
 {
 	return (i + 1 < len && s[i + 1] == '*') ||
-	       (i + 2 < len && hexval(s[i + 1]) >= 0 && s[i + 2] == '*');
+	       (i + 2 < len && robots_hexval(s[i + 1]) >= 0 && s[i + 2] == '*');
 }
 
 /* Write c as "%XX"; returns the new end. */
@@ -94,8 +94,8 @@ robots_pct_normalize(const char *in, size_t len, char *out, int is_pattern)
 			continue;
 		}
 		if (c == '%') {
-			hi = i + 2 < len ? hexval(s[i + 1]) : -1;
-			lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+			hi = i + 2 < len ? robots_hexval(s[i + 1]) : -1;
+			lo = hi >= 0 ? robots_hexval(s[i + 2]) : -1;
 			if (hi < 0 || lo < 0) {
 				/*
 				 * A lone '%' is the octet '%' itself, except a

@@ -482,6 +482,37 @@ START_TEST(test_path_normalize_table)
 }
 END_TEST
 
+/*
+ * A hex digit's value (RFC 3986 2.1: HEXDIG, either case): the edges of
+ * each range and the octets beside them, then every octet, of which only
+ * the 22 digits have a value.
+ */
+START_TEST(test_hexval_table)
+{
+	static const struct {
+		unsigned char c;
+		int want;
+	} cases[] = { { '0', 0 }, { '9', 9 }, { 'a', 10 }, { 'f', 15 },
+		{ 'A', 10 }, { 'F', 15 }, { 'c', 12 }, { 'D', 13 }, { '/', -1 },
+		{ ':', -1 }, { '@', -1 }, { 'G', -1 }, { '`', -1 }, { 'g', -1 },
+		{ ' ', -1 }, { '%', -1 }, { 0, -1 }, { 0xc1, -1 }, { 0xe6, -1 },
+		{ 0xff, -1 } };
+	size_t i, digits = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(robots_hexval(cases[i].c) == cases[i].want,
+		    "robots_hexval(0x%02x) is %d, want %d", cases[i].c,
+		    robots_hexval(cases[i].c), cases[i].want);
+	for (i = 0; i < 256; i++)
+		if (robots_hexval((unsigned char)i) >= 0) {
+			ck_assert_ptr_nonnull(
+			    memchr("0123456789abcdefABCDEF", (int)i, 22));
+			digits++;
+		}
+	ck_assert_uint_eq(digits, 22);
+}
+END_TEST
+
 struct origin_case {
 	const char *name;
 	const char *in;
@@ -592,6 +623,7 @@ url_suite(void)
 	tcase_add_loop_test(
 	    tc, test_path_normalize_table, 0, NELEM(norm_cases));
 	tcase_add_test(tc, test_raw_utf8_path_equals_encoded_pattern);
+	tcase_add_test(tc, test_hexval_table);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");

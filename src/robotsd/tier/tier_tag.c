@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "robots.h"
 #include "tier/tier_tag.h"
 
 #define TAG_MAGIC "RBTH"
@@ -62,18 +63,6 @@ tier_tag_open(const unsigned char *key, const void *buf, size_t len)
 	return (long)n;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 const char *
 tier_key_parse(const char *text, size_t len, unsigned char *key)
 {
@@ -85,8 +74,8 @@ tier_key_parse(const char *text, size_t len, unsigned char *key)
 	if (len != 2 * TIER_KEY_LEN)
 		return "not 64 hex digits (and an optional newline)";
 	for (i = 0; i < TIER_KEY_LEN; i++) {
-		if ((hi = hexval((unsigned char)text[2 * i])) < 0 ||
-		    (lo = hexval((unsigned char)text[2 * i + 1])) < 0)
+		if ((hi = robots_hexval((unsigned char)text[2 * i])) < 0 ||
+		    (lo = robots_hexval((unsigned char)text[2 * i + 1])) < 0)
 			return "not 64 hex digits (and an optional newline)";
 		key[i] = (unsigned char)(hi << 4 | lo);
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robots.h"
 #include "tier/tier_url.h"
 
 /* A decimal number in [min, max] made of all of s[0..len); -1 if not. */
@@ -28,15 +29,6 @@ parse_dec(const char *s, size_t len, long min, long max)
 	return v < min || v > max ? -1 : v;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* The password in s[0..len) with %XX decoded; NULL on a bad escape. */
 static char *
 decode_password(const char *s, size_t len, const char **err)
@@ -53,15 +45,16 @@ decode_password(const char *s, size_t len, const char **err)
 			*o++ = s[i];
 			continue;
 		}
-		if (i + 2 >= len || hexval((unsigned char)s[i + 1]) < 0 ||
-		    hexval((unsigned char)s[i + 2]) < 0 ||
+		if (i + 2 >= len ||
+		    robots_hexval((unsigned char)s[i + 1]) < 0 ||
+		    robots_hexval((unsigned char)s[i + 2]) < 0 ||
 		    (s[i + 1] == '0' && s[i + 2] == '0')) {
 			free(out);
 			*err = "bad %XX escape in the password";
 			return NULL;
 		}
-		*o++ = (char)(hexval((unsigned char)s[i + 1]) << 4 |
-		              hexval((unsigned char)s[i + 2]));
+		*o++ = (char)(robots_hexval((unsigned char)s[i + 1]) << 4 |
+		              robots_hexval((unsigned char)s[i + 2]));
 		i += 2;
 	}
 	*o = '\0';
