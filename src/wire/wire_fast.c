@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "robots.h"
 
 struct cur {
 	const unsigned char *p, *end;
@@ -29,17 +30,6 @@ ws(struct cur *c)
 		c->p++;
 }
 
-/* The value of hex digit ch, or -1. */
-static int
-hexval(unsigned char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
-		return (ch | 0x20) - 'a' + 10;
-	return -1;
-}
-
 /* The code unit of "uXXXX" at c->p, or -1. */
 static long
 hex4(struct cur *c)
@@ -50,7 +40,7 @@ hex4(struct cur *c)
 	if (c->end - c->p < 5 || *c->p != 'u')
 		return -1;
 	for (i = 1; i <= 4; i++) {
-		if ((h = hexval(c->p[i])) < 0)
+		if ((h = robots_hexval(c->p[i])) < 0)
 			return -1;
 		v = v << 4 | h;
 	}
