@@ -51,7 +51,9 @@ def closed_by_peer(s):
         s.setblocking(True)
 
 
-HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+HOST = b"Host: x\r\n"
+HEALTHZ = b"GET /healthz HTTP/1.1\r\n" + HOST + b"\r\n"
+H11 = b" HTTP/1.1\r\n" + HOST  # a request line's end, with its Host
 
 # (request bytes, status, body or None: any, whether the connection stays
 # open after the answer), after RFC 9112 (persistence: HTTP/1.1 keeps the
@@ -59,43 +61,71 @@ HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
 # 9110 (405, 413, 404; HEAD: no body, the GET's Content-Length).
 HTTP_ROWS = [
     (HEALTHZ, 200, b"serving\n", True),
-    (b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", 200,
+    (b"GET /healthz" + H11 + b"Connection: close\r\n\r\n", 200,
      b"serving\n", False),
     (b"GET /healthz HTTP/1.0\r\n\r\n", 200, b"serving\n", False),
     (b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 200,
      b"serving\n", True),
     (b"GET /healthz HTTP/1.1\nHost: x\n\n", 200, b"serving\n", True),
-    (b"GET /metrics?a=1 HTTP/1.1\r\n\r\n", 200, None, True),
-    (b"HEAD /metrics HTTP/1.1\r\n\r\n", 200, b"", True),
-    (b"GET /nothing HTTP/1.1\r\n\r\n", 404, b"not found\n", True),
-    (b"DELETE /metrics HTTP/1.1\r\n\r\n", 405, b"GET or HEAD only\n",
+    (b"GET /metrics?a=1" + H11 + b"\r\n", 200, None, True),
+    (b"HEAD /metrics" + H11 + b"\r\n", 200, b"", True),
+    (b"GET /nothing" + H11 + b"\r\n", 404, b"not found\n", True),
+    (b"DELETE /metrics" + H11 + b"\r\n", 405, b"GET or HEAD only\n",
      False),
-    (b"POST /metrics HTTP/1.1\r\nContent-Length: 1\r\n\r\nx", 413,
+    (b"POST /metrics" + H11 + b"Content-Length: 1\r\n\r\nx", 413,
      b"no request body\n", False),
     (b"nonsense\r\n\r\n", 400, b"bad request\n", False),
-    (b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n", 431,
+    (b"GET /metrics" + H11 + b"X: " + b"a" * 9000 + b"\r\n\r\n", 431,
      b"request head too large\n", False),
     # a body is announced by any Content-Length but 0 (RFC 9112 6.3):
     # "05" is five bytes, not none, and a NUL (no valid field byte) or a
     # space before the colon (RFC 9112 5.1: 400) must not hide the field,
     # else the body would be read as the next request
-    (b"GET /healthz HTTP/1.1\r\nContent-Length: 05\r\n\r\nGET /x", 413,
+    (b"GET /healthz" + H11 + b"Content-Length: 05\r\n\r\nGET /x", 413,
      b"no request body\n", False),
-    (b"GET /healthz HTTP/1.1\r\nX: \0\r\nContent-Length: 5\r\n\r\nGET /",
+    (b"GET /healthz" + H11 + b"X: \0\r\nContent-Length: 5\r\n\r\nGET /",
      400, b"bad request\n", False),
-    (b"GET /healthz HTTP/1.1\r\nContent-Length : 5\r\n\r\nGET /", 400,
+    (b"GET /healthz" + H11 + b"Content-Length : 5\r\n\r\nGET /", 400,
      b"bad request\n", False),
     # a field line begun with a space (obs-fold, RFC 9112 5.2) is a 400
-    (b"GET /healthz HTTP/1.1\r\n Content-Length: 5\r\n\r\nGET /", 400,
+    (b"GET /healthz" + H11 + b" Content-Length: 5\r\n\r\nGET /", 400,
      b"bad request\n", False),
     # "close" among the connection options closes (RFC 9112 9.6)
-    (b"GET /healthz HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n",
+    (b"GET /healthz" + H11 + b"Connection: keep-alive, close\r\n\r\n",
      200, b"serving\n", False),
-    (b"GET /healthz HTTP/1.1\r\nConnection: keep-alive\r\n"
+    (b"GET /healthz" + H11 + b"Connection: keep-alive\r\n"
      b"Connection: close\r\n\r\n", 200, b"serving\n", False),
     # absolute-form targets are accepted (RFC 9112 3.2.2)
-    (b"GET http://x/healthz HTTP/1.1\r\nHost: x\r\n\r\n", 200,
-     b"serving\n", True),
+    (b"GET http://x/healthz" + H11 + b"\r\n", 200, b"serving\n", True),
+]
+
+# RFC 9112 3.2: "A server MUST respond with a 400 (Bad Request) status
+# code to any HTTP/1.1 request message that lacks a Host header field and
+# to any request message that contains more than one Host header field
+# line or a Host header field with an invalid field value" (uri-host
+# [ ":" port ], RFC 9110 7.2). HTTP/1.0 needs none.
+NO_HOST = b"one valid Host field needed\n"
+HOST_ROWS = [
+    (b"GET /metrics HTTP/1.1\r\n\r\n", 400, NO_HOST, False),
+    (b"GET /healthz HTTP/1.1\r\n\r\n", 400, NO_HOST, False),
+    (b"HEAD /metrics HTTP/1.1\r\n\r\n", 400, b"", False),
+    (b"GET http://x/metrics HTTP/1.1\r\n\r\n", 400, NO_HOST, False),
+    (b"GET /metrics" + H11 + HOST + b"\r\n", 400, NO_HOST, False),
+    (b"GET /metrics" + H11 + b"host: y\r\n\r\n", 400, NO_HOST, False),
+    (b"GET /metrics HTTP/1.0\r\n" + HOST * 2 + b"\r\n", 400, NO_HOST,
+     False),
+    (b"GET /metrics HTTP/1.1\r\nHost: a b\r\n\r\n", 400, NO_HOST, False),
+    (b"GET /metrics HTTP/1.1\r\nHost: x:port\r\n\r\n", 400, NO_HOST,
+     False),
+    (b"GET /metrics HTTP/1.0\r\nHost: user@x\r\n\r\n", 400, NO_HOST,
+     False),
+    (b"GET /metrics" + H11 + b"\r\n", 200, None, True),
+    (b"GET /metrics HTTP/1.1\r\nHOST: [::1]:9100\r\n\r\n", 200, None,
+     True),
+    (b"GET /metrics HTTP/1.1\r\nHost:\r\n\r\n", 200, None, True),
+    (b"GET /metrics HTTP/1.0\r\n\r\n", 200, None, False),
+    (b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1:9100\r\n\r\n", 200,
+     None, False),
 ]
 
 
@@ -116,8 +146,16 @@ def read_answer(f, head=False):
 class MetricsPort(test_metrics.MetricsBase):
 
     def test_http_answers(self):
+        self.assert_rows(HTTP_ROWS)
+
+    def test_host_required_in_http11_one_and_valid_in_any(self):
+        self.assert_rows(HOST_ROWS)
+
+    def assert_rows(self, rows):
+        """Send each request on a connection of its own: its answer, and
+        whether the connection then serves another or is closed."""
         self.start_metrics()
-        for req, status, body, stays in HTTP_ROWS:
+        for req, status, body, stays in rows:
             with self.subTest(req=req[:60]):
                 s = socket.create_connection(("127.0.0.1", self.port), 10)
                 self.addCleanup(s.close)
@@ -149,7 +187,7 @@ class MetricsPort(test_metrics.MetricsBase):
         self.start_metrics()
         s = socket.create_connection(("127.0.0.1", self.port), 10)
         self.addCleanup(s.close)
-        s.sendall(HEALTHZ + b"GET /nothing HTTP/1.1\r\n\r\n" + HEALTHZ)
+        s.sendall(HEALTHZ + b"GET /nothing" + H11 + b"\r\n" + HEALTHZ)
         f = s.makefile("rb")
         self.assertEqual([read_answer(f)[0] for _ in range(3)],
                          [200, 404, 200])
@@ -161,7 +199,7 @@ class MetricsPort(test_metrics.MetricsBase):
         self.start_metrics()
         s = socket.create_connection(("127.0.0.1", self.port), 10)
         self.addCleanup(s.close)
-        s.sendall((b"GET /metrics HTTP/1.1\r\n\r\n" + HEALTHZ) * 2)
+        s.sendall((b"GET /metrics" + H11 + b"\r\n" + HEALTHZ) * 2)
         s.shutdown(socket.SHUT_WR)
         f = s.makefile("rb")
         self.assertEqual([read_answer(f)[0] for _ in range(4)],

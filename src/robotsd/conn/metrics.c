@@ -18,9 +18,12 @@
 
 #include <sys/socket.h>
 
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,11 +411,105 @@ metrics_has_body(const char *v)
 }
 
 /*
+ * Whether c may stand in a reg-name: unreserved or sub-delims (RFC 3986;
+ * ASCII, whatever the locale).
+ */
+static int
+metrics_regname_char(unsigned char c)
+{
+	return c != '\0' && strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                           "abcdefghijklmnopqrstuvwxyz0123456789"
+	                           "-._~!$&'()*+,;=",
+	                        c) != NULL;
+}
+
+/*
+ * Whether the n bytes at s (between brackets) are an IPv6 address or an
+ * IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+ */
+static int
+metrics_ip_literal(const char *s, size_t n)
+{
+	char v6[INET6_ADDRSTRLEN];
+	struct in6_addr a;
+	size_t i, hex;
+
+	if (n > 0 && (s[0] == 'v' || s[0] == 'V')) {
+		hex = strspn(s + 1, "0123456789abcdefABCDEF");
+		if (hex == 0 || hex + 2 >= n || s[hex + 1] != '.')
+			return 0;
+		for (i = hex + 2; i < n; i++)
+			if (!metrics_regname_char((unsigned char)s[i]) &&
+			    s[i] != ':')
+				return 0;
+		return 1;
+	}
+	if (n == 0 || n >= sizeof(v6))
+		return 0;
+	memcpy(v6, s, n);
+	v6[n] = '\0';
+	return inet_pton(AF_INET6, v6, &a) == 1;
+}
+
+/*
+ * The length of the uri-host at the start of the n bytes at s: an
+ * IP-literal in brackets or a reg-name, which an IPv4 address also is
+ * (RFC 3986 3.2.2); -1 when a bracket or an escape is wrong.
+ */
+static ptrdiff_t
+metrics_host_len(const char *s, size_t n)
+{
+	const char *end;
+	size_t i;
+
+	if (n > 0 && s[0] == '[') {
+		end = memchr(s, ']', n);
+		if (end == NULL ||
+		    !metrics_ip_literal(s + 1, (size_t)(end - s) - 1))
+			return -1;
+		return end - s + 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') { /* pct-encoded */
+			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
+			    !isxdigit((unsigned char)s[i + 2]))
+				return -1;
+			i += 2;
+		} else if (!metrics_regname_char((unsigned char)s[i]))
+			break;
+	}
+	return (ptrdiff_t)i;
+}
+
+/* The Host rule of RFC 9112 3.2; see metrics.h. */
+int
+metrics_host_ok(int http11, size_t n, const char *host)
+{
+	size_t len;
+	ptrdiff_t h;
+
+	if (n != 1)
+		return n == 0 && !http11;
+	host += strspn(host, " \t");
+	for (len = strlen(host);
+	     len > 0 && (host[len - 1] == ' ' || host[len - 1] == '\t'); len--)
+		;
+	if ((h = metrics_host_len(host, len)) < 0)
+		return 0;
+	if ((size_t)h == len)
+		return 1;
+	/* then ":" port, port = *DIGIT */
+	return host[h] == ':' &&
+	       strspn(host + h + 1, "0123456789") == len - (size_t)h - 1;
+}
+
+/*
  * Answer one request head (len bytes, NUL-terminated, lines ending "\r\n"
  * or "\n"). A NUL in it, a space before a field's colon or a line begun
  * with one (obs-fold) is a 400 (RFC 9112 5.1, 5.2): each could hide a
  * Content-Length from the checks here, and the body would then be read as
- * the next request.
+ * the next request. So are an HTTP/1.1 request without Host and any with
+ * two or an invalid one (RFC 9112 3.2, metrics_host_ok()).
  */
 static void
 metrics_request(struct metrics_conn *c, char *req, size_t len)
@@ -422,7 +519,8 @@ metrics_request(struct metrics_conn *c, char *req, size_t len)
 	struct metrics *m = c->m;
 	char *line, *next, *colon, method[8], target[256], version[16];
 	int head, last, body = 0, keep = 0, shut = 0, bad, v11;
-	const char *v;
+	const char *v, *host = NULL;
+	size_t nhost = 0;
 	struct evbuffer *out;
 
 	bad = memchr(req, '\0', len) != NULL;
@@ -443,6 +541,8 @@ metrics_request(struct metrics_conn *c, char *req, size_t len)
 			body = 1;
 		if (metrics_header(line, "Transfer-Encoding") != NULL)
 			body = 1;
+		if ((v = metrics_header(line, "Host")) != NULL && nhost++ == 0)
+			host = v;
 		if ((v = metrics_header(line, "Connection")) != NULL) {
 			shut |= metrics_has_token(v, "close");
 			keep |= metrics_has_token(v, "keep-alive");
@@ -453,8 +553,13 @@ metrics_request(struct metrics_conn *c, char *req, size_t len)
 		return;
 	}
 	v11 = strcmp(version, "HTTP/1.0") != 0;
-	last = shut || !(v11 || keep) || body;
 	head = strcmp(method, "HEAD") == 0;
+	if (!metrics_host_ok(v11, nhost, host)) {
+		metrics_answer_text(c, 400, "Bad Request",
+		    "one valid Host field needed", head, 1);
+		return;
+	}
+	last = shut || !(v11 || keep) || body;
 	target[strcspn(target, "?")] = '\0';
 	if (strncasecmp(target, "http://", 7) == 0 ||
 	    strncasecmp(target, "https://", 8) == 0) { /* absolute-form */

@@ -28,4 +28,13 @@ enum metrics_health {
 };
 void metrics_set_health(struct metrics *, enum metrics_health); /* NULL ok */
 
+/*
+ * A pure rule, exposed for its test: whether a request's Host fields pass
+ * RFC 9112 3.2 (else 400). An HTTP/1.1 request (http11) has one, no
+ * request more than one (n: how many field lines came), and its value is
+ * uri-host [ ":" port ] (RFC 9110 7.2, RFC 3986 3.2.2), empty allowed,
+ * whitespace around it aside. host: the first one's value, NULL if n is 0.
+ */
+int metrics_host_ok(int http11, size_t n, const char *host);
+
 #endif /* ROBOTSD_METRICS_H */
