@@ -3,6 +3,7 @@
  */
 #include <config.h>
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,4 +84,10 @@ xasprintf(char **ret, const char *fmt, ...)
 	if (n < 0 || *ret == NULL)
 		fatalx("out of memory formatting a string");
 	return n;
+}
+
+size_t
+xheld(const void *p)
+{
+	return p != NULL ? malloc_usable_size((void *)p) + sizeof(size_t) : 0;
 }

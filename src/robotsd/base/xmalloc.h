@@ -14,5 +14,12 @@ void *xreallocarray(void *, size_t, size_t);
 char *xstrdup(const char *);
 char *xstrndup(const char *, size_t);
 int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The bytes the allocator holds for the block p (NULL: 0): its usable
+ * size and the size word before it, page rounding of a mapped block
+ * included. What memory caps charge, so that they count what the heap
+ * spends, not what was asked of it.
+ */
+size_t xheld(const void *p);
 
 #endif /* ROBOTSD_XMALLOC_H */

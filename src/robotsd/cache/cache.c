@@ -28,6 +28,7 @@
 #include "cache/cache.h"
 #include "cache/cache_int.h"
 #include "base/clock.h"
+#include "base/xmalloc.h"
 #include "cache/fetchlog.h"
 #include "cache/version.h"
 
@@ -42,30 +43,16 @@ entry_alloc_size(size_t len)
 	return n > sizeof(struct entry) ? n : sizeof(struct entry);
 }
 
-/* The bytes of a validators block: two NUL-terminated strings. */
-static size_t
-validators_size(const char *v)
-{
-	size_t a = strlen(v) + 1;
-
-	return a + strlen(v + a) + 1;
-}
-
-/* The bytes an entry holds: its block, strings and compiled ruleset. */
+/*
+ * The bytes an entry holds: what the allocator holds for its block,
+ * strings, compiled ruleset and history (xheld()), so that
+ * --cache-max-bytes caps the heap the cache really takes.
+ */
 static size_t
 entry_size(const struct entry *e)
 {
-	size_t n = entry_alloc_size(strlen(e->origin));
-
-	if (e->pub.final_url != NULL)
-		n += strlen(e->pub.final_url) + 1;
-	if (e->pub.last_error != NULL)
-		n += strlen(e->pub.last_error) + 1;
-	if (e->pub.validators != NULL)
-		n += validators_size(e->pub.validators);
-	if (e->pub.robots != NULL)
-		n += robots_memsize(e->pub.robots);
-	return n + cache_history_size(e);
+	return xheld(e) + xheld(e->pub.final_url) + xheld(e->pub.last_error) +
+	       xheld(e->pub.validators) + xheld(e->pub.robots) + xheld(e->hist);
 }
 
 /*

@@ -60,15 +60,6 @@ hist_rec_of(
 	return h;
 }
 
-/* The bytes an entry's history holds. */
-size_t
-cache_history_size(const struct entry *e)
-{
-	return e->hist != NULL
-	           ? sizeof(*e->hist) + e->hist->cap * sizeof(e->hist->r[0])
-	           : 0;
-}
-
 /* Forget an entry's history. */
 void
 cache_history_free(struct entry *e)

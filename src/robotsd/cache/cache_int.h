@@ -87,7 +87,6 @@ struct cache_snap {
 /* The history (cache_history.c): note e's version after a fetch. */
 void cache_history_note(
     const struct cache *, struct entry *, const struct cache_snap *old);
-size_t cache_history_size(const struct entry *);
 void cache_history_free(struct entry *);
 
 /* Recount an entry's bytes and backoff after it changed (cache.c). */

@@ -270,8 +270,11 @@ fetch_setup_easy(struct fetch *fe)
 static void
 fetch_release_easy(struct fetch *fe)
 {
-	if (event_initialized(&fe->deadline))
+	/* Forgotten once deleted: the loop it was on may be renewed. */
+	if (event_initialized(&fe->deadline)) {
 		evtimer_del(&fe->deadline);
+		memset(&fe->deadline, 0, sizeof(fe->deadline));
+	}
 	if (fe->easy != NULL)
 		curl_easy_cleanup(fe->easy);
 	fe->easy = NULL;
@@ -527,6 +530,18 @@ fetch_inbox_cb(evutil_socket_t fd, short kind, void *arg)
 	fetch_note_idle(f);
 }
 
+/* The thread's own events on its loop base; -1 when memory runs out. */
+static int
+fetch_loop_events(struct fetcher *f)
+{
+	evtimer_assign(&f->timer, f->tbase, fetch_timer_cb, f);
+	evtimer_assign(&f->kick, f->tbase, fetch_kick_cb, f);
+	evtimer_assign(&f->idle, f->tbase, fetch_idle_cb, f);
+	event_assign(&f->inbox_ev, f->tbase, f->wake_thread,
+	    EV_READ | EV_PERSIST, fetch_inbox_cb, f);
+	return event_add(&f->inbox_ev, NULL);
+}
+
 /* The thread's loop and its events; -1 when memory runs out. */
 int
 fetch_thread_prepare(struct fetcher *f)
@@ -539,12 +554,39 @@ fetch_thread_prepare(struct fetcher *f)
 	f->ca = (struct cabundles)CABUNDLES_NONE;
 	f->set.ca = (struct cabundle)CABUNDLE_NONE;
 	f->burst = FETCH_BURST;
-	evtimer_assign(&f->timer, f->tbase, fetch_timer_cb, f);
-	evtimer_assign(&f->kick, f->tbase, fetch_kick_cb, f);
-	evtimer_assign(&f->idle, f->tbase, fetch_idle_cb, f);
-	event_assign(&f->inbox_ev, f->tbase, f->wake_thread,
-	    EV_READ | EV_PERSIST, fetch_inbox_cb, f);
-	return event_add(&f->inbox_ev, NULL);
+	return fetch_loop_events(f);
+}
+
+/*
+ * Idle, with curl and its sockets gone: a new loop base for the next
+ * thread, the old one freed. libevent keeps a small record for every
+ * descriptor number a loop ever watched until the loop is freed; the
+ * fetch thread makes them as a burst opens connections, one between
+ * every few freed bodies, and each one pins a page of the thread's heap
+ * (about 1.4 MB after the 2,000 corpus origins). Nothing runs or waits,
+ * and ended fetches forgot their deadline (fetch_release_easy()), so
+ * nothing refers to the old base. Should no new base be had, the old one
+ * goes on.
+ */
+static void
+fetch_loop_renew(struct fetcher *f)
+{
+	struct event_base *old = f->tbase, *nb;
+
+	if ((nb = event_base_new()) == NULL)
+		return;
+	evtimer_del(&f->timer);
+	evtimer_del(&f->kick);
+	evtimer_del(&f->idle);
+	event_del(&f->inbox_ev);
+	f->tbase = nb;
+	if (fetch_loop_events(f) == 0) {
+		event_base_free(old);
+		return;
+	}
+	event_base_free(nb); /* keep the old loop: it still works */
+	f->tbase = old;
+	(void)fetch_loop_events(f);
 }
 
 /* The multi handle, on the thread's loop; -1 when memory runs out. */
@@ -646,6 +688,7 @@ fetch_thread_main(void *arg)
 		event_base_dispatch(f->tbase);
 		if (!f->handover)
 			break;
+		fetch_loop_renew(f);
 		if (fetch_hand_over(f))
 			return NULL;
 		f->handover = 0; /* carry on here */
