@@ -445,7 +445,9 @@ START_TEST(server_down)
 	RUN(res, tier_get(t, on1, 0, on_res, &res));
 	ck_assert_msg(res.r == TIER_DOWN || res.r == TIER_ERROR, "%s",
 	    tier_result_name(res.r));
-	ck_assert_msg(res.at - t0 < 100, "failed after %.0f ms", res.at - t0);
+	/* at once: not at its 1000 ms deadline (a loaded machine may take
+	   a while to run the loop, never that long) */
+	ck_assert_msg(res.at - t0 < 1000, "failed after %.0f ms", res.at - t0);
 	RUN(res, tier_lock(t, on1, 0, 0, on_res, &res));
 	ck_assert(res.r == TIER_DOWN || res.r == TIER_ERROR);
 	RUN(res, tier_get(t, on0, 0, on_res, &res));
@@ -547,8 +549,9 @@ START_TEST(server_slow)
 		ck_assert(drive_until(&res[i].n, 1, 2000));
 		ck_assert_msg(res[i].r == TIER_TIMEOUT, "call %d: %s", i,
 		    tier_result_name(res[i].r));
-		ck_assert_msg(res[i].at - t0 < 200 + 100,
-		    "call %d after %.0f ms", i, res[i].at - t0);
+		/* at the 200 ms deadline, before a second one would end */
+		ck_assert_msg(res[i].at - t0 < 2 * 200, "call %d after %.0f ms",
+		    i, res[i].at - t0);
 	}
 	drive_for(50);
 	for (i = 0; i < 5; i++)
