@@ -383,6 +383,14 @@ static const struct stats_row stats_rows[] = {
 	    "99th percentile lateness of a 10 ms timer, last 1000 ticks."),
 	STAT("loop_lag_max_us", "robotsd_loop_lag_max_micros", GAUGE,
 	    lag.max_us, "Largest lateness of a 10 ms timer, last 1000 ticks."),
+	STAT("loop_work_p99_us", "robotsd_loop_work_p99_micros", GAUGE,
+	    lag.work_p99_us,
+	    "99th percentile of the part of a 10 ms timer's lateness that "
+	    "the loop spent working, last 1000 ticks."),
+	STAT("loop_work_max_us", "robotsd_loop_work_max_micros", GAUGE,
+	    lag.work_max_us,
+	    "Largest part of a 10 ms timer's lateness that the loop spent "
+	    "working, last 1000 ticks."),
 	STAT("loop_late", "robotsd_loop_late_total", COUNTER, lag.late,
 	    "Ticks of the 10 ms timer over 10 ms late."),
 	STAT_FAMILY(ALWAYS, stats_loop_lag),

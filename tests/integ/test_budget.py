@@ -120,9 +120,11 @@ class OutputBudget(DaemonTest):
         st = self.settled("hits")
         for s in socks:
             s.close()
-        print("\n  loop lag: p99 %d us, max %d us, %d ticks over 10 ms late; "
-              "%d requests, %d times a client was left for a later turn"
+        print("\n  loop lag: p99 %d us, max %d us, of which robotsd worked: "
+              "p99 %d us, max %d us; %d ticks over 10 ms late; %d requests, "
+              "%d times a client was left for a later turn"
               % (st["loop_lag_p99_us"], st["loop_lag_max_us"],
+                 st["loop_work_p99_us"], st["loop_work_max_us"],
                  st["loop_late"], st["requests"], st["clients_deferred"]))
         self.assertGreater(st["loop_lag_max_us"], 0, st)
         # The slice ran out and clients waited for later turns...
@@ -138,7 +140,11 @@ class OutputBudget(DaemonTest):
                              3 * st["requests"] + st["clients_paused"]
                              + st["connections_total"], st)
         # Before, all the batches that arrived together were answered in
-        # one turn: p99 188 to 256 ms here. The target is 10 ms; the bound
-        # (150 ms) is generous for a loaded machine (the timer is late
-        # whenever robotsd waits for a CPU) and for ASan.
-        self.assertLess(st["loop_lag_p99_us"], 150000, st)
+        # one turn: the timer's lateness had a p99 of 188 to 256 ms on an
+        # idle machine. That lateness also counts the time robotsd waits
+        # for a CPU other processes hold (p99 472 ms once on a loaded
+        # machine with the turns kept short), so what is bounded is the
+        # part of it robotsd spent working: a turn's 4 ms of request
+        # lines, the line under way when they ran out (a few ms under
+        # ASan), the writes. A 200 ms slice gives 55 ms here.
+        self.assertLess(st["loop_work_max_us"], 25000, st)

@@ -24,6 +24,7 @@ VOLATILE = {
     "robotsd_fetch_duration_seconds", "robotsd_request_duration_seconds",
     "robotsd_op_duration_seconds", "robotsd_loop_lag_seconds",
     "robotsd_loop_lag_p99_micros", "robotsd_loop_lag_max_micros",
+    "robotsd_loop_work_p99_micros", "robotsd_loop_work_max_micros",
     "robotsd_loop_late_total", "robotsd_client_input_bytes",
     "robotsd_client_output_bytes", "robotsd_client_output_peak_bytes",
     "process_cpu_seconds_total", "process_resident_memory_bytes",
@@ -31,6 +32,7 @@ VOLATILE = {
     "robotsd_uptime_seconds",  # wall-clock seconds: 1 on a slow machine
 }
 VOLATILE_STATS = {"uptime_s", "loop_lag_p99_us", "loop_lag_max_us", "loop_late",
+                  "loop_work_p99_us", "loop_work_max_us",
                   "client_input_bytes", "client_output_bytes",
                   "client_output_peak_bytes"}
 # cache_bytes of the known state, in the files: what glibc holds for its

@@ -98,6 +98,33 @@ class Shared(SharedTest):
         self.assertIn(sum(s["shared_lock_takeovers"] for s in st), (1, 2))
         self.assertEqual(sum(s["shared_publishes"] for s in st), 1)
 
+    def test_lock_lasts_while_its_fetch_waits_its_turn(self):
+        # One fetch at a time and two origins ahead that hang until the
+        # 2 s fetch timeout: the third origin's lock, taken at once, is
+        # held some 4 s before its fetch even starts, past its 3 s
+        # lifetime. Its holder keeps it: the other instance waits for the
+        # publish and fetches nothing. (Before, the lock expired, the
+        # waiter took it over and both fetched.)
+        for h in ("hang1.test", "hang2.test"):
+            self.origin.robots(h, RULES, hold=True)
+        self.origin.robots("late.test", RULES)
+        a, b = self.fleet(2, "--max-fetches", "1", "--fetch-timeout", "2",
+                          "--redis-lock-time", "3")
+        for i, h in enumerate(("hang1.test", "hang2.test", "late.test")):
+            a.send({"op": "check", "id": i, "agent": "Bot",
+                    "url": "http://%s/private/x" % h})
+        self.assertTrue(poll(lambda: self.redis.cmd(
+            "EXISTS", lock_key("http://late.test"))))
+        b.send({"op": "check", "id": 9, "agent": "Bot",
+                "url": "http://late.test/private/x"})
+        self.assertAnswer(a.wait_id(2), ok=True, allowed=False,
+                          reason="rule", source="fetched")
+        self.assertAnswer(b.wait_id(9), ok=True, allowed=False,
+                          reason="rule", source="shared")
+        self.assertEqual(len(self.origin.hits("late.test")), 1)
+        # (a wait lasts --redis-lock-time: b may wait a second round)
+        self.assertEqual(self.stats(b)["shared_lock_takeovers"], 0)
+
     def test_retry_after_is_shared(self):
         self.origin.set("busy.test", status=503,
                         headers={"Retry-After": "120"})

@@ -18,7 +18,18 @@ class Burst(SharedTest):
         hosts = ["b%d.burst.test" % i for i in range(BURST)]
         for h in hosts:
             self.origin.robots(h, RULES)
-        clients = self.fleet(3)
+        # What is tested here is how often each origin is fetched, not
+        # the deadlines a slow or loaded machine can miss: a check gives
+        # up after twice --fetch-timeout plus 5 s (65 s by default, less
+        # than the burst can take there, the fetches going 256 at a time
+        # per instance), and a Redis answer later than --redis-timeout
+        # drops the connection, on which thousands of checks wait here:
+        # each then fetches locally (docs/scaling.md). When a call's time
+        # counts (from its write, never while it queues in robotsd) is
+        # tested in check_tier_queue.
+        clients = self.fleet(3, "--fetch-timeout", "280",
+                             "--redis-lock-time", "290",
+                             "--redis-timeout", "2000")
         # Each instance gets every origin, over connections of at most
         # PER_CONN checks each (a connection's cap on waiting checks).
         work = []
@@ -51,7 +62,14 @@ class Burst(SharedTest):
                   "redis_timeouts", "redis_shed", "shared_local",
                   "shared_misses", "shared_hits", "shared_lock_waits",
                   "shared_lock_takeovers")))
-        self.assertLessEqual(fetches, BURST * 1.1)
-        # Nothing shed. (A few calls may still time out on a loaded
-        # machine, where Redis itself waits for a core: not asserted.)
+        # About once each; beyond that, only a check the tier let down
+        # (Redis itself waiting for a core past even those 2 s) fetches
+        # again, locally.
+        local = sum(s["shared_local"] for s in st)
+        self.assertLessEqual(fetches, BURST * 1.1 + local)
+        # No lock was taken over: a holder keeps its lock while its fetch
+        # waits its turn (test_shared's test_lock_lasts_while_its_fetch_
+        # waits_its_turn shows it past the lock's lifetime).
+        self.assertEqual(sum(s["shared_lock_takeovers"] for s in st), 0)
+        # Nothing shed.
         self.assertEqual(sum(s["redis_shed"] for s in st), 0)

@@ -23,7 +23,9 @@
 struct looplag {
 	struct event *timer;
 	uint64_t due_us;                 /* when the timer should fire */
+	uint64_t cpu_us;                 /* the thread's CPU time when armed */
 	uint32_t window[LOOPLAG_WINDOW]; /* lateness of the last samples, us */
+	uint32_t work[LOOPLAG_WINDOW];   /* of it, the loop working, us */
 	uint64_t samples;
 	uint64_t late;
 	struct histo histo; /* every sample since start, in seconds */
@@ -39,6 +41,17 @@ looplag_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* CPU time of the calling thread (the loop's), microseconds. */
+static uint64_t
+looplag_cpu_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == -1)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 /* Arm the timer for one tick from now. */
 static void
 looplag_arm(struct looplag *l)
@@ -46,6 +59,7 @@ looplag_arm(struct looplag *l)
 	struct timeval tv = { 0, LOOPLAG_TICK_US };
 
 	l->due_us = looplag_now_us() + LOOPLAG_TICK_US;
+	l->cpu_us = looplag_cpu_us();
 	evtimer_add(l->timer, &tv);
 }
 
@@ -56,13 +70,19 @@ looplag_cb(evutil_socket_t fd, short what, void *arg)
 	struct looplag *l = arg;
 	uint64_t now = looplag_now_us();
 	uint64_t lag = now > l->due_us ? now - l->due_us : 0;
+	uint64_t cpu_now = looplag_cpu_us();
+	uint64_t cpu = cpu_now > l->cpu_us ? cpu_now - l->cpu_us : 0;
+	uint64_t work = cpu > LOOPLAG_TICK_US ? cpu - LOOPLAG_TICK_US : 0;
 
 	(void)fd;
 	(void)what;
 	histo_observe(&l->histo, (double)lag / 1e6);
 	if (lag > UINT32_MAX)
 		lag = UINT32_MAX;
+	if (work > lag)
+		work = lag;
 	l->window[l->samples % LOOPLAG_WINDOW] = (uint32_t)lag;
+	l->work[l->samples % LOOPLAG_WINDOW] = (uint32_t)work;
 	l->samples++;
 	if (lag > LOOPLAG_TICK_US)
 		l->late++;
@@ -103,13 +123,17 @@ looplag_cmp(const void *a, const void *b)
 struct looplag_stats
 looplag_stats(const struct looplag *l)
 {
-	struct looplag_stats s = { 0, 0, l->late, l->samples };
+	struct looplag_stats s = { .late = l->late, .samples = l->samples };
 	uint32_t sorted[LOOPLAG_WINDOW];
 	size_t n =
 	    l->samples < LOOPLAG_WINDOW ? (size_t)l->samples : LOOPLAG_WINDOW;
 
 	if (n == 0)
 		return s;
+	memcpy(sorted, l->work, n * sizeof(sorted[0]));
+	qsort(sorted, n, sizeof(sorted[0]), looplag_cmp);
+	s.work_p99_us = sorted[(n * 99 - 1) / 100];
+	s.work_max_us = sorted[n - 1];
 	memcpy(sorted, l->window, n * sizeof(sorted[0]));
 	qsort(sorted, n, sizeof(sorted[0]), looplag_cmp);
 	s.p99_us = sorted[(n * 99 - 1) / 100];

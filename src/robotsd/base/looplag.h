@@ -5,6 +5,13 @@
  * much. The last 1,000 samples (10 s while nothing is late) give the p99
  * and the maximum the counters table shows; a histogram of every sample
  * since start gives Prometheus any quantile over any range.
+ *
+ * Of each lateness, the part the loop's own thread spent running (its CPU
+ * time) tells robotsd's long turns from a busy machine's: while the daemon
+ * waits for a CPU taken by other processes, the timer is late but that
+ * part does not grow. Of the CPU time between arming the timer and its
+ * firing, at most one tick can have gone before it was due: the rest is
+ * work done while it was late.
  */
 #ifndef ROBOTSD_LOOPLAG_H
 #define ROBOTSD_LOOPLAG_H
@@ -16,8 +23,10 @@ struct histo;
 struct looplag;
 
 struct looplag_stats {
-	uint64_t p99_us;  /* 99th percentile lateness, last 1,000 samples */
-	uint64_t max_us;  /* the largest of them */
+	uint64_t p99_us; /* 99th percentile lateness, last 1,000 samples */
+	uint64_t max_us; /* the largest of them */
+	/* the part of each that the loop spent working: p99, the largest */
+	uint64_t work_p99_us, work_max_us;
 	uint64_t late;    /* samples late by more than 10 ms, since start */
 	uint64_t samples; /* samples since start */
 };

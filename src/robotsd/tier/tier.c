@@ -34,6 +34,11 @@
 	"if redis.call('get', KEYS[1]) == ARGV[1] then "                       \
 	"return redis.call('del', KEYS[1]) else return 0 end"
 
+/* Push the lock's expiry back only while it still holds our token. */
+#define RENEW_LUA                                                              \
+	"if redis.call('get', KEYS[1]) == ARGV[1] then "                       \
+	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+
 /*
  * A takeover: the lock if free, or if what holds it would outlive any lock
  * a robotsd sets (no expiry, or one longer than ARGV[2] ms): written by
@@ -483,6 +488,65 @@ tier_notified(struct tier_server *srv, const char *origin, size_t len)
 
 /* --- operations ---------------------------------------------------------- */
 
+/* A held lock is due for renewal: send it, and arm the next. */
+static void
+on_hold(evutil_socket_t fd, short what, void *arg)
+{
+	struct tier_hold *h = arg;
+	struct tier *t = h->t;
+	struct tier_call *c = call_new(t, CALL_RENEW, h->origin, NULL, NULL);
+	struct timeval tv;
+	char *key;
+
+	(void)fd, (void)what;
+	if (call_start(c, 0) == 0) {
+		key = tier_lock_key(h->origin);
+		call_cmd(c, "EVAL %s 1 %s %s %ld", RENEW_LUA, key, h->token,
+		    t->cf.lock_ms);
+		free(key);
+		call_go(c);
+	}
+	tier_ms_to_tv(t->cf.lock_ms / 2, &tv);
+	evtimer_add(&h->timer, &tv);
+}
+
+void
+tier_hold(struct tier *t, const char *origin, const char *token)
+{
+	struct tier_hold *h = xcalloc(1, sizeof(*h));
+	struct timeval tv;
+
+	h->t = t;
+	h->origin = xstrdup(origin);
+	snprintf(h->token, sizeof(h->token), "%s", token);
+	evtimer_assign(&h->timer, t->base, on_hold, h);
+	tier_ms_to_tv(t->cf.lock_ms / 2, &tv);
+	evtimer_add(&h->timer, &tv);
+	TAILQ_INSERT_TAIL(&t->holds, h, link);
+}
+
+static void
+hold_free(struct tier_hold *h)
+{
+	TAILQ_REMOVE(&h->t->holds, h, link);
+	evtimer_del(&h->timer);
+	free(h->origin);
+	free(h);
+}
+
+/* The holder lets the lock of token go: no more renewals. */
+static void
+hold_drop(struct tier *t, const char *token)
+{
+	struct tier_hold *h;
+
+	TAILQ_FOREACH(h, &t->holds, link)
+		if (strcmp(h->token, token) == 0) {
+			hold_free(h);
+			return;
+		}
+}
+
 /* A call of one command on origin's entry key: GET or DEL. */
 static void
 entry_call(struct tier *t, enum call_kind kind, const char *origin,
@@ -513,6 +577,9 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 	struct tier_call *c = call_new(t, CALL_PUBLISH, v->origin, cb, arg);
 	char *key, *lock, *buf;
 	size_t len;
+
+	if (token != NULL) /* released by this pipeline, or left to expire */
+		hold_drop(t, token);
 
 	if ((buf = tier_value_encode(v, &len)) == NULL) {
 		call_defer(c, TIER_ERROR, "value cannot be encoded");
@@ -598,6 +665,8 @@ tier_unlock(struct tier *t, const char *origin, const char *token, tier_cb cb,
 	struct tier_call *c = call_new(t, CALL_UNLOCK, origin, cb, arg);
 	char *key;
 
+	hold_drop(t, token);
+
 	if (call_start(c, 0) == -1)
 		return;
 	key = tier_lock_key(origin);
@@ -637,6 +706,8 @@ tier_free(struct tier *t)
 	if (t == NULL)
 		return;
 	t->freeing = 1;
+	while (!TAILQ_EMPTY(&t->holds)) /* left to expire */
+		hold_free(TAILQ_FIRST(&t->holds));
 	for (i = 0; i < t->nservers && t->ring != NULL; i++) {
 		tier_conn_stop(&t->servers[i].cmd);
 		tier_conn_stop(&t->servers[i].sub);

@@ -64,6 +64,21 @@ struct tier_server {
 
 #define TIER_WAIT_BUCKETS 256
 
+/*
+ * A lock this tier took for its caller and the caller still holds (no
+ * tier_unlock, no tier_publish with its token yet): its expiry is pushed
+ * back to --redis-lock-time every half of it (tier.c), so that it lasts
+ * while its holder lives, however long the fetch waits for its turn.
+ */
+struct tier_hold {
+	struct tier *t;
+	char *origin;
+	char token[TIER_TOKEN_LEN + 1];
+	struct event timer; /* the next renewal */
+	TAILQ_ENTRY(tier_hold) link;
+};
+TAILQ_HEAD(tier_holds, tier_hold);
+
 struct tier {
 	struct event_base *base;
 	struct tier_config cf;
@@ -75,6 +90,7 @@ struct tier {
 	struct tier_stats stats;
 	struct tier_calls waits[TIER_WAIT_BUCKETS]; /* tier_wait calls */
 	struct tier_calls calls;                    /* all live calls */
+	struct tier_holds holds;                    /* locks held, renewed */
 	uint64_t seq;         /* notices seen; a wait hears only later ones */
 	tier_feed_cb feed_cb; /* change feed messages, or NULL */
 	void *feed_arg;
@@ -112,6 +128,8 @@ void tier_calls_written(struct tier_conn *);
 void tier_destroy(struct tier *);
 /* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
 void tier_server_lost(struct tier_server *);
+/* tier.c: the caller holds origin's lock with token: keep it alive. */
+void tier_hold(struct tier *, const char *origin, const char *token);
 /* tier.c: a publish of origin was announced on srv's channel. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
 
@@ -121,6 +139,7 @@ enum call_kind {
 	CALL_PUBLISH,
 	CALL_LOCK,
 	CALL_UNLOCK,
+	CALL_RENEW,
 	CALL_WAIT,
 	CALL_PURGE,
 	CALL_FEED

@@ -70,12 +70,13 @@ got_lock(struct tier_call *c, const redisReply *r)
 		tier_call_finish(c, TIER_BUSY, NULL);
 	} else if (r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0) {
 		c->reply.token = c->token;
+		tier_hold(c->t, c->origin, c->token);
 		tier_call_finish(c, TIER_OK, NULL);
 	} else
 		tier_call_finish(c, TIER_ERROR, "unexpected reply to SET NX");
 }
 
-/* UNLOCK and PURGE: an integer, how many keys went. */
+/* UNLOCK, RENEW and PURGE: an integer, how many keys it touched. */
 static void
 got_count(struct tier_call *c, const redisReply *r)
 {
@@ -111,6 +112,7 @@ tier_on_reply(redisAsyncContext *ac, void *reply, void *priv)
 		[CALL_PUBLISH] = got_publish,
 		[CALL_LOCK] = got_lock,
 		[CALL_UNLOCK] = got_count,
+		[CALL_RENEW] = got_count,
 		[CALL_WAIT] = got_poll,
 		[CALL_PURGE] = got_count,
 		[CALL_FEED] = got_count,

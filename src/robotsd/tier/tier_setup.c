@@ -129,6 +129,7 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 	t->cf.key = NULL; /* the caller's copy may go */
 	config_defaults(&t->cf);
 	TAILQ_INIT(&t->calls);
+	TAILQ_INIT(&t->holds);
 	for (i = 0; i < TIER_WAIT_BUCKETS; i++)
 		TAILQ_INIT(&t->waits[i]);
 	if (cf->nurls == 0 || servers_parse(t, cause) == -1) {
