@@ -146,5 +146,8 @@ class OutputBudget(DaemonTest):
         # machine with the turns kept short), so what is bounded is the
         # part of it robotsd spent working: a turn's 4 ms of request
         # lines, the line under way when they ran out (a few ms under
-        # ASan), the writes. A 200 ms slice gives 55 ms here.
-        self.assertLess(st["loop_work_max_us"], 25000, st)
+        # ASan), the writes. Its 99th percentile, not its maximum: once, in
+        # an ASan build on a loaded machine, one tick counted 100 ms of
+        # work (p99 7 ms). With a 200 ms slice every late tick counts
+        # 59 to 67 ms, the p99 as well.
+        self.assertLess(st["loop_work_p99_us"], 25000, st)
