@@ -413,19 +413,21 @@ class HostileLoad(DaemonTest):
 
 class FetchHeap(DaemonTest):
 
-    N = 800
+    N = 1024
 
     def test_the_fetch_threads_heap_goes_back_after_a_burst(self):
-        # 800 origins of 20 KB bodies (two rules and comments), fetched
-        # 256 at a time: hundreds of descriptor numbers, each first
+        # 1,024 origins of 20 KB bodies (two rules and comments), fetched
+        # 512 at a time: hundreds of descriptor numbers, each first
         # watched between freed bodies. The loop's record of each one
-        # pinned a page of the fetch thread's heap for good (2.4 MiB
-        # over the cache here); once the thread is idle they go.
+        # pinned a page of the fetch thread's heap for good (3.4 to
+        # 3.7 MiB over the cache here); once the thread is idle they go
+        # (1.4 MiB left). At 256 at a time the two were 2.2 and 1.1 MiB,
+        # and a loaded machine once left 1.6 MiB: too close to tell.
         hosts = ["h%d.test" % i for i in range(self.N)]
         for i, h in enumerate(hosts):
             self.origin.robots(h, "User-agent: *\nDisallow: /%d/\n" % i +
                                "# %s\n" % ("x" * 78) * 250)
-        c = self.start("--max-fetches", "256")
+        c = self.start("--max-fetches", "512")
         pid = self.d.proc.pid
         self.assertAnswer(c.check("http://warm.test/"), ok=True)
         base = vm(pid, "VmRSS")
@@ -442,10 +444,10 @@ class FetchHeap(DaemonTest):
         if sanitized():  # ASan's redzones and quarantine
             return
         # the fetch thread hands over after a second idle; wait for it
-        poll(lambda: over() < 1600, timeout=30, interval=0.2)
+        poll(lambda: over() < 2560, timeout=30, interval=0.2)
         print("\n  after %d fetches: RSS %d KiB over the %d KiB cached"
               % (self.N, over(), cached))
-        self.assertLess(over(), 1600, "the fetch thread's heap kept")
+        self.assertLess(over(), 2560, "the fetch thread's heap kept")
 
 
 class IdleConnections(DaemonTest):
