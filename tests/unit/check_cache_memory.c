@@ -27,9 +27,9 @@
 #include "base/log.h"
 #include "base/xmalloc.h"
 #include "scripted_fetch.h"
+#include "cache_fixture.h"
 #include "test_main.h"
 
-#define DAY 86400.0
 /*
  * What the allocator may hold beyond a block of n bytes and its size word:
  * glibc rounds a chunk up to 16 bytes (and to its 32-byte minimum), and a
@@ -44,18 +44,6 @@ assert_held(size_t held, size_t n)
 {
 	ck_assert_uint_ge(held, n + sizeof(size_t));
 	ck_assert_uint_le(held, n + sizeof(size_t) + HELD_SLACK);
-}
-
-/* fetch_now() with a 200 whose body disallows everything. */
-static void
-fetch_rules(const char *origin)
-{
-	static const char body[] = "User-agent: *\nDisallow: /\n";
-	struct fetch_result r = script_result(FETCH_OK, 200);
-
-	r.body = body;
-	r.body_len = sizeof(body) - 1;
-	fetch_now(origin, &r);
 }
 
 START_TEST(test_entry_bytes_and_lru_eviction_by_bytes)
@@ -334,25 +322,15 @@ static Suite *
 memory_suite(void)
 {
 	Suite *s = suite_create("cache_memory");
-	TCase *tc = tcase_create("memory");
+	TCase *tc = cache_fixture(s, "memory");
 
-	tcase_add_checked_fixture(tc, cache_setup, cache_teardown);
 	tcase_add_test(tc, test_entry_bytes_and_lru_eviction_by_bytes);
 	tcase_add_test(tc, test_held_is_the_block_and_its_size_word);
 	tcase_add_test(tc, test_bytes_are_what_the_heap_holds);
 	tcase_add_test(tc, test_lru_never_evicts_entries_in_flight);
 	tcase_add_test(tc, test_stats_count_every_check_exactly_once);
 	tcase_add_test(tc, test_fetch_stats_by_class_and_duration);
-	suite_add_tcase(s, tc);
 	return s;
 }
 
-/* Warnings only: the tests provoke the notices. */
-static int
-quiet_log(void)
-{
-	log_init(1, LOG_WARNING);
-	return 0;
-}
-
-TEST_PROGRAM(memory_suite, quiet_log, NULL);
+TEST_PROGRAM(memory_suite, cache_quiet_log, NULL);
