@@ -41,6 +41,27 @@
 
 static const redisReplyObjectFunctions *reply_default;
 
+/* hiredis 1.x counts an array's elements in a size_t, 0.14 in an int. */
+#if HIREDIS_MAJOR >= 1
+typedef size_t reply_count;
+#else
+typedef int reply_count;
+#endif
+
+/*
+ * The reply types of RESP2, the only protocol robotsd speaks (it never
+ * sends HELLO 3): hiredis 1.x also reads RESP3's doubles, booleans, maps,
+ * sets, attributes, pushes, big numbers and verbatim strings, which a
+ * server has no reason to send robotsd.
+ */
+static int
+reply_type_known(int type)
+{
+	return type == REDIS_REPLY_STRING || type == REDIS_REPLY_ARRAY ||
+	       type == REDIS_REPLY_INTEGER || type == REDIS_REPLY_NIL ||
+	       type == REDIS_REPLY_STATUS || type == REDIS_REPLY_ERROR;
+}
+
 /*
  * A reply broke the protocol: refuse the object. hiredis's reader then
  * fails (its error says "Out of memory"), the connection is closed, every
@@ -74,6 +95,8 @@ reply_admit(const redisReadTask *task, int type, size_t n, const char *str)
 
 	if (c->proto_why != NULL)
 		return -1;
+	if (!reply_type_known(type))
+		return reply_refuse(c, "a RESP3 reply robotsd never asked for");
 	if (task->parent == NULL) { /* a new reply */
 		c->reply_items = c->reply_bytes = 0;
 		if (unasked && !c->is_sub)
@@ -114,9 +137,9 @@ reply_string(const redisReadTask *task, char *str, size_t len)
 }
 
 static void *
-reply_array(const redisReadTask *task, int elements)
+reply_array(const redisReadTask *task, reply_count elements)
 {
-	if (reply_admit(task, REDIS_REPLY_ARRAY, (size_t)elements, NULL) == -1)
+	if (reply_admit(task, task->type, (size_t)elements, NULL) == -1)
 		return NULL;
 	return reply_default->createArray(task, elements);
 }
@@ -137,6 +160,25 @@ reply_nil(const redisReadTask *task)
 	return reply_default->createNil(task);
 }
 
+#if HIREDIS_MAJOR >= 1
+/* RESP3 only: refused by reply_admit(), whatever the value. */
+static void *
+reply_double(const redisReadTask *task, double d, char *str, size_t len)
+{
+	(void)d, (void)str, (void)len;
+	reply_admit(task, task->type, 0, NULL);
+	return NULL;
+}
+
+static void *
+reply_bool(const redisReadTask *task, int b)
+{
+	(void)b;
+	reply_admit(task, task->type, 0, NULL);
+	return NULL;
+}
+#endif
+
 static void
 reply_free(void *reply)
 {
@@ -148,6 +190,10 @@ static redisReplyObjectFunctions reply_checked = {
 	.createArray = reply_array,
 	.createInteger = reply_integer,
 	.createNil = reply_nil,
+#if HIREDIS_MAJOR >= 1
+	.createDouble = reply_double,
+	.createBool = reply_bool,
+#endif
 	.freeObject = reply_free,
 };
 
