@@ -26,6 +26,7 @@
 
 #include "base/log.h"
 #include "tier/tier_int.h"
+#include "tier/tier_tls.h"
 
 #define LOG_EVERY 10 /* seconds between two warnings of one server */
 /*
@@ -340,6 +341,7 @@ tier_conn_lost(struct tier_conn *c, const char *why)
 	struct timeval tv;
 
 	c->ac = NULL;
+	c->tls = NULL; /* freed with ac */
 	c->sent = 0;
 	c->written = 0;
 	c->state = TIER_SERVER_DOWN;
@@ -459,26 +461,46 @@ on_notice(redisAsyncContext *ac, void *reply, void *priv)
 		on_message(c, r->element[1]->str, r->element[2]);
 }
 
+/*
+ * Why ac ended: TLS's own reason first (hiredis says only "Success" or
+ * "Server closed the connection" when a handshake fails), else hiredis's,
+ * else fallback. A reader's protocol error counts as the guard's do.
+ */
+static const char *
+conn_why(struct tier_conn *c, const redisAsyncContext *ac,
+    const char *fallback, char *buf, size_t size)
+{
+	const char *why = c->tls != NULL ? tier_tls_why(c->tls, buf, size)
+	                                 : NULL;
+
+	if (why != NULL)
+		return why;
+	if (ac->err == REDIS_ERR_PROTOCOL && c->proto_why == NULL)
+		c->srv->t->stats.protocol_errors++;
+	return ac->errstr[0] != '\0' ? ac->errstr : fallback;
+}
+
 static void
 on_connect(const redisAsyncContext *ac, int status)
 {
 	struct tier_conn *c = ac->data;
+	char buf[256];
 
 	if (status != REDIS_OK && c->ac == ac)
 		tier_conn_lost(
-		    c, ac->errstr[0] != '\0' ? ac->errstr : "connect failed");
+		    c, conn_why(c, ac, "connect failed", buf, sizeof(buf)));
 }
 
 static void
 on_disconnect(const redisAsyncContext *ac, int status)
 {
 	struct tier_conn *c = ac->data;
+	char buf[256];
 
 	(void)status;
 	if (c->ac == ac)
-		tier_conn_lost(c, ac->errstr[0] != '\0'
-		                      ? ac->errstr
-		                      : "closed by the server");
+		tier_conn_lost(c,
+		    conn_why(c, ac, "closed by the server", buf, sizeof(buf)));
 	if (c->ac == NULL) { /* the calls on it have ended: forget why */
 		c->drop_result = TIER_ERROR;
 		c->drop_why = NULL;
@@ -502,8 +524,13 @@ tier_conn_hello(struct tier_conn *c)
 	const struct tier_url *u = &c->srv->url;
 	redisAsyncContext *ac = c->ac;
 
-	if (u->password != NULL && redisAsyncCommand(ac, on_hello, c, "AUTH %s",
-	                               u->password) != REDIS_OK)
+	if (u->password != NULL && u->user != NULL &&
+	    redisAsyncCommand(ac, on_hello, c, "AUTH %s %s", u->user,
+	        u->password) != REDIS_OK)
+		return -1;
+	if (u->password != NULL && u->user == NULL &&
+	    redisAsyncCommand(ac, on_hello, c, "AUTH %s", u->password) !=
+	        REDIS_OK)
 		return -1;
 	if (c->is_sub)
 		return redisAsyncCommand(ac, on_notice, c, "SUBSCRIBE %s %s",
@@ -537,6 +564,13 @@ tier_conn_connect(struct tier_conn *c, const char *ip)
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_CONNECTING;
 	tier_conn_attach(c, ac);
+	if (u->tls && tier_tls_start(c->srv->t->tls, &ac->c, u->host,
+	                  &c->tls) == -1) {
+		tier_conn_drop(c, TIER_ERROR,
+		    ac->c.errstr[0] != '\0' ? ac->c.errstr
+		                            : "cannot start TLS");
+		return;
+	}
 	if (redisAsyncSetConnectCallback(ac, on_connect) != REDIS_OK ||
 	    redisAsyncSetDisconnectCallback(ac, on_disconnect) != REDIS_OK ||
 	    tier_conn_hello(c) != REDIS_OK) {
