@@ -514,7 +514,10 @@ on_handshake_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd, (void)what;
 	c->srv->st.timeouts++;
-	tier_conn_drop(c, TIER_TIMEOUT, "no answer to the handshake in time");
+	tier_conn_drop(c, TIER_TIMEOUT,
+	    c->tls != NULL && !tier_tls_established(c->tls)
+	        ? "no TLS handshake in time (does the server speak TLS?)"
+	        : "no answer to the handshake in time");
 }
 
 /* Queue AUTH, SELECT and PING (or SUBSCRIBE) behind the connect. */

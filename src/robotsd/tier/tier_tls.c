@@ -162,6 +162,12 @@ tier_tls_why(void *session, char *buf, size_t size)
 	return buf;
 }
 
+int
+tier_tls_established(void *session)
+{
+	return session != NULL && SSL_is_init_finished((SSL *)session);
+}
+
 #else /* no TLS in this build: conf.c refuses rediss:// first */
 
 struct tier_tls *
@@ -192,6 +198,13 @@ tier_tls_why(void *session, char *buf, size_t size)
 {
 	(void)session, (void)buf, (void)size;
 	return NULL;
+}
+
+int
+tier_tls_established(void *session)
+{
+	(void)session;
+	return 0;
 }
 
 #endif

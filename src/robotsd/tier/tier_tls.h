@@ -46,4 +46,7 @@ int tier_tls_start(
  */
 const char *tier_tls_why(void *session, char *buf, size_t size);
 
+/* Whether the session's handshake is complete. */
+int tier_tls_established(void *session);
+
 #endif /* ROBOTSD_TIER_TLS_H */
