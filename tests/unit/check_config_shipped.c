@@ -164,20 +164,20 @@ END_TEST
  */
 START_TEST(test_redis_tls_and_users)
 {
-	cf = load_args(NULL, "-c", "/dev/null", "--redis", "redis://fleet@r",
-	    NULL);
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis", "redis://fleet@r", NULL);
 	ck_assert_ptr_null(cf);
 	ck_assert_str_eq(cause,
 	    "redis: redis://r:6379/0: user 'fleet' has no password: give it "
 	    "in the URL (USER:PASSWORD@) or --redis-password-file");
 	free(cause);
 	cause = NULL;
-	cf = load_args(NULL, "-c", "/dev/null", "--redis",
-	    "redis://fleet:pw@r", NULL);
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis", "redis://fleet:pw@r", NULL);
 	ck_assert_msg(cf != NULL, "%s", cause);
 	config_free(cf);
-	cf = load_args(NULL, "-c", "/dev/null", "--redis", "rediss://r:6380",
-	    NULL);
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis", "rediss://r:6380", NULL);
 #ifdef HAVE_REDIS_TLS
 	ck_assert_msg(cf != NULL, "%s", cause);
 	config_free(cf);

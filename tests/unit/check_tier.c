@@ -642,8 +642,8 @@ static const struct {
 	{ "unix:///tmp/a@b.sock", 1, NULL, "/tmp/a@b.sock", NULL, 0, 0,
 	    "unix:///tmp/a@b.sock?db=0", NULL, 0 },
 	/* ACL users (Redis 6): AUTH USER PASSWORD */
-	{ "redis://robotsd:s3cret@cache/1", 0, "cache", NULL, "s3cret", 6379,
-	    1, "redis://cache:6379/1", "robotsd", 0 },
+	{ "redis://robotsd:s3cret@cache/1", 0, "cache", NULL, "s3cret", 6379, 1,
+	    "redis://cache:6379/1", "robotsd", 0 },
 	{ "redis://robotsd@cache", 0, "cache", NULL, NULL, 6379, 0,
 	    "redis://cache:6379/0", "robotsd", 0 },
 	{ "redis://a%40b%3Ac:p%3A@h", 0, "h", NULL, "p:", 6379, 0,
@@ -653,8 +653,8 @@ static const struct {
 	{ "unix://fleet@/tmp/r.sock", 1, NULL, "/tmp/r.sock", NULL, 0, 0,
 	    "unix:///tmp/r.sock?db=0", "fleet", 0 },
 	/* TLS: the same URL and the same default port */
-	{ "rediss://cache.example:6380/2", 0, "cache.example", NULL, NULL,
-	    6380, 2, "rediss://cache.example:6380/2", NULL, 1 },
+	{ "rediss://cache.example:6380/2", 0, "cache.example", NULL, NULL, 6380,
+	    2, "rediss://cache.example:6380/2", NULL, 1 },
 	{ "rediss://u:p@[::1]", 0, "::1", NULL, "p", 6379, 0,
 	    "rediss://[::1]:6379/0", "u", 1 },
 };

@@ -340,10 +340,10 @@ config_check_redis_urls(const struct config *cf, char **cause)
 		                 "go together: give both or neither");
 		return -1;
 	}
-	if (config_check_readable("redis-tls-ca-file", cf->redis_tls_ca_file,
-	        cause) == -1 ||
-	    config_check_readable("redis-tls-cert-file",
-	        cf->redis_tls_cert_file, cause) == -1 ||
+	if (config_check_readable(
+	        "redis-tls-ca-file", cf->redis_tls_ca_file, cause) == -1 ||
+	    config_check_readable(
+	        "redis-tls-cert-file", cf->redis_tls_cert_file, cause) == -1 ||
 	    config_check_readable(
 	        "redis-tls-key-file", cf->redis_tls_key_file, cause) == -1)
 		return -1;

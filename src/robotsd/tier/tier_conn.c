@@ -467,11 +467,11 @@ on_notice(redisAsyncContext *ac, void *reply, void *priv)
  * else fallback. A reader's protocol error counts as the guard's do.
  */
 static const char *
-conn_why(struct tier_conn *c, const redisAsyncContext *ac,
-    const char *fallback, char *buf, size_t size)
+conn_why(struct tier_conn *c, const redisAsyncContext *ac, const char *fallback,
+    char *buf, size_t size)
 {
-	const char *why = c->tls != NULL ? tier_tls_why(c->tls, buf, size)
-	                                 : NULL;
+	const char *why =
+	    c->tls != NULL ? tier_tls_why(c->tls, buf, size) : NULL;
 
 	if (why != NULL)
 		return why;
@@ -567,8 +567,8 @@ tier_conn_connect(struct tier_conn *c, const char *ip)
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_CONNECTING;
 	tier_conn_attach(c, ac);
-	if (u->tls && tier_tls_start(c->srv->t->tls, &ac->c, u->host,
-	                  &c->tls) == -1) {
+	if (u->tls &&
+	    tier_tls_start(c->srv->t->tls, &ac->c, u->host, &c->tls) == -1) {
 		tier_conn_drop(c, TIER_ERROR,
 		    ac->c.errstr[0] != '\0' ? ac->c.errstr
 		                            : "cannot start TLS");

@@ -45,7 +45,8 @@ static int
 tls_load(SSL_CTX *ctx, const struct tier_tls_config *cf, char **cause)
 {
 	if (cf->ca_file != NULL) {
-		if (SSL_CTX_load_verify_locations(ctx, cf->ca_file, NULL) != 1) {
+		if (SSL_CTX_load_verify_locations(ctx, cf->ca_file, NULL) !=
+		    1) {
 			tls_cause(cause, "redis-tls-ca-file", cf->ca_file);
 			return -1;
 		}
@@ -110,8 +111,8 @@ tls_expect(SSL *ssl, const char *name)
 	            inet_pton(AF_INET6, name, addr) == 1;
 
 	if (is_ip)
-		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl),
-		           name) == 1
+		return X509_VERIFY_PARAM_set1_ip_asc(
+		           SSL_get0_param(ssl), name) == 1
 		           ? 0
 		           : -1;
 	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
@@ -122,8 +123,8 @@ tls_expect(SSL *ssl, const char *name)
 }
 
 int
-tier_tls_start(struct tier_tls *tls, struct redisContext *c,
-    const char *host, void **session)
+tier_tls_start(struct tier_tls *tls, struct redisContext *c, const char *host,
+    void **session)
 {
 	const char *name = tls->server_name != NULL ? tls->server_name : host;
 	SSL *ssl;
@@ -185,8 +186,8 @@ tier_tls_free(struct tier_tls *tls)
 }
 
 int
-tier_tls_start(struct tier_tls *tls, struct redisContext *c,
-    const char *host, void **session)
+tier_tls_start(struct tier_tls *tls, struct redisContext *c, const char *host,
+    void **session)
 {
 	(void)tls, (void)c, (void)host;
 	*session = NULL;

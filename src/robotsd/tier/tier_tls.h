@@ -35,8 +35,8 @@ void tier_tls_free(struct tier_tls *); /* NULL is fine */
  * c's error set. *session is the TLS session, owned by c from then on
  * (freed with it); it is what tier_tls_why() reads.
  */
-int tier_tls_start(
-    struct tier_tls *, struct redisContext *c, const char *host, void **session);
+int tier_tls_start(struct tier_tls *, struct redisContext *c, const char *host,
+    void **session);
 
 /*
  * Why the TLS session failed, if TLS knows (an untrusted or expired

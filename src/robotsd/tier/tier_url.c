@@ -75,10 +75,10 @@ parse_userinfo(
 	if (at == NULL || (is_unix && (slash < at || at[1] != '/')))
 		return 0; /* an '@' in the socket's path */
 	colon = memchr(*p, ':', (size_t)(at - *p));
-	if (colon != *p && (u->user = decode_escaped(*p,
-	                        (size_t)((colon != NULL ? colon : at) - *p),
-	                        "bad %XX escape in the user name", err)) ==
-	                       NULL)
+	if (colon != *p &&
+	    (u->user = decode_escaped(*p,
+	         (size_t)((colon != NULL ? colon : at) - *p),
+	         "bad %XX escape in the user name", err)) == NULL)
 		return -1;
 	if (u->user != NULL && strchr(u->user, ' ') != NULL) {
 		*err = "a space in the user name";
