@@ -432,7 +432,7 @@ robots_prefs_attach(struct parser *p, struct robots *r)
 {
 	struct robots_prefs h;
 	struct robots *grown;
-	size_t total, off = 0, i;
+	size_t total, off = 0;
 	char *base;
 
 	warn_disallowed(p, r);
