@@ -366,9 +366,9 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 			if (*v == ' ' || *v == '\t')
 				return;
 	}
-	for (kn = (size_t)(sep - l);
-	     kn > 0 && is_space((unsigned char)l[kn - 1]); kn--)
-		;
+	kn = (size_t)(sep - l);
+	while (kn > 0 && is_space((unsigned char)l[kn - 1]))
+		kn--;
 	if (kn == 0)
 		return;
 	for (v = sep + 1; v < end && is_space((unsigned char)*v); v++)
@@ -381,7 +381,11 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 }
 
 /* At least one byte of v is zero (the classic SWAR test). */
-#define HAS_ZERO(v) (((v)-0x0101010101010101ULL) & ~(v)&0x8080808080808080ULL)
+static inline uint64_t
+has_zero(uint64_t v)
+{
+	return ((v - 0x0101010101010101ULL) & ~v) & 0x8080808080808080ULL;
+}
 
 /* The first CR or LF at or after s, or end; eight bytes at a time. */
 static const char *
@@ -391,8 +395,8 @@ line_end(const char *s, const char *end)
 
 	while (end - s >= 8) {
 		memcpy(&v, s, 8);
-		if (HAS_ZERO(v ^ 0x0a0a0a0a0a0a0a0aULL) |
-		    HAS_ZERO(v ^ 0x0d0d0d0d0d0d0d0dULL))
+		if (has_zero(v ^ 0x0a0a0a0a0a0a0a0aULL) |
+		    has_zero(v ^ 0x0d0d0d0d0d0d0d0dULL))
 			break;
 		s += 8;
 	}
