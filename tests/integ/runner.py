@@ -1,5 +1,6 @@
-"""Run the integration tests (tests/integ/test_*.py) and end with one
-summary line, 'integration: N passed, N failed'. Exit 1 on any failure."""
+"""Run the integration tests (tests/integ/test_*.py, or the files matching
+each pattern given) and end with one summary line, 'integration: N passed,
+N failed'. Exit 1 on any failure."""
 import os
 import sys
 import unittest
@@ -9,8 +10,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main():
     sys.path.insert(0, HERE)
-    pattern = sys.argv[1] if len(sys.argv) > 1 else "test_*.py"
-    suite = unittest.defaultTestLoader.discover(HERE, pattern=pattern)
+    patterns = sys.argv[1:] or ["test_*.py"]
+    suite = unittest.TestSuite(
+        unittest.defaultTestLoader.discover(HERE, pattern=p)
+        for p in patterns)
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
     failed = len(result.failures) + len(result.errors)
     skipped = len(result.skipped)
