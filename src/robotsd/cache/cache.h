@@ -13,7 +13,7 @@
 #include <sys/queue.h>
 
 #include "cache/lifetime.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 #include "cache/version.h"
 
 struct clock;

@@ -37,7 +37,7 @@
 #include "fnv.h"
 #include "jsonw.h"
 #include "base/log.h"
-#include "base/reply.h"
+#include "iface/reply.h"
 #include "base/xmalloc.h"
 
 /*

@@ -39,8 +39,8 @@
 #include "fetch/fetch_int.h"
 #include "base/strv.h"
 #include "fetch/fetch.h"
-#include "base/netpolicy.h"
-#include "base/parse.h"
+#include "policy/netpolicy.h"
+#include "policy/parse.h"
 
 #define FETCH_MAX_REDIRS 5
 #define FETCH_PROTOCOLS "http,https,ftp"

@@ -27,8 +27,8 @@
 #include "ops/checkop_int.h"
 #include "base/log.h"
 #include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
+#include "iface/reply.h"
+#include "ops/session.h"
 #include "wire_fast.h"
 #include "base/xmalloc.h"
 

@@ -16,8 +16,8 @@
 #include "ops/dispatch.h"
 #include "ops/dispatch_int.h"
 #include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
+#include "iface/reply.h"
+#include "ops/session.h"
 #include "base/xmalloc.h"
 
 /* Answer one decoded request; clears req. */

@@ -23,8 +23,8 @@
 #include "feed/feed.h"
 #include "jsonw.h"
 #include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
+#include "iface/reply.h"
+#include "ops/session.h"
 #include "base/xmalloc.h"
 
 /* Send what b holds on s, or an internal error when b failed. */

@@ -18,8 +18,8 @@
 #include "ops/dispatch_int.h"
 #include "feed/feed.h"
 #include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
+#include "iface/reply.h"
+#include "ops/session.h"
 #include "wire_fast.h"
 #include "base/xmalloc.h"
 

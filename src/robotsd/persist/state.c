@@ -46,7 +46,7 @@
 #include "cache/cache.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "cache/state.h"
+#include "persist/state.h"
 #include "base/xmalloc.h"
 
 #define STATE_MAGIC "robotsd-state\n"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bounds.h"
+#include "policy/bounds.h"
 #include "buf.h"
 
 /*
