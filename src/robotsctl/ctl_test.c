@@ -16,11 +16,11 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "buf.h"
-#include "jsonw.h"
-#include "proto.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
 #include "robotsctl.h"
-#include "usagew.h"
+#include "wire/usagew.h"
 
 #define CTL_MAX_FILE (64 << 20) /* bytes of a robots.txt read */
 

@@ -26,7 +26,7 @@
 #include <event2/event.h>
 
 #include "persist/archive.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "conf/conf.h"
 #include "ops/dispatch.h"

@@ -34,7 +34,7 @@
 #include <event2/event_struct.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "fetch/cabundle.h"
 #include "fetch/fetch_int.h"
 #include "base/strv.h"

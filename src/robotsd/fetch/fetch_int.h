@@ -32,7 +32,7 @@
 #include <curl/curl.h>
 #include <event2/event_struct.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "fetch/cabundle.h"
 #include "fetch/fetch.h"
 

@@ -10,12 +10,12 @@
 
 #include <stdlib.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "ops/dispatch.h"
 #include "ops/dispatch_int.h"
-#include "proto.h"
+#include "wire/proto.h"
 #include "iface/reply.h"
 #include "ops/session.h"
 #include "base/xmalloc.h"

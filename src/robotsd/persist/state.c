@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "base/clock.h"
 #include "base/log.h"

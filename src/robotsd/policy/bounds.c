@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "policy/bounds.h"
-#include "buf.h"
+#include "wire/buf.h"
 
 /*
  * The most a kept value holds: one of at most BOUNDS_HEADER_MAX bytes
