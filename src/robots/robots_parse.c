@@ -25,40 +25,6 @@
 
 #include "robots_int.h"
 #include "robots_parse_int.h"
-/* Make room for k more elements of size sz; 0 on success. */
-static int
-vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
-{
-	size_t cap;
-	void *p;
-
-	if (v->n + k <= v->cap)
-		return 0;
-	cap = v->cap ? v->cap : 16;
-	while (cap < v->n + k)
-		cap *= 2;
-	if ((p = realloc(v->v, cap * sz)) == NULL) {
-		*nomem = 1;
-		return -1;
-	}
-	v->v = p;
-	v->cap = cap;
-	return 0;
-}
-
-/* Append one zeroed element; NULL when memory runs out. */
-static void *
-vec_push(struct vec *v, size_t sz, int *nomem)
-{
-	char *e;
-
-	if (vec_reserve(v, sz, 1, nomem) != 0)
-		return NULL;
-	e = (char *)v->v + v->n++ * sz;
-	memset(e, 0, sz);
-	return e;
-}
-
 /* C isspace() in the C locale. */
 static int
 is_space(unsigned char c)
@@ -150,7 +116,8 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 
 	robots_prefs_user_agent(p, g != NULL && !g->separated);
 	if (g == NULL || g->separated) {
-		if ((g = vec_push(&p->groups, sizeof(*g), &p->nomem)) == NULL)
+		if ((g = robots_parse_vec_push(
+		         &p->groups, sizeof(*g), &p->nomem)) == NULL)
 			return;
 		g->agent_first = (uint32_t)p->agents.n;
 		g->crawl_delay = -1.0;
@@ -160,50 +127,14 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 	} else if ((tok = robots_agent_token(v, n)) == 0) {
 		return; /* names nobody */
 	}
-	if ((a = vec_push(&p->agents, sizeof(*a), &p->nomem)) == NULL)
+	if ((a = robots_parse_vec_push(&p->agents, sizeof(*a), &p->nomem)) ==
+	    NULL)
 		return;
 	a->src = v;
 	a->len = (uint32_t)tok;
 	a->global = robots_agent_is_global(v, n);
 	g->global |= a->global;
 	g->agent_count++;
-}
-
-/* Rewrite a normalized pattern o[0..k) in place; returns the new length. */
-static size_t
-compile_tail(char *o, size_t k, struct trule *r)
-{
-	size_t i, j, dollars = 0;
-	const char *star;
-
-	r->anchored = k > 0 && o[k - 1] == '$';
-	k -= r->anchored;
-	if (memchr(o, '$', k) != NULL)
-		for (i = 0; i < k; i++)
-			dollars += o[i] == '$';
-	/* A '$' before the end is a literal: "%24", as in a match path. */
-	for (i = k, j = k + 2 * dollars, k = j; dollars > 0 && i-- > 0;) {
-		if (o[i] == '$') {
-			o[--j] = '4';
-			o[--j] = '2';
-			o[--j] = '%';
-		} else
-			o[--j] = o[i];
-	}
-	if ((star = memchr(o, '*', k)) != NULL) { /* "**" is "*" */
-		for (i = j = (size_t)(star - o); i < k; i++)
-			if (o[i] != '*' || j == 0 || o[j - 1] != '*')
-				o[j++] = o[i];
-		k = j;
-	}
-	if (k > 0 && o[k - 1] == '*') { /* a trailing '*' adds nothing */
-		k--;
-		r->anchored = 0;
-	}
-	star = memchr(o, '*', k);
-	r->lit_len = (uint32_t)(star != NULL ? (size_t)(star - o) : k);
-	r->comp_len = (uint32_t)k;
-	return k;
 }
 
 /* Position after the last '/' of o if "index.htm" follows it, else 0. */
@@ -230,8 +161,8 @@ add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
 	size_t dir = index_html_dir(o, r->comp_len);
 	struct trule *t;
 
-	if (dir == 0 ||
-	    (t = vec_push(&p->rules, sizeof(*t), &p->nomem)) == NULL)
+	if (dir == 0 || (t = robots_parse_vec_push(
+	                     &p->rules, sizeof(*t), &p->nomem)) == NULL)
 		return;
 	*t = *r;
 	t->seq = p->seq++;
@@ -251,8 +182,9 @@ add_rule(struct parser *p, const char *v, size_t n, int allow, uint32_t line)
 	size_t k, norm_dir = 0;
 	char *o;
 
-	if (vec_reserve(&p->comp, 1, 3 * n, &p->nomem) != 0 ||
-	    (r = vec_push(&p->rules, sizeof(*r), &p->nomem)) == NULL)
+	if (robots_parse_vec_reserve(&p->comp, 1, 3 * n, &p->nomem) != 0 ||
+	    (r = robots_parse_vec_push(&p->rules, sizeof(*r), &p->nomem)) ==
+	        NULL)
 		return;
 	r->src = v;
 	r->src_len = (uint32_t)n;
@@ -266,7 +198,7 @@ add_rule(struct parser *p, const char *v, size_t n, int allow, uint32_t line)
 	r->prio = (uint32_t)k;
 	if (allow)
 		norm_dir = index_html_dir(o, k);
-	k = compile_tail(o, k, r);
+	k = robots_pattern_tail(o, k, r);
 	r->shared = k <= n && memcmp(o, v, k) == 0;
 	if (!r->shared)
 		p->comp.n += k;
@@ -298,8 +230,8 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 			add_rule(p, v, n, key == KEY_ALLOW, line);
 		break;
 	case KEY_SITEMAP:
-		if (n > 0 &&
-		    (s = vec_push(&p->sitemaps, sizeof(*s), &p->nomem))) {
+		if (n > 0 && (s = robots_parse_vec_push(
+		                  &p->sitemaps, sizeof(*s), &p->nomem))) {
 			s->s = v;
 			s->len = (uint32_t)n;
 		}
@@ -312,27 +244,6 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 	case KEY_NONE:
 		break;
 	}
-}
-
-void *
-robots_parse_vec_push(struct vec *v, size_t sz, int *nomem)
-{
-	return vec_push(v, sz, nomem);
-}
-
-int
-robots_parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
-{
-	return vec_reserve(v, sz, k, nomem);
-}
-
-size_t
-robots_parse_compile(const char *v, size_t n, char *o, struct trule *r)
-{
-	size_t k = robots_pct_normalize(v, n, o, 1);
-
-	compile_tail(o, k, r);
-	return k;
 }
 
 /* Split one line into key and value the way Google's parser does. */

@@ -138,7 +138,7 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 	o = (char *)p->pcomp.v + p->pcomp.n;
 	memset(&tr, 0, sizeof(tr));
 	s->prio =
-	    (uint32_t)robots_parse_compile(path ? path : "/", plen, o, &tr);
+	    (uint32_t)robots_pattern_compile(path ? path : "/", plen, o, &tr);
 	s->comp_len = tr.comp_len;
 	s->lit_len = tr.lit_len;
 	s->anchored = tr.anchored;
