@@ -1,5 +1,5 @@
 /*
- * ctl_test.c: "robotsctl test FILE AGENT URL...": evaluates a local
+ * ctl_offline.c: "robotsctl test FILE AGENT URL...": evaluates a local
  * robots.txt offline with librobots, the library the daemon uses, and
  * prints one check-shaped verdict per URL, as text or as a JSON line;
  * with --usage the URL's usage preferences and with --token T the verdict

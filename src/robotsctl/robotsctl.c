@@ -4,7 +4,7 @@
  * Owns the options, the command table and the daemon commands (check,
  * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
  * exchange it, and renders the answer with ctl_print.c. The offline
- * "test" command is in ctl_test.c, the live "top" view in ctl_top.c, the
+ * "test" command is in ctl_offline.c, the live "top" view in ctl_top.c, the
  * change feed ("watch") in ctl_feed.c, "show" and "diff" of archived
  * versions in ctl_archive.c.
  *
