@@ -27,14 +27,14 @@
 #include "robots_parse_int.h"
 /* C isspace() in the C locale. */
 static int
-is_space(unsigned char c)
+robots_parse_is_space(unsigned char c)
 {
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 /* Whether key starts with lit (lower case), ignoring ASCII case. */
 static int
-prefix_ci(const char *key, size_t n, const char *lit)
+robots_parse_prefix_ci(const char *key, size_t n, const char *lit)
 {
 	size_t i;
 
@@ -49,33 +49,36 @@ prefix_ci(const char *key, size_t n, const char *lit)
 
 /* The directive a key names; keys match by prefix as in Google's parser. */
 static enum key
-classify(const char *k, size_t n)
+robots_parse_classify(const char *k, size_t n)
 {
 	/* The names' first letters differ: one switch picks the candidates. */
 	switch (n > 0 ? (unsigned char)k[0] | 0x20 : 0) {
 	case 'u':
-		if (prefix_ci(k, n, "user-agent") ||
-		    prefix_ci(k, n, "useragent") ||
-		    prefix_ci(k, n, "user agent"))
+		if (robots_parse_prefix_ci(k, n, "user-agent") ||
+		    robots_parse_prefix_ci(k, n, "useragent") ||
+		    robots_parse_prefix_ci(k, n, "user agent"))
 			return KEY_USER_AGENT;
 		break;
 	case 'a':
-		if (prefix_ci(k, n, "allow"))
+		if (robots_parse_prefix_ci(k, n, "allow"))
 			return KEY_ALLOW;
 		break;
 	case 'd':
-		if (prefix_ci(k, n, "disallow") ||
-		    prefix_ci(k, n, "dissallow") ||
-		    prefix_ci(k, n, "dissalow") || prefix_ci(k, n, "disalow") ||
-		    prefix_ci(k, n, "diasllow") || prefix_ci(k, n, "disallaw"))
+		if (robots_parse_prefix_ci(k, n, "disallow") ||
+		    robots_parse_prefix_ci(k, n, "dissallow") ||
+		    robots_parse_prefix_ci(k, n, "dissalow") ||
+		    robots_parse_prefix_ci(k, n, "disalow") ||
+		    robots_parse_prefix_ci(k, n, "diasllow") ||
+		    robots_parse_prefix_ci(k, n, "disallaw"))
 			return KEY_DISALLOW;
 		break;
 	case 's':
-		if (prefix_ci(k, n, "sitemap") || prefix_ci(k, n, "site-map"))
+		if (robots_parse_prefix_ci(k, n, "sitemap") ||
+		    robots_parse_prefix_ci(k, n, "site-map"))
 			return KEY_SITEMAP;
 		break;
 	case 'c':
-		if (prefix_ci(k, n, "crawl-delay"))
+		if (robots_parse_prefix_ci(k, n, "crawl-delay"))
 			return KEY_CRAWL_DELAY;
 		break;
 	}
@@ -84,7 +87,7 @@ classify(const char *k, size_t n)
 
 /* Parse a Crawl-delay value: digits with an optional fraction; -1 if bad. */
 static double
-parse_delay(const char *s, size_t n)
+robots_parse_delay(const char *s, size_t n)
 {
 	double v = 0, scale = 1;
 	size_t i = 0, digits = 0;
@@ -99,7 +102,7 @@ parse_delay(const char *s, size_t n)
 
 /* The current group, or NULL before the first User-agent line. */
 static struct robots_tgroup *
-cur_group(struct parser *p)
+robots_parse_cur_group(struct parser *p)
 {
 	return p->groups.n
 	           ? (struct robots_tgroup *)p->groups.v + p->groups.n - 1
@@ -108,9 +111,9 @@ cur_group(struct parser *p)
 
 /* A User-agent line: extend the current group or start the next one. */
 static void
-on_user_agent(struct parser *p, const char *v, size_t n)
+robots_parse_on_user_agent(struct parser *p, const char *v, size_t n)
 {
-	struct robots_tgroup *g = cur_group(p);
+	struct robots_tgroup *g = robots_parse_cur_group(p);
 	struct robots_tagent *a;
 	size_t tok;
 
@@ -139,7 +142,7 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 
 /* Position after the last '/' of o if "index.htm" follows it, else 0. */
 static size_t
-index_html_dir(const char *o, size_t k)
+robots_parse_index_html_dir(const char *o, size_t k)
 {
 	size_t i = k;
 
@@ -155,10 +158,10 @@ index_html_dir(const char *o, size_t k)
  * as "Allow: /dir/$" would (specificity: the length of "/dir/$").
  */
 static void
-add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
+robots_parse_add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
 {
 	const char *o = (const char *)p->comp.v + r->comp;
-	size_t dir = index_html_dir(o, r->comp_len);
+	size_t dir = robots_parse_index_html_dir(o, r->comp_len);
 	struct trule *t;
 
 	if (dir == 0 || (t = robots_parse_vec_push(
@@ -176,7 +179,8 @@ add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
 
 /* An allow or disallow line with a non-empty value in the current group. */
 static void
-add_rule(struct parser *p, const char *v, size_t n, int allow, uint32_t line)
+robots_parse_add_rule(
+    struct parser *p, const char *v, size_t n, int allow, uint32_t line)
 {
 	struct trule *r, copy;
 	size_t k, norm_dir = 0;
@@ -197,29 +201,30 @@ add_rule(struct parser *p, const char *v, size_t n, int allow, uint32_t line)
 	k = robots_pct_normalize(v, n, o, 1);
 	r->prio = (uint32_t)k;
 	if (allow)
-		norm_dir = index_html_dir(o, k);
+		norm_dir = robots_parse_index_html_dir(o, k);
 	k = robots_pattern_tail(o, k, r);
 	r->shared = k <= n && memcmp(o, v, k) == 0;
 	if (!r->shared)
 		p->comp.n += k;
-	cur_group(p)->rule_count++;
-	cur_group(p)->table_count++;
+	robots_parse_cur_group(p)->rule_count++;
+	robots_parse_cur_group(p)->table_count++;
 	copy = *r;
 	if (norm_dir > 0)
-		add_twin(p, &copy, norm_dir);
+		robots_parse_add_twin(p, &copy, norm_dir);
 }
 
 /* Act on one key: value line. */
 static void
-dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
+robots_parse_dispatch(
+    struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 {
-	struct robots_tgroup *g = cur_group(p);
+	struct robots_tgroup *g = robots_parse_cur_group(p);
 	struct tspan *s;
 	double d;
 
 	switch (key) {
 	case KEY_USER_AGENT:
-		on_user_agent(p, v, n);
+		robots_parse_on_user_agent(p, v, n);
 		break;
 	case KEY_ALLOW:
 	case KEY_DISALLOW:
@@ -227,7 +232,7 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 			break;
 		g->separated = 1;
 		if (n > 0)
-			add_rule(p, v, n, key == KEY_ALLOW, line);
+			robots_parse_add_rule(p, v, n, key == KEY_ALLOW, line);
 		break;
 	case KEY_SITEMAP:
 		if (n > 0 && (s = robots_parse_vec_push(
@@ -238,7 +243,7 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 		break;
 	case KEY_CRAWL_DELAY:
 		if (g != NULL && g->crawl_delay < 0 &&
-		    (d = parse_delay(v, n)) >= 0)
+		    (d = robots_parse_delay(v, n)) >= 0)
 			g->crawl_delay = d;
 		break;
 	case KEY_NONE:
@@ -248,7 +253,7 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 
 /* Split one line into key and value the way Google's parser does. */
 static void
-parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
+robots_parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 {
 	const char *cut, *sep, *v, *end;
 	size_t kn;
@@ -258,9 +263,9 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 		n = (size_t)(cut - l);
 	if ((cut = memchr(l, '#', n)) != NULL)
 		n = (size_t)(cut - l);
-	while (n > 0 && is_space((unsigned char)l[n - 1]))
+	while (n > 0 && robots_parse_is_space((unsigned char)l[n - 1]))
 		n--;
-	while (n > 0 && is_space((unsigned char)*l))
+	while (n > 0 && robots_parse_is_space((unsigned char)*l))
 		l++, n--;
 	end = l + n;
 	if (n == 0)
@@ -278,17 +283,18 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 				return;
 	}
 	for (kn = (size_t)(sep - l);
-	     kn > 0 && is_space((unsigned char)l[kn - 1]); kn--)
+	     kn > 0 && robots_parse_is_space((unsigned char)l[kn - 1]); kn--)
 		;
 	if (kn == 0)
 		return;
-	for (v = sep + 1; v < end && is_space((unsigned char)*v); v++)
+	for (v = sep + 1; v < end && robots_parse_is_space((unsigned char)*v);
+	     v++)
 		;
-	if ((key = classify(l, kn)) == KEY_NONE)
+	if ((key = robots_parse_classify(l, kn)) == KEY_NONE)
 		robots_prefs_line(
 		    p, l, kn, v, (size_t)(end - v), line, *sep == ':');
 	else
-		dispatch(p, key, v, (size_t)(end - v), line);
+		robots_parse_dispatch(p, key, v, (size_t)(end - v), line);
 }
 
 /* At least one byte of v is zero (the classic SWAR test). */
@@ -296,7 +302,7 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 
 /* The first CR or LF at or after s, or end; eight bytes at a time. */
 static const char *
-line_end(const char *s, const char *end)
+robots_parse_line_end(const char *s, const char *end)
 {
 	uint64_t v;
 
@@ -327,9 +333,9 @@ robots_parse_body(struct parser *p, const char *body, size_t len)
 	while (s < end && s - body < 3 && *s == bom[s - body])
 		s++;
 	for (;;) {
-		e = line_end(s, end);
+		e = robots_parse_line_end(s, end);
 		n = (size_t)(e - s);
-		parse_line(p, s, n < LINE_KEEP ? n : LINE_KEEP, ++line);
+		robots_parse_line(p, s, n < LINE_KEEP ? n : LINE_KEEP, ++line);
 		if (e == end || p->nomem)
 			break;
 		if (*e == '\r' && e + 1 < end && e[1] == '\n')
