@@ -125,11 +125,10 @@ build(struct reqs *r, char **urls, size_t nurls, int per)
 	for (size_t at = 0; at < nurls; at += run) {
 		size_t olen = origin_len(urls[at]);
 
-		for (run = 1;
-		     at + run < nurls && origin_len(urls[at + run]) == olen &&
-		     strncmp(urls[at], urls[at + run], olen) == 0;
-		     run++)
-			;
+		run = 1;
+		while (at + run < nurls && origin_len(urls[at + run]) == olen &&
+		       strncmp(urls[at], urls[at + run], olen) == 0)
+			run++;
 		for (size_t b = 0; b < (run + per - 1) / per; b++) {
 			snprintf(head, sizeof head,
 			    "{\"op\":\"check\",\"id\":%zu,\"agent\":\"%s\",%s",
@@ -244,9 +243,11 @@ flush(struct conn *c, const struct reqs *r)
 			die("write");
 		}
 		c->pos += (size_t)k;
-		for (; c->next < r->n && r->off[c->next + 1] <= c->pos;
-		     c->next++, c->owed--, c->outstanding++)
-			;
+		while (c->next < r->n && r->off[c->next + 1] <= c->pos) {
+			c->next++;
+			c->owed--;
+			c->outstanding++;
+		}
 		if (c->next == r->n)
 			c->next = c->pos = 0;
 	}

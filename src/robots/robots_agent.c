@@ -122,13 +122,12 @@ robots_agent_find(const struct robots *r, const char *token, size_t len)
 	    (const struct robots_agent_rules *)(const void *)((const char *)r +
 	                                                      robots_agents_off(
 	                                                          r));
-	uint32_t h, i, slot;
+	uint32_t h, i, slot, mask = r->slot_mask;
 
 	if (len == 0 || r->nagents == 0)
 		return NULL;
 	h = robots_agent_hash(token, len);
-	for (i = h & r->slot_mask; (slot = slots[i]) != 0;
-	     i = (i + 1) & r->slot_mask)
+	for (i = h & mask; (slot = slots[i]) != 0; i = (i + 1) & mask)
 		if (robots_agent_is(r, &agents[slot - 1], h, token, len))
 			return &agents[slot - 1].rules;
 	return NULL;
@@ -179,13 +178,13 @@ static void
 robots_agent_find_tokens(struct robots_tgroup *groups, size_t ng,
     struct robots_tagent *lines, struct robots_tokens *t)
 {
-	size_t g, a;
+	size_t g, a, end;
 	uint32_t id, nsig = 0;
 
 	for (g = 0; g < ng; g++) {
 		groups[g].sig_first = nsig;
-		for (a = groups[g].agent_first;
-		     a < groups[g].agent_first + groups[g].agent_count; a++) {
+		end = groups[g].agent_first + groups[g].agent_count;
+		for (a = groups[g].agent_first; a < end; a++) {
 			lines[a].id = ROBOTS_NONE;
 			if (lines[a].global)
 				continue;
@@ -235,11 +234,11 @@ robots_agent_find_lists(
 		g = &groups[k];
 		h = robots_agent_sig_hash(
 		    t->sig + g->sig_first, g->sig_len, g->global);
-		for (i = h & t->lmask; (s = t->lslots[i]) != 0;
-		     i = (i + 1) & t->lmask)
-			if (robots_agent_same_agents(
-			        t, &groups[t->list_rep[s - 1]], g))
-				break;
+		i = h & t->lmask;
+		while ((s = t->lslots[i]) != 0 &&
+		       !robots_agent_same_agents(
+		           t, &groups[t->list_rep[s - 1]], g))
+			i = (i + 1) & t->lmask;
 		if (s == 0) { /* a new set of agents */
 			t->list_rep[t->nl] = k;
 			t->list_count[t->nl] = 0;

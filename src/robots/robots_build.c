@@ -267,7 +267,7 @@ robots_build_fill_agents(struct parser *p, const struct robots_tokens *t,
 	const struct robots_tagent *lines = p->agents.v;
 	const struct robots_tgroup *g = p->groups.v, *rep;
 	struct robots_merged *m;
-	uint32_t i, k, first = 0;
+	uint32_t i, k, end, first = 0;
 
 	for (i = 0; i < t->n; i++) {
 		k = t->first_line[i];
@@ -297,8 +297,8 @@ robots_build_fill_agents(struct parser *p, const struct robots_tokens *t,
 		}
 	}
 	for (i = 0; i < p->groups.n; i++) { /* the first delay in file order */
-		for (k = g[i].agent_first;
-		     k < g[i].agent_first + g[i].agent_count; k++)
+		end = g[i].agent_first + g[i].agent_count;
+		for (k = g[i].agent_first; k < end; k++)
 			if (lines[k].id != ROBOTS_NONE &&
 			    ag[lines[k].id].rules.crawl_delay < 0)
 				ag[lines[k].id].rules.crawl_delay =

@@ -340,9 +340,11 @@ robots_match_sortent_insertion(struct robots_sortent *v, uint32_t n)
 
 	for (i = 1; i < n; i++) {
 		t = v[i];
-		for (j = i; j > 0 && robots_match_sortent_less(&t, &v[j - 1]);
-		     j--)
+		j = i;
+		while (j > 0 && robots_match_sortent_less(&t, &v[j - 1])) {
 			v[j] = v[j - 1];
+			j--;
+		}
 		v[j] = t;
 	}
 }

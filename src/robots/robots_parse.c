@@ -282,14 +282,14 @@ robots_parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 			if (*v == ' ' || *v == '\t')
 				return;
 	}
-	for (kn = (size_t)(sep - l);
-	     kn > 0 && robots_parse_is_space((unsigned char)l[kn - 1]); kn--)
-		;
+	kn = (size_t)(sep - l);
+	while (kn > 0 && robots_parse_is_space((unsigned char)l[kn - 1]))
+		kn--;
 	if (kn == 0)
 		return;
-	for (v = sep + 1; v < end && robots_parse_is_space((unsigned char)*v);
-	     v++)
-		;
+	v = sep + 1;
+	while (v < end && robots_parse_is_space((unsigned char)*v))
+		v++;
 	if ((key = robots_parse_classify(l, kn)) == KEY_NONE)
 		robots_prefs_line(
 		    p, l, kn, v, (size_t)(end - v), line, *sep == ':');
@@ -298,7 +298,11 @@ robots_parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 }
 
 /* At least one byte of v is zero (the classic SWAR test). */
-#define HAS_ZERO(v) (((v)-0x0101010101010101ULL) & ~(v)&0x8080808080808080ULL)
+static inline uint64_t
+robots_parse_has_zero(uint64_t v)
+{
+	return ((v - 0x0101010101010101ULL) & ~v) & 0x8080808080808080ULL;
+}
 
 /* The first CR or LF at or after s, or end; eight bytes at a time. */
 static const char *
@@ -308,8 +312,8 @@ robots_parse_line_end(const char *s, const char *end)
 
 	while (end - s >= 8) {
 		memcpy(&v, s, 8);
-		if (HAS_ZERO(v ^ 0x0a0a0a0a0a0a0a0aULL) |
-		    HAS_ZERO(v ^ 0x0d0d0d0d0d0d0d0dULL))
+		if (robots_parse_has_zero(v ^ 0x0a0a0a0a0a0a0a0aULL) |
+		    robots_parse_has_zero(v ^ 0x0d0d0d0d0d0d0d0dULL))
 			break;
 		s += 8;
 	}

@@ -113,9 +113,9 @@ robots_parse_prefs_statement(struct parser *p, enum robots_pref_kind kind,
 	char *o;
 
 	if (n > 0 && v[0] == '/') {
-		for (plen = 0; plen < n && !robots_parse_prefs_is_ws(v[plen]);
-		     plen++)
-			;
+		plen = 0;
+		while (plen < n && !robots_parse_prefs_is_ws(v[plen]))
+			plen++;
 		path = v;
 		prefs = v + plen;
 		rest = n - plen;
@@ -343,7 +343,7 @@ robots_parse_prefs_fill_selection(const struct parser *p,
 	uint32_t *gs = (uint32_t *)(void *)(base + h->gslices);
 	uint32_t *as = (uint32_t *)(void *)(base + h->agent_sel);
 	uint32_t *sel = (uint32_t *)(void *)(base + h->sel);
-	size_t i, k, first;
+	size_t i, k, end, first;
 	uint32_t id;
 	int pass, global;
 
@@ -359,8 +359,8 @@ robots_parse_prefs_fill_selection(const struct parser *p,
 			if (gs[2 * i + 1] == 0)
 				continue;
 			global = 0;
-			for (k = g[i].agent_first;
-			     k < g[i].agent_first + g[i].agent_count; k++) {
+			end = g[i].agent_first + g[i].agent_count;
+			for (k = g[i].agent_first; k < end; k++) {
 				if (a[k].global && global++)
 					continue;
 				id = a[k].global ? r->nagents : a[k].id;
@@ -417,7 +417,7 @@ robots_parse_prefs_count_sel(const struct parser *p)
 	const struct tpref *s = p->prefs.v;
 	const struct robots_tgroup *g = p->groups.v;
 	const struct robots_tagent *a = p->agents.v;
-	size_t i, k, n = 0, last = SIZE_MAX;
+	size_t i, k, end, n = 0, last = SIZE_MAX;
 	int global;
 
 	for (i = 0; i < p->prefs.n; i++) {
@@ -425,8 +425,8 @@ robots_parse_prefs_count_sel(const struct parser *p)
 			continue;
 		last = s[i].group;
 		global = 0;
-		for (k = g[last].agent_first;
-		     k < g[last].agent_first + g[last].agent_count; k++) {
+		end = g[last].agent_first + g[last].agent_count;
+		for (k = g[last].agent_first; k < end; k++) {
 			if (a[k].global && global++)
 				continue;
 			n += a[k].global || a[k].id != ROBOTS_NONE;
@@ -440,7 +440,7 @@ robots_prefs_attach(struct parser *p, struct robots *r)
 {
 	struct robots_prefs h;
 	struct robots *grown;
-	size_t total, off = 0, i;
+	size_t total, off = 0;
 	char *base;
 
 	robots_parse_prefs_warn_disallowed(p, r);
@@ -457,9 +457,8 @@ robots_prefs_attach(struct parser *p, struct robots *r)
 	total = (r->memsize + 7) & ~(size_t)7;
 	r->prefs = robots_parse_prefs_take(&total, sizeof(h));
 	h.nstmts = (uint32_t)p->prefs.n;
-	for (i = 0; i < p->prefs.n &&
-	            ((struct tpref *)p->prefs.v)[i].group == ROBOTS_NONE;
-	     i++)
+	while (h.nfile < p->prefs.n &&
+	       ((struct tpref *)p->prefs.v)[h.nfile].group == ROBOTS_NONE)
 		h.nfile++;
 	h.stmts = robots_parse_prefs_take(
 	    &total, p->prefs.n * sizeof(struct robots_pstmt));

@@ -152,9 +152,9 @@ robots_pref_read_signal(const char *v, size_t n, struct pref_read *out)
 			e = end;
 		while (s < e && robots_prefs_is_ws(*s))
 			s++;
-		for (m = (size_t)(e - s); m > 0 && robots_prefs_is_ws(s[m - 1]);
-		     m--)
-			;
+		m = (size_t)(e - s);
+		while (m > 0 && robots_prefs_is_ws(s[m - 1]))
+			m--;
 		if (m > 0)
 			robots_prefs_signal_member(s, m, out);
 		s = e + 1;

@@ -213,8 +213,8 @@ robots_usage(const struct robots *r, const char *agent, size_t agent_len,
 	    b[0].n < ROBOTS_USAGE_FROM_MAX ? b[0].n : ROBOTS_USAGE_FROM_MAX;
 	b[1].n =
 	    b[1].n < ROBOTS_USAGE_FROM_MAX ? b[1].n : ROBOTS_USAGE_FROM_MAX;
-	for (x = y = 0;
-	     u->nfrom < ROBOTS_USAGE_FROM_MAX && (x < b[0].n || y < b[1].n);) {
+	x = y = 0;
+	while (u->nfrom < ROBOTS_USAGE_FROM_MAX && (x < b[0].n || y < b[1].n)) {
 		if (y >= b[1].n || (x < b[0].n && b[0].idx[x] < b[1].idx[y]))
 			i = b[0].idx[x++];
 		else

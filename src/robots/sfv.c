@@ -549,9 +549,9 @@ robots_sfv_decode(const struct sfv_node *v, char *out)
 		}
 		return o;
 	case SFV_BINARY:
-		for (i = 0;
-		     i < v->len && (d = sfv_b64((unsigned char)v->s[i])) >= 0;
-		     i++) {
+		for (i = 0; i < v->len; i++) {
+			if ((d = sfv_b64((unsigned char)v->s[i])) < 0)
+				break;
 			acc = (acc << 6 | (unsigned)d) & 0xffffff;
 			if ((bits += 6) >= 8) {
 				bits -= 8;

@@ -150,11 +150,22 @@ url_curl_err(CURLUcode rc)
 	return rc == CURLUE_OUT_OF_MEMORY ? URL_NOMEM : URL_BAD;
 }
 
+/*
+ * libcurl 8.8 and later leave out an empty query ("/x?" reads as "/x")
+ * unless asked for it; 7.88 always gave it. RFC 9309 matches the path
+ * and query as written, so "/x?" keeps its "?" on both.
+ */
+#ifdef CURLU_GET_EMPTY
+#define URL_GET_FLAGS CURLU_GET_EMPTY
+#else
+#define URL_GET_FLAGS 0
+#endif
+
 /* Fetch an optional part: *out is NULL when the URL has none. */
 static enum url_err
 url_get_opt(CURLU *h, CURLUPart what, char **out)
 {
-	CURLUcode rc = curl_url_get(h, what, out, 0);
+	CURLUcode rc = curl_url_get(h, what, out, URL_GET_FLAGS);
 
 	if (rc == CURLUE_OK)
 		return URL_OK;

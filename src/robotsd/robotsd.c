@@ -523,6 +523,10 @@ robotsd_tier_start(struct robotsd *rd)
 		.timeout_ms = cf->redis_timeout,
 		.lock_ms = cf->redis_lock_time * 1000,
 		.key = cf->redis_key_file != NULL ? cf->redis_key : NULL,
+		.tls_ca_file = cf->redis_tls_ca_file,
+		.tls_cert_file = cf->redis_tls_cert_file,
+		.tls_key_file = cf->redis_tls_key_file,
+		.tls_server_name = cf->redis_tls_server_name,
 	};
 	struct lifetime_settings life;
 	char *cause = NULL, *pw;

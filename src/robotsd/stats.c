@@ -111,29 +111,21 @@ struct stats_row {
 
 #define STATS_FIELD(f)                                                         \
 	offsetof(struct stats_now, f), sizeof(((struct stats_now *)0)->f)
+/* (clang-format 14 and 19 lay out a braced macro apart) */
+/* clang-format off */
 /* A counter or gauge in the stats op and on /metrics. */
-#define STAT(name, prom, type, f, help)                                        \
-	{                                                                      \
-		name, prom, METRIC_##type, STATS_FIELD(f), STATS_ALWAYS, NULL, \
-		    help                                                       \
-	}
+#define STAT(name, prom, type, f, help) \
+	{ name, prom, METRIC_##type, STATS_FIELD(f), STATS_ALWAYS, NULL, help }
 /* The same, only when part is there. */
-#define STAT_IN(part, name, prom, type, f, help)                               \
-	{                                                                      \
-		name, prom, METRIC_##type, STATS_FIELD(f), STATS_##part, NULL, \
-		    help                                                       \
-	}
+#define STAT_IN(part, name, prom, type, f, help) \
+	{ name, prom, METRIC_##type, STATS_FIELD(f), STATS_##part, NULL, help }
 /* A gauge on /metrics only. */
-#define STAT_PROM(part, prom, f, help)                                         \
-	{                                                                      \
-		NULL, prom, METRIC_GAUGE, STATS_FIELD(f), STATS_##part, NULL,  \
-		    help                                                       \
-	}
+#define STAT_PROM(part, prom, f, help) \
+	{ NULL, prom, METRIC_GAUGE, STATS_FIELD(f), STATS_##part, NULL, help }
 /* A family of samples that fn appends. */
-#define STAT_FAMILY(part, fn)                                                  \
-	{                                                                      \
-		NULL, NULL, METRIC_COUNTER, 0, 0, STATS_##part, fn, NULL       \
-	}
+#define STAT_FAMILY(part, fn) \
+	{ NULL, NULL, METRIC_COUNTER, 0, 0, STATS_##part, fn, NULL }
+/* clang-format on */
 
 /* The fetch outcome classes. */
 static void

@@ -50,7 +50,11 @@ jw_utf8_len(const unsigned char *s, size_t n)
 
 /* Does any byte of x hold a value below n (n <= 128)? */
 #define JW_ONES 0x0101010101010101u
-#define JW_ANY_BELOW(x, n) (((x)-JW_ONES * (n)) & ~(x)&JW_ONES * 0x80)
+static inline uint64_t
+jw_any_below(uint64_t x, uint64_t n)
+{
+	return (x - JW_ONES * n) & ~x & JW_ONES * 0x80;
+}
 
 /*
  * The number of bytes at s (at most n) that stand for themselves in a JSON
@@ -65,9 +69,9 @@ jw_plain_len(const unsigned char *s, size_t n)
 
 	for (; n - i >= 8; i += 8) {
 		memcpy(&x, s + i, 8);
-		if (((x & JW_ONES * 0x80) | JW_ANY_BELOW(x, 0x20) |
-		        JW_ANY_BELOW(x ^ JW_ONES * '"', 1) |
-		        JW_ANY_BELOW(x ^ JW_ONES * '\\', 1)) != 0)
+		if (((x & JW_ONES * 0x80) | jw_any_below(x, 0x20) |
+		        jw_any_below(x ^ JW_ONES * '"', 1) |
+		        jw_any_below(x ^ JW_ONES * '\\', 1)) != 0)
 			break;
 	}
 	while (

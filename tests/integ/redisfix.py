@@ -62,28 +62,39 @@ def lock_key(origin):
     return "robotsd:v1:l:{" + origin + "}"
 
 
-class Redis:
-    """One redis-server on a private Unix socket (or, given a port, on
-    127.0.0.1:port), without persistence."""
+# The server the fleet tests run against: redis-server, or another that
+# speaks its protocol (scripts/test runs them again with valkey-server
+# where it is installed).
+SERVER = os.environ.get("ROBOTSD_TEST_REDIS_SERVER", "redis-server")
 
-    def __init__(self, tmp, name, port=None):
+
+class Redis:
+    """One redis-server (or exe) on a private Unix socket (or, given a
+    port, on 127.0.0.1:port), without persistence; extra are more of its
+    options (a TLS port, ACL users)."""
+
+    def __init__(self, tmp, name, port=None, exe=None, extra=()):
         self.sock = os.path.join(tmp, name + ".sock")
         self.url = "unix://" + self.sock
         self.port = port
         if port is not None:
             self.url = "redis://127.0.0.1:%d" % port
+        self.exe = exe or SERVER
+        self.extra = list(extra)
         self.proc = None
 
     def start(self):
-        exe = shutil.which("redis-server")
+        exe = shutil.which(self.exe)
         if exe is None:
-            raise AssertionError("redis-server is not installed: run "
-                                 "scripts/deps (the README's test command)")
+            raise AssertionError("%s is not installed: run scripts/deps "
+                                 "(the README's test command)" % self.exe)
         where = ["--port", "0", "--unixsocket", self.sock]
         if self.port is not None:
-            where = ["--port", str(self.port), "--bind", "127.0.0.1"]
+            where = ["--port", str(self.port), "--bind", "127.0.0.1",
+                     "--unixsocket", self.sock]
         self.proc = subprocess.Popen(
-            [exe] + where + ["--save", "", "--appendonly", "no"],
+            [exe] + where + ["--save", "", "--appendonly", "no"] +
+            self.extra,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         ok = poll(self._ping, 10, 0.02)
         if not ok:
@@ -107,15 +118,12 @@ class Redis:
             self.proc.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
 
     def cmd(self, *args):
-        """One command over RESP; bulk strings come back as bytes."""
-        if self.port is None:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        else:
-            s = socket.socket()
+        """One command over RESP, on the Unix socket, as the default
+        user; bulk strings come back as bytes."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(5)
         try:
-            s.connect(self.sock if self.port is None else
-                      ("127.0.0.1", self.port))
+            s.connect(self.sock)
             out = b"*%d\r\n" % len(args)
             for a in args:
                 a = a if isinstance(a, bytes) else str(a).encode()

@@ -15,7 +15,7 @@ import tempfile
 from harness import VERSION, poll
 import test_metrics
 from test_hostile import sanitized
-from test_shared import Redis
+from test_shared import Redis, tier_built
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 
@@ -119,6 +119,8 @@ class MetricsText(test_metrics.MetricsBase):
         self.compare("local")
 
     def test_metrics_text_with_two_redis_servers(self):
+        if not tier_built():
+            self.skipTest("robotsd was built without hiredis")
         tmp = tempfile.mkdtemp(prefix="robotsd-metrics-")
         up = Redis(tmp, "up").start()
         self.addCleanup(up.stop)

@@ -156,6 +156,54 @@ START_TEST(test_redis_options)
 }
 END_TEST
 
+#ifdef HAVE_REDIS
+/*
+ * rediss:// and ACL users: refused at load when they cannot work: TLS not
+ * built in, a user without a password, half a client certificate, a TLS
+ * file robotsd cannot read.
+ */
+START_TEST(test_redis_tls_and_users)
+{
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis", "redis://fleet@r", NULL);
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause,
+	    "redis: redis://r:6379/0: user 'fleet' has no password: give it "
+	    "in the URL (USER:PASSWORD@) or --redis-password-file");
+	free(cause);
+	cause = NULL;
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis", "redis://fleet:pw@r", NULL);
+	ck_assert_msg(cf != NULL, "%s", cause);
+	config_free(cf);
+	cf = load_args(
+	    NULL, "-c", "/dev/null", "--redis", "rediss://r:6380", NULL);
+#ifdef HAVE_REDIS_TLS
+	ck_assert_msg(cf != NULL, "%s", cause);
+	config_free(cf);
+	cf = load_args(NULL, "-c", "/dev/null", "--redis", "rediss://r",
+	    "--redis-tls-cert-file", "/dev/null", NULL);
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause, "redis-tls-cert-file and redis-tls-key-file "
+	                        "go together: give both or neither");
+	free(cause);
+	cause = NULL;
+	cf = load_args(NULL, "-c", "/dev/null", "--redis", "rediss://r",
+	    "--redis-tls-ca-file", "/nonexistent/ca.pem", NULL);
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause, "redis-tls-ca-file: /nonexistent/ca.pem: No "
+	                        "such file or directory");
+#else
+	ck_assert_ptr_null(cf);
+	ck_assert_str_eq(cause,
+	    "redis: rediss://r:6380/0: rediss:// needs TLS, and this robotsd "
+	    "was built without it (TLS needs hiredis 1.0 or later with "
+	    "hiredis_ssl, as in Debian 13)");
+#endif
+}
+END_TEST
+#endif
+
 START_TEST(test_values_that_cannot_work_are_refused_at_load)
 {
 	ck_assert_ptr_null(
@@ -340,6 +388,9 @@ config_shipped_suite(void)
 
 	tcase_add_checked_fixture(tc, NULL, config_teardown);
 	tcase_add_test(tc, test_redis_options);
+#ifdef HAVE_REDIS
+	tcase_add_test(tc, test_redis_tls_and_users);
+#endif
 	tcase_add_test(tc, test_every_option_is_documented);
 	tcase_add_test(tc, test_values_that_cannot_work_are_refused_at_load);
 	tcase_add_test(tc, test_redis_password_file);

@@ -616,29 +616,47 @@ static const struct {
 	const char *host, *path, *password;
 	int port, db;
 	const char *name;
+	const char *user;
+	int tls;
 } good_urls[] = {
 	{ "redis://localhost", 0, "localhost", NULL, NULL, 6379, 0,
-	    "redis://localhost:6379/0" },
+	    "redis://localhost:6379/0", NULL, 0 },
 	{ "redis://127.0.0.1:6380", 0, "127.0.0.1", NULL, NULL, 6380, 0,
-	    "redis://127.0.0.1:6380/0" },
+	    "redis://127.0.0.1:6380/0", NULL, 0 },
 	{ "redis://r1.example.net:7000/3", 0, "r1.example.net", NULL, NULL,
-	    7000, 3, "redis://r1.example.net:7000/3" },
+	    7000, 3, "redis://r1.example.net:7000/3", NULL, 0 },
 	{ "redis://:s3cret@cache/1", 0, "cache", NULL, "s3cret", 6379, 1,
-	    "redis://cache:6379/1" },
+	    "redis://cache:6379/1", NULL, 0 },
 	{ "redis://:p%40ss%3Aword@h:1/", 0, "h", NULL, "p@ss:word", 1, 0,
-	    "redis://h:1/0" },
+	    "redis://h:1/0", NULL, 0 },
 	{ "redis://[::1]:6379/2", 0, "::1", NULL, NULL, 6379, 2,
-	    "redis://[::1]:6379/2" },
+	    "redis://[::1]:6379/2", NULL, 0 },
 	{ "redis://[2001:db8::7]", 0, "2001:db8::7", NULL, NULL, 6379, 0,
-	    "redis://[2001:db8::7]:6379/0" },
+	    "redis://[2001:db8::7]:6379/0", NULL, 0 },
 	{ "unix:///run/redis/redis.sock", 1, NULL, "/run/redis/redis.sock",
-	    NULL, 0, 0, "unix:///run/redis/redis.sock?db=0" },
+	    NULL, 0, 0, "unix:///run/redis/redis.sock?db=0", NULL, 0 },
 	{ "unix:///tmp/r.sock?db=15", 1, NULL, "/tmp/r.sock", NULL, 0, 15,
-	    "unix:///tmp/r.sock?db=15" },
+	    "unix:///tmp/r.sock?db=15", NULL, 0 },
 	{ "unix://:pw@/tmp/r@1.sock", 1, NULL, "/tmp/r@1.sock", "pw", 0, 0,
-	    "unix:///tmp/r@1.sock?db=0" },
+	    "unix:///tmp/r@1.sock?db=0", NULL, 0 },
 	{ "unix:///tmp/a@b.sock", 1, NULL, "/tmp/a@b.sock", NULL, 0, 0,
-	    "unix:///tmp/a@b.sock?db=0" },
+	    "unix:///tmp/a@b.sock?db=0", NULL, 0 },
+	/* ACL users (Redis 6): AUTH USER PASSWORD */
+	{ "redis://robotsd:s3cret@cache/1", 0, "cache", NULL, "s3cret", 6379, 1,
+	    "redis://cache:6379/1", "robotsd", 0 },
+	{ "redis://robotsd@cache", 0, "cache", NULL, NULL, 6379, 0,
+	    "redis://cache:6379/0", "robotsd", 0 },
+	{ "redis://a%40b%3Ac:p%3A@h", 0, "h", NULL, "p:", 6379, 0,
+	    "redis://h:6379/0", "a@b:c", 0 },
+	{ "unix://fleet:pw@/tmp/r.sock", 1, NULL, "/tmp/r.sock", "pw", 0, 0,
+	    "unix:///tmp/r.sock?db=0", "fleet", 0 },
+	{ "unix://fleet@/tmp/r.sock", 1, NULL, "/tmp/r.sock", NULL, 0, 0,
+	    "unix:///tmp/r.sock?db=0", "fleet", 0 },
+	/* TLS: the same URL and the same default port */
+	{ "rediss://cache.example:6380/2", 0, "cache.example", NULL, NULL, 6380,
+	    2, "rediss://cache.example:6380/2", NULL, 1 },
+	{ "rediss://u:p@[::1]", 0, "::1", NULL, "p", 6379, 0,
+	    "rediss://[::1]:6379/0", "u", 1 },
 };
 
 static int
@@ -658,6 +676,8 @@ START_TEST(url_good)
 	ck_assert(streq_null(u.host, good_urls[_i].host));
 	ck_assert(streq_null(u.path, good_urls[_i].path));
 	ck_assert(streq_null(u.password, good_urls[_i].password));
+	ck_assert(streq_null(u.user, good_urls[_i].user));
+	ck_assert_int_eq(u.tls, good_urls[_i].tls);
 	ck_assert_int_eq(u.port, good_urls[_i].port);
 	ck_assert_int_eq(u.db, good_urls[_i].db);
 	ck_assert_str_eq(u.name, good_urls[_i].name);
@@ -668,21 +688,20 @@ END_TEST
 static const struct {
 	const char *url, *err;
 } bad_urls[] = {
-	{ "", "not a redis:// or unix:// URL" },
-	{ "localhost:6379", "not a redis:// or unix:// URL" },
-	{ "http://localhost", "not a redis:// or unix:// URL" },
-	{ "REDIS://localhost", "not a redis:// or unix:// URL" },
-	{ "rediss://localhost", "rediss:// (TLS) is not supported" },
+	{ "", "not a redis://, rediss:// or unix:// URL" },
+	{ "localhost:6379", "not a redis://, rediss:// or unix:// URL" },
+	{ "http://localhost", "not a redis://, rediss:// or unix:// URL" },
+	{ "REDIS://localhost", "not a redis://, rediss:// or unix:// URL" },
+	{ "rediss:/localhost", "not a redis://, rediss:// or unix:// URL" },
+	{ "redisss://localhost", "not a redis://, rediss:// or unix:// URL" },
+	{ "rediss://", "missing host" },
 	{ "redis://", "missing host" },
 	{ "redis:///3", "missing host" },
 	{ "redis://:6379", "missing host" },
 	{ "redis://:pw@", "missing host" },
-	{ "redis://user:pw@host",
-	    "user names are not supported; give only a password "
-	    "(redis://:PASSWORD@HOST)" },
-	{ "redis://user@host",
-	    "user names are not supported; give only a password "
-	    "(redis://:PASSWORD@HOST)" },
+	{ "redis://user:@host", "empty password" },
+	{ "redis://us%zzer@host", "bad %XX escape in the user name" },
+	{ "redis://us%20er:pw@host", "a space in the user name" },
 	{ "redis://:@host", "empty password" },
 	{ "redis://:a%4@host", "bad %XX escape in the password" },
 	{ "redis://:a%zz@host", "bad %XX escape in the password" },
@@ -754,6 +773,7 @@ START_TEST(url_bad)
 	    "%s: got \"%s\"", bad_urls[_i].url, err);
 	ck_assert_ptr_null(u.host); /* nothing is kept from a refusal */
 	ck_assert_ptr_null(u.password);
+	ck_assert_ptr_null(u.user);
 	ck_assert_ptr_null(u.name);
 }
 END_TEST

@@ -68,9 +68,10 @@ load_args(int *exit_now, const char *first, ...)
 
 	argv[argc++] = "robotsd";
 	va_start(ap, first);
-	for (; first != NULL && argc < MAXARGS - 1;
-	     first = va_arg(ap, const char *))
+	while (first != NULL && argc < MAXARGS - 1) {
 		argv[argc++] = first;
+		first = va_arg(ap, const char *);
+	}
 	va_end(ap);
 	argv[argc] = NULL;
 	free(cause);

@@ -371,9 +371,9 @@ log_kv(const char *s, size_t len, size_t max, char *buf, size_t bufsz)
 			buf[0] = '\0';
 		return buf;
 	}
-	for (i = 0; s != NULL && i < len && log_kv_bare((unsigned char)s[i]);
-	     i++)
-		;
+	i = 0;
+	while (s != NULL && i < len && log_kv_bare((unsigned char)s[i]))
+		i++;
 	if (s != NULL && len > 0 && i == len && len <= max && len < bufsz) {
 		memcpy(buf, s, len);
 		buf[len] = '\0';

@@ -191,8 +191,8 @@ cache_enforce_cap(struct cache *c)
 {
 	struct entry *e, *next;
 
-	for (e = TAILQ_FIRST(&c->lru);
-	     e != NULL && c->stats.bytes > c->set.max_bytes; e = next) {
+	e = TAILQ_FIRST(&c->lru);
+	for (; e != NULL && c->stats.bytes > c->set.max_bytes; e = next) {
 		next = TAILQ_NEXT(e, lru);
 		if (!entry_idle(e))
 			continue;

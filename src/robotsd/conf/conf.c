@@ -283,6 +283,74 @@ config_apply_argv(
 	return 0;
 }
 
+#ifdef HAVE_REDIS
+/* A file option that names a file robotsd cannot read: why, else NULL. */
+static int
+config_check_readable(const char *opt, const char *path, char **cause)
+{
+	if (path == NULL || access(path, R_OK) == 0)
+		return 0;
+	xasprintf(cause, "%s: %s: %s", opt, path, strerror(errno));
+	return -1;
+}
+
+/*
+ * What each URL needs beyond its syntax: TLS built in for rediss://, a
+ * password for a user name, and the TLS files readable.
+ */
+static int
+config_check_redis_urls(const struct config *cf, char **cause)
+{
+	struct tier_url u;
+	const char *why;
+	size_t i;
+	int tls = 0;
+
+	for (i = 0; i < cf->nredis; i++) {
+		if (tier_url_parse(cf->redis[i], &u, &why) == -1)
+			continue; /* refused when the option was read */
+#ifndef HAVE_REDIS_TLS
+		if (u.tls) {
+			xasprintf(cause,
+			    "redis: %s: rediss:// needs TLS, and this robotsd "
+			    "was built without it (TLS needs hiredis 1.0 or "
+			    "later with hiredis_ssl, as in Debian 13)",
+			    u.name);
+			tier_url_clear(&u);
+			return -1;
+		}
+#endif
+		if (u.user != NULL && u.password == NULL &&
+		    cf->redis_password_file == NULL) {
+			xasprintf(cause,
+			    "redis: %s: user '%s' has no password: give it in "
+			    "the URL (USER:PASSWORD@) or --redis-password-file",
+			    u.name, u.user);
+			tier_url_clear(&u);
+			return -1;
+		}
+		tls |= u.tls;
+		tier_url_clear(&u);
+	}
+	if (!tls)
+		return 0;
+	if ((cf->redis_tls_cert_file == NULL) !=
+	    (cf->redis_tls_key_file == NULL)) {
+		xasprintf(cause, "redis-tls-cert-file and redis-tls-key-file "
+		                 "go together: give both or neither");
+		return -1;
+	}
+	if (config_check_readable(
+	        "redis-tls-ca-file", cf->redis_tls_ca_file, cause) == -1 ||
+	    config_check_readable(
+	        "redis-tls-cert-file", cf->redis_tls_cert_file, cause) == -1 ||
+	    config_check_readable(
+	        "redis-tls-key-file", cf->redis_tls_key_file, cause) == -1)
+		return -1;
+	return 0;
+}
+#endif
+
 /* The shared tier: only with hiredis, and a lock that outlives a fetch. */
 static int
 config_check_redis(const struct config *cf, char **cause)
@@ -311,7 +379,7 @@ config_check_redis(const struct config *cf, char **cause)
 		    cf->redis_lock_time, cf->fetch_timeout);
 		return -1;
 	}
-	return 0;
+	return config_check_redis_urls(cf, cause);
 #endif
 }
 
@@ -623,6 +691,10 @@ config_free(struct config *cf)
 	free(cf->archive_dir);
 	free(cf->admin_group);
 	free(cf->redis_password_file);
+	free(cf->redis_tls_ca_file);
+	free(cf->redis_tls_cert_file);
+	free(cf->redis_tls_key_file);
+	free(cf->redis_tls_server_name);
 	for (j = 0; j < cf->argc; j++)
 		free(cf->argv[j]);
 	free(cf->argv);

@@ -109,6 +109,17 @@ const struct option_def options[] = {
 	{ "redis-password-file", 0, OT_STR, 0, 0, NULL,
 	    OFF(redis_password_file), 0, "FILE",
 	    "Redis password for every --redis URL without one" },
+	{ "redis-tls-ca-file", 0, OT_STR, 0, 0, NULL, OFF(redis_tls_ca_file), 0,
+	    "FILE", "CA certificates for rediss:// (default: the system's)" },
+	{ "redis-tls-cert-file", 0, OT_STR, 0, 0, NULL,
+	    OFF(redis_tls_cert_file), 0, "FILE",
+	    "client certificate for rediss:// (PEM)" },
+	{ "redis-tls-key-file", 0, OT_STR, 0, 0, NULL, OFF(redis_tls_key_file),
+	    0, "FILE", "private key of --redis-tls-cert-file (PEM)" },
+	{ "redis-tls-server-name", 0, OT_STR, 0, 0, NULL,
+	    OFF(redis_tls_server_name), 0, "NAME",
+	    "name rediss:// servers' certificates must carry (default: the "
+	    "URL's host)" },
 	{ "stop-timeout", 0, OT_LONG, 0, DAY, "10", OFF(stop_timeout),
 	    OPT_RELOAD, "SECONDS",
 	    "at stop, answer checks still waiting after this; abandon "

@@ -46,6 +46,12 @@ struct config {
 	char *redis_key_file;
 	unsigned char redis_key[32]; /* its key, when redis_key_file is set */
 	char *redis_password_file;   /* AUTH for URLs without a password */
+	/* rediss:// URLs: the CA bundle (else the system's), a client
+	 * certificate and its key, the name to verify (else the URL's host) */
+	char *redis_tls_ca_file;
+	char *redis_tls_cert_file;
+	char *redis_tls_key_file;
+	char *redis_tls_server_name;
 	char *metrics;
 	long metrics_max_connections; /* --metrics connections at once */
 	int log_level;                /* LOG_ERR .. LOG_DEBUG from <syslog.h> */

@@ -491,9 +491,9 @@ metrics_host_ok(int http11, size_t n, const char *host)
 	if (n != 1)
 		return n == 0 && !http11;
 	host += strspn(host, " \t");
-	for (len = strlen(host);
-	     len > 0 && (host[len - 1] == ' ' || host[len - 1] == '\t'); len--)
-		;
+	len = strlen(host);
+	while (len > 0 && (host[len - 1] == ' ' || host[len - 1] == '\t'))
+		len--;
 	if ((h = metrics_host_len(host, len)) < 0)
 		return 0;
 	if ((size_t)h == len)
@@ -762,8 +762,7 @@ metrics_new(struct event_base *base, const char *addr, size_t max_conns,
 	snprintf(ports, sizeof(ports), "%u", port);
 	if (getaddrinfo(host[0] != '\0' ? host : NULL, ports, &hints, &res) ==
 	    0)
-		for (ai = res; ai != NULL && m->listener == NULL;
-		     ai = ai->ai_next)
+		for (ai = res; ai != NULL && !m->listener; ai = ai->ai_next)
 			m->listener =
 			    evconnlistener_new_bind(base, metrics_accept, m,
 			        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC |

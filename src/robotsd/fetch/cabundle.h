@@ -31,10 +31,10 @@ struct cabundle {
 	char path[256];
 };
 
-#define CABUNDLE_NONE                                                          \
-	{                                                                      \
-		-1, 0, 0, ""                                                   \
-	}
+/* (clang-format 14 and 19 lay out a braced macro apart) */
+/* clang-format off */
+#define CABUNDLE_NONE { -1, 0, 0, "" }
+/* clang-format on */
 
 /*
  * Copy the files of paths[0..n) (NULL entries skipped) one after the other,
@@ -58,10 +58,9 @@ struct cabundles {
 	struct cabundle prev;
 };
 
-#define CABUNDLES_NONE                                                         \
-	{                                                                      \
-		CABUNDLE_NONE, CABUNDLE_NONE                                   \
-	}
+/* clang-format off */
+#define CABUNDLES_NONE { CABUNDLE_NONE, CABUNDLE_NONE }
+/* clang-format on */
 
 /*
  * Make the bundle of libcurl's own CA file followed by extra (NULL: none)

@@ -29,9 +29,9 @@ parse_dec(const char *s, size_t len, long min, long max)
 	return v < min || v > max ? -1 : v;
 }
 
-/* The password in s[0..len) with %XX decoded; NULL on a bad escape. */
+/* s[0..len) with %XX decoded; NULL on a bad escape (what names it). */
 static char *
-decode_password(const char *s, size_t len, const char **err)
+decode_escaped(const char *s, size_t len, const char *what, const char **err)
 {
 	char *out = malloc(len + 1), *o = out;
 	size_t i;
@@ -50,7 +50,7 @@ decode_password(const char *s, size_t len, const char **err)
 		    robots_hexval((unsigned char)s[i + 2]) < 0 ||
 		    (s[i + 1] == '0' && s[i + 2] == '0')) {
 			free(out);
-			*err = "bad %XX escape in the password";
+			*err = what;
 			return NULL;
 		}
 		*o++ = (char)(robots_hexval((unsigned char)s[i + 1]) << 4 |
@@ -61,26 +61,36 @@ decode_password(const char *s, size_t len, const char **err)
 	return out;
 }
 
-/* Take "[:PASSWORD@]" from the front of *p. */
+/*
+ * Take "[USER][:PASSWORD]@" from the front of *p: a password alone (the
+ * default user), a user and its password (an ACL user), or a user alone
+ * (its password from --redis-password-file).
+ */
 static int
 parse_userinfo(
     const char **p, int is_unix, struct tier_url *u, const char **err)
 {
-	const char *at = strchr(*p, '@');
+	const char *at = strchr(*p, '@'), *slash = strchr(*p, '/'), *colon;
 
-	if (at == NULL || (is_unix && **p != ':'))
-		return 0;
-	if (**p != ':') {
-		*err = "user names are not supported; give only a password "
-		       "(redis://:PASSWORD@HOST)";
+	if (at == NULL || (is_unix && (slash < at || at[1] != '/')))
+		return 0; /* an '@' in the socket's path */
+	colon = memchr(*p, ':', (size_t)(at - *p));
+	if (colon != *p &&
+	    (u->user = decode_escaped(*p,
+	         (size_t)((colon != NULL ? colon : at) - *p),
+	         "bad %XX escape in the user name", err)) == NULL)
+		return -1;
+	if (u->user != NULL && strchr(u->user, ' ') != NULL) {
+		*err = "a space in the user name";
 		return -1;
 	}
-	if (at == *p + 1) {
+	if (colon != NULL && colon + 1 == at) {
 		*err = "empty password";
 		return -1;
 	}
-	if ((u->password = decode_password(
-	         *p + 1, (size_t)(at - *p - 1), err)) == NULL)
+	if (colon != NULL &&
+	    (u->password = decode_escaped(colon + 1, (size_t)(at - colon - 1),
+	         "bad %XX escape in the password", err)) == NULL)
 		return -1;
 	*p = at + 1;
 	return 0;
@@ -192,15 +202,16 @@ parse_unix(const char *p, struct tier_url *u, const char **err)
 static int
 make_name(struct tier_url *u)
 {
+	const char *scheme = u->tls ? "rediss" : "redis";
 	int n;
 
 	if (u->is_unix)
 		n = asprintf(&u->name, "unix://%s?db=%d", u->path, u->db);
 	else
 		n = asprintf(&u->name,
-		    strchr(u->host, ':') != NULL ? "redis://[%s]:%d/%d"
-		                                 : "redis://%s:%d/%d",
-		    u->host, u->port, u->db);
+		    strchr(u->host, ':') != NULL ? "%s://[%s]:%d/%d"
+		                                 : "%s://%s:%d/%d",
+		    scheme, u->host, u->port, u->db);
 	if (n < 0)
 		u->name = NULL;
 	return n < 0 ? -1 : 0;
@@ -212,12 +223,9 @@ tier_url_parse(const char *s, struct tier_url *u, const char **err)
 	int r;
 
 	memset(u, 0, sizeof(*u));
-	if (strncmp(s, "rediss://", 9) == 0) {
-		*err = "rediss:// (TLS) is not supported";
-		return -1;
-	}
-	if (strncmp(s, "redis://", 8) == 0) {
-		s += 8;
+	if (strncmp(s, "rediss://", 9) == 0 || strncmp(s, "redis://", 8) == 0) {
+		u->tls = s[5] == 's';
+		s += u->tls ? 9 : 8;
 		r = parse_userinfo(&s, 0, u, err);
 		r = r == 0 ? parse_tcp(s, u, err) : r;
 	} else if (strncmp(s, "unix://", 7) == 0) {
@@ -225,7 +233,7 @@ tier_url_parse(const char *s, struct tier_url *u, const char **err)
 		r = parse_userinfo(&s, 1, u, err);
 		r = r == 0 ? parse_unix(s, u, err) : r;
 	} else {
-		*err = "not a redis:// or unix:// URL";
+		*err = "not a redis://, rediss:// or unix:// URL";
 		r = -1;
 	}
 	if (r == 0 && make_name(u) == -1) {
@@ -244,6 +252,7 @@ tier_url_clear(struct tier_url *u)
 		return;
 	free(u->host);
 	free(u->path);
+	free(u->user);
 	free(u->password);
 	free(u->name);
 	memset(u, 0, sizeof(*u));

@@ -1,12 +1,15 @@
 /*
  * tier_url.h: the --redis URL. Pure: no I/O.
  *
- *   redis://[:PASSWORD@]HOST[:PORT][/DB]     TCP; PORT 6379, DB 0 by default
- *   unix://[:PASSWORD@]/PATH[?db=N]          Unix socket at the absolute PATH
+ *   redis://[USERINFO@]HOST[:PORT][/DB]      TCP; PORT 6379, DB 0 by default
+ *   rediss://[USERINFO@]HOST[:PORT][/DB]     the same over TLS
+ *   unix://[USERINFO@]/PATH[?db=N]           Unix socket at the absolute PATH
  *
- * HOST is a name, an IPv4 address or an IPv6 address in brackets. The
- * password may hold %XX escapes (e.g. %40 for '@'); no user name (Redis 6
- * ACL users need hiredis >= 1.0). rediss:// (TLS) is refused.
+ * USERINFO is ":PASSWORD" (AUTH PASSWORD: the default user), "USER:PASSWORD"
+ * (AUTH USER PASSWORD: a Redis 6 ACL user) or "USER" (its password from
+ * --redis-password-file). HOST is a name, an IPv4 address or an IPv6
+ * address in brackets. The user name and password may hold %XX escapes
+ * (e.g. %40 for '@', %3A for ':').
  */
 #ifndef ROBOTSD_TIER_URL_H
 #define ROBOTSD_TIER_URL_H
@@ -19,10 +22,12 @@ struct tier_url {
 	int is_unix;
 	char *host;     /* TCP: name or address (no brackets); else NULL */
 	int port;       /* TCP */
+	int tls;        /* rediss:// */
 	char *path;     /* Unix socket; else NULL */
+	char *user;     /* ACL user for AUTH; NULL: the default user */
 	char *password; /* NULL: no AUTH */
 	int db;         /* SELECT db when not 0 */
-	char *name;     /* canonical URL without the password (logs, hashing) */
+	char *name; /* canonical URL without user or password (logs, hashing) */
 };
 
 /*

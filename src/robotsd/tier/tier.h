@@ -105,6 +105,10 @@ struct tier_config {
 	const unsigned char *key;
 	/* AUTH for URLs without one, or NULL; read by tier_new() only */
 	const char *password;
+	/* rediss:// URLs: CA, client certificate, name (tier_tls.h); read
+	 * by tier_new() only */
+	const char *tls_ca_file, *tls_cert_file, *tls_key_file;
+	const char *tls_server_name;
 };
 
 /* Counters since tier_new. */

@@ -26,6 +26,7 @@
 
 #include "base/log.h"
 #include "tier/tier_int.h"
+#include "tier/tier_tls.h"
 
 #define LOG_EVERY 10 /* seconds between two warnings of one server */
 /*
@@ -40,6 +41,27 @@
 /* --- replies: every object hiredis builds is checked here first --------- */
 
 static const redisReplyObjectFunctions *reply_default;
+
+/* hiredis 1.x counts an array's elements in a size_t, 0.14 in an int. */
+#if HIREDIS_MAJOR >= 1
+typedef size_t reply_count;
+#else
+typedef int reply_count;
+#endif
+
+/*
+ * The reply types of RESP2, the only protocol robotsd speaks (it never
+ * sends HELLO 3): hiredis 1.x also reads RESP3's doubles, booleans, maps,
+ * sets, attributes, pushes, big numbers and verbatim strings, which a
+ * server has no reason to send robotsd.
+ */
+static int
+reply_type_known(int type)
+{
+	return type == REDIS_REPLY_STRING || type == REDIS_REPLY_ARRAY ||
+	       type == REDIS_REPLY_INTEGER || type == REDIS_REPLY_NIL ||
+	       type == REDIS_REPLY_STATUS || type == REDIS_REPLY_ERROR;
+}
 
 /*
  * A reply broke the protocol: refuse the object. hiredis's reader then
@@ -74,6 +96,8 @@ reply_admit(const redisReadTask *task, int type, size_t n, const char *str)
 
 	if (c->proto_why != NULL)
 		return -1;
+	if (!reply_type_known(type))
+		return reply_refuse(c, "a RESP3 reply robotsd never asked for");
 	if (task->parent == NULL) { /* a new reply */
 		c->reply_items = c->reply_bytes = 0;
 		if (unasked && !c->is_sub)
@@ -114,9 +138,9 @@ reply_string(const redisReadTask *task, char *str, size_t len)
 }
 
 static void *
-reply_array(const redisReadTask *task, int elements)
+reply_array(const redisReadTask *task, reply_count elements)
 {
-	if (reply_admit(task, REDIS_REPLY_ARRAY, (size_t)elements, NULL) == -1)
+	if (reply_admit(task, task->type, (size_t)elements, NULL) == -1)
 		return NULL;
 	return reply_default->createArray(task, elements);
 }
@@ -137,6 +161,25 @@ reply_nil(const redisReadTask *task)
 	return reply_default->createNil(task);
 }
 
+#if HIREDIS_MAJOR >= 1
+/* RESP3 only: refused by reply_admit(), whatever the value. */
+static void *
+reply_double(const redisReadTask *task, double d, char *str, size_t len)
+{
+	(void)d, (void)str, (void)len;
+	reply_admit(task, task->type, 0, NULL);
+	return NULL;
+}
+
+static void *
+reply_bool(const redisReadTask *task, int b)
+{
+	(void)b;
+	reply_admit(task, task->type, 0, NULL);
+	return NULL;
+}
+#endif
+
 static void
 reply_free(void *reply)
 {
@@ -148,6 +191,10 @@ static redisReplyObjectFunctions reply_checked = {
 	.createArray = reply_array,
 	.createInteger = reply_integer,
 	.createNil = reply_nil,
+#if HIREDIS_MAJOR >= 1
+	.createDouble = reply_double,
+	.createBool = reply_bool,
+#endif
 	.freeObject = reply_free,
 };
 
@@ -294,6 +341,7 @@ tier_conn_lost(struct tier_conn *c, const char *why)
 	struct timeval tv;
 
 	c->ac = NULL;
+	c->tls = NULL; /* freed with ac */
 	c->sent = 0;
 	c->written = 0;
 	c->state = TIER_SERVER_DOWN;
@@ -413,26 +461,46 @@ on_notice(redisAsyncContext *ac, void *reply, void *priv)
 		on_message(c, r->element[1]->str, r->element[2]);
 }
 
+/*
+ * Why ac ended: TLS's own reason first (hiredis says only "Success" or
+ * "Server closed the connection" when a handshake fails), else hiredis's,
+ * else fallback. A reader's protocol error counts as the guard's do.
+ */
+static const char *
+conn_why(struct tier_conn *c, const redisAsyncContext *ac, const char *fallback,
+    char *buf, size_t size)
+{
+	const char *why =
+	    c->tls != NULL ? tier_tls_why(c->tls, buf, size) : NULL;
+
+	if (why != NULL)
+		return why;
+	if (ac->err == REDIS_ERR_PROTOCOL && c->proto_why == NULL)
+		c->srv->t->stats.protocol_errors++;
+	return ac->errstr[0] != '\0' ? ac->errstr : fallback;
+}
+
 static void
 on_connect(const redisAsyncContext *ac, int status)
 {
 	struct tier_conn *c = ac->data;
+	char buf[256];
 
 	if (status != REDIS_OK && c->ac == ac)
 		tier_conn_lost(
-		    c, ac->errstr[0] != '\0' ? ac->errstr : "connect failed");
+		    c, conn_why(c, ac, "connect failed", buf, sizeof(buf)));
 }
 
 static void
 on_disconnect(const redisAsyncContext *ac, int status)
 {
 	struct tier_conn *c = ac->data;
+	char buf[256];
 
 	(void)status;
 	if (c->ac == ac)
-		tier_conn_lost(c, ac->errstr[0] != '\0'
-		                      ? ac->errstr
-		                      : "closed by the server");
+		tier_conn_lost(c,
+		    conn_why(c, ac, "closed by the server", buf, sizeof(buf)));
 	if (c->ac == NULL) { /* the calls on it have ended: forget why */
 		c->drop_result = TIER_ERROR;
 		c->drop_why = NULL;
@@ -446,7 +514,10 @@ on_handshake_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd, (void)what;
 	c->srv->st.timeouts++;
-	tier_conn_drop(c, TIER_TIMEOUT, "no answer to the handshake in time");
+	tier_conn_drop(c, TIER_TIMEOUT,
+	    c->tls != NULL && !tier_tls_established(c->tls)
+	        ? "no TLS handshake in time (does the server speak TLS?)"
+	        : "no answer to the handshake in time");
 }
 
 /* Queue AUTH, SELECT and PING (or SUBSCRIBE) behind the connect. */
@@ -456,8 +527,13 @@ tier_conn_hello(struct tier_conn *c)
 	const struct tier_url *u = &c->srv->url;
 	redisAsyncContext *ac = c->ac;
 
-	if (u->password != NULL && redisAsyncCommand(ac, on_hello, c, "AUTH %s",
-	                               u->password) != REDIS_OK)
+	if (u->password != NULL && u->user != NULL &&
+	    redisAsyncCommand(ac, on_hello, c, "AUTH %s %s", u->user,
+	        u->password) != REDIS_OK)
+		return -1;
+	if (u->password != NULL && u->user == NULL &&
+	    redisAsyncCommand(ac, on_hello, c, "AUTH %s", u->password) !=
+	        REDIS_OK)
 		return -1;
 	if (c->is_sub)
 		return redisAsyncCommand(ac, on_notice, c, "SUBSCRIBE %s %s",
@@ -491,6 +567,13 @@ tier_conn_connect(struct tier_conn *c, const char *ip)
 	if (!c->is_sub)
 		c->srv->st.state = TIER_SERVER_CONNECTING;
 	tier_conn_attach(c, ac);
+	if (u->tls &&
+	    tier_tls_start(c->srv->t->tls, &ac->c, u->host, &c->tls) == -1) {
+		tier_conn_drop(c, TIER_ERROR,
+		    ac->c.errstr[0] != '\0' ? ac->c.errstr
+		                            : "cannot start TLS");
+		return;
+	}
 	if (redisAsyncSetConnectCallback(ac, on_connect) != REDIS_OK ||
 	    redisAsyncSetDisconnectCallback(ac, on_disconnect) != REDIS_OK ||
 	    tier_conn_hello(c) != REDIS_OK) {

@@ -29,6 +29,7 @@ struct tier_conn {
 	struct tier_server *srv;
 	int is_sub;
 	redisAsyncContext *ac; /* NULL while down */
+	void *tls;             /* rediss://: ac's TLS session (tier_tls.h) */
 	enum tier_state state;
 	long backoff_ms;        /* before the next attempt after a failure;
 	                           back to the least once the connection works */
@@ -85,6 +86,7 @@ struct tier {
 	struct tier_server *servers;
 	size_t nservers;
 	struct tier_ring *ring;
+	struct tier_tls *tls;   /* with a rediss:// URL; else NULL */
 	struct evdns_base *dns; /* NULL: hiredis resolves (blocking) */
 	int lookups;            /* host name lookups under way */
 	struct tier_stats stats;

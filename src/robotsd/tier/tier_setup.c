@@ -14,6 +14,7 @@
 
 #include "tier/tier_int.h"
 #include "tier/tier_ring.h"
+#include "tier/tier_tls.h"
 #include "base/xmalloc.h"
 
 const char *
@@ -113,6 +114,28 @@ servers_parse(struct tier *t, char **cause)
 	return 0;
 }
 
+/* The TLS context, when a URL is rediss://: its files are read now. */
+static int
+tier_setup_tls(struct tier *t, const struct tier_config *cf, char **cause)
+{
+	struct tier_tls_config tc = {
+		.ca_file = cf->tls_ca_file,
+		.cert_file = cf->tls_cert_file,
+		.key_file = cf->tls_key_file,
+		.server_name = cf->tls_server_name,
+	};
+	size_t i;
+
+	for (i = 0; i < t->nservers; i++)
+		if (t->servers[i].url.tls)
+			break;
+	t->cf.tls_ca_file = t->cf.tls_cert_file = t->cf.tls_key_file = NULL;
+	t->cf.tls_server_name = NULL; /* the caller's copies may go */
+	if (i == t->nservers)
+		return 0;
+	return (t->tls = tier_tls_new(&tc, cause)) != NULL ? 0 : -1;
+}
+
 struct tier *
 tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 {
@@ -140,6 +163,11 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 		return NULL;
 	}
 	t->cf.password = NULL; /* copied into each URL that needed it */
+	if (tier_setup_tls(t, cf, cause) == -1) {
+		t->freeing = 1;
+		tier_free(t);
+		return NULL;
+	}
 	/* Host names are resolved without blocking the loop. */
 	t->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
 	                                  EVDNS_BASE_DISABLE_WHEN_INACTIVE);
@@ -175,6 +203,7 @@ tier_destroy(struct tier *t)
 		tier_url_clear(&t->servers[i].url);
 	free(t->servers);
 	tier_ring_free(t->ring);
+	tier_tls_free(t->tls);
 	free(t);
 }
 
