@@ -51,7 +51,7 @@ client_finish(struct reply *r)
 }
 
 static const struct reply_ops client_ops = { client_send, NULL, NULL,
-	client_room, client_finish };
+	client_room, client_finish, NULL };
 
 static void
 client_init(struct fake_client *c, size_t room)
