@@ -359,6 +359,56 @@ START_TEST(test_purge_reaches_the_tier)
 }
 END_TEST
 
+/*
+ * A load for a change another instance told of takes the tier's copy
+ * (value(): fetched at T0 - 1 s) only when it was fetched at the change
+ * or later (_i 1: a change at T0 - 2.5 s), else (_i 0: at T0 - 0.5 s) it
+ * locks and fetches here; once the load waited on a holder, what that
+ * holder published answers.
+ */
+static void *
+start_told(double since)
+{
+	struct fetch_cond cond = { NULL, NULL, since };
+	void *l = shared_fetch_ops.start_cond(sh, URL, &cond, done_cb, NULL);
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_str_eq(script_last(OP_GET)->origin, ORIGIN);
+	return l;
+}
+
+START_TEST(test_told_change_takes_only_a_recent_copy)
+{
+	start_told(T0 - _i * 2.0 - 0.5);
+	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	if (_i == 1) {
+		ck_assert_int_eq(told.shared, 1);
+		ck_assert_uint_eq(st.n, 1);
+		return;
+	}
+	ck_assert_int_eq(told.calls, 0);
+	script_answer(OP_LOCK, TIER_OK, NULL, TOKEN);
+	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	ck_assert_int_eq(told.calls, 0);
+	ck_assert_int_eq(st.fetches, 1);
+	script_fetched(FETCH_OK);
+	ck_assert_int_eq(told.calls, 1);
+	ck_assert_int_eq(told.shared, 0);
+}
+END_TEST
+
+START_TEST(test_told_change_after_a_wait_takes_the_holders)
+{
+	start_told(T0 - 0.5);
+	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	script_answer(OP_LOCK, TIER_BUSY, NULL, NULL);
+	script_answer(OP_WAIT, TIER_NOTIFIED, NULL, NULL);
+	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	ck_assert_int_eq(told.shared, 1);
+	ck_assert_int_eq(st.fetches, 0);
+}
+END_TEST
+
 static Suite *
 shared_load_suite(void)
 {
@@ -381,6 +431,9 @@ shared_load_suite(void)
 	tcase_add_loop_test(tc, test_cancelled_mid_call, 0, 4);
 	tcase_add_test(tc, test_cancelled_while_fetching);
 	tcase_add_test(tc, test_purge_reaches_the_tier);
+	tcase_add_loop_test(
+	    tc, test_told_change_takes_only_a_recent_copy, 0, 2);
+	tcase_add_test(tc, test_told_change_after_a_wait_takes_the_holders);
 	suite_add_tcase(s, tc);
 	return s;
 }
