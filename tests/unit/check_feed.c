@@ -471,8 +471,21 @@ START_TEST(test_bounds_give_null)
 	    head);
 	line_is(l, want);
 	feed_line_unref(l);
-	/* a line cap that holds the frame and one difference */
-	l = bounded_line(&ch, strlen(head) + 40 + 72, 1 << 20, 1 << 20, &st);
+	/*
+	 * A line cap that holds the frame (the line with both null: the head
+	 * and 34 bytes) and FooBot's difference in place of its null (72
+	 * bytes, 68 more), but not barbot's as well (68 bytes, 64 more)
+	 */
+	l = bounded_line(
+	    &ch, strlen(head) + 34 + 68 + 63, 1 << 20, 1 << 20, &st);
+	line_is(l, want);
+	feed_line_unref(l);
+	/* one byte less for FooBot's: barbot's still fits, after it */
+	l = bounded_line(&ch, strlen(head) + 34 + 67, 1 << 20, 1 << 20, &st);
+	snprintf(want, sizeof(want),
+	    "%s\"FooBot/1.2\":null,\"barbot\":{\"newly_disallowed\":[\"/b\"],"
+	    "\"newly_allowed\":[],\"usage_changed\":false}}}\n",
+	    head);
 	line_is(l, want);
 	feed_line_unref(l);
 	/* a cap that does not even hold the frame: no line */

@@ -29,9 +29,6 @@
 #include "feed/ruldiff.h"
 #include "base/xmalloc.h"
 
-/* The closing of a line: "}}\n". */
-#define LINE_TAIL 3
-
 static void
 line_release(struct reply_line *rl)
 {
@@ -186,21 +183,43 @@ line_head(struct buf *b, const struct feed_change *ch)
 	buf_lit(b, ",\"agents\":{");
 }
 
-/* agent's member of the agents object: its difference, if it fits. */
+/*
+ * agent's member of the agents object: its difference if the line, room
+ * bytes longer than it would be with every difference null, has room.
+ */
 static void
-line_agent(struct feed_event *ev, struct buf *b, const char *agent)
+line_agent(
+    struct feed_event *ev, struct buf *b, const char *agent, size_t *room)
 {
-	const struct feed_frag *f;
+	const struct feed_frag *f = NULL;
 
 	jw_str(b, agent, strlen(agent));
 	buf_lit(b, ":");
-	f = agent_frag(ev, agent);
+	if (ev != NULL)
+		f = agent_frag(ev, agent);
 	if (f != NULL && f->json != NULL && f->len <= ev->bytes &&
-	    b->len + f->len + LINE_TAIL <= ev->line_max) {
+	    f->len - 4 <= *room) {
 		buf_add(b, f->json, f->len);
 		ev->bytes -= f->len; /* ... and once in each line */
+		*room -= f->len - 4;
 	} else
 		buf_lit(b, "null");
+}
+
+/* The line of agents into b; ev NULL: every difference null. */
+static void
+line_write(struct buf *b, const struct feed_change *ch, struct feed_event *ev,
+    char *const *agents, size_t nagents, size_t room)
+{
+	size_t i;
+
+	line_head(b, ch);
+	for (i = 0; i < nagents; i++) {
+		if (i > 0)
+			buf_lit(b, ",");
+		line_agent(ev, b, agents[i], &room);
+	}
+	buf_lit(b, "}}\n");
 }
 
 struct feed_line *
@@ -210,17 +229,18 @@ feed_event_line(struct feed_event *ev, char *const *agents, size_t nagents)
 	static char *const star[] = { star_token };
 	struct buf b = BUF_INIT(ev->line_max);
 	struct feed_line *l;
-	size_t i;
+	size_t frame;
 
 	if (nagents == 0)
 		agents = star, nagents = 1;
-	line_head(&b, ev->ch);
-	for (i = 0; i < nagents; i++) {
-		if (i > 0)
-			buf_lit(&b, ",");
-		line_agent(ev, &b, agents[i]);
+	/* the frame first: what the differences may add to it, at most */
+	line_write(&b, ev->ch, NULL, agents, nagents, 0);
+	frame = b.len;
+	if (b.state == BUF_OK) {
+		buf_reset(&b);
+		line_write(
+		    &b, ev->ch, ev, agents, nagents, ev->line_max - frame);
 	}
-	buf_lit(&b, "}}\n");
 	if (b.state != BUF_OK) {
 		buf_clear(&b);
 		return NULL;
