@@ -22,7 +22,7 @@
 #include "robots.h"
 #include "cache/cache.h"
 #include "base/clock.h"
-#include "cache/state.h"
+#include "persist/state.h"
 
 #define YEAR (365.0 * 86400)
 #define REQUESTS 100000

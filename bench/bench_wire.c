@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "proto.h"
-#include "wire_fast.h"
+#include "wire/proto.h"
+#include "wire/wire_fast.h"
 
 #define ROUNDS 5
 

@@ -18,7 +18,7 @@
 
 /* ASCII lower case of c. */
 static unsigned char
-lower(unsigned char c)
+robots_agent_lower(unsigned char c)
 {
 	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
 }
@@ -35,7 +35,7 @@ static const unsigned char token_tab[256] = { TOK64(0), TOK64(64), TOK64(128),
 
 /* Whether c is ASCII white space as C's isspace() sees it. */
 static int
-space_char(unsigned char c)
+robots_agent_space_char(unsigned char c)
 {
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
@@ -54,7 +54,7 @@ int
 robots_agent_is_global(const char *s, size_t len)
 {
 	return len >= 1 && s[0] == '*' &&
-	       (len == 1 || space_char((unsigned char)s[1]));
+	       (len == 1 || robots_agent_space_char((unsigned char)s[1]));
 }
 
 uint32_t
@@ -64,7 +64,7 @@ robots_agent_hash(const char *s, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		h ^= lower((unsigned char)s[i]);
+		h ^= robots_agent_lower((unsigned char)s[i]);
 		h *= 16777619u;
 	}
 	return h;
@@ -78,7 +78,8 @@ robots_agent_eq(const char *a, size_t alen, const char *b, size_t blen)
 	if (alen != blen)
 		return 0;
 	for (i = 0; i < alen; i++)
-		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+		if (robots_agent_lower((unsigned char)a[i]) !=
+		    robots_agent_lower((unsigned char)b[i]))
 			return 0;
 	return 1;
 }
@@ -89,14 +90,15 @@ robots_agent_set_head(struct robots_agent_rules *a, const char *s)
 	size_t i;
 
 	for (i = 0; i < ROBOTS_AGENT_HEAD; i++)
-		a->head[i] =
-		    i < a->name.len ? (char)lower((unsigned char)s[i]) : '\0';
+		a->head[i] = i < a->name.len
+		                 ? (char)robots_agent_lower((unsigned char)s[i])
+		                 : '\0';
 }
 
 /* Whether entry a names token (len bytes, hash h). */
 static int
-agent_is(const struct robots *r, const struct robots_agent_rules *a, uint32_t h,
-    const char *token, size_t len)
+robots_agent_is(const struct robots *r, const struct robots_agent_rules *a,
+    uint32_t h, const char *token, size_t len)
 {
 	size_t i;
 
@@ -106,7 +108,8 @@ agent_is(const struct robots *r, const struct robots_agent_rules *a, uint32_t h,
 		return robots_agent_eq(
 		    ROBOTS_TAB(r, char, text) + a->name.off, len, token, len);
 	for (i = 0; i < len; i++)
-		if (a->head[i] != (char)lower((unsigned char)token[i]))
+		if (a->head[i] !=
+		    (char)robots_agent_lower((unsigned char)token[i]))
 			return 0;
 	return 1;
 }
@@ -125,14 +128,14 @@ robots_agent_find(const struct robots *r, const char *token, size_t len)
 		return NULL;
 	h = robots_agent_hash(token, len);
 	for (i = h & mask; (slot = slots[i]) != 0; i = (i + 1) & mask)
-		if (agent_is(r, &agents[slot - 1], h, token, len))
+		if (robots_agent_is(r, &agents[slot - 1], h, token, len))
 			return &agents[slot - 1].rules;
 	return NULL;
 }
 
 /* Slot count for n entries: a power of two at least 2n. */
 static uint32_t
-slot_count(size_t n)
+robots_agent_slot_count(size_t n)
 {
 	uint32_t s = 4;
 
@@ -143,7 +146,8 @@ slot_count(size_t n)
 
 /* The token index of agent line a, adding it if new. */
 static uint32_t
-token_id(struct robots_tokens *t, const struct robots_tagent *lines, uint32_t a)
+robots_agent_token_id(
+    struct robots_tokens *t, const struct robots_tagent *lines, uint32_t a)
 {
 	uint32_t h = robots_agent_hash(lines[a].src, lines[a].len), i, s;
 
@@ -162,7 +166,7 @@ token_id(struct robots_tokens *t, const struct robots_tagent *lines, uint32_t a)
 
 /* Order token ids. */
 static int
-id_cmp(const void *a, const void *b)
+robots_agent_id_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
@@ -171,7 +175,7 @@ id_cmp(const void *a, const void *b)
 
 /* Give every agent line its token id (ROBOTS_NONE for '*' and repeats). */
 static void
-find_tokens(struct robots_tgroup *groups, size_t ng,
+robots_agent_find_tokens(struct robots_tgroup *groups, size_t ng,
     struct robots_tagent *lines, struct robots_tokens *t)
 {
 	size_t g, a, end;
@@ -184,7 +188,7 @@ find_tokens(struct robots_tgroup *groups, size_t ng,
 			lines[a].id = ROBOTS_NONE;
 			if (lines[a].global)
 				continue;
-			id = token_id(t, lines, (uint32_t)a);
+			id = robots_agent_token_id(t, lines, (uint32_t)a);
 			if (t->mark[id] == g)
 				continue;
 			t->mark[id] = (uint32_t)g;
@@ -193,13 +197,13 @@ find_tokens(struct robots_tgroup *groups, size_t ng,
 		}
 		groups[g].sig_len = nsig - groups[g].sig_first;
 		qsort(t->sig + groups[g].sig_first, groups[g].sig_len,
-		    sizeof(uint32_t), id_cmp);
+		    sizeof(uint32_t), robots_agent_id_cmp);
 	}
 }
 
 /* FNV-1a over a group's token ids and its '*'. */
 static uint32_t
-sig_hash(const uint32_t *ids, uint32_t n, int global)
+robots_agent_sig_hash(const uint32_t *ids, uint32_t n, int global)
 {
 	uint32_t h = FNV1A32_INIT ^ (uint32_t)(global != 0), i;
 
@@ -210,8 +214,8 @@ sig_hash(const uint32_t *ids, uint32_t n, int global)
 
 /* Whether groups a and b are named by the same agents. */
 static int
-same_agents(const struct robots_tokens *t, const struct robots_tgroup *a,
-    const struct robots_tgroup *b)
+robots_agent_same_agents(const struct robots_tokens *t,
+    const struct robots_tgroup *a, const struct robots_tgroup *b)
 {
 	return a->global == b->global && a->sig_len == b->sig_len &&
 	       memcmp(t->sig + a->sig_first, t->sig + b->sig_first,
@@ -220,17 +224,20 @@ same_agents(const struct robots_tokens *t, const struct robots_tgroup *a,
 
 /* Give every group its list, shared by groups with the same agents. */
 static void
-find_lists(struct robots_tgroup *groups, size_t ng, struct robots_tokens *t)
+robots_agent_find_lists(
+    struct robots_tgroup *groups, size_t ng, struct robots_tokens *t)
 {
 	struct robots_tgroup *g;
 	uint32_t h, i, k, s;
 
 	for (k = 0; k < ng; k++) {
 		g = &groups[k];
-		h = sig_hash(t->sig + g->sig_first, g->sig_len, g->global);
+		h = robots_agent_sig_hash(
+		    t->sig + g->sig_first, g->sig_len, g->global);
 		i = h & t->lmask;
 		while ((s = t->lslots[i]) != 0 &&
-		       !same_agents(t, &groups[t->list_rep[s - 1]], g))
+		       !robots_agent_same_agents(
+		           t, &groups[t->list_rep[s - 1]], g))
 			i = (i + 1) & t->lmask;
 		if (s == 0) { /* a new set of agents */
 			t->list_rep[t->nl] = k;
@@ -251,7 +258,8 @@ int
 robots_agent_index(struct robots_tgroup *groups, size_t ng,
     struct robots_tagent *lines, size_t na, struct robots_tokens *t)
 {
-	size_t slots = slot_count(na), lslots = slot_count(ng);
+	size_t slots = robots_agent_slot_count(na),
+	       lslots = robots_agent_slot_count(ng);
 
 	memset(t, 0, sizeof(*t));
 	t->mask = (uint32_t)slots - 1;
@@ -266,8 +274,8 @@ robots_agent_index(struct robots_tgroup *groups, size_t ng,
 	t->sig = t->mark + na + 1;
 	t->list_count = t->list_rep + ng + 1;
 	t->lslots = t->slots + slots;
-	find_tokens(groups, ng, lines, t);
-	find_lists(groups, ng, t);
+	robots_agent_find_tokens(groups, ng, lines, t);
+	robots_agent_find_lists(groups, ng, t);
 	return 0;
 }
 

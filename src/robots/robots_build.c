@@ -15,7 +15,7 @@
 
 /* Bytes of the agent tokens in the text. */
 static size_t
-token_bytes(const struct parser *p)
+robots_build_token_bytes(const struct parser *p)
 {
 	const struct robots_tagent *lines = p->agents.v;
 	size_t i, n = 0;
@@ -31,7 +31,7 @@ token_bytes(const struct parser *p)
  * Returns -1 when memory runs out.
  */
 static int
-sort_rules(struct parser *p)
+robots_build_sort_rules(struct parser *p)
 {
 	struct trule *v = p->rules.v, *out;
 	struct robots_sortent *e;
@@ -63,7 +63,7 @@ sort_rules(struct parser *p)
 
 /* Reserve n bytes aligned to align (a power of two) at the end. */
 static uint32_t
-place(size_t *total, size_t n, size_t align)
+robots_build_place(size_t *total, size_t n, size_t align)
 {
 	size_t off = (*total + align - 1) & ~(align - 1);
 
@@ -73,7 +73,7 @@ place(size_t *total, size_t n, size_t align)
 
 /* Whether some agent, or '*', has several lists (then they are a table). */
 static int
-many_lists(const struct parser *p, const struct robots_tokens *t)
+robots_build_many_lists(const struct parser *p, const struct robots_tokens *t)
 {
 	const struct robots_tgroup *g = p->groups.v;
 	size_t i, named = t->n;
@@ -88,14 +88,14 @@ many_lists(const struct parser *p, const struct robots_tokens *t)
 
 /* Whether the only list is short: the whole table, in order, without idx. */
 static int
-whole_table_list(const struct robots_tokens *t)
+robots_build_whole_table_list(const struct robots_tokens *t)
 {
 	return t->nl == 1 && t->list_count[0] <= ROBOTS_LINEAR_MAX;
 }
 
 /* 8-byte words of the largest index of every list long enough to have one. */
 static size_t
-index_words(const struct robots_tokens *t)
+robots_build_index_words(const struct robots_tokens *t)
 {
 	size_t i, n = 0;
 
@@ -107,7 +107,7 @@ index_words(const struct robots_tokens *t)
 
 /* Assign text offsets (creation order: twins follow their rule). */
 static size_t
-plan_text(struct parser *p, size_t *comp_base)
+robots_build_plan_text(struct parser *p, size_t *comp_base)
 {
 	struct trule *rules = p->rules.v;
 	struct robots_tagent *lines = p->agents.v;
@@ -136,33 +136,38 @@ plan_text(struct parser *p, size_t *comp_base)
 
 /* Lay out the header, tables and text; room for the largest index. */
 static void
-plan(struct parser *p, const struct robots_tokens *t, struct robots *h,
-    size_t *comp_base, size_t *total)
+robots_build_plan(struct parser *p, const struct robots_tokens *t,
+    struct robots *h, size_t *comp_base, size_t *total)
 {
-	size_t text = plan_text(p, comp_base), n = p->rules.n;
-	int many = many_lists(p, t);
+	size_t text = robots_build_plan_text(p, comp_base), n = p->rules.n;
+	int many = robots_build_many_lists(p, t);
 
 	/* What a check reads comes first, in the order it reads it. */
 	h->nagents = t->n;
 	h->slot_mask = t->mask;
 	*total = robots_agent_lists_off(h) +
 	         (many ? t->nagent_lists * sizeof(uint32_t) : 0);
-	h->lists =
-	    place(total, many ? t->nl * sizeof(struct robots_list) : 0, 4);
-	h->nodes = place(total, index_words(t) * sizeof(uint64_t), 8);
-	h->idx =
-	    place(total, whole_table_list(t) ? 0 : n * sizeof(uint32_t), 4);
-	h->rules = place(total, n * sizeof(struct robots_crule), 4);
-	h->groups = place(total, p->groups.n * sizeof(struct robots_group), 8);
-	h->gagents = place(total, p->agents.n * sizeof(struct robots_span), 4);
-	h->sitemaps =
-	    place(total, p->sitemaps.n * sizeof(struct robots_span), 4);
-	h->text = place(total, text, 1);
+	h->lists = robots_build_place(
+	    total, many ? t->nl * sizeof(struct robots_list) : 0, 4);
+	h->nodes = robots_build_place(
+	    total, robots_build_index_words(t) * sizeof(uint64_t), 8);
+	h->idx = robots_build_place(total,
+	    robots_build_whole_table_list(t) ? 0 : n * sizeof(uint32_t), 4);
+	h->rules =
+	    robots_build_place(total, n * sizeof(struct robots_crule), 4);
+	h->groups = robots_build_place(
+	    total, p->groups.n * sizeof(struct robots_group), 8);
+	h->gagents = robots_build_place(
+	    total, p->agents.n * sizeof(struct robots_span), 4);
+	h->sitemaps = robots_build_place(
+	    total, p->sitemaps.n * sizeof(struct robots_span), 4);
+	h->text = robots_build_place(total, text, 1);
 }
 
 /* Close the gap after the match index (sized for the worst); new size. */
 static size_t
-compact(struct robots *r, size_t total, size_t planned, size_t nwords)
+robots_build_compact(
+    struct robots *r, size_t total, size_t planned, size_t nwords)
 {
 	size_t gap = (planned - nwords) * sizeof(uint64_t);
 
@@ -180,7 +185,7 @@ compact(struct robots *r, size_t total, size_t planned, size_t nwords)
 
 /* Copy the text: rule values, compiled patterns, tokens, sitemaps. */
 static void
-fill_text(struct parser *p, size_t comp_base, char *text)
+robots_build_fill_text(struct parser *p, size_t comp_base, char *text)
 {
 	const struct trule *rules = p->rules.v;
 	const struct robots_tagent *lines = p->agents.v;
@@ -207,7 +212,7 @@ fill_text(struct parser *p, size_t comp_base, char *text)
 
 /* The matching table (in table order), groups and sitemaps. */
 static void
-fill_tables(struct parser *p, struct robots *r, size_t sitemap_off)
+robots_build_fill_tables(struct parser *p, struct robots *r, size_t sitemap_off)
 {
 	const struct trule *rules = p->rules.v;
 	const struct robots_tagent *lines = p->agents.v;
@@ -253,8 +258,8 @@ fill_tables(struct parser *p, struct robots *r, size_t sitemap_off)
 
 /* Name, lists and crawl delay of every token and of '*'. */
 static void
-fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r,
-    const struct robots_list *lists, int many)
+robots_build_fill_agents(struct parser *p, const struct robots_tokens *t,
+    struct robots *r, const struct robots_list *lists, int many)
 {
 	struct robots_agent_rules *ag =
 	    (struct robots_agent_rules *)((char *)r + robots_agents_off(r));
@@ -310,8 +315,8 @@ fill_agents(struct parser *p, const struct robots_tokens *t, struct robots *r,
  * indexed by literal prefix; *nwords: the index words used.
  */
 static int
-fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
-    struct robots_list *lists, size_t *nwords)
+robots_build_fill_lists(struct parser *p, const struct robots_tokens *t,
+    struct robots *r, struct robots_list *lists, size_t *nwords)
 {
 	const struct trule *rules = p->rules.v;
 	const struct robots_tgroup *groups = p->groups.v;
@@ -321,7 +326,7 @@ fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
 	struct robots_list *l;
 
 	*nwords = 0;
-	if (whole_table_list(t)) {
+	if (robots_build_whole_table_list(t)) {
 		lists[0] = (struct robots_list){ .count = (uint32_t)p->rules.n,
 			.node_first = ROBOTS_WHOLE_TABLE };
 		return 0;
@@ -353,26 +358,27 @@ fill_lists(struct parser *p, const struct robots_tokens *t, struct robots *r,
 
 /* The lists, and the agents and '*' that use them, into r. */
 static int
-fill_match(struct parser *p, const struct robots_tokens *t, struct robots *r,
-    size_t *nwords)
+robots_build_fill_match(struct parser *p, const struct robots_tokens *t,
+    struct robots *r, size_t *nwords)
 {
 	struct robots_list *lists = malloc((t->nl + 1) * sizeof(*lists));
-	int many = many_lists(p, t);
+	int many = robots_build_many_lists(p, t);
 
-	if (lists == NULL || fill_lists(p, t, r, lists, nwords) != 0) {
+	if (lists == NULL ||
+	    robots_build_fill_lists(p, t, r, lists, nwords) != 0) {
 		free(lists);
 		return -1;
 	}
 	if (many)
 		memcpy((char *)r + r->lists, lists, t->nl * sizeof(*lists));
-	fill_agents(p, t, r, lists, many);
+	robots_build_fill_agents(p, t, r, lists, many);
 	free(lists);
 	return 0;
 }
 
 /* Lay the parsed file out in one allocation. */
 static struct robots *
-build(struct parser *p)
+robots_build_layout(struct parser *p)
 {
 	struct robots h, *r = NULL, *shrunk;
 	struct robots_tokens t;
@@ -382,7 +388,7 @@ build(struct parser *p)
 	if (robots_agent_index(
 	        p->groups.v, p->groups.n, p->agents.v, p->agents.n, &t) != 0)
 		goto out;
-	plan(p, &t, &h, &comp_base, &total);
+	robots_build_plan(p, &t, &h, &comp_base, &total);
 	if ((r = calloc(1, total)) == NULL)
 		goto out;
 	*r = h;
@@ -390,13 +396,15 @@ build(struct parser *p)
 	r->nrules = (uint32_t)p->rules.n;
 	r->ngroups = (uint32_t)p->groups.n;
 	r->nsitemaps = (uint32_t)p->sitemaps.n;
-	fill_text(p, comp_base, (char *)r + r->text);
-	if (p->rules.n > 1 && sort_rules(p) != 0)
+	robots_build_fill_text(p, comp_base, (char *)r + r->text);
+	if (p->rules.n > 1 && robots_build_sort_rules(p) != 0)
 		goto fail;
-	fill_tables(p, r, comp_base + p->comp.n + token_bytes(p));
-	if (fill_match(p, &t, r, &nwords) != 0)
+	robots_build_fill_tables(
+	    p, r, comp_base + p->comp.n + robots_build_token_bytes(p));
+	if (robots_build_fill_match(p, &t, r, &nwords) != 0)
 		goto fail;
-	r->memsize = (uint32_t)compact(r, total, index_words(&t), nwords);
+	r->memsize = (uint32_t)robots_build_compact(
+	    r, total, robots_build_index_words(&t), nwords);
 	if ((shrunk = realloc(r, r->memsize)) != NULL)
 		r = shrunk;
 	goto out;
@@ -419,7 +427,7 @@ robots_parse(const char *body, size_t len)
 		body = "", len = 0;
 	robots_parse_body(&p, body, len);
 	if (!p.nomem)
-		r = build(&p);
+		r = robots_build_layout(&p);
 	if (r != NULL)
 		r = robots_prefs_attach(&p, r);
 	robots_prefs_clear(&p);

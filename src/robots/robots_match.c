@@ -28,7 +28,7 @@ static const char robots_txt_path[] = "/robots.txt";
  * case (hay times needle) stays small.
  */
 static const char *
-find(const char *hay, size_t n, const char *needle, size_t m)
+robots_match_find(const char *hay, size_t n, const char *needle, size_t m)
 {
 	const char *p = hay, *end = hay + n;
 
@@ -47,7 +47,7 @@ find(const char *hay, size_t n, const char *needle, size_t m)
 
 /* Match the rest of glob p (n bytes), its literal prefix p[0..pos) done. */
 static int
-glob_rest(
+robots_match_glob_rest(
     const char *p, size_t n, int anchored, const char *s, size_t m, size_t pos)
 {
 	size_t i = pos, j, seg;
@@ -62,7 +62,7 @@ glob_rest(
 			return m - pos >= seg &&
 			       memcmp(s + m - seg, p + i, seg) == 0;
 		if (seg > 0) {
-			hit = find(s + pos, m - pos, p + i, seg);
+			hit = robots_match_find(s + pos, m - pos, p + i, seg);
 			if (hit == NULL)
 				return 0;
 			pos = (size_t)(hit - s) + seg;
@@ -74,7 +74,7 @@ glob_rest(
 
 /* A bit for every byte of s, modulo 64. */
 static uint64_t
-byte_mask(const char *s, size_t n)
+robots_match_byte_mask(const char *s, size_t n)
 {
 	uint64_t m = 0;
 	size_t i;
@@ -87,31 +87,32 @@ byte_mask(const char *s, size_t n)
 uint64_t
 robots_match_need(const char *p, size_t n, size_t lit)
 {
-	return byte_mask(p + lit, n - lit) & ~((uint64_t)1 << ('*' & 63));
+	return robots_match_byte_mask(p + lit, n - lit) &
+	       ~((uint64_t)1 << ('*' & 63));
 }
 
 /*
  * Whether rule c, whose literal prefix is known to match, matches path.
- * *have is the path's byte_mask(), computed on first need: a glob needing
- * a byte the path lacks is rejected without reading its pattern.
+ * *have is the path's robots_match_byte_mask(), computed on first need: a glob
+ * needing a byte the path lacks is rejected without reading its pattern.
  */
 static inline int
-match_rest(const char *text, const struct robots_crule *c, const char *path,
-    size_t path_len, uint64_t *have)
+robots_match_rest(const char *text, const struct robots_crule *c,
+    const char *path, size_t path_len, uint64_t *have)
 {
 	if (c->lit_len == c->pat_len)
 		return !c->anchored || path_len == c->pat_len;
 	if (*have == 0)
-		*have = byte_mask(path, path_len) | 1;
+		*have = robots_match_byte_mask(path, path_len) | 1;
 	if ((robots_crule_need(c) & ~*have) != 0)
 		return 0;
-	return glob_rest(
+	return robots_match_glob_rest(
 	    text + c->pat, c->pat_len, c->anchored, path, path_len, c->lit_len);
 }
 
 /* Compare a literal with a path: < 0, 0 (a prefix of it) or > 0. */
 static int
-lit_cmp(const char *lit, size_t n, const char *path, size_t m)
+robots_match_lit_cmp(const char *lit, size_t n, const char *path, size_t m)
 {
 	int d = memcmp(lit, path, n < m ? n : m);
 
@@ -122,7 +123,7 @@ lit_cmp(const char *lit, size_t n, const char *path, size_t m)
 
 /* The first 8 bytes of s, big-endian, zero-padded: memcmp order. */
 static uint64_t
-match_key(const char *s, size_t len)
+robots_match_key(const char *s, size_t len)
 {
 	uint64_t k = 0;
 	size_t i;
@@ -141,7 +142,7 @@ match_key(const char *s, size_t len)
 
 /* The greatest node whose literal is not above path, or ROBOTS_NONE. */
 static uint32_t
-floor_node(const char *text, const uint64_t *keys,
+robots_match_floor_node(const char *text, const uint64_t *keys,
     const struct robots_node *nodes, uint32_t n, uint64_t key, const char *path,
     size_t len)
 {
@@ -158,8 +159,8 @@ floor_node(const char *text, const uint64_t *keys,
 		if (keys[mid] != key)
 			le = keys[mid] < key;
 		else
-			le = lit_cmp(text + nodes[mid].lit, nodes[mid].lit_len,
-			         path, len) <= 0;
+			le = robots_match_lit_cmp(text + nodes[mid].lit,
+			         nodes[mid].lit_len, path, len) <= 0;
 		if (le)
 			lo = mid + 1;
 		else
@@ -170,8 +171,8 @@ floor_node(const char *text, const uint64_t *keys,
 
 /* Length of the common prefix of node n's literal (key nkey) and path. */
 static size_t
-common_prefix(const char *text, const struct robots_node *n, uint64_t nkey,
-    uint64_t key, const char *path, size_t len)
+robots_match_common_prefix(const char *text, const struct robots_node *n,
+    uint64_t nkey, uint64_t key, const char *path, size_t len)
 {
 	size_t max = n->lit_len < len ? n->lit_len : len, i;
 	uint64_t x = nkey ^ key;
@@ -189,17 +190,18 @@ common_prefix(const char *text, const struct robots_node *n, uint64_t nkey,
 struct query {
 	const char *path;
 	size_t len;
-	uint64_t key;  /* match_key() of the path */
-	uint64_t have; /* its byte_mask(), 0 until needed */
+	uint64_t key;  /* robots_match_key() of the path */
+	uint64_t have; /* its robots_match_byte_mask(), 0 until needed */
 };
 
 /* Whether rule c matches q: its literal prefix, then the rest. */
 static inline int
-rule_matches(const char *text, const struct robots_crule *c, struct query *q)
+robots_match_rule_matches(
+    const char *text, const struct robots_crule *c, struct query *q)
 {
 	return c->lit_len <= q->len &&
 	       memcmp(text + c->pat, q->path, c->lit_len) == 0 &&
-	       match_rest(text, c, q->path, q->len, &q->have);
+	       robots_match_rest(text, c, q->path, q->len, &q->have);
 }
 
 int
@@ -208,7 +210,7 @@ robots_crule_match(const char *text, const struct robots_crule *c,
 {
 	struct query q = { path, path_len, 0, 0 };
 
-	return rule_matches(text, c, &q);
+	return robots_match_rule_matches(text, c, &q);
 }
 
 /*
@@ -216,7 +218,7 @@ robots_crule_match(const char *text, const struct robots_crule *c,
  * without an index is read in table order, the first match decides.
  */
 static uint32_t
-decide_linear(const struct robots *r, const struct robots_list *l,
+robots_match_decide_linear(const struct robots *r, const struct robots_list *l,
     uint32_t best, struct query *q)
 {
 	const char *text = ROBOTS_TAB(r, char, text);
@@ -227,20 +229,20 @@ decide_linear(const struct robots *r, const struct robots_list *l,
 
 	if (l->node_first == ROBOTS_WHOLE_TABLE) {
 		for (i = l->first; i < end && i < best; i++)
-			if (rule_matches(text, &rules[i], q))
+			if (robots_match_rule_matches(text, &rules[i], q))
 				return i;
 		return best;
 	}
 	for (i = 0; i < l->count && list[i] < best; i++)
-		if (rule_matches(text, &rules[list[i]], q))
+		if (robots_match_rule_matches(text, &rules[list[i]], q))
 			return list[i];
 	return best;
 }
 
 /* The smallest index below best of list l that matches, else best. */
 static uint32_t
-decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
-    struct query *q)
+robots_match_decide_list(const struct robots *r, const struct robots_list *l,
+    uint32_t best, struct query *q)
 {
 	const char *text = ROBOTS_TAB(r, char, text);
 	const struct robots_crule *rules =
@@ -253,11 +255,13 @@ decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
 	size_t lcp;
 
 	if (l->nnodes == 0)
-		return decide_linear(r, l, best, q);
-	n = floor_node(text, keys, nodes, l->nnodes, q->key, q->path, q->len);
+		return robots_match_decide_linear(r, l, best, q);
+	n = robots_match_floor_node(
+	    text, keys, nodes, l->nnodes, q->key, q->path, q->len);
 	if (n == ROBOTS_NONE)
 		return best;
-	lcp = common_prefix(text, &nodes[n], keys[n], q->key, q->path, q->len);
+	lcp = robots_match_common_prefix(
+	    text, &nodes[n], keys[n], q->key, q->path, q->len);
 	while (n != ROBOTS_NONE && nodes[n].lit_len > lcp)
 		n = nodes[n].parent;
 	for (; n != ROBOTS_NONE; n = nodes[n].parent) {
@@ -270,8 +274,8 @@ decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
 		}
 		end = n + 1 < l->nnodes ? nodes[n + 1].first : l->count;
 		for (; i < end && list[i] < best; i++)
-			if (match_rest(text, &rules[list[i]], q->path, q->len,
-			        &q->have)) {
+			if (robots_match_rest(text, &rules[list[i]], q->path,
+			        q->len, &q->have)) {
 				best = list[i];
 				break;
 			}
@@ -281,21 +285,23 @@ decide_list(const struct robots *r, const struct robots_list *l, uint32_t best,
 
 /* The deciding rule of m's lists for path: the smallest matching index. */
 static uint32_t
-decide(const struct robots *r, const struct robots_merged *m, const char *path,
-    size_t path_len)
+robots_match_decide(const struct robots *r, const struct robots_merged *m,
+    const char *path, size_t path_len)
 {
-	struct query q = { path, path_len, match_key(path, path_len), 0 };
+	struct query q = { path, path_len, robots_match_key(path, path_len),
+		0 };
 	const struct robots_list *lists;
 	const uint32_t *al;
 	uint32_t best = ROBOTS_NONE, k;
 
 	if (m->nlists == 1)
-		return decide_list(r, &m->list, best, &q);
+		return robots_match_decide_list(r, &m->list, best, &q);
 	lists = ROBOTS_TAB(r, struct robots_list, lists);
 	al = (const uint32_t *)(const void *)((const char *)r +
 	                                      robots_agent_lists_off(r));
 	for (k = 0; k < m->nlists; k++)
-		best = decide_list(r, &lists[al[m->list_first + k]], best, &q);
+		best = robots_match_decide_list(
+		    r, &lists[al[m->list_first + k]], best, &q);
 	return best;
 }
 
@@ -304,7 +310,8 @@ decide(const struct robots *r, const struct robots_merged *m, const char *path,
  * literal in the same byte order, so they decide whenever they differ.
  */
 static int
-sortent_less(const struct robots_sortent *x, const struct robots_sortent *y)
+robots_match_sortent_less(
+    const struct robots_sortent *x, const struct robots_sortent *y)
 {
 	int d;
 
@@ -326,30 +333,33 @@ sortent_less(const struct robots_sortent *x, const struct robots_sortent *y)
 
 /* Insertion sort of v[0..n). */
 static void
-sortent_insertion(struct robots_sortent *v, uint32_t n)
+robots_match_sortent_insertion(struct robots_sortent *v, uint32_t n)
 {
 	struct robots_sortent t;
 	uint32_t i, j;
 
 	for (i = 1; i < n; i++) {
 		t = v[i];
-		for (j = i; j > 0 && sortent_less(&t, &v[j - 1]); j--)
+		j = i;
+		while (j > 0 && robots_match_sortent_less(&t, &v[j - 1])) {
 			v[j] = v[j - 1];
+			j--;
+		}
 		v[j] = t;
 	}
 }
 
 /* Restore the max-heap below root i of v[0..n). */
 static void
-sortent_sift(struct robots_sortent *v, uint32_t i, uint32_t n)
+robots_match_sortent_sift(struct robots_sortent *v, uint32_t i, uint32_t n)
 {
 	struct robots_sortent t = v[i];
 	uint32_t c;
 
 	while ((c = 2 * i + 1) < n) {
-		if (c + 1 < n && sortent_less(&v[c], &v[c + 1]))
+		if (c + 1 < n && robots_match_sortent_less(&v[c], &v[c + 1]))
 			c++;
-		if (!sortent_less(&t, &v[c]))
+		if (!robots_match_sortent_less(&t, &v[c]))
 			break;
 		v[i] = v[c];
 		i = c;
@@ -359,18 +369,18 @@ sortent_sift(struct robots_sortent *v, uint32_t i, uint32_t n)
 
 /* Heap sort: the bounded fallback when quicksort pivots go badly. */
 static void
-sortent_heap(struct robots_sortent *v, uint32_t n)
+robots_match_sortent_heap(struct robots_sortent *v, uint32_t n)
 {
 	struct robots_sortent t;
 	uint32_t i;
 
 	for (i = n / 2; i-- > 0;)
-		sortent_sift(v, i, n);
+		robots_match_sortent_sift(v, i, n);
 	for (i = n; i-- > 1;) {
 		t = v[0];
 		v[0] = v[i];
 		v[i] = t;
-		sortent_sift(v, 0, i);
+		robots_match_sortent_sift(v, 0, i);
 	}
 }
 
@@ -383,22 +393,22 @@ robots_sortent_sort(struct robots_sortent *v, uint32_t n, int budget)
 
 	while (n > 16) {
 		if (budget-- == 0) {
-			sortent_heap(v, n);
+			robots_match_sortent_heap(v, n);
 			return;
 		}
 		m = n / 2;
-		if (sortent_less(&v[m], &v[0]))
+		if (robots_match_sortent_less(&v[m], &v[0]))
 			t = v[m], v[m] = v[0], v[0] = t;
-		if (sortent_less(&v[n - 1], &v[m])) {
+		if (robots_match_sortent_less(&v[n - 1], &v[m])) {
 			t = v[m], v[m] = v[n - 1], v[n - 1] = t;
-			if (sortent_less(&v[m], &v[0]))
+			if (robots_match_sortent_less(&v[m], &v[0]))
 				t = v[m], v[m] = v[0], v[0] = t;
 		}
 		pivot = v[m];
 		for (i = 0, j = n - 1;;) {
-			while (sortent_less(&v[i], &pivot))
+			while (robots_match_sortent_less(&v[i], &pivot))
 				i++;
-			while (sortent_less(&pivot, &v[j]))
+			while (robots_match_sortent_less(&pivot, &v[j]))
 				j--;
 			if (i >= j)
 				break;
@@ -414,7 +424,7 @@ robots_sortent_sort(struct robots_sortent *v, uint32_t n, int budget)
 			n = j + 1;
 		}
 	}
-	sortent_insertion(v, n);
+	robots_match_sortent_insertion(v, n);
 }
 
 uint32_t
@@ -432,7 +442,7 @@ robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
 		tmp[i].lit = text + rules[list[i]].pat;
 		tmp[i].len = rules[list[i]].lit_len;
 		tmp[i].idx = list[i];
-		tmp[i].key = match_key(tmp[i].lit, tmp[i].len);
+		tmp[i].key = robots_match_key(tmp[i].lit, tmp[i].len);
 	}
 	robots_sortent_sort(tmp, n, 64);
 	for (i = 0; i < n; i++) {
@@ -443,11 +453,12 @@ robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
 			continue; /* same literal: same node */
 		/* The parent is the nearest node on the stack that prefixes it.
 		 */
-		while (depth > 0 && lit_cmp(text + nodes[stack[depth - 1]].lit,
-		                        nodes[stack[depth - 1]].lit_len,
-		                        tmp[i].lit, tmp[i].len) != 0)
+		while (depth > 0 &&
+		       robots_match_lit_cmp(text + nodes[stack[depth - 1]].lit,
+		           nodes[stack[depth - 1]].lit_len, tmp[i].lit,
+		           tmp[i].len) != 0)
 			depth--;
-		words[nn] = match_key(tmp[i].lit, tmp[i].len);
+		words[nn] = robots_match_key(tmp[i].lit, tmp[i].len);
 		nodes[nn].lit = (uint32_t)(tmp[i].lit - text);
 		nodes[nn].lit_len = (uint16_t)tmp[i].len;
 		c = &rules[tmp[i].idx];
@@ -463,7 +474,7 @@ robots_match_index(const struct robots *r, uint32_t *list, uint32_t n,
 
 /* The merged rules that apply to agent: its own, else '*', else NULL. */
 static const struct robots_merged *
-choose(const struct robots *r, const char *agent, size_t agent_len)
+robots_match_choose(const struct robots *r, const char *agent, size_t agent_len)
 {
 	const struct robots_merged *a;
 
@@ -484,7 +495,8 @@ void
 robots_check(const struct robots *r, const char *agent, size_t agent_len,
     const char *path, size_t path_len, struct robots_verdict *v)
 {
-	const struct robots_merged *a = choose(r, agent, agent_len);
+	const struct robots_merged *a =
+	    robots_match_choose(r, agent, agent_len);
 	const struct robots_crule *c;
 	uint32_t i;
 
@@ -499,7 +511,8 @@ robots_check(const struct robots *r, const char *agent, size_t agent_len,
 		v->reason = ROBOTS_REASON_ROBOTS_TXT;
 		return;
 	}
-	if (a == NULL || (i = decide(r, a, path, path_len)) == ROBOTS_NONE)
+	if (a == NULL ||
+	    (i = robots_match_decide(r, a, path, path_len)) == ROBOTS_NONE)
 		return;
 	c = ROBOTS_TAB(r, struct robots_crule, rules) + i;
 	v->allowed = c->allow;
@@ -532,7 +545,7 @@ robots_reason_name(enum robots_reason reason)
 
 /* The groups of r as written. */
 static const struct robots_group *
-groups(const struct robots *r)
+robots_match_groups(const struct robots *r)
 {
 	return ROBOTS_TAB(r, struct robots_group, groups);
 }
@@ -543,7 +556,7 @@ robots_rule_count(const struct robots *r)
 	size_t g, n = 0;
 
 	for (g = 0; g < r->ngroups; g++)
-		n += groups(r)[g].rule_count;
+		n += robots_match_groups(r)[g].rule_count;
 	return n;
 }
 
@@ -556,7 +569,8 @@ robots_group_count(const struct robots *r)
 size_t
 robots_group_agent_count(const struct robots *r, size_t group)
 {
-	return group < r->ngroups ? groups(r)[group].agent_count : 0;
+	return group < r->ngroups ? robots_match_groups(r)[group].agent_count
+	                          : 0;
 }
 
 const char *
@@ -565,12 +579,13 @@ robots_group_agent(
 {
 	const struct robots_span *s;
 
-	if (group >= r->ngroups || agent >= groups(r)[group].agent_count) {
+	if (group >= r->ngroups ||
+	    agent >= robots_match_groups(r)[group].agent_count) {
 		*len = 0;
 		return NULL;
 	}
 	s = ROBOTS_TAB(r, struct robots_span, gagents) +
-	    groups(r)[group].agent_first + agent;
+	    robots_match_groups(r)[group].agent_first + agent;
 	if (s->off == ROBOTS_GLOBAL_OFF) {
 		*len = 1;
 		return "*";
@@ -582,13 +597,15 @@ robots_group_agent(
 size_t
 robots_group_rule_count(const struct robots *r, size_t group)
 {
-	return group < r->ngroups ? groups(r)[group].rule_count : 0;
+	return group < r->ngroups ? robots_match_groups(r)[group].rule_count
+	                          : 0;
 }
 
 double
 robots_group_crawl_delay(const struct robots *r, size_t group)
 {
-	return group < r->ngroups ? groups(r)[group].crawl_delay : -1.0;
+	return group < r->ngroups ? robots_match_groups(r)[group].crawl_delay
+	                          : -1.0;
 }
 
 size_t
@@ -616,7 +633,7 @@ robots_sitemap(const struct robots *r, size_t i, size_t *len)
  * an index.html twin comes out as the Allow line it was made from.
  */
 static void
-list_rules(const struct robots *r, const struct robots_list *l,
+robots_match_list_rules(const struct robots *r, const struct robots_list *l,
     robots_rule_cb cb, void *arg)
 {
 	const struct robots_crule *rules =
@@ -644,7 +661,8 @@ void
 robots_agent_rules(const struct robots *r, const char *agent, size_t agent_len,
     robots_rule_cb cb, void *arg)
 {
-	const struct robots_merged *a = choose(r, agent, agent_len);
+	const struct robots_merged *a =
+	    robots_match_choose(r, agent, agent_len);
 	const struct robots_list *lists;
 	const uint32_t *al;
 	uint32_t k;
@@ -652,12 +670,13 @@ robots_agent_rules(const struct robots *r, const char *agent, size_t agent_len,
 	if (a == NULL)
 		return;
 	if (a->nlists == 1) {
-		list_rules(r, &a->list, cb, arg);
+		robots_match_list_rules(r, &a->list, cb, arg);
 		return;
 	}
 	lists = ROBOTS_TAB(r, struct robots_list, lists);
 	al = (const uint32_t *)(const void *)((const char *)r +
 	                                      robots_agent_lists_off(r));
 	for (k = 0; k < a->nlists; k++)
-		list_rules(r, &lists[al[a->list_first + k]], cb, arg);
+		robots_match_list_rules(
+		    r, &lists[al[a->list_first + k]], cb, arg);
 }

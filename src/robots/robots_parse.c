@@ -25,50 +25,16 @@
 
 #include "robots_int.h"
 #include "robots_parse_int.h"
-/* Make room for k more elements of size sz; 0 on success. */
-static int
-vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
-{
-	size_t cap;
-	void *p;
-
-	if (v->n + k <= v->cap)
-		return 0;
-	cap = v->cap ? v->cap : 16;
-	while (cap < v->n + k)
-		cap *= 2;
-	if ((p = realloc(v->v, cap * sz)) == NULL) {
-		*nomem = 1;
-		return -1;
-	}
-	v->v = p;
-	v->cap = cap;
-	return 0;
-}
-
-/* Append one zeroed element; NULL when memory runs out. */
-static void *
-vec_push(struct vec *v, size_t sz, int *nomem)
-{
-	char *e;
-
-	if (vec_reserve(v, sz, 1, nomem) != 0)
-		return NULL;
-	e = (char *)v->v + v->n++ * sz;
-	memset(e, 0, sz);
-	return e;
-}
-
 /* C isspace() in the C locale. */
 static int
-is_space(unsigned char c)
+robots_parse_is_space(unsigned char c)
 {
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 /* Whether key starts with lit (lower case), ignoring ASCII case. */
 static int
-prefix_ci(const char *key, size_t n, const char *lit)
+robots_parse_prefix_ci(const char *key, size_t n, const char *lit)
 {
 	size_t i;
 
@@ -83,33 +49,36 @@ prefix_ci(const char *key, size_t n, const char *lit)
 
 /* The directive a key names; keys match by prefix as in Google's parser. */
 static enum key
-classify(const char *k, size_t n)
+robots_parse_classify(const char *k, size_t n)
 {
 	/* The names' first letters differ: one switch picks the candidates. */
 	switch (n > 0 ? (unsigned char)k[0] | 0x20 : 0) {
 	case 'u':
-		if (prefix_ci(k, n, "user-agent") ||
-		    prefix_ci(k, n, "useragent") ||
-		    prefix_ci(k, n, "user agent"))
+		if (robots_parse_prefix_ci(k, n, "user-agent") ||
+		    robots_parse_prefix_ci(k, n, "useragent") ||
+		    robots_parse_prefix_ci(k, n, "user agent"))
 			return KEY_USER_AGENT;
 		break;
 	case 'a':
-		if (prefix_ci(k, n, "allow"))
+		if (robots_parse_prefix_ci(k, n, "allow"))
 			return KEY_ALLOW;
 		break;
 	case 'd':
-		if (prefix_ci(k, n, "disallow") ||
-		    prefix_ci(k, n, "dissallow") ||
-		    prefix_ci(k, n, "dissalow") || prefix_ci(k, n, "disalow") ||
-		    prefix_ci(k, n, "diasllow") || prefix_ci(k, n, "disallaw"))
+		if (robots_parse_prefix_ci(k, n, "disallow") ||
+		    robots_parse_prefix_ci(k, n, "dissallow") ||
+		    robots_parse_prefix_ci(k, n, "dissalow") ||
+		    robots_parse_prefix_ci(k, n, "disalow") ||
+		    robots_parse_prefix_ci(k, n, "diasllow") ||
+		    robots_parse_prefix_ci(k, n, "disallaw"))
 			return KEY_DISALLOW;
 		break;
 	case 's':
-		if (prefix_ci(k, n, "sitemap") || prefix_ci(k, n, "site-map"))
+		if (robots_parse_prefix_ci(k, n, "sitemap") ||
+		    robots_parse_prefix_ci(k, n, "site-map"))
 			return KEY_SITEMAP;
 		break;
 	case 'c':
-		if (prefix_ci(k, n, "crawl-delay"))
+		if (robots_parse_prefix_ci(k, n, "crawl-delay"))
 			return KEY_CRAWL_DELAY;
 		break;
 	}
@@ -118,7 +87,7 @@ classify(const char *k, size_t n)
 
 /* Parse a Crawl-delay value: digits with an optional fraction; -1 if bad. */
 static double
-parse_delay(const char *s, size_t n)
+robots_parse_delay(const char *s, size_t n)
 {
 	double v = 0, scale = 1;
 	size_t i = 0, digits = 0;
@@ -133,7 +102,7 @@ parse_delay(const char *s, size_t n)
 
 /* The current group, or NULL before the first User-agent line. */
 static struct robots_tgroup *
-cur_group(struct parser *p)
+robots_parse_cur_group(struct parser *p)
 {
 	return p->groups.n
 	           ? (struct robots_tgroup *)p->groups.v + p->groups.n - 1
@@ -142,15 +111,16 @@ cur_group(struct parser *p)
 
 /* A User-agent line: extend the current group or start the next one. */
 static void
-on_user_agent(struct parser *p, const char *v, size_t n)
+robots_parse_on_user_agent(struct parser *p, const char *v, size_t n)
 {
-	struct robots_tgroup *g = cur_group(p);
+	struct robots_tgroup *g = robots_parse_cur_group(p);
 	struct robots_tagent *a;
 	size_t tok;
 
 	robots_prefs_user_agent(p, g != NULL && !g->separated);
 	if (g == NULL || g->separated) {
-		if ((g = vec_push(&p->groups, sizeof(*g), &p->nomem)) == NULL)
+		if ((g = robots_parse_vec_push(
+		         &p->groups, sizeof(*g), &p->nomem)) == NULL)
 			return;
 		g->agent_first = (uint32_t)p->agents.n;
 		g->crawl_delay = -1.0;
@@ -160,7 +130,8 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 	} else if ((tok = robots_agent_token(v, n)) == 0) {
 		return; /* names nobody */
 	}
-	if ((a = vec_push(&p->agents, sizeof(*a), &p->nomem)) == NULL)
+	if ((a = robots_parse_vec_push(&p->agents, sizeof(*a), &p->nomem)) ==
+	    NULL)
 		return;
 	a->src = v;
 	a->len = (uint32_t)tok;
@@ -169,46 +140,9 @@ on_user_agent(struct parser *p, const char *v, size_t n)
 	g->agent_count++;
 }
 
-/* Rewrite a normalized pattern o[0..k) in place; returns the new length. */
-static size_t
-compile_tail(char *o, size_t k, struct trule *r)
-{
-	size_t i, j, dollars = 0;
-	const char *star;
-
-	r->anchored = k > 0 && o[k - 1] == '$';
-	k -= r->anchored;
-	if (memchr(o, '$', k) != NULL)
-		for (i = 0; i < k; i++)
-			dollars += o[i] == '$';
-	/* A '$' before the end is a literal: "%24", as in a match path. */
-	for (i = k, j = k + 2 * dollars, k = j; dollars > 0 && i-- > 0;) {
-		if (o[i] == '$') {
-			o[--j] = '4';
-			o[--j] = '2';
-			o[--j] = '%';
-		} else
-			o[--j] = o[i];
-	}
-	if ((star = memchr(o, '*', k)) != NULL) { /* "**" is "*" */
-		for (i = j = (size_t)(star - o); i < k; i++)
-			if (o[i] != '*' || j == 0 || o[j - 1] != '*')
-				o[j++] = o[i];
-		k = j;
-	}
-	if (k > 0 && o[k - 1] == '*') { /* a trailing '*' adds nothing */
-		k--;
-		r->anchored = 0;
-	}
-	star = memchr(o, '*', k);
-	r->lit_len = (uint32_t)(star != NULL ? (size_t)(star - o) : k);
-	r->comp_len = (uint32_t)k;
-	return k;
-}
-
 /* Position after the last '/' of o if "index.htm" follows it, else 0. */
 static size_t
-index_html_dir(const char *o, size_t k)
+robots_parse_index_html_dir(const char *o, size_t k)
 {
 	size_t i = k;
 
@@ -224,14 +158,14 @@ index_html_dir(const char *o, size_t k)
  * as "Allow: /dir/$" would (specificity: the length of "/dir/$").
  */
 static void
-add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
+robots_parse_add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
 {
 	const char *o = (const char *)p->comp.v + r->comp;
-	size_t dir = index_html_dir(o, r->comp_len);
+	size_t dir = robots_parse_index_html_dir(o, r->comp_len);
 	struct trule *t;
 
-	if (dir == 0 ||
-	    (t = vec_push(&p->rules, sizeof(*t), &p->nomem)) == NULL)
+	if (dir == 0 || (t = robots_parse_vec_push(
+	                     &p->rules, sizeof(*t), &p->nomem)) == NULL)
 		return;
 	*t = *r;
 	t->seq = p->seq++;
@@ -245,14 +179,16 @@ add_twin(struct parser *p, const struct trule *r, size_t norm_dir)
 
 /* An allow or disallow line with a non-empty value in the current group. */
 static void
-add_rule(struct parser *p, const char *v, size_t n, int allow, uint32_t line)
+robots_parse_add_rule(
+    struct parser *p, const char *v, size_t n, int allow, uint32_t line)
 {
 	struct trule *r, copy;
 	size_t k, norm_dir = 0;
 	char *o;
 
-	if (vec_reserve(&p->comp, 1, 3 * n, &p->nomem) != 0 ||
-	    (r = vec_push(&p->rules, sizeof(*r), &p->nomem)) == NULL)
+	if (robots_parse_vec_reserve(&p->comp, 1, 3 * n, &p->nomem) != 0 ||
+	    (r = robots_parse_vec_push(&p->rules, sizeof(*r), &p->nomem)) ==
+	        NULL)
 		return;
 	r->src = v;
 	r->src_len = (uint32_t)n;
@@ -265,29 +201,30 @@ add_rule(struct parser *p, const char *v, size_t n, int allow, uint32_t line)
 	k = robots_pct_normalize(v, n, o, 1);
 	r->prio = (uint32_t)k;
 	if (allow)
-		norm_dir = index_html_dir(o, k);
-	k = compile_tail(o, k, r);
+		norm_dir = robots_parse_index_html_dir(o, k);
+	k = robots_pattern_tail(o, k, r);
 	r->shared = k <= n && memcmp(o, v, k) == 0;
 	if (!r->shared)
 		p->comp.n += k;
-	cur_group(p)->rule_count++;
-	cur_group(p)->table_count++;
+	robots_parse_cur_group(p)->rule_count++;
+	robots_parse_cur_group(p)->table_count++;
 	copy = *r;
 	if (norm_dir > 0)
-		add_twin(p, &copy, norm_dir);
+		robots_parse_add_twin(p, &copy, norm_dir);
 }
 
 /* Act on one key: value line. */
 static void
-dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
+robots_parse_dispatch(
+    struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 {
-	struct robots_tgroup *g = cur_group(p);
+	struct robots_tgroup *g = robots_parse_cur_group(p);
 	struct tspan *s;
 	double d;
 
 	switch (key) {
 	case KEY_USER_AGENT:
-		on_user_agent(p, v, n);
+		robots_parse_on_user_agent(p, v, n);
 		break;
 	case KEY_ALLOW:
 	case KEY_DISALLOW:
@@ -295,18 +232,18 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 			break;
 		g->separated = 1;
 		if (n > 0)
-			add_rule(p, v, n, key == KEY_ALLOW, line);
+			robots_parse_add_rule(p, v, n, key == KEY_ALLOW, line);
 		break;
 	case KEY_SITEMAP:
-		if (n > 0 &&
-		    (s = vec_push(&p->sitemaps, sizeof(*s), &p->nomem))) {
+		if (n > 0 && (s = robots_parse_vec_push(
+		                  &p->sitemaps, sizeof(*s), &p->nomem))) {
 			s->s = v;
 			s->len = (uint32_t)n;
 		}
 		break;
 	case KEY_CRAWL_DELAY:
 		if (g != NULL && g->crawl_delay < 0 &&
-		    (d = parse_delay(v, n)) >= 0)
+		    (d = robots_parse_delay(v, n)) >= 0)
 			g->crawl_delay = d;
 		break;
 	case KEY_NONE:
@@ -314,30 +251,9 @@ dispatch(struct parser *p, enum key key, const char *v, size_t n, uint32_t line)
 	}
 }
 
-void *
-robots_parse_vec_push(struct vec *v, size_t sz, int *nomem)
-{
-	return vec_push(v, sz, nomem);
-}
-
-int
-robots_parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
-{
-	return vec_reserve(v, sz, k, nomem);
-}
-
-size_t
-robots_parse_compile(const char *v, size_t n, char *o, struct trule *r)
-{
-	size_t k = robots_pct_normalize(v, n, o, 1);
-
-	compile_tail(o, k, r);
-	return k;
-}
-
 /* Split one line into key and value the way Google's parser does. */
 static void
-parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
+robots_parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 {
 	const char *cut, *sep, *v, *end;
 	size_t kn;
@@ -347,9 +263,9 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 		n = (size_t)(cut - l);
 	if ((cut = memchr(l, '#', n)) != NULL)
 		n = (size_t)(cut - l);
-	while (n > 0 && is_space((unsigned char)l[n - 1]))
+	while (n > 0 && robots_parse_is_space((unsigned char)l[n - 1]))
 		n--;
-	while (n > 0 && is_space((unsigned char)*l))
+	while (n > 0 && robots_parse_is_space((unsigned char)*l))
 		l++, n--;
 	end = l + n;
 	if (n == 0)
@@ -367,36 +283,37 @@ parse_line(struct parser *p, const char *l, size_t n, uint32_t line)
 				return;
 	}
 	kn = (size_t)(sep - l);
-	while (kn > 0 && is_space((unsigned char)l[kn - 1]))
+	while (kn > 0 && robots_parse_is_space((unsigned char)l[kn - 1]))
 		kn--;
 	if (kn == 0)
 		return;
-	for (v = sep + 1; v < end && is_space((unsigned char)*v); v++)
-		;
-	if ((key = classify(l, kn)) == KEY_NONE)
+	v = sep + 1;
+	while (v < end && robots_parse_is_space((unsigned char)*v))
+		v++;
+	if ((key = robots_parse_classify(l, kn)) == KEY_NONE)
 		robots_prefs_line(
 		    p, l, kn, v, (size_t)(end - v), line, *sep == ':');
 	else
-		dispatch(p, key, v, (size_t)(end - v), line);
+		robots_parse_dispatch(p, key, v, (size_t)(end - v), line);
 }
 
 /* At least one byte of v is zero (the classic SWAR test). */
 static inline uint64_t
-has_zero(uint64_t v)
+robots_parse_has_zero(uint64_t v)
 {
 	return ((v - 0x0101010101010101ULL) & ~v) & 0x8080808080808080ULL;
 }
 
 /* The first CR or LF at or after s, or end; eight bytes at a time. */
 static const char *
-line_end(const char *s, const char *end)
+robots_parse_line_end(const char *s, const char *end)
 {
 	uint64_t v;
 
 	while (end - s >= 8) {
 		memcpy(&v, s, 8);
-		if (has_zero(v ^ 0x0a0a0a0a0a0a0a0aULL) |
-		    has_zero(v ^ 0x0d0d0d0d0d0d0d0dULL))
+		if (robots_parse_has_zero(v ^ 0x0a0a0a0a0a0a0a0aULL) |
+		    robots_parse_has_zero(v ^ 0x0d0d0d0d0d0d0d0dULL))
 			break;
 		s += 8;
 	}
@@ -420,9 +337,9 @@ robots_parse_body(struct parser *p, const char *body, size_t len)
 	while (s < end && s - body < 3 && *s == bom[s - body])
 		s++;
 	for (;;) {
-		e = line_end(s, end);
+		e = robots_parse_line_end(s, end);
 		n = (size_t)(e - s);
-		parse_line(p, s, n < LINE_KEEP ? n : LINE_KEEP, ++line);
+		robots_parse_line(p, s, n < LINE_KEEP ? n : LINE_KEEP, ++line);
 		if (e == end || p->nomem)
 			break;
 		if (*e == '\r' && e + 1 < end && e[1] == '\n')

@@ -1,14 +1,17 @@
 /*
- * robots_parse_int.h: the parser's private types, shared by the line
- * parser (robots_parse.c), its preference lines (robots_parse_prefs.c) and
- * the layout that compiles its tables into a ruleset (robots_build.c).
- * Nothing else includes it.
+ * robots_parse_int.h: the parser's private types and its growable
+ * vectors, shared by the line parser (robots_parse.c), its preference
+ * lines (robots_parse_prefs.c), the compiled form of their patterns
+ * (robots_pattern.c) and the layout that compiles its tables into a
+ * ruleset (robots_build.c). Nothing else includes it.
  */
 #ifndef ROBOTS_PARSE_INT_H
 #define ROBOTS_PARSE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "robots.h"
 
@@ -108,15 +111,53 @@ struct parser {
 /* Cut the body into lines and parse each into p (robots_parse.c). */
 void robots_parse_body(struct parser *p, const char *body, size_t len);
 
-/* robots_parse.c's helpers, for robots_parse_prefs.c. */
-void *robots_parse_vec_push(struct vec *v, size_t sz, int *nomem);
-int robots_parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem);
+/* Make room for k more elements of size sz; 0 on success. */
+static inline int
+robots_parse_vec_reserve(struct vec *v, size_t sz, size_t k, int *nomem)
+{
+	size_t cap;
+	void *p;
+
+	if (v->n + k <= v->cap)
+		return 0;
+	cap = v->cap ? v->cap : 16;
+	while (cap < v->n + k)
+		cap *= 2;
+	if ((p = realloc(v->v, cap * sz)) == NULL) {
+		*nomem = 1;
+		return -1;
+	}
+	v->v = p;
+	v->cap = cap;
+	return 0;
+}
+
+/* Append one zeroed element; NULL when memory runs out. */
+static inline void *
+robots_parse_vec_push(struct vec *v, size_t sz, int *nomem)
+{
+	char *e;
+
+	if (robots_parse_vec_reserve(v, sz, 1, nomem) != 0)
+		return NULL;
+	e = (char *)v->v + v->n++ * sz;
+	memset(e, 0, sz);
+	return e;
+}
+
 /*
  * Normalize pattern v (n bytes) into o (room for 3 * n) and compile it
  * as a rule's: r's comp_len, lit_len, anchored; returns the normalized
- * length (the specificity).
+ * length (the specificity) (robots_pattern.c).
  */
-size_t robots_parse_compile(const char *v, size_t n, char *o, struct trule *r);
+size_t robots_pattern_compile(
+    const char *v, size_t n, char *o, struct trule *r);
+/*
+ * The compiling after the normalization: rewrite a normalized pattern
+ * o[0..k) in place and set r's comp_len, lit_len, anchored; returns the
+ * new length.
+ */
+size_t robots_pattern_tail(char *o, size_t k, struct trule *r);
 
 /*
  * A line whose key is none of the RFC 9309 ones: key (kn bytes, as

@@ -38,7 +38,7 @@
 
 /* Whether key (n bytes) is lit (lower case), ASCII case ignored. */
 static int
-key_is(const char *key, size_t n, const char *lit)
+robots_parse_prefs_key_is(const char *key, size_t n, const char *lit)
 {
 	size_t i;
 
@@ -52,7 +52,7 @@ key_is(const char *key, size_t n, const char *lit)
 }
 
 static void
-warn(struct parser *p, uint32_t line, enum robots_wcode code)
+robots_parse_prefs_warn(struct parser *p, uint32_t line, enum robots_wcode code)
 {
 	struct twarn *w;
 
@@ -64,15 +64,15 @@ warn(struct parser *p, uint32_t line, enum robots_wcode code)
 }
 
 static uint32_t
-cur_group_index(const struct parser *p)
+robots_parse_prefs_cur_group_index(const struct parser *p)
 {
 	return p->groups.n ? (uint32_t)p->groups.n - 1 : ROBOTS_NONE;
 }
 
 /* Record the line for inspect; pref: a preference line (always kept). */
 static void
-extra(struct parser *p, const char *key, size_t kn, const char *v, size_t n,
-    uint32_t line, int pref)
+robots_parse_prefs_extra(struct parser *p, const char *key, size_t kn,
+    const char *v, size_t n, uint32_t line, int pref)
 {
 	struct textra *e;
 
@@ -91,19 +91,19 @@ extra(struct parser *p, const char *key, size_t kn, const char *v, size_t n,
 	e->val = v;
 	e->val_len = (uint32_t)n;
 	e->line = line;
-	e->group = cur_group_index(p);
+	e->group = robots_parse_prefs_cur_group_index(p);
 }
 
 static int
-is_ws(char c)
+robots_parse_prefs_is_ws(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
 /* A Content-Usage or Content-Signal statement: PATH and PREFS of v. */
 static void
-statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
-    uint32_t line, uint32_t group)
+robots_parse_prefs_statement(struct parser *p, enum robots_pref_kind kind,
+    const char *v, size_t n, uint32_t line, uint32_t group)
 {
 	const char *path = NULL, *prefs = v;
 	size_t plen = 1, rest = n;
@@ -113,15 +113,16 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 	char *o;
 
 	if (n > 0 && v[0] == '/') {
-		for (plen = 0; plen < n && !is_ws(v[plen]); plen++)
-			;
+		plen = 0;
+		while (plen < n && !robots_parse_prefs_is_ws(v[plen]))
+			plen++;
 		path = v;
 		prefs = v + plen;
 		rest = n - plen;
 	}
-	while (rest > 0 && is_ws(*prefs))
+	while (rest > 0 && robots_parse_prefs_is_ws(*prefs))
 		prefs++, rest--;
-	while (rest > 0 && is_ws(prefs[rest - 1]))
+	while (rest > 0 && robots_parse_prefs_is_ws(prefs[rest - 1]))
 		rest--;
 	if (robots_parse_vec_reserve(&p->pcomp, 1, 3 * plen, &p->nomem) != 0 ||
 	    (s = robots_parse_vec_push(&p->prefs, sizeof(*s), &p->nomem)) ==
@@ -138,7 +139,7 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 	o = (char *)p->pcomp.v + p->pcomp.n;
 	memset(&tr, 0, sizeof(tr));
 	s->prio =
-	    (uint32_t)robots_parse_compile(path ? path : "/", plen, o, &tr);
+	    (uint32_t)robots_pattern_compile(path ? path : "/", plen, o, &tr);
 	s->comp_len = tr.comp_len;
 	s->lit_len = tr.lit_len;
 	s->anchored = tr.anchored;
@@ -149,15 +150,15 @@ statement(struct parser *p, enum robots_pref_kind kind, const char *v, size_t n,
 		robots_pref_read_signal(prefs, rest, &rd);
 	memcpy(s->pref, rd.pref, sizeof(s->pref));
 	if (rd.warn & PREF_W_PARSE)
-		warn(p, line,
+		robots_parse_prefs_warn(p, line,
 		    kind == ROBOTS_CONTENT_USAGE ? RW_PARSE_USAGE
 		                                 : RW_PARSE_SIGNAL);
 	if (rd.warn & PREF_W_NONSTANDARD)
-		warn(p, line,
+		robots_parse_prefs_warn(p, line,
 		    kind == ROBOTS_CONTENT_USAGE ? RW_NONSTANDARD_USAGE
 		                                 : RW_NONSTANDARD_SIGNAL);
 	if (rd.warn & PREF_W_LABEL)
-		warn(p, line,
+		robots_parse_prefs_warn(p, line,
 		    kind == ROBOTS_CONTENT_USAGE ? RW_LABEL_USAGE
 		                                 : RW_LABEL_SIGNAL);
 	if (group != ROBOTS_NONE &&
@@ -169,22 +170,25 @@ void
 robots_prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
     size_t n, uint32_t line, int colon)
 {
-	uint32_t group = cur_group_index(p);
-	int usage = key_is(key, kn, "content-usage");
-	int signal = key_is(key, kn, "content-signal") ||
-	             key_is(key, kn, "content-signals");
+	uint32_t group = robots_parse_prefs_cur_group_index(p);
+	int usage = robots_parse_prefs_key_is(key, kn, "content-usage");
+	int signal = robots_parse_prefs_key_is(key, kn, "content-signal") ||
+	             robots_parse_prefs_key_is(key, kn, "content-signals");
 
-	extra(p, key, kn, v, n, line, (usage || signal) && colon);
+	robots_parse_prefs_extra(
+	    p, key, kn, v, n, line, (usage || signal) && colon);
 	if ((usage || signal) && !colon)
-		warn(p, line, RW_PARSE_NO_COLON);
+		robots_parse_prefs_warn(p, line, RW_PARSE_NO_COLON);
 	else if (usage && group == ROBOTS_NONE)
-		warn(p, line, RW_USAGE_OUTSIDE);
+		robots_parse_prefs_warn(p, line, RW_USAGE_OUTSIDE);
 	else if (usage)
-		statement(p, ROBOTS_CONTENT_USAGE, v, n, line, group);
+		robots_parse_prefs_statement(
+		    p, ROBOTS_CONTENT_USAGE, v, n, line, group);
 	else if (signal) {
 		if (group == ROBOTS_NONE)
-			warn(p, line, RW_SIGNAL_OUTSIDE);
-		statement(p, ROBOTS_CONTENT_SIGNAL, v, n, line, group);
+			robots_parse_prefs_warn(p, line, RW_SIGNAL_OUTSIDE);
+		robots_parse_prefs_statement(
+		    p, ROBOTS_CONTENT_SIGNAL, v, n, line, group);
 	}
 }
 
@@ -196,7 +200,7 @@ robots_prefs_user_agent(struct parser *p, int joins)
 
 	if (joins)
 		for (i = p->prefs.n - p->pend; i < p->prefs.n; i++)
-			warn(p, s[i].line, RW_GROUP_SPLIT);
+			robots_parse_prefs_warn(p, s[i].line, RW_GROUP_SPLIT);
 	p->pend = 0;
 }
 
@@ -211,7 +215,7 @@ robots_prefs_clear(struct parser *p)
 
 /* Warnings in line order, then by code. */
 static int
-warn_cmp(const void *a, const void *b)
+robots_parse_prefs_warn_cmp(const void *a, const void *b)
 {
 	const struct twarn *x = a, *y = b;
 
@@ -222,7 +226,7 @@ warn_cmp(const void *a, const void *b)
 
 /* pref_on_disallowed_path for the group statements of p (see above). */
 static void
-warn_disallowed(struct parser *p, const struct robots *r)
+robots_parse_prefs_warn_disallowed(struct parser *p, const struct robots *r)
 {
 	const struct tpref *s = p->prefs.v;
 	const struct robots_tgroup *g = p->groups.v;
@@ -243,7 +247,8 @@ warn_disallowed(struct parser *p, const struct robots *r)
 			    (const char *)p->pcomp.v + s[i].comp, s[i].lit_len,
 			    &v);
 			if (!v.allowed) {
-				warn(p, s[i].line, RW_DISALLOWED_PATH);
+				robots_parse_prefs_warn(
+				    p, s[i].line, RW_DISALLOWED_PATH);
 				break;
 			}
 		}
@@ -252,7 +257,7 @@ warn_disallowed(struct parser *p, const struct robots *r)
 
 /* Reserve n bytes aligned to 4 at *total; the offset. */
 static uint32_t
-take(size_t *total, size_t n)
+robots_parse_prefs_take(size_t *total, size_t n)
 {
 	size_t off = (*total + 3) & ~(size_t)3;
 
@@ -262,7 +267,7 @@ take(size_t *total, size_t n)
 
 /* Bytes of text the section needs. */
 static size_t
-text_bytes(const struct parser *p)
+robots_parse_prefs_text_bytes(const struct parser *p)
 {
 	const struct tpref *s = p->prefs.v;
 	const struct textra *e = p->extras.v;
@@ -277,8 +282,8 @@ text_bytes(const struct parser *p)
 
 /* Copy n bytes to the text at *off; their span. */
 static struct robots_span
-put(char *base, const struct robots_prefs *h, size_t *off, const char *s,
-    size_t n)
+robots_parse_prefs_put(char *base, const struct robots_prefs *h, size_t *off,
+    const char *s, size_t n)
 {
 	struct robots_span sp = { (uint32_t)*off, (uint32_t)n };
 
@@ -289,7 +294,7 @@ put(char *base, const struct robots_prefs *h, size_t *off, const char *s,
 }
 
 static void
-fill_stmts(
+robots_parse_prefs_fill_stmts(
     const struct parser *p, char *base, struct robots_prefs *h, size_t *off)
 {
 	const struct tpref *s = p->prefs.v;
@@ -301,12 +306,12 @@ fill_stmts(
 
 	for (i = 0; i < p->prefs.n; i++) {
 		memset(&d[i], 0, sizeof(d[i]));
-		sp = put(
+		sp = robots_parse_prefs_put(
 		    base, h, off, s[i].path ? s[i].path : "/", s[i].path_len);
 		d[i].m.src = sp.off;
 		d[i].m.src_len = (uint16_t)sp.len;
-		sp = put(base, h, off, (const char *)p->pcomp.v + s[i].comp,
-		    s[i].comp_len);
+		sp = robots_parse_prefs_put(base, h, off,
+		    (const char *)p->pcomp.v + s[i].comp, s[i].comp_len);
 		d[i].m.pat = sp.off;
 		d[i].m.pat_len = (uint16_t)s[i].comp_len;
 		d[i].m.lit_len = (uint16_t)s[i].lit_len;
@@ -316,7 +321,8 @@ fill_stmts(
 		    text + d[i].m.pat, d[i].m.pat_len, d[i].m.lit_len);
 		d[i].m.need_lo = (uint32_t)need;
 		d[i].m.need_hi = (uint32_t)(need >> 32);
-		sp = put(base, h, off, s[i].val, s[i].val_len);
+		sp = robots_parse_prefs_put(
+		    base, h, off, s[i].val, s[i].val_len);
 		d[i].value = sp.off;
 		d[i].value_len = sp.len;
 		d[i].prio = s[i].prio;
@@ -328,8 +334,8 @@ fill_stmts(
 
 /* Per group its statements; per agent (and '*') its groups with some. */
 static int
-fill_selection(const struct parser *p, const struct robots *r, char *base,
-    struct robots_prefs *h)
+robots_parse_prefs_fill_selection(const struct parser *p,
+    const struct robots *r, char *base, struct robots_prefs *h)
 {
 	const struct tpref *s = p->prefs.v;
 	const struct robots_tgroup *g = p->groups.v;
@@ -381,7 +387,7 @@ fill_selection(const struct parser *p, const struct robots *r, char *base,
 }
 
 static void
-fill_extras(
+robots_parse_prefs_fill_extras(
     const struct parser *p, char *base, struct robots_prefs *h, size_t *off)
 {
 	const struct textra *e = p->extras.v;
@@ -391,8 +397,10 @@ fill_extras(
 	size_t i;
 
 	for (i = 0; i < p->extras.n; i++) {
-		d[i].name = put(base, h, off, e[i].name, e[i].name_len);
-		d[i].value = put(base, h, off, e[i].val, e[i].val_len);
+		d[i].name = robots_parse_prefs_put(
+		    base, h, off, e[i].name, e[i].name_len);
+		d[i].value = robots_parse_prefs_put(
+		    base, h, off, e[i].val, e[i].val_len);
 		d[i].line = e[i].line;
 		d[i].group1 = e[i].group == ROBOTS_NONE ? 0 : e[i].group + 1;
 	}
@@ -404,7 +412,7 @@ fill_extras(
 
 /* The number of (agent, group) selections: sel's length. */
 static size_t
-count_sel(const struct parser *p)
+robots_parse_prefs_count_sel(const struct parser *p)
 {
 	const struct tpref *s = p->prefs.v;
 	const struct robots_tgroup *g = p->groups.v;
@@ -435,33 +443,39 @@ robots_prefs_attach(struct parser *p, struct robots *r)
 	size_t total, off = 0;
 	char *base;
 
-	warn_disallowed(p, r);
+	robots_parse_prefs_warn_disallowed(p, r);
 	if (p->nomem)
 		goto fail;
 	if (p->warns.n > 1)
-		qsort(p->warns.v, p->warns.n, sizeof(struct twarn), warn_cmp);
+		qsort(p->warns.v, p->warns.n, sizeof(struct twarn),
+		    robots_parse_prefs_warn_cmp);
 	if (p->prefs.n == 0 && p->extras.n == 0 && p->warns.n == 0) {
 		r->prefs = ROBOTS_PREFS_EMPTY;
 		return r;
 	}
 	memset(&h, 0, sizeof(h));
 	total = (r->memsize + 7) & ~(size_t)7;
-	r->prefs = take(&total, sizeof(h));
+	r->prefs = robots_parse_prefs_take(&total, sizeof(h));
 	h.nstmts = (uint32_t)p->prefs.n;
 	while (h.nfile < p->prefs.n &&
 	       ((struct tpref *)p->prefs.v)[h.nfile].group == ROBOTS_NONE)
 		h.nfile++;
-	h.stmts = take(&total, p->prefs.n * sizeof(struct robots_pstmt));
-	h.gslices = take(&total, p->groups.n * 2 * sizeof(uint32_t));
-	h.agent_sel =
-	    take(&total, ((size_t)r->nagents + 1) * 2 * sizeof(uint32_t));
-	h.nsel = (uint32_t)count_sel(p);
-	h.sel = take(&total, h.nsel * sizeof(uint32_t));
+	h.stmts = robots_parse_prefs_take(
+	    &total, p->prefs.n * sizeof(struct robots_pstmt));
+	h.gslices =
+	    robots_parse_prefs_take(&total, p->groups.n * 2 * sizeof(uint32_t));
+	h.agent_sel = robots_parse_prefs_take(
+	    &total, ((size_t)r->nagents + 1) * 2 * sizeof(uint32_t));
+	h.nsel = (uint32_t)robots_parse_prefs_count_sel(p);
+	h.sel = robots_parse_prefs_take(&total, h.nsel * sizeof(uint32_t));
 	h.nextras = (uint32_t)p->extras.n;
-	h.extras = take(&total, p->extras.n * sizeof(struct robots_pextra));
+	h.extras = robots_parse_prefs_take(
+	    &total, p->extras.n * sizeof(struct robots_pextra));
 	h.nwarns = (uint32_t)p->warns.n;
-	h.warns = take(&total, p->warns.n * sizeof(struct robots_pwarn));
-	h.text = take(&total, text_bytes(p));
+	h.warns = robots_parse_prefs_take(
+	    &total, p->warns.n * sizeof(struct robots_pwarn));
+	h.text =
+	    robots_parse_prefs_take(&total, robots_parse_prefs_text_bytes(p));
 	h.end = (uint32_t)total;
 	if ((grown = realloc(r, total)) == NULL)
 		goto fail;
@@ -469,10 +483,10 @@ robots_prefs_attach(struct parser *p, struct robots *r)
 	base = (char *)r;
 	memset(base + r->memsize, 0, total - r->memsize);
 	r->memsize = (uint32_t)total;
-	fill_stmts(p, base, &h, &off);
-	if (fill_selection(p, r, base, &h) != 0)
+	robots_parse_prefs_fill_stmts(p, base, &h, &off);
+	if (robots_parse_prefs_fill_selection(p, r, base, &h) != 0)
 		goto fail;
-	fill_extras(p, base, &h, &off);
+	robots_parse_prefs_fill_extras(p, base, &h, &off);
 	memcpy(base + r->prefs, &h, sizeof(h));
 	return r;
 fail:

@@ -27,7 +27,7 @@ robots_hexval(unsigned char c)
 
 /* RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~". */
 static int
-unreserved(unsigned char c)
+robots_pct_unreserved(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
@@ -36,14 +36,14 @@ unreserved(unsigned char c)
 
 /* Octets that never stand for themselves in a URI: percent-encode them. */
 static int
-must_encode(unsigned char c)
+robots_pct_must_encode(unsigned char c)
 {
 	return c <= 0x20 || c >= 0x7f;
 }
 
 /* Whether the '%' at s[i] starts an escape with a '*' in it: "%*A", "%E*2". */
 static int
-star_in_escape(const unsigned char *s, size_t i, size_t len)
+robots_pct_star_in_escape(const unsigned char *s, size_t i, size_t len)
 {
 	return (i + 1 < len && s[i + 1] == '*') ||
 	       (i + 2 < len && robots_hexval(s[i + 1]) >= 0 && s[i + 2] == '*');
@@ -51,7 +51,7 @@ star_in_escape(const unsigned char *s, size_t i, size_t len)
 
 /* Write c as "%XX"; returns the new end. */
 static char *
-put_escape(char *o, unsigned char c)
+robots_pct_put_escape(char *o, unsigned char c)
 {
 	*o++ = '%';
 	*o++ = hexdigits[c >> 4];
@@ -61,7 +61,7 @@ put_escape(char *o, unsigned char c)
 
 /*
  * Octets copied as they are: bit 1 in a pattern, bit 2 in a path. Not
- * '%', not must_encode(); '*' and '$' only in a pattern.
+ * '%', not robots_pct_must_encode(); '*' and '$' only in a pattern.
  */
 #define PLAIN(c)                                                               \
 	((c) > 0x20 && (c) < 0x7f && (c) != '%'                                \
@@ -102,22 +102,23 @@ robots_pct_normalize(const char *in, size_t len, char *out, int is_pattern)
 				 * pattern's escape cut by '*' ("%E*2"): that
 				 * '%' stays, to match an escape in the path.
 				 */
-				if (is_pattern && star_in_escape(s, i, len))
+				if (is_pattern &&
+				    robots_pct_star_in_escape(s, i, len))
 					*o++ = '%';
 				else
-					o = put_escape(o, '%');
+					o = robots_pct_put_escape(o, '%');
 				continue;
 			}
 			c = (unsigned char)(hi << 4 | lo);
 			i += 2;
-			if (unreserved(c))
+			if (robots_pct_unreserved(c))
 				*o++ = (char)c;
 			else
-				o = put_escape(o, c);
-		} else if (must_encode(c))
-			o = put_escape(o, c);
+				o = robots_pct_put_escape(o, c);
+		} else if (robots_pct_must_encode(c))
+			o = robots_pct_put_escape(o, c);
 		else if (!is_pattern && (c == '*' || c == '$'))
-			o = put_escape(o, c);
+			o = robots_pct_put_escape(o, c);
 		else
 			*o++ = (char)c;
 	}

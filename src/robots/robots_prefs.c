@@ -12,14 +12,14 @@
 
 /* Whether s (n bytes) is the literal lit, case-sensitively. */
 static int
-is(const char *s, size_t n, const char *lit)
+robots_prefs_is(const char *s, size_t n, const char *lit)
 {
 	return n == strlen(lit) && memcmp(s, lit, n) == 0;
 }
 
 /* The same, ASCII case ignored (lit in lower case). */
 static int
-is_ci(const char *s, size_t n, const char *lit)
+robots_prefs_is_ci(const char *s, size_t n, const char *lit)
 {
 	size_t i;
 
@@ -58,19 +58,20 @@ robots_pref_read_usage(const char *v, size_t n, struct pref_read *out)
 	for (i = 0; i < count; i++) {
 		if (nodes[i].role != SFV_MEMBER)
 			continue;
-		if (is(nodes[i].key, nodes[i].key_len, "train-ai"))
+		if (robots_prefs_is(nodes[i].key, nodes[i].key_len, "train-ai"))
 			purpose = ROBOTS_PURPOSE_TRAIN_AI;
-		else if (is(nodes[i].key, nodes[i].key_len, "search"))
+		else if (robots_prefs_is(
+		             nodes[i].key, nodes[i].key_len, "search"))
 			purpose = ROBOTS_PURPOSE_SEARCH;
 		else {
 			out->warn |= PREF_W_LABEL;
 			continue;
 		}
 		if (nodes[i].type == SFV_TOKEN &&
-		    is(nodes[i].s, nodes[i].len, "y"))
+		    robots_prefs_is(nodes[i].s, nodes[i].len, "y"))
 			out->pref[purpose] = ROBOTS_PREF_ALLOWED;
 		else if (nodes[i].type == SFV_TOKEN &&
-		         is(nodes[i].s, nodes[i].len, "n"))
+		         robots_prefs_is(nodes[i].s, nodes[i].len, "n"))
 			out->pref[purpose] = ROBOTS_PREF_DISALLOWED;
 		else {
 			out->pref[purpose] = ROBOTS_PREF_UNKNOWN;
@@ -82,13 +83,13 @@ robots_pref_read_usage(const char *v, size_t n, struct pref_read *out)
 }
 
 static int
-is_ws(char c)
+robots_prefs_is_ws(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
 static int
-is_keych(char c)
+robots_prefs_is_keych(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -96,20 +97,20 @@ is_keych(char c)
 
 /* One member s[0..n), trimmed: KEY *WS "=" *WS VALUE into out. */
 static void
-signal_member(const char *s, size_t n, struct pref_read *out)
+robots_prefs_signal_member(const char *s, size_t n, struct pref_read *out)
 {
 	size_t k = 0, i, vs;
 	int purpose;
 
-	while (k < n && is_keych(s[k]))
+	while (k < n && robots_prefs_is_keych(s[k]))
 		k++;
-	for (i = k; i < n && is_ws(s[i]); i++)
+	for (i = k; i < n && robots_prefs_is_ws(s[i]); i++)
 		;
 	if (k == 0 || i == n || s[i] != '=') {
 		out->warn |= PREF_W_PARSE;
 		return;
 	}
-	for (i++; i < n && is_ws(s[i]); i++)
+	for (i++; i < n && robots_prefs_is_ws(s[i]); i++)
 		;
 	for (vs = i; i < n && s[i] > 0x20 && s[i] < 0x7f; i++)
 		;
@@ -117,19 +118,19 @@ signal_member(const char *s, size_t n, struct pref_read *out)
 		out->warn |= PREF_W_PARSE;
 		return;
 	}
-	if (is_ci(s, k, "search"))
+	if (robots_prefs_is_ci(s, k, "search"))
 		purpose = ROBOTS_PURPOSE_SEARCH;
-	else if (is_ci(s, k, "ai-input"))
+	else if (robots_prefs_is_ci(s, k, "ai-input"))
 		purpose = ROBOTS_PURPOSE_AI_INPUT;
-	else if (is_ci(s, k, "ai-train"))
+	else if (robots_prefs_is_ci(s, k, "ai-train"))
 		purpose = ROBOTS_PURPOSE_TRAIN_AI;
 	else {
 		out->warn |= PREF_W_LABEL;
 		return;
 	}
-	if (is_ci(s + vs, n - vs, "yes"))
+	if (robots_prefs_is_ci(s + vs, n - vs, "yes"))
 		out->pref[purpose] = ROBOTS_PREF_ALLOWED;
-	else if (is_ci(s + vs, n - vs, "no"))
+	else if (robots_prefs_is_ci(s + vs, n - vs, "no"))
 		out->pref[purpose] = ROBOTS_PREF_DISALLOWED;
 	else {
 		out->pref[purpose] = ROBOTS_PREF_UNKNOWN;
@@ -149,12 +150,13 @@ robots_pref_read_signal(const char *v, size_t n, struct pref_read *out)
 	while (s < end) {
 		if ((e = memchr(s, ',', (size_t)(end - s))) == NULL)
 			e = end;
-		while (s < e && is_ws(*s))
+		while (s < e && robots_prefs_is_ws(*s))
 			s++;
-		for (m = (size_t)(e - s); m > 0 && is_ws(s[m - 1]); m--)
-			;
+		m = (size_t)(e - s);
+		while (m > 0 && robots_prefs_is_ws(s[m - 1]))
+			m--;
 		if (m > 0)
-			signal_member(s, m, out);
+			robots_prefs_signal_member(s, m, out);
 		s = e + 1;
 	}
 }

@@ -54,7 +54,7 @@ robots_has_prefs(const struct robots *r)
 
 /* The preference section, or NULL. */
 static const struct robots_prefs *
-section(const struct robots *r)
+robots_usage_section(const struct robots *r)
 {
 	return r->prefs > ROBOTS_PREFS_EMPTY
 	           ? ROBOTS_TAB(r, struct robots_prefs, prefs)
@@ -63,7 +63,7 @@ section(const struct robots *r)
 
 /* Whether a table of n entries of size sz at off lies in [lo, hi). */
 static int
-table_in(uint32_t off, size_t n, size_t sz, size_t lo, size_t hi)
+robots_usage_table_in(uint32_t off, size_t n, size_t sz, size_t lo, size_t hi)
 {
 	return off >= lo && off <= hi && n <= (hi - off) / (sz ? sz : 1);
 }
@@ -79,21 +79,22 @@ robots_prefs_bounded(const struct robots *r, size_t len)
 	if (r->prefs < r->text || r->prefs % 4 != 0 ||
 	    len - r->prefs < sizeof(*h) || r->prefs > len)
 		return 0;
-	h = section(r);
+	h = robots_usage_section(r);
 	lo = r->prefs + sizeof(*h);
 	return h->end == len && h->text >= lo && h->text <= len &&
 	       h->nfile <= h->nstmts &&
-	       table_in(h->stmts, h->nstmts, sizeof(struct robots_pstmt), lo,
-	           h->text) &&
-	       table_in(
+	       robots_usage_table_in(h->stmts, h->nstmts,
+	           sizeof(struct robots_pstmt), lo, h->text) &&
+	       robots_usage_table_in(
 	           h->gslices, r->ngroups, 2 * sizeof(uint32_t), lo, h->text) &&
-	       table_in(h->agent_sel, (size_t)r->nagents + 1,
+	       robots_usage_table_in(h->agent_sel, (size_t)r->nagents + 1,
 	           2 * sizeof(uint32_t), lo, h->text) &&
-	       table_in(h->sel, h->nsel, sizeof(uint32_t), lo, h->text) &&
-	       table_in(h->extras, h->nextras, sizeof(struct robots_pextra), lo,
-	           h->text) &&
-	       table_in(h->warns, h->nwarns, sizeof(struct robots_pwarn), lo,
-	           h->text);
+	       robots_usage_table_in(
+	           h->sel, h->nsel, sizeof(uint32_t), lo, h->text) &&
+	       robots_usage_table_in(h->extras, h->nextras,
+	           sizeof(struct robots_pextra), lo, h->text) &&
+	       robots_usage_table_in(h->warns, h->nwarns,
+	           sizeof(struct robots_pwarn), lo, h->text);
 }
 
 /* The best statements so far of one directive. */
@@ -107,8 +108,8 @@ struct best {
 
 /* Statement i of the section, if it matches, into its directive's best. */
 static void
-consider(const struct robots_pstmt *st, const char *text, uint32_t i,
-    const char *path, size_t path_len, struct best *b)
+robots_usage_consider(const struct robots_pstmt *st, const char *text,
+    uint32_t i, const char *path, size_t path_len, struct best *b)
 {
 	const struct robots_pstmt *s = &st[i];
 	struct best *d = &b[s->kind == ROBOTS_CONTENT_SIGNAL];
@@ -133,7 +134,7 @@ consider(const struct robots_pstmt *st, const char *text, uint32_t i,
 
 /* The index in the agents table of the caller's agent, nagents for '*'. */
 static int
-selected(
+robots_usage_selected(
     const struct robots *r, const char *agent, size_t agent_len, uint32_t *who)
 {
 	const char *agents = (const char *)r + robots_agents_off(r);
@@ -154,7 +155,7 @@ selected(
 
 /* A statement as the API gives it. */
 static void
-stmt_out(
+robots_usage_stmt_out(
     const struct robots_pstmt *s, const char *text, struct robots_pref_stmt *o)
 {
 	o->kind = (enum robots_pref_kind)s->kind;
@@ -170,7 +171,7 @@ void
 robots_usage(const struct robots *r, const char *agent, size_t agent_len,
     const char *path, size_t path_len, struct robots_usage *u)
 {
-	const struct robots_prefs *h = section(r);
+	const struct robots_prefs *h = robots_usage_section(r);
 	const struct robots_pstmt *st;
 	const uint32_t *gs, *as, *sel;
 	const char *text;
@@ -189,8 +190,8 @@ robots_usage(const struct robots *r, const char *agent, size_t agent_len,
 	text = (const char *)r + h->text;
 	memset(b, 0, sizeof(b));
 	for (i = 0; i < h->nfile; i++)
-		consider(st, text, i, path, path_len, b);
-	if (selected(r, agent, agent_len, &who)) {
+		robots_usage_consider(st, text, i, path, path_len, b);
+	if (robots_usage_selected(r, agent, agent_len, &who)) {
 		gs = (const uint32_t *)(const void *)((const char *)r +
 		                                      h->gslices);
 		as = (const uint32_t *)(const void *)((const char *)r +
@@ -200,7 +201,8 @@ robots_usage(const struct robots *r, const char *agent, size_t agent_len,
 		for (k = 0; k < as[2 * who + 1]; k++) {
 			g = sel[as[2 * who] + k];
 			for (i = gs[2 * g]; i < gs[2 * g] + gs[2 * g + 1]; i++)
-				consider(st, text, i, path, path_len, b);
+				robots_usage_consider(
+				    st, text, i, path, path_len, b);
 		}
 	}
 	for (k = 0; k < ROBOTS_PURPOSES; k++)
@@ -217,7 +219,7 @@ robots_usage(const struct robots *r, const char *agent, size_t agent_len,
 			i = b[0].idx[x++];
 		else
 			i = b[1].idx[y++];
-		stmt_out(&st[i], text, &u->from[u->nfrom++]);
+		robots_usage_stmt_out(&st[i], text, &u->from[u->nfrom++]);
 	}
 }
 
@@ -260,7 +262,7 @@ static const struct {
 size_t
 robots_extra_count(const struct robots *r)
 {
-	const struct robots_prefs *h = section(r);
+	const struct robots_prefs *h = robots_usage_section(r);
 
 	return h != NULL ? h->nextras : 0;
 }
@@ -268,7 +270,7 @@ robots_extra_count(const struct robots *r)
 void
 robots_extra(const struct robots *r, size_t i, struct robots_extra *e)
 {
-	const struct robots_prefs *h = section(r);
+	const struct robots_prefs *h = robots_usage_section(r);
 	const struct robots_pextra *x;
 	const char *text;
 
@@ -291,7 +293,7 @@ robots_extra(const struct robots *r, size_t i, struct robots_extra *e)
 size_t
 robots_warning_count(const struct robots *r)
 {
-	const struct robots_prefs *h = section(r);
+	const struct robots_prefs *h = robots_usage_section(r);
 
 	return h != NULL ? h->nwarns : 0;
 }
@@ -299,7 +301,7 @@ robots_warning_count(const struct robots *r)
 void
 robots_warning(const struct robots *r, size_t i, struct robots_warning *w)
 {
-	const struct robots_prefs *h = section(r);
+	const struct robots_prefs *h = robots_usage_section(r);
 	const struct robots_pwarn *x;
 
 	w->line = 0;

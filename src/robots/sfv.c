@@ -16,7 +16,8 @@ struct sfv_in {
 
 /* A new node (written only while there is room); its index. */
 static size_t
-node(struct sfv_in *in, enum sfv_role role, const char *key, size_t key_len)
+sfv_node_add(
+    struct sfv_in *in, enum sfv_role role, const char *key, size_t key_len)
 {
 	size_t k = in->n++;
 
@@ -30,7 +31,7 @@ node(struct sfv_in *in, enum sfv_role role, const char *key, size_t key_len)
 }
 
 static struct sfv_node *
-at(struct sfv_in *in, size_t k)
+sfv_at(struct sfv_in *in, size_t k)
 {
 	static struct sfv_node sink; /* written, never read */
 
@@ -38,46 +39,46 @@ at(struct sfv_in *in, size_t k)
 }
 
 static int
-is_digit(int c)
+sfv_is_digit(int c)
 {
 	return c >= '0' && c <= '9';
 }
 
 static int
-is_alpha(int c)
+sfv_is_alpha(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 static int
-is_lcalpha(int c)
+sfv_is_lcalpha(int c)
 {
 	return c >= 'a' && c <= 'z';
 }
 
 /* RFC 9110 tchar. */
 static int
-is_tchar(int c)
+sfv_is_tchar(int c)
 {
-	return is_alpha(c) || is_digit(c) ||
+	return sfv_is_alpha(c) || sfv_is_digit(c) ||
 	       (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
 static int
-peek(const struct sfv_in *in)
+sfv_peek(const struct sfv_in *in)
 {
 	return in->p < in->end ? (unsigned char)*in->p : -1;
 }
 
 static void
-skip_sp(struct sfv_in *in)
+sfv_skip_sp(struct sfv_in *in)
 {
 	while (in->p < in->end && *in->p == ' ')
 		in->p++;
 }
 
 static void
-skip_ows(struct sfv_in *in)
+sfv_skip_ows(struct sfv_in *in)
 {
 	while (in->p < in->end && (*in->p == ' ' || *in->p == '\t'))
 		in->p++;
@@ -85,16 +86,16 @@ skip_ows(struct sfv_in *in)
 
 /* 4.2.3.3 Parsing a Key. */
 static int
-parse_key(struct sfv_in *in, const char **key, size_t *len)
+sfv_parse_key(struct sfv_in *in, const char **key, size_t *len)
 {
 	const char *s = in->p;
-	int c = peek(in);
+	int c = sfv_peek(in);
 
-	if (!is_lcalpha(c) && c != '*')
+	if (!sfv_is_lcalpha(c) && c != '*')
 		return -1;
-	for (in->p++; (c = peek(in)) >= 0; in->p++)
-		if (!is_lcalpha(c) && !is_digit(c) && c != '_' && c != '-' &&
-		    c != '.' && c != '*')
+	for (in->p++; (c = sfv_peek(in)) >= 0; in->p++)
+		if (!sfv_is_lcalpha(c) && !sfv_is_digit(c) && c != '_' &&
+		    c != '-' && c != '.' && c != '*')
 			break;
 	*key = s;
 	*len = (size_t)(in->p - s);
@@ -103,20 +104,20 @@ parse_key(struct sfv_in *in, const char **key, size_t *len)
 
 /* 4.2.4 Parsing an Integer or a Decimal; v->i, v->type. */
 static int
-parse_number(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_number(struct sfv_in *in, struct sfv_node *v)
 {
 	int64_t sign = 1, ip = 0, fp = 0;
 	size_t digits = 0, frac = 0;
 	int decimal = 0, c;
 
-	if (peek(in) == '-') {
+	if (sfv_peek(in) == '-') {
 		sign = -1;
 		in->p++;
 	}
-	if (!is_digit(peek(in)))
+	if (!sfv_is_digit(sfv_peek(in)))
 		return -1;
-	while ((c = peek(in)) >= 0) {
-		if (is_digit(c)) {
+	while ((c = sfv_peek(in)) >= 0) {
+		if (sfv_is_digit(c)) {
 			if (decimal) {
 				fp = fp * 10 + (c - '0');
 				frac++;
@@ -151,15 +152,15 @@ parse_number(struct sfv_in *in, struct sfv_node *v)
 
 /* 4.2.5 Parsing a String. */
 static int
-parse_string(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_string(struct sfv_in *in, struct sfv_node *v)
 {
 	const char *s = ++in->p;
 	int c;
 
-	while ((c = peek(in)) >= 0) {
+	while ((c = sfv_peek(in)) >= 0) {
 		in->p++;
 		if (c == '\\') {
-			c = peek(in);
+			c = sfv_peek(in);
 			if (c != '"' && c != '\\')
 				return -1;
 			in->p++;
@@ -176,13 +177,13 @@ parse_string(struct sfv_in *in, struct sfv_node *v)
 
 /* 4.2.6 Parsing a Token. */
 static void
-parse_token(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_token(struct sfv_in *in, struct sfv_node *v)
 {
 	const char *s = in->p;
 	int c;
 
-	for (in->p++; (c = peek(in)) >= 0; in->p++)
-		if (!is_tchar(c) && c != ':' && c != '/')
+	for (in->p++; (c = sfv_peek(in)) >= 0; in->p++)
+		if (!sfv_is_tchar(c) && c != ':' && c != '/')
 			break;
 	v->type = SFV_TOKEN;
 	v->s = s;
@@ -191,13 +192,13 @@ parse_token(struct sfv_in *in, struct sfv_node *v)
 
 /* The value of a base64 character, or -1. */
 static int
-b64(int c)
+sfv_b64(int c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
 	if (c >= 'a' && c <= 'z')
 		return c - 'a' + 26;
-	if (is_digit(c))
+	if (sfv_is_digit(c))
 		return c - '0' + 52;
 	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
@@ -209,7 +210,7 @@ b64(int c)
  * are accepted (SHOULD NOT fail).
  */
 static int
-parse_binary(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_binary(struct sfv_in *in, struct sfv_node *v)
 {
 	const char *s = ++in->p, *e;
 	size_t n, pad = 0, i;
@@ -222,7 +223,7 @@ parse_binary(struct sfv_in *in, struct sfv_node *v)
 	if (pad > 0 && n % 4 != 0)
 		return -1;
 	for (i = 0; i < n - pad; i++)
-		if (b64((unsigned char)s[i]) < 0)
+		if (sfv_b64((unsigned char)s[i]) < 0)
 			return -1;
 	if ((n - pad) % 4 == 1)
 		return -1;
@@ -235,12 +236,12 @@ parse_binary(struct sfv_in *in, struct sfv_node *v)
 
 /* 4.2.8 Parsing a Boolean. */
 static int
-parse_boolean(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_boolean(struct sfv_in *in, struct sfv_node *v)
 {
 	int c;
 
 	in->p++;
-	c = peek(in);
+	c = sfv_peek(in);
 	if (c != '0' && c != '1')
 		return -1;
 	in->p++;
@@ -251,19 +252,19 @@ parse_boolean(struct sfv_in *in, struct sfv_node *v)
 
 /* 4.2.9 Parsing a Date. */
 static int
-parse_date(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_date(struct sfv_in *in, struct sfv_node *v)
 {
 	in->p++;
-	if (parse_number(in, v) != 0 || v->type != SFV_INTEGER)
+	if (sfv_parse_number(in, v) != 0 || v->type != SFV_INTEGER)
 		return -1;
 	v->type = SFV_DATE;
 	return 0;
 }
 
 static int
-hexval(int c)
+sfv_hexval(int c)
 {
-	if (is_digit(c))
+	if (sfv_is_digit(c))
 		return c - '0';
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
@@ -273,7 +274,7 @@ hexval(int c)
  * due, the next in [*lo, *hi]. 0, or -1 when the bytes cannot be UTF-8.
  */
 static int
-utf8_step(int b, int *need, int *lo, int *hi)
+sfv_utf8_step(int b, int *need, int *lo, int *hi)
 {
 	if (*need > 0) {
 		if (b < *lo || b > *hi)
@@ -306,23 +307,23 @@ utf8_step(int b, int *need, int *lo, int *hi)
 
 /* 4.2.10 Parsing a Display String. */
 static int
-parse_display(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_display(struct sfv_in *in, struct sfv_node *v)
 {
 	const char *s;
 	int c, h, l, need = 0, lo = 0x80, hi = 0xbf;
 
 	in->p++;
-	if (peek(in) != '"')
+	if (sfv_peek(in) != '"')
 		return -1;
 	s = ++in->p;
-	while ((c = peek(in)) >= 0) {
+	while ((c = sfv_peek(in)) >= 0) {
 		in->p++;
 		if (c < 0x20 || c > 0x7e)
 			return -1;
 		if (c == '%') {
 			if (in->end - in->p < 2 ||
-			    (h = hexval((unsigned char)in->p[0])) < 0 ||
-			    (l = hexval((unsigned char)in->p[1])) < 0)
+			    (h = sfv_hexval((unsigned char)in->p[0])) < 0 ||
+			    (l = sfv_hexval((unsigned char)in->p[1])) < 0)
 				return -1;
 			in->p += 2;
 			c = h << 4 | l;
@@ -334,7 +335,7 @@ parse_display(struct sfv_in *in, struct sfv_node *v)
 			v->len = (size_t)(in->p - 1 - s);
 			return 0;
 		}
-		if (utf8_step(c, &need, &lo, &hi) != 0)
+		if (sfv_utf8_step(c, &need, &lo, &hi) != 0)
 			return -1;
 	}
 	return -1;
@@ -342,84 +343,85 @@ parse_display(struct sfv_in *in, struct sfv_node *v)
 
 /* 4.2.3.1 Parsing a Bare Item into v. */
 static int
-parse_bare(struct sfv_in *in, struct sfv_node *v)
+sfv_parse_bare(struct sfv_in *in, struct sfv_node *v)
 {
-	int c = peek(in);
+	int c = sfv_peek(in);
 
-	if (c == '-' || is_digit(c))
-		return parse_number(in, v);
+	if (c == '-' || sfv_is_digit(c))
+		return sfv_parse_number(in, v);
 	if (c == '"')
-		return parse_string(in, v);
-	if (c == '*' || is_alpha(c)) {
-		parse_token(in, v);
+		return sfv_parse_string(in, v);
+	if (c == '*' || sfv_is_alpha(c)) {
+		sfv_parse_token(in, v);
 		return 0;
 	}
 	if (c == ':')
-		return parse_binary(in, v);
+		return sfv_parse_binary(in, v);
 	if (c == '?')
-		return parse_boolean(in, v);
+		return sfv_parse_boolean(in, v);
 	if (c == '@')
-		return parse_date(in, v);
+		return sfv_parse_date(in, v);
 	if (c == '%')
-		return parse_display(in, v);
+		return sfv_parse_display(in, v);
 	return -1;
 }
 
 /* 4.2.3.2 Parsing Parameters, as nodes after the current ones. */
 static int
-parse_params(struct sfv_in *in, size_t owner)
+sfv_parse_params(struct sfv_in *in, size_t owner)
 {
 	const char *key;
 	size_t key_len, k, count = 0;
 
-	while (peek(in) == ';') {
+	while (sfv_peek(in) == ';') {
 		in->p++;
-		skip_sp(in);
-		if (parse_key(in, &key, &key_len) != 0)
+		sfv_skip_sp(in);
+		if (sfv_parse_key(in, &key, &key_len) != 0)
 			return -1;
-		k = node(in, SFV_PARAM, key, key_len);
-		at(in, k)->type = SFV_BOOLEAN;
-		at(in, k)->i = 1;
-		if (peek(in) == '=') {
+		k = sfv_node_add(in, SFV_PARAM, key, key_len);
+		sfv_at(in, k)->type = SFV_BOOLEAN;
+		sfv_at(in, k)->i = 1;
+		if (sfv_peek(in) == '=') {
 			in->p++;
-			if (parse_bare(in, at(in, k)) != 0)
+			if (sfv_parse_bare(in, sfv_at(in, k)) != 0)
 				return -1;
 		}
 		count++;
 	}
-	at(in, owner)->nparams = count;
+	sfv_at(in, owner)->nparams = count;
 	return 0;
 }
 
 /* 4.2.3 Parsing an Item: a bare item and its parameters, into node k. */
 static int
-parse_item_at(struct sfv_in *in, size_t k)
+sfv_parse_item_at(struct sfv_in *in, size_t k)
 {
-	if (parse_bare(in, at(in, k)) != 0)
+	if (sfv_parse_bare(in, sfv_at(in, k)) != 0)
 		return -1;
-	return parse_params(in, k);
+	return sfv_parse_params(in, k);
 }
 
 /* 4.2.1.2 Parsing an Inner List, into node k. */
 static int
-parse_inner(struct sfv_in *in, size_t k)
+sfv_parse_inner(struct sfv_in *in, size_t k)
 {
 	int64_t count = 0;
 	int c;
 
 	in->p++;
-	at(in, k)->type = SFV_INNER_LIST;
+	sfv_at(in, k)->type = SFV_INNER_LIST;
 	while (in->p < in->end) {
-		skip_sp(in);
-		if (peek(in) == ')') {
+		sfv_skip_sp(in);
+		if (sfv_peek(in) == ')') {
 			in->p++;
-			at(in, k)->i = count;
-			return parse_params(in, k);
+			sfv_at(in, k)->i = count;
+			return sfv_parse_params(in, k);
 		}
-		if (parse_item_at(in, node(in, SFV_INNER_ITEM, NULL, 0)) != 0)
+		if (sfv_parse_item_at(
+		        in, sfv_node_add(in, SFV_INNER_ITEM, NULL, 0)) != 0)
 			return -1;
 		count++;
-		c = peek(in);
+		c = sfv_peek(in);
 		if (c != ' ' && c != ')')
 			return -1;
 	}
@@ -428,44 +430,45 @@ parse_inner(struct sfv_in *in, size_t k)
 
 /* 4.2.1.1 Parsing an Item or Inner List, into node k. */
 static int
-parse_member(struct sfv_in *in, size_t k)
+sfv_parse_member(struct sfv_in *in, size_t k)
 {
-	if (peek(in) == '(')
-		return parse_inner(in, k);
-	return parse_item_at(in, k);
+	if (sfv_peek(in) == '(')
+		return sfv_parse_inner(in, k);
+	return sfv_parse_item_at(in, k);
 }
 
 /* 4.2.1 / 4.2.2: the members of a List or Dictionary. */
 static int
-parse_members(struct sfv_in *in, int dict)
+sfv_parse_members(struct sfv_in *in, int dict)
 {
 	const char *key = NULL;
 	size_t key_len = 0, k;
 
 	while (in->p < in->end) {
 		if (dict) {
-			if (parse_key(in, &key, &key_len) != 0)
+			if (sfv_parse_key(in, &key, &key_len) != 0)
 				return -1;
-			k = node(in, SFV_MEMBER, key, key_len);
-			if (peek(in) == '=') {
+			k = sfv_node_add(in, SFV_MEMBER, key, key_len);
+			if (sfv_peek(in) == '=') {
 				in->p++;
-				if (parse_member(in, k) != 0)
+				if (sfv_parse_member(in, k) != 0)
 					return -1;
 			} else {
-				at(in, k)->type = SFV_BOOLEAN;
-				at(in, k)->i = 1;
-				if (parse_params(in, k) != 0)
+				sfv_at(in, k)->type = SFV_BOOLEAN;
+				sfv_at(in, k)->i = 1;
+				if (sfv_parse_params(in, k) != 0)
 					return -1;
 			}
-		} else if (parse_member(in, node(in, SFV_MEMBER, NULL, 0)) != 0)
+		} else if (sfv_parse_member(
+		               in, sfv_node_add(in, SFV_MEMBER, NULL, 0)) != 0)
 			return -1;
-		skip_ows(in);
+		sfv_skip_ows(in);
 		if (in->p == in->end)
 			return 0;
 		if (*in->p != ',')
 			return -1;
 		in->p++;
-		skip_ows(in);
+		sfv_skip_ows(in);
 		if (in->p == in->end) /* a trailing comma */
 			return -1;
 	}
@@ -476,18 +479,19 @@ enum sfv_field { FIELD_DICT, FIELD_LIST, FIELD_ITEM };
 
 /* 4.2 Parsing Structured Fields. */
 static int
-parse_field(const char *s, size_t len, struct sfv_node *nodes, size_t max,
+sfv_parse_field(const char *s, size_t len, struct sfv_node *nodes, size_t max,
     size_t *n, enum sfv_field f)
 {
 	struct sfv_in in = { s, s + len, nodes, nodes != NULL ? max : 0, 0 };
 	int rc;
 
-	skip_sp(&in);
+	sfv_skip_sp(&in);
 	if (f == FIELD_ITEM)
-		rc = parse_item_at(&in, node(&in, SFV_MEMBER, NULL, 0));
+		rc = sfv_parse_item_at(
+		    &in, sfv_node_add(&in, SFV_MEMBER, NULL, 0));
 	else
-		rc = parse_members(&in, f == FIELD_DICT);
-	skip_sp(&in);
+		rc = sfv_parse_members(&in, f == FIELD_DICT);
+	sfv_skip_sp(&in);
 	if (rc != 0 || in.p != in.end)
 		return -1;
 	*n = in.n;
@@ -498,21 +502,21 @@ int
 robots_sfv_parse_dict(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n)
 {
-	return parse_field(s, len, nodes, max, n, FIELD_DICT);
+	return sfv_parse_field(s, len, nodes, max, n, FIELD_DICT);
 }
 
 int
 robots_sfv_parse_list(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n)
 {
-	return parse_field(s, len, nodes, max, n, FIELD_LIST);
+	return sfv_parse_field(s, len, nodes, max, n, FIELD_LIST);
 }
 
 int
 robots_sfv_parse_item(
     const char *s, size_t len, struct sfv_node *nodes, size_t max, size_t *n)
 {
-	return parse_field(s, len, nodes, max, n, FIELD_ITEM);
+	return sfv_parse_field(s, len, nodes, max, n, FIELD_ITEM);
 }
 
 size_t
@@ -534,9 +538,11 @@ robots_sfv_decode(const struct sfv_node *v, char *out)
 		for (i = 0; i < v->len; i++) {
 			if (v->s[i] == '%') {
 				out[o++] =
-				    (char)(hexval((unsigned char)v->s[i + 1])
+				    (char)(sfv_hexval(
+				               (unsigned char)v->s[i + 1])
 				               << 4 |
-				           hexval((unsigned char)v->s[i + 2]));
+				           sfv_hexval(
+				               (unsigned char)v->s[i + 2]));
 				i += 2;
 			} else
 				out[o++] = v->s[i];
@@ -544,7 +550,7 @@ robots_sfv_decode(const struct sfv_node *v, char *out)
 		return o;
 	case SFV_BINARY:
 		for (i = 0; i < v->len; i++) {
-			if ((d = b64((unsigned char)v->s[i])) < 0)
+			if ((d = sfv_b64((unsigned char)v->s[i])) < 0)
 				break;
 			acc = (acc << 6 | (unsigned)d) & 0xffffff;
 			if ((bits += 6) >= 8) {

@@ -23,7 +23,7 @@
 #include <jansson.h>
 #include <zlib.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "robotsctl.h"
 
 #define CTL_MAX_BLOCK (2u << 20) /* a record's block: 500 KiB body, headers */

@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "robotsctl.h"
 
 #define CTL_MAX_ANSWER (64 << 20) /* bytes of one answer line */

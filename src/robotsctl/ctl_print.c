@@ -1,10 +1,12 @@
 /*
  * ctl_print.c: robotsctl's text rendering of the daemon's JSON answers:
  * scalars, check verdicts ("disallowed URL (line 3: disallow /a/)") and
- * nested objects flattened into "key: value" lines (inspect).
+ * nested objects flattened into "key: value" lines (inspect); and its own
+ * error messages, which every part of robotsctl reports through.
  */
 #include <config.h>
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,19 @@
 #include <jansson.h>
 
 #include "robotsctl.h"
+
+/* Print "robotsctl: MESSAGE" on stderr. */
+void
+ctl_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("robotsctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 /* The value of a JSON string, or def when v is not one. */
 const char *

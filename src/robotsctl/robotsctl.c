@@ -4,7 +4,7 @@
  * Owns the options, the command table and the daemon commands (check,
  * stats, inspect, purge, ping): each builds one request, has ctl_conn.c
  * exchange it, and renders the answer with ctl_print.c. The offline
- * "test" command is in ctl_test.c, the live "top" view in ctl_top.c, the
+ * "test" command is in ctl_offline.c, the live "top" view in ctl_top.c, the
  * change feed ("watch") in ctl_feed.c, "show" and "diff" of archived
  * versions in ctl_archive.c.
  *
@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +35,6 @@ struct ctl_cmd {
 	int min_args, max_args; /* max -1: no limit */
 	int (*run)(const struct ctl *, int, char **);
 };
-
-/* Print "robotsctl: MESSAGE" on stderr. */
-void
-ctl_warnx(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("robotsctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* Parse a decimal number in [min, max]; -1 with *errstr set if it is not. */
 static int

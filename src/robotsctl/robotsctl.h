@@ -1,9 +1,9 @@
 /*
  * robotsctl.h: what the parts of robotsctl share: the options, the exit
- * statuses, error reporting, the exchange with the daemon (ctl_conn.c), the
- * text rendering of answers (ctl_print.c), the offline test (ctl_test.c),
- * the live view (ctl_top.c), the change feed (ctl_feed.c), the archive
- * reader (ctl_archive.c) and its line diff (ctl_diff.c).
+ * statuses, the exchange with the daemon (ctl_conn.c), error reporting and
+ * the text rendering of answers (ctl_print.c), the offline test
+ * (ctl_offline.c), the live view (ctl_top.c), the change feed (ctl_feed.c),
+ * the archive reader (ctl_archive.c) and its line diff (ctl_diff.c).
  */
 #ifndef ROBOTSD_ROBOTSCTL_H
 #define ROBOTSD_ROBOTSCTL_H

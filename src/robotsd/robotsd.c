@@ -25,8 +25,8 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
-#include "fetch/archive.h"
-#include "buf.h"
+#include "persist/archive.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "conf/conf.h"
 #include "ops/dispatch.h"
@@ -38,8 +38,8 @@
 #include "conn/metrics.h"
 #include "robotsd.h"
 #include "base/sd.h"
-#include "cache/saver.h"
-#include "cache/state.h"
+#include "persist/saver.h"
+#include "persist/state.h"
 #include "conn/server.h"
 #include "startup.h"
 #include "stats.h"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fetch/archive.h"
+#include "persist/archive.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "base/clock.h"
@@ -23,13 +23,13 @@
 #include "feed/feed.h"
 #include "cache/fetchlog.h"
 #include "base/looplag.h"
-#include "base/reply.h"
+#include "iface/reply.h"
 #include "conn/server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
 #include "tier/shared.h"
 #include "tier/tier.h"
-#include "tier/tier_url.h"
+#include "policy/tier_url.h"
 #endif
 
 /*

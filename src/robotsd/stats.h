@@ -5,7 +5,7 @@
 #ifndef ROBOTSD_STATS_H
 #define ROBOTSD_STATS_H
 
-#include "base/metric.h"
+#include "iface/metric.h"
 
 struct archive;
 struct cache;

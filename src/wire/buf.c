@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 
 #define BUF_MIN 256
 

@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "buf.h"
-#include "jsonw.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 size_t

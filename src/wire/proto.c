@@ -13,9 +13,9 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "buf.h"
-#include "jsonw.h"
-#include "proto.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
 
 static const struct {
 	const char *name;

@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-#include "buf.h"
-#include "jsonw.h"
-#include "usagew.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
+#include "wire/usagew.h"
 
 /* A static name as a JSON string (names need no escaping). */
 static void

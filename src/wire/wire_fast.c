@@ -5,11 +5,11 @@
  * their surrogate pairs), so that a string taken here is the string
  * jansson would have decoded.
  */
-#include "wire_fast.h"
+#include "wire/wire_fast.h"
 
 #include <string.h>
 
-#include "jsonw.h"
+#include "wire/jsonw.h"
 #include "robots.h"
 
 struct cur {

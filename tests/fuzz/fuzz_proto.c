@@ -12,9 +12,9 @@
 
 #include <jansson.h>
 
-#include "buf.h"
-#include "jsonw.h"
-#include "proto.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,9 +14,9 @@
 
 #include <jansson.h>
 
-#include "jsonw.h"
-#include "proto.h"
-#include "wire_fast.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
+#include "wire/wire_fast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <check.h>
 #include <zlib.h>
 
-#include "fetch/archive.h"
+#include "persist/archive.h"
 #include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))

@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "base/bounds.h"
+#include "policy/bounds.h"
 #include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))

@@ -20,7 +20,7 @@
 #include "conf/conf.h"
 #include "capture.h"
 #include "base/log.h"
-#include "tier/tier_url.h"
+#include "policy/tier_url.h"
 #include "config_fixture.h"
 #include "test_main.h"
 

@@ -13,13 +13,13 @@
 #include <check.h>
 #include <event2/event.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "base/clock.h"
-#include "proto.h"
+#include "wire/proto.h"
 #include "dispatch_fixture.h"
-#include "wire_fast.h"
+#include "wire/wire_fast.h"
 #include "test_main.h"
 
 /* The fixture, with the gauge row in the stats table. */

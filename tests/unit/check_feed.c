@@ -14,7 +14,7 @@
 
 #include "robots.h"
 #include "feed/feed.h"
-#include "base/reply.h"
+#include "iface/reply.h"
 #include "test_main.h"
 
 #define MAX_LINES 16

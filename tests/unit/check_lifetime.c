@@ -14,7 +14,7 @@
 #include <check.h>
 
 #include "cache/lifetime.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 #include "test_main.h"
 
 #define DAY 86400.0

@@ -19,7 +19,7 @@
 
 #include <check.h>
 
-#include "base/netpolicy.h"
+#include "policy/netpolicy.h"
 #include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))

@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "base/parse.h"
+#include "policy/parse.h"
 #include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))

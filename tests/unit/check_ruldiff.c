@@ -13,7 +13,7 @@
 #include <check.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "feed/ruldiff.h"
 #include "test_main.h"
 

@@ -32,7 +32,7 @@
 #include <event2/util.h>
 
 #include "ops/dispatch.h"
-#include "base/reply.h"
+#include "iface/reply.h"
 #include "conn/server.h"
 #include "conn/server_int.h"
 #include "test_main.h"

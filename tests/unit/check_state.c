@@ -21,7 +21,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "scripted_fetch.h"
-#include "cache/state.h"
+#include "persist/state.h"
 #include "test_main.h"
 
 #define DAY 86400.0

@@ -13,8 +13,8 @@
 #include <check.h>
 
 #include "tier/tier_ring.h"
-#include "tier/tier_tag.h"
-#include "tier/tier_url.h"
+#include "policy/tier_tag.h"
+#include "policy/tier_url.h"
 #include "tier/tier_value.h"
 #include "test_main.h"
 

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "robots_helpers.h"
 #include "robots_int.h"
 #include "robots_prefs.h"
-#include "usagew.h"
+#include "wire/usagew.h"
 #include "test_main.h"
 
 #define U ROBOTS_PREF_UNKNOWN

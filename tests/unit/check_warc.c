@@ -13,7 +13,7 @@
 #include <check.h>
 #include <zlib.h>
 
-#include "fetch/warc.h"
+#include "persist/warc.h"
 #include "test_main.h"
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))

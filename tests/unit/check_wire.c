@@ -14,9 +14,9 @@
 #include <check.h>
 #include <jansson.h>
 
-#include "buf.h"
-#include "jsonw.h"
-#include "proto.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
 #include "test_main.h"
 
 /*

@@ -12,8 +12,8 @@
 #include <check.h>
 #include <jansson.h>
 
-#include "proto.h"
-#include "wire_fast.h"
+#include "wire/proto.h"
+#include "wire/wire_fast.h"
 #include "test_main.h"
 
 static char scratch[4096];

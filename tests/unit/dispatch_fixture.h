@@ -14,8 +14,8 @@
 #include <check.h>
 #include <event2/event.h>
 
-#include "base/metric.h"
-#include "base/reply.h"
+#include "iface/metric.h"
+#include "iface/reply.h"
 #include "ops/dispatch.h"
 #include "scripted_fetch.h"
 

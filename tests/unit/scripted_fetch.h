@@ -17,7 +17,7 @@
 
 #include "cache/cache.h"
 #include "base/clock.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 
 /* Exact clock seconds print in full when an assertion fails. */
 #undef CK_FLOATING_DIG

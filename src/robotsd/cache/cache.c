@@ -60,7 +60,7 @@ entry_size(const struct entry *e)
  * failing), after it changed: stats read the totals without walking the
  * cache, which at a million origins would hold the loop for milliseconds.
  */
-void
+static void
 cache_account(struct cache *c, struct entry *e)
 {
 	c->stats.bytes -= e->bytes;

@@ -13,7 +13,7 @@
 #include <sys/queue.h>
 
 #include "cache/lifetime.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 #include "cache/version.h"
 
 struct clock;
@@ -212,23 +212,8 @@ enum cache_status cache_check_again(struct cache *, const struct cache_entry *,
     const struct cache_entry **entry);
 
 /* An entry's validators (see struct cache_entry), or NULL. */
-static inline const char *
-cache_entry_etag(const struct cache_entry *e)
-{
-	return e->validators != NULL && e->validators[0] != '\0' ? e->validators
-	                                                         : NULL;
-}
-
-static inline const char *
-cache_entry_last_modified(const struct cache_entry *e)
-{
-	const char *lm;
-
-	if (e->validators == NULL)
-		return NULL;
-	lm = e->validators + strlen(e->validators) + 1;
-	return lm[0] != '\0' ? lm : NULL;
-}
+const char *cache_entry_etag(const struct cache_entry *);
+const char *cache_entry_last_modified(const struct cache_entry *);
 
 /*
  * One version of an origin (the history op): times are Unix seconds

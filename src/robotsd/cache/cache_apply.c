@@ -269,7 +269,6 @@ cache_apply_fetch(
 			                             : "fetch failed");
 		entry_failed(c, e, r, why, now);
 	}
-	cache_account(c, e);
 	entry_note(c, e, r, streak, since);
 }
 

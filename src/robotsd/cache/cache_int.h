@@ -1,8 +1,8 @@
 /*
  * cache_int.h: the cache's private types, shared by cache.c, its origin
- * index (cache_index.c), its read-only queries (cache_read.c) and the
- * version history of its entries (cache_history.c). Nothing else includes
- * it.
+ * index (cache_index.c), what an outcome makes of an entry
+ * (cache_apply.c), its read-only queries (cache_read.c) and the version
+ * history of its entries (cache_history.c). Nothing else includes it.
  */
 #ifndef ROBOTSD_CACHE_INT_H
 #define ROBOTSD_CACHE_INT_H
@@ -89,8 +89,6 @@ void cache_history_note(
     const struct cache *, struct entry *, const struct cache_snap *old);
 void cache_history_free(struct entry *);
 
-/* Recount an entry's bytes and backoff after it changed (cache.c). */
-void cache_account(struct cache *, struct entry *);
 /* What an outcome makes of an entry (cache_apply.c). */
 void cache_apply_fetch(
     struct cache *, struct entry *, const struct fetch_result *);

@@ -1,11 +1,13 @@
 /*
  * cache_read.c: what the cache tells without changing anything: an entry
- * found without counting, its time left, the counters, policy names, and
- * every settled entry in LRU order (for the state file).
+ * found without counting, its time left, its validators, the counters,
+ * policy names, and every settled entry in LRU order (for the state file).
  */
 #include <config.h>
 
 #include <sys/queue.h>
+
+#include <string.h>
 
 #include "cache/cache.h"
 #include "cache/cache_int.h"
@@ -27,6 +29,25 @@ cache_expires_in(const struct cache *c, const struct cache_entry *pe)
 	double d = pe->expires_at - clock_now(c->clock);
 
 	return d > 0 ? d : 0;
+}
+
+/* An entry's validators (see struct cache_entry), or NULL. */
+const char *
+cache_entry_etag(const struct cache_entry *e)
+{
+	return e->validators != NULL && e->validators[0] != '\0' ? e->validators
+	                                                         : NULL;
+}
+
+const char *
+cache_entry_last_modified(const struct cache_entry *e)
+{
+	const char *lm;
+
+	if (e->validators == NULL)
+		return NULL;
+	lm = e->validators + strlen(e->validators) + 1;
+	return lm[0] != '\0' ? lm : NULL;
 }
 
 /* The counters. */

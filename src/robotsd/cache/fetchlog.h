@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "base/histo.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 
 /* The outcome classes of a fetch, the "class" label of its counter. */
 enum fetch_class {

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "cache/lifetime.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 
 /* Parse leading decimal seconds; see lifetime.h. */
 double

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "base/outcome.h"
+#include "iface/outcome.h"
 
 struct lifetime_settings {
 	double default_ttl; /* an answer without caching headers */

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "base/outcome.h"
+#include "iface/outcome.h"
 
 #define VERSION_HEX 16 /* hex digits of an id; the buffer holds one more */
 

@@ -19,9 +19,9 @@
 
 #include "conf/options.h"
 #include "base/log.h"
-#include "base/netpolicy.h"
-#include "base/parse.h"
-#include "tier/tier_url.h"
+#include "policy/netpolicy.h"
+#include "policy/parse.h"
+#include "policy/tier_url.h"
 #include "base/xmalloc.h"
 
 #define CONFIG_DEFAULT_FILE SYSCONFDIR "/robotsd.conf"

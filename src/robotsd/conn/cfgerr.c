@@ -23,11 +23,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "base/log.h"
 #include "base/xmalloc.h"
 #include "conn/cfgerr.h"
-#include "proto.h"
+#include "wire/proto.h"
 
 #define MAX_LINE 65536         /* max-line's default */
 #define MAX_CONNECTIONS 4096   /* max-connections' default */

@@ -38,7 +38,7 @@
 #include "base/clock.h"
 #include "base/histo.h"
 #include "base/log.h"
-#include "base/parse.h"
+#include "policy/parse.h"
 #include "base/xmalloc.h"
 #include "conn/metrics.h"
 

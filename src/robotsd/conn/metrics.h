@@ -7,7 +7,7 @@
 #ifndef ROBOTSD_METRICS_H
 #define ROBOTSD_METRICS_H
 
-#include "base/metric.h"
+#include "iface/metric.h"
 
 struct event_base;
 struct metrics;

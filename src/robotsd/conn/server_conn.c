@@ -52,14 +52,14 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "base/bounds.h"
+#include "policy/bounds.h"
 #include "conn/budget.h"
 #include "ops/dispatch.h"
 #include "base/histo.h"
 #include "base/log.h"
 #include "base/looplag.h"
-#include "base/netpolicy.h"
-#include "base/reply.h"
+#include "policy/netpolicy.h"
+#include "iface/reply.h"
 #include "conn/server_int.h"
 #include "base/xmalloc.h"
 

@@ -15,7 +15,7 @@
 #include <event2/util.h>
 
 #include "base/histo.h"
-#include "base/reply.h"
+#include "iface/reply.h"
 #include "conn/server.h"
 #include "base/sockfile.h"
 

@@ -32,12 +32,12 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "feed/feed.h"
 #include "fnv.h"
-#include "jsonw.h"
+#include "wire/jsonw.h"
 #include "base/log.h"
-#include "base/reply.h"
+#include "iface/reply.h"
 #include "base/xmalloc.h"
 
 /*

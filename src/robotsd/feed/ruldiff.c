@@ -12,8 +12,8 @@
 #include <strings.h>
 
 #include "robots.h"
-#include "buf.h"
-#include "jsonw.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
 #include "feed/ruldiff.h"
 
 /* One side's patterns of one directive. */

@@ -9,10 +9,11 @@
  *   thread -> main: ended fetches (outbox), called back one per event
  *   callback at the loop's low priority, like any other fetch event.
  *
- * fetch_int.h says who owns a fetch at each step. Callbacks run on the
- * main thread only, once per fetch not cancelled; logging too (log.c is
- * not thread-safe). The thread starts at the main loop's first turn, so
- * the daemon may fork (daemon()) after fetcher_new().
+ * What both threads call (the wake-ups, a fetch's phase, the frees) is
+ * fetch_common.c's. fetch_int.h says who owns a fetch at each step.
+ * Callbacks run on the main thread only, once per fetch not cancelled;
+ * logging too (log.c is not thread-safe). The thread starts at the main
+ * loop's first turn, so the daemon may fork (daemon()) after fetcher_new().
  *
  * The caller calls curl_global_init(CURL_GLOBAL_DEFAULT) once before
  * fetcher_new(); nothing here keeps global state.
@@ -38,7 +39,7 @@
 #include <event2/event_struct.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "fetch/cabundle.h"
 #include "fetch/fetch_int.h"
 #include "base/strv.h"
@@ -56,65 +57,6 @@
  */
 #define FETCH_TRIM_BYTES (4 << 20)
 
-/* Wake the other side: a message waits. */
-void
-fetch_post(int fd)
-{
-	uint64_t one = 1;
-
-	while (write(fd, &one, sizeof(one)) == -1 && errno == EINTR)
-		;
-}
-
-/* Clear the wake-up before reading the messages. */
-void
-fetch_take_post(int fd)
-{
-	uint64_t n;
-
-	while (read(fd, &n, sizeof(n)) == -1 && errno == EINTR)
-		;
-}
-
-/*
- * Move a fetch to another phase and keep the counters; 0 (nothing done)
- * once it is cancelled: the cancel has taken it off the counters.
- */
-int
-fetch_set_phase(struct fetch *fe, enum fetch_phase to)
-{
-	struct fetcher *f = fe->fetcher;
-
-	if (fe->cancelled)
-		return 0;
-	if (fe->phase == FETCH_QUEUED)
-		atomic_fetch_sub(&f->nqueued, 1);
-	else if (fe->phase == FETCH_RUNNING)
-		atomic_fetch_sub(&f->nrunning, 1);
-	if (to == FETCH_QUEUED)
-		atomic_fetch_add(&f->nqueued, 1);
-	else if (to == FETCH_RUNNING)
-		atomic_fetch_add(&f->nrunning, 1);
-	if (fe->phase == FETCH_ENDED && to != FETCH_ENDED)
-		atomic_fetch_add(&f->nactive, 1);
-	else if (fe->phase != FETCH_ENDED && to == FETCH_ENDED)
-		atomic_fetch_sub(&f->nactive, 1);
-	fe->phase = to;
-	return 1;
-}
-
-/* Free what settings hold. */
-void
-fetch_conf_clear(struct fetch_conf *c)
-{
-	free(c->user_agent);
-	free(c->ca_file);
-	strv_free(c->connect_to);
-	cabundle_close(&c->ca);
-	memset(c, 0, sizeof(*c));
-	c->ca = (struct cabundle)CABUNDLE_NONE;
-}
-
 static void
 fetch_conf_free(struct fetch_conf *c)
 {
@@ -122,24 +64,6 @@ fetch_conf_free(struct fetch_conf *c)
 		return;
 	fetch_conf_clear(c);
 	free(c);
-}
-
-/* Free a fetch curl no longer knows of; either thread. */
-void
-fetch_free_mem(struct fetch *fe)
-{
-	size_t i;
-
-	atomic_fetch_sub(&fe->fetcher->bytes, fe->held);
-	for (i = 0; i < HDR_COUNT; i++)
-		free(fe->hdr[i]);
-	buf_clear(&fe->body);
-	buf_clear(&fe->raw);
-	curl_slist_free_all(fe->cond_headers);
-	free(fe->errbuf);
-	free(fe->final_url);
-	free(fe->url);
-	free(fe);
 }
 
 /* A cut body is logged here; the fetch line is the cache's (fetchlog.h). */

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "base/outcome.h"
+#include "iface/outcome.h"
 
 /*
  * Idle keep-alive connections kept at most, and descriptors one fetch in

@@ -34,13 +34,13 @@
 #include <event2/event_struct.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "fetch/cabundle.h"
 #include "fetch/fetch_int.h"
 #include "base/strv.h"
 #include "fetch/fetch.h"
-#include "base/netpolicy.h"
-#include "base/parse.h"
+#include "policy/netpolicy.h"
+#include "policy/parse.h"
 
 #define FETCH_MAX_REDIRS 5
 #define FETCH_PROTOCOLS "http,https,ftp"

@@ -1,8 +1,9 @@
 /*
  * fetch_int.h: the fetcher's structures, shared by fetch.c (the main
  * thread's side: the API, the mailboxes), fetch_curl.c (the fetch thread:
- * every libcurl call) and fetch_resp.c (what a response leaves: headers,
- * body, the result). Only those and the fetcher's unit test include it.
+ * every libcurl call), fetch_common.c (what both threads call) and
+ * fetch_resp.c (what a response leaves: headers, body, the result). Only
+ * those and the fetcher's unit test include it.
  *
  * Who owns a struct fetch (f->lock guards where, phase and cancelled, the
  * lists inbox, outbox and cancels, and the counters' changes):
@@ -32,7 +33,7 @@
 #include <curl/curl.h>
 #include <event2/event_struct.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "fetch/cabundle.h"
 #include "fetch/fetch.h"
 
@@ -176,7 +177,7 @@ int fetch_thread_prepare(struct fetcher *); /* on main, before it runs */
 void *fetch_thread_main(void *);
 void fetch_thread_release(struct fetcher *); /* on main, after it ended */
 
-/* Both sides (fetch.c). */
+/* Both sides (fetch_common.c). */
 void fetch_post(int fd);
 void fetch_take_post(int fd);
 int fetch_set_phase(struct fetch *, enum fetch_phase); /* under lock */

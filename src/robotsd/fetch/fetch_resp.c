@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "robots.h"
-#include "base/bounds.h"
+#include "policy/bounds.h"
 #include "fetch/fetch_int.h"
 
 static const char *const fetch_hdr_names[HDR_COUNT] = {

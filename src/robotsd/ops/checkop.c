@@ -21,15 +21,15 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "ops/checkop_int.h"
 #include "base/log.h"
-#include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
-#include "wire_fast.h"
+#include "wire/proto.h"
+#include "iface/reply.h"
+#include "ops/session.h"
+#include "wire/wire_fast.h"
 #include "base/xmalloc.h"
 
 /*

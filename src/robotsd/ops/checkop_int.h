@@ -9,11 +9,11 @@
 #include <stddef.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
-#include "proto.h"
-#include "wire_fast.h"
+#include "wire/proto.h"
+#include "wire/wire_fast.h"
 
 /*
  * What a check asks about each URL: the agent's verdict, and with

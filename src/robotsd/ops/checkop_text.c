@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "ops/checkop_int.h"
-#include "jsonw.h"
-#include "usagew.h"
+#include "wire/jsonw.h"
+#include "wire/usagew.h"
 #include "cache/lifetime.h"
 
 const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",

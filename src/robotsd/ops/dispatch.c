@@ -10,14 +10,14 @@
 
 #include <stdlib.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "ops/dispatch.h"
 #include "ops/dispatch_int.h"
-#include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
+#include "wire/proto.h"
+#include "iface/reply.h"
+#include "ops/session.h"
 #include "base/xmalloc.h"
 
 /* Answer one decoded request; clears req. */

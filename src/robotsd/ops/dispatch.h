@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/metric.h"
+#include "iface/metric.h"
 
 struct event_base;
 struct cache;

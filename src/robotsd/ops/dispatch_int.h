@@ -13,11 +13,11 @@
 
 #include <jansson.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "ops/checkop.h"
 #include "ops/dispatch.h"
-#include "proto.h"
-#include "wire_fast.h"
+#include "wire/proto.h"
+#include "wire/wire_fast.h"
 
 TAILQ_HEAD(session_list, session);
 

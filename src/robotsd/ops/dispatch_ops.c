@@ -15,16 +15,16 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "base/clock.h"
 #include "ops/dispatch_int.h"
 #include "feed/feed.h"
-#include "jsonw.h"
-#include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
+#include "iface/reply.h"
+#include "ops/session.h"
 #include "base/xmalloc.h"
 
 /* Send what b holds on s, or an internal error when b failed. */

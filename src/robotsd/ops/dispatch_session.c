@@ -11,16 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 #include "ops/checkop.h"
 #include "base/clock.h"
 #include "ops/dispatch.h"
 #include "ops/dispatch_int.h"
 #include "feed/feed.h"
-#include "proto.h"
-#include "base/reply.h"
-#include "base/session.h"
-#include "wire_fast.h"
+#include "wire/proto.h"
+#include "iface/reply.h"
+#include "ops/session.h"
+#include "wire/wire_fast.h"
 #include "base/xmalloc.h"
 
 /*

@@ -18,7 +18,7 @@
 
 #include "cache/cache.h"
 #include "cache/lifetime.h"
-#include "base/outcome.h"
+#include "iface/outcome.h"
 #include "tier/tier_value.h"
 
 /* Clock seconds to a value's epoch milliseconds and back. */

@@ -15,8 +15,8 @@
 #include <hiredis/async.h>
 
 #include "tier/tier.h"
-#include "tier/tier_tag.h"
-#include "tier/tier_url.h"
+#include "policy/tier_tag.h"
+#include "policy/tier_url.h"
 
 struct tier_server;
 struct tier_call;

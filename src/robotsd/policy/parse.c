@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/parse.h"
+#include "policy/parse.h"
 #include "base/xmalloc.h"
 
 /* Strict integer in [min, max] in the given base; errstr NULL on success. */

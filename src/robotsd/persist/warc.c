@@ -25,7 +25,7 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
-#include "fetch/warc.h"
+#include "persist/warc.h"
 
 #define CRLF "\r\n"
 

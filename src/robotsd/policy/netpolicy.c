@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/netpolicy.h"
-#include "base/parse.h"
+#include "policy/netpolicy.h"
+#include "policy/parse.h"
 
 int
 netpolicy_private_v4(uint32_t a)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "robots.h"
-#include "tier/tier_url.h"
+#include "policy/tier_url.h"
 
 /* A decimal number in [min, max] made of all of s[0..len); -1 if not. */
 static long

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fetch/warc.h"
+#include "persist/warc.h"
 
 struct archive;
 

@@ -13,7 +13,7 @@
 #include <openssl/hmac.h>
 
 #include "robots.h"
-#include "tier/tier_tag.h"
+#include "policy/tier_tag.h"
 
 #define TAG_MAGIC "RBTH"
 #define FRAME_LEN_AT 8 /* the value's u32 total length (tier_value.h) */

@@ -42,11 +42,11 @@
 #include <unistd.h>
 
 #include "robots.h"
-#include "buf.h"
+#include "wire/buf.h"
 #include "cache/cache.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "cache/state.h"
+#include "persist/state.h"
 #include "base/xmalloc.h"
 
 #define STATE_MAGIC "robotsd-state\n"

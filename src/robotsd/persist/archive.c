@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fetch/archive.h"
+#include "persist/archive.h"
 #include "base/log.h"
 #include "base/xmalloc.h"
 

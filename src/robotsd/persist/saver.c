@@ -22,8 +22,8 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "cache/saver.h"
-#include "cache/state.h"
+#include "persist/saver.h"
+#include "persist/state.h"
 #include "base/xmalloc.h"
 
 /* How often saver_wait() looks whether the child is done. */

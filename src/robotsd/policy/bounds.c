@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bounds.h"
-#include "buf.h"
+#include "policy/bounds.h"
+#include "wire/buf.h"
 
 /*
  * The most a kept value holds: one of at most BOUNDS_HEADER_MAX bytes

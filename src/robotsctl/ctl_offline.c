@@ -1,5 +1,5 @@
 /*
- * ctl_test.c: "robotsctl test FILE AGENT URL...": evaluates a local
+ * ctl_offline.c: "robotsctl test FILE AGENT URL...": evaluates a local
  * robots.txt offline with librobots, the library the daemon uses, and
  * prints one check-shaped verdict per URL, as text or as a JSON line;
  * with --usage the URL's usage preferences and with --token T the verdict
@@ -16,11 +16,11 @@
 #include <jansson.h>
 
 #include "robots.h"
-#include "buf.h"
-#include "jsonw.h"
-#include "proto.h"
+#include "wire/buf.h"
+#include "wire/jsonw.h"
+#include "wire/proto.h"
 #include "robotsctl.h"
-#include "usagew.h"
+#include "wire/usagew.h"
 
 #define CTL_MAX_FILE (64 << 20) /* bytes of a robots.txt read */
 

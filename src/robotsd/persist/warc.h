@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "wire/buf.h"
 
 /* "<urn:uuid:" 36 ">" and a NUL. */
 #define WARC_ID_SIZE 48
