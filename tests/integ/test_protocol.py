@@ -391,6 +391,7 @@ class Flow(DaemonTest):
                            "Disallow: /\n")
         self.origin.robots("slow.test", RULES, hold=True)
         c = self.start()
+        other = self.d.client()
         c.check("http://a.test/")
         c.check("http://b.test/")
         urls = ["http://a.test/private/1", "http://slow.test/private/x",
@@ -404,7 +405,12 @@ class Flow(DaemonTest):
             full = line[:-1] + ',"x":{"y":[null]}}'
             c.send_raw((line + "\n" + full + "\n").encode())
             if ascii_only:
+                # both lines wait on the one fetch (two URLs each) before
+                # it ends; else the second might be read from the cache
                 self.origin.wait_hits("slow.test", 1)
+                self.assertTrue(poll(
+                    lambda: self.stats(other)["waiting"] == 4),
+                    self.stats(other))
                 self.origin.release("slow.test")
             first, second = (
                 re.sub(rb'"expires_in":[0-9]+', b'"expires_in":0', a)

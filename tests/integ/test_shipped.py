@@ -1,7 +1,8 @@
 """test_shipped.py: the shipped config keeps a state file in the unit's
 StateDirectory and tells to run robotsd -n; -n says "configuration OK"
 when asked, not into the journal at every start (unless at debug); a
-first start without a state file logs no state_loaded line."""
+first start without a state file logs no state_loaded line; scripts/run's
+sandbox config keeps everything robotsd writes under run/."""
 import os
 import re
 import shutil
@@ -83,3 +84,45 @@ class Shipped(DaemonTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Sandbox(unittest.TestCase):
+    """scripts/run runs robotsd with scripts/sandbox-conf's copy of the
+    shipped config: every path robotsd writes lies under the checkout's
+    run/, whatever the config says, and the rest is unchanged."""
+
+    def sandbox(self, text, run="/checkout/run"):
+        tmp = tempfile.mkdtemp(prefix="robotsd-sandbox-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        conf = os.path.join(tmp, "in.conf")
+        with open(conf, "w") as f:
+            f.write(text)
+        return subprocess.run([os.path.join(TOP, "scripts", "sandbox-conf"),
+                               conf, run], check=True,
+                              capture_output=True, text=True).stdout
+
+    def test_paths_robotsd_writes_go_under_run(self):
+        out = self.sandbox("# state-file /var/lib/x\n"
+                           "state-file /var/lib/robotsd/cache.state\n"
+                           "  archive-dir\t/var/lib/robotsd/archive\n"
+                           "max-fetches 7\n#archive-dir /srv/a\n")
+        self.assertEqual(out, "# state-file /var/lib/x\n"
+                              "state-file /checkout/run/cache.state\n"
+                              "  archive-dir\t/checkout/run/archive\n"
+                              "max-fetches 7\n#archive-dir /srv/a\n")
+
+    def test_shipped_config_in_the_sandbox_loads_and_writes_only_run(self):
+        run = tempfile.mkdtemp(prefix="robotsd-run-")
+        self.addCleanup(shutil.rmtree, run, True)
+        with open(os.path.join(TOP, "etc", "robotsd.conf")) as f:
+            out = self.sandbox(f.read(), run)
+        active = [l.split() for l in out.splitlines()
+                  if l.strip() and not l.lstrip().startswith("#")]
+        paths = {l[0]: l[1] for l in active
+                 if l[0] in ("state-file", "archive-dir")}
+        self.assertEqual(paths, {"state-file": run + "/cache.state"})
+        conf = os.path.join(run, "robotsd.conf")
+        with open(conf, "w") as f:
+            f.write(out)
+        rc, _, err = run_n("-c", conf)
+        self.assertEqual(rc, 0, err)
