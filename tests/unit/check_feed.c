@@ -702,7 +702,7 @@ START_TEST(test_hostile_messages_refused)
 	struct feed *f = feed_new(), *keyed = feed_new();
 	struct fake_client c;
 	struct feed_watcher *w, *wk;
-	char *huge = calloc(1, FEED_MSG_MAX + 2);
+	char *huge = calloc(1, FEED_MSG_READ_MAX + 2);
 	size_t i;
 
 	join(f, NULL);
@@ -712,10 +712,10 @@ START_TEST(test_hostile_messages_refused)
 	wk = feed_watch(keyed, &c.reply, NULL, 0, 1, NULL, 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		feed_message(f, bad[i], strlen(bad[i]));
-	memset(huge, ' ', FEED_MSG_MAX + 1);
+	memset(huge, ' ', FEED_MSG_READ_MAX + 1);
 	huge[0] = '{';
-	huge[FEED_MSG_MAX] = '}';
-	feed_message(f, huge, FEED_MSG_MAX + 1);
+	huge[FEED_MSG_READ_MAX] = '}';
+	feed_message(f, huge, FEED_MSG_READ_MAX + 1);
 	ck_assert_uint_eq(
 	    feed_stats(f)->refused, sizeof(bad) / sizeof(bad[0]) + 1);
 	ck_assert_uint_eq(nloads, 0);

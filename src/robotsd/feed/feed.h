@@ -44,8 +44,10 @@ struct feed_watcher;
 
 /* An agent's bytes, at most (the watch op's limit, proto.h). */
 #define FEED_MAX_AGENT_LEN 128
-/* A fleet message longer than this is not sent, and refused when read. */
+/* A fleet message's text longer than this is not sent. */
 #define FEED_MSG_MAX 4096
+/* ... and one longer than this refused when read (robotsd 0.1's bound). */
+#define FEED_MSG_READ_MAX 65536
 #define FEED_ID_LEN 16 /* hex digits of an instance id */
 /*
  * Lines of the rulesets one change's differences may walk, at most: a

@@ -88,7 +88,7 @@ good_origin(const json_t *v)
 	char *o;
 	int ok;
 
-	if (s == NULL || n == 0 || n > FEED_MSG_MAX)
+	if (s == NULL || n == 0 || n > FEED_MSG_READ_MAX)
 		return 0;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
@@ -149,7 +149,7 @@ feed_msg_open(const unsigned char *key, const char *msg, size_t len,
 	json_t *m;
 
 	*tree = NULL;
-	if (text > FEED_MSG_MAX) {
+	if (text > FEED_MSG_READ_MAX) {
 		*why = "too long";
 		return -1;
 	}
