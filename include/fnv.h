@@ -1,6 +1,6 @@
 /*
  * fnv.h: FNV-1a, the one non-cryptographic hash of robotsd and librobots
- * (hash tables, the tier ring, the feed's seen list, the CA bundle's
+ * (hash tables, the tier ring, the feed's agent sets, the CA bundle's
  * identity). Header-only, no state: start from FNV1A64_INIT (or
  * FNV1A32_INIT) and feed the bytes, in as many calls as needed.
  */

@@ -310,7 +310,7 @@ ctl_conn_exchange(
 	    (ans = ctl_conn_answer(c, raw)) == NULL)
 		goto done;
 	if (ctl->json)
-		puts(*raw);
+		ctl_put_json(*raw);
 	if (!json_is_true(json_object_get(ans, "ok"))) {
 		err = json_object_get(ans, "error");
 		ctl_warnx("%s: %s",

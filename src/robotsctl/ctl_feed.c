@@ -8,6 +8,9 @@
  * "-" marks a pattern newly disallowed, "+" one newly allowed, "usage
  * changed" a change of its usage preference statements; an agent with
  * none of these prints "no change". With --json each line as received.
+ * Every byte from the daemon is a peer's (a pattern is a crawled site's):
+ * strings are printed escaped (ctl_put_text), JSON lines without terminal
+ * controls (ctl_put_json).
  */
 #include <config.h>
 
@@ -19,14 +22,26 @@
 
 #include "robotsctl.h"
 
+/* A string from the daemon, escaped; def when v is not one. */
+static void
+feed_str(const json_t *v, const char *def)
+{
+	if (json_is_string(v))
+		ctl_put_text(json_string_value(v), json_string_length(v));
+	else
+		fputs(def, stdout);
+}
+
 /* Print a list of patterns, each after mark. */
 static void
 feed_pats(const json_t *a, char mark)
 {
 	size_t i;
 
-	for (i = 0; i < json_array_size(a); i++)
-		printf(" %c%s", mark, ctl_str_or(json_array_get(a, i), "?"));
+	for (i = 0; i < json_array_size(a); i++) {
+		printf(" %c", mark);
+		feed_str(json_array_get(a, i), "?");
+	}
 }
 
 /* One agent's difference. */
@@ -35,10 +50,11 @@ feed_agent(const char *agent, const json_t *d)
 {
 	const json_t *dis = json_object_get(d, "newly_disallowed");
 	const json_t *allow = json_object_get(d, "newly_allowed");
-
-	printf(" [%s:", agent);
 	int usage = json_is_true(json_object_get(d, "usage_changed"));
 
+	fputs(" [", stdout);
+	ctl_put_text(agent, strlen(agent));
+	putchar(':');
 	if (!json_is_object(d))
 		fputs(" unknown", stdout);
 	else if (json_array_size(dis) + json_array_size(allow) == 0 && !usage)
@@ -50,7 +66,7 @@ feed_agent(const char *agent, const json_t *d)
 	putchar(']');
 }
 
-/* A "changed" event as one line of text. */
+/* A "changed" event as one line of text, every string escaped. */
 static void
 feed_changed(const json_t *ev)
 {
@@ -63,11 +79,14 @@ feed_changed(const json_t *ev)
 
 	if (gmtime_r(&t, &tm) != NULL)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	printf("%s %s %s -> %s %s", when,
-	    ctl_str_or(json_object_get(ev, "origin"), "?"),
-	    ctl_str_or(json_object_get(ev, "old"), "none"),
-	    ctl_str_or(json_object_get(ev, "new"), "?"),
-	    ctl_str_or(json_object_get(ev, "state"), "?"));
+	printf("%s ", when);
+	feed_str(json_object_get(ev, "origin"), "?");
+	putchar(' ');
+	feed_str(json_object_get(ev, "old"), "none");
+	fputs(" -> ", stdout);
+	feed_str(json_object_get(ev, "new"), "?");
+	putchar(' ');
+	feed_str(json_object_get(ev, "state"), "?");
 	json_object_foreach(json_object_get(ev, "agents"), agent, d)
 	    feed_agent(agent, d);
 	putchar('\n');
@@ -81,7 +100,7 @@ feed_line(const char *raw, const json_t *v, void *arg)
 	const char *event = ctl_str_or(json_object_get(v, "event"), "");
 
 	if (ctl->json)
-		puts(raw);
+		ctl_put_json(raw);
 	else if (strcmp(event, "changed") == 0)
 		feed_changed(v);
 	fflush(stdout);

@@ -16,16 +16,52 @@
 
 #include "robotsctl.h"
 
-/* Print "robotsctl: MESSAGE" on stderr. */
+/*
+ * Write text that came from a robots.txt or the daemon to out: its control
+ * characters (C0, DEL, and C1 as UTF-8 encodes them) and backslash as
+ * escapes (\x1b, \u009b, \\), so nothing reaches the terminal as a
+ * command. Other bytes, UTF-8 included, go out as they are.
+ */
+static void
+put_escaped(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\\')
+			fputs("\\\\", out);
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			fprintf(out, "\\x%02x", p[i]);
+		else if (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
+		         p[i + 1] <= 0x9f)
+			fprintf(out, "\\u%04x", p[++i]);
+		else
+			putc(p[i], out);
+	}
+}
+
+/*
+ * Print "robotsctl: MESSAGE" on stderr, escaped as put_escaped() does:
+ * messages carry what the daemon or a file said.
+ */
 void
 ctl_warnx(const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
+	int n;
 
-	fputs("robotsctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		n = 0;
+	fputs("robotsctl: ", stderr);
+	put_escaped(
+	    stderr, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	if ((size_t)n >= sizeof(msg))
+		fputs("...", stderr);
 	fputc('\n', stderr);
 }
 
@@ -36,29 +72,35 @@ ctl_str_or(const json_t *v, const char *def)
 	return json_is_string(v) ? json_string_value(v) : def;
 }
 
-/*
- * Print text that came from a robots.txt or the daemon: its control
- * characters (C0, DEL, and C1 as UTF-8 encodes them) and backslash as
- * escapes (\x1b, \u009b, \\), so nothing reaches the terminal as a
- * command. Other bytes, UTF-8 included, go out as they are.
- */
+/* Print text from a peer on stdout, escaped (put_escaped()). */
 void
 ctl_put_text(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i;
+	put_escaped(stdout, s, n);
+}
 
-	for (i = 0; i < n; i++) {
-		if (p[i] == '\\')
-			fputs("\\\\", stdout);
-		else if (p[i] < 0x20 || p[i] == 0x7f)
-			printf("\\x%02x", p[i]);
-		else if (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
-		         p[i + 1] <= 0x9f)
-			printf("\\u%04x", p[++i]);
+/*
+ * Print a JSON line from the daemon as it came, but for what a terminal
+ * would take as a command: valid JSON has control bytes only as
+ * whitespace between tokens, printed as a space, and DEL and the C1
+ * controls only inside strings, printed as \u escapes: the same JSON.
+ */
+void
+ctl_put_json(const char *line)
+{
+	const unsigned char *p = (const unsigned char *)line;
+
+	for (; *p != '\0'; p++) {
+		if (*p < 0x20)
+			putchar(' ');
+		else if (*p == 0x7f)
+			fputs("\\u007f", stdout);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			printf("\\u%04x", *++p);
 		else
-			putchar(p[i]);
+			putchar(*p);
 	}
+	putchar('\n');
 }
 
 /* Print a scalar the way a person reads it; null is "-". */

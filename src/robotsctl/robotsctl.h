@@ -38,7 +38,7 @@ struct ctl {
 	const char *archive_dir; /* show, diff: robotsd's --archive-dir */
 };
 
-/* Print "robotsctl: MESSAGE" on stderr. */
+/* Print "robotsctl: MESSAGE" on stderr, control characters escaped. */
 void ctl_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -54,6 +54,8 @@ const char *ctl_str_or(const json_t *v, const char *def);
 /* A scalar as a person reads it (null is "-"), on stdout. */
 void ctl_print_scalar(const json_t *);
 void ctl_put_text(const char *, size_t); /* control characters escaped */
+/* A JSON line from the daemon, the same JSON without terminal controls. */
+void ctl_put_json(const char *line);
 /* An object as "a.b[0].c: value" lines, "id" and "ok" left out. */
 void ctl_print_flat(const json_t *);
 /* An inspect answer: flat, then its extra lines and warnings readably. */

@@ -279,7 +279,7 @@ robotsd_configure(struct robotsd *rd)
 		shared_configure(rd->shared, &cs.life);
 #endif
 	dispatch_configure(rd->dispatch, &ds);
-	feed_configure(rd->feed, cf->max_output);
+	feed_configure(rd->feed, cf->max_output, cf->all_output);
 	rd->limits = (struct stats_limits){ cf->cache_max_bytes,
 		(uint64_t)cf->max_waiting, (uint64_t)cf->max_connections,
 		(uint64_t)cf->max_fetches };
@@ -679,7 +679,8 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
 	rd->feed = feed_new();
 	dispatch_set_feed(rd->dispatch, rd->feed);
-	feed_wire(rd->feed, rd->cache, rd->tier);
+	feed_wire(rd->feed, rd->cache, rd->tier,
+	    cf->redis_key_file != NULL ? cf->redis_key : NULL);
 	robotsd_configure(rd);
 	robotsd_load_state(rd);
 	rd->saver = saver_new();

@@ -1,10 +1,16 @@
-"""The change feed (issue 19): the watch op on the real daemon, its events
-when a real origin's robots.txt changes (and none on a 304 or the same bytes
-again), a watcher that does not read dropped with its last line while checks
-go on, the feed across three instances on one real redis-server, hostile
-messages on the feed channel, and robotsctl watch."""
+"""The change feed (issues 19, 28, 29): the watch op on the real daemon, its
+events when a real origin's robots.txt changes (and none on a 304 or the
+same bytes again), a revert reported like any change, a watcher that does
+not read dropped with its last line while checks go on, what one change of
+a big robots.txt costs with many watchers, robotsctl watch printing every
+byte of a hostile site escaped; and across a fleet on one real
+redis-server: each watcher gets each change once, never before its own
+instance answers from it, a revert too, and messages without the fleet's
+tag are refused and change nothing."""
+import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -16,14 +22,30 @@ from test_shared import Redis, tier_built
 CHANNEL = "robotsd:v1:f"
 V1 = "0123456789abcdef"
 V2 = "fedcba9876543210"
+KEY = "5f" * 32 + "\n"
 
 
-def message(origin, old, new, tokens, sender="00000000000000aa", **kw):
-    """A fleet message as another instance would publish it."""
-    m = {"v": 1, "from": sender, "origin": origin, "old": old, "new": new,
-         "at": 1700000000.5, "state": "rules", "tokens": tokens}
+def version_of(body):
+    """robotsd's version of a robots.txt body (docs/protocol.md): the first
+    16 hex digits of its SHA-256."""
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def message(origin, version, sender="00000000000000aa", **kw):
+    """A fleet message as another instance would publish it, untagged."""
+    m = {"v": 2, "from": sender, "seq": 0, "origin": origin,
+         "version": version, "at": 1700000000500}
     m.update(kw)
     return json.dumps(m, separators=(",", ":"))
+
+
+def rss_peak(pid):
+    """The peak resident set of a process (VmHWM), in bytes."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM for %d" % pid)
 
 
 class WatchProtocol(DaemonTest):
@@ -200,11 +222,116 @@ class Changes(DaemonTest):
         self.assertTrue(len(data) > 262144, len(data))
         self.assertTrue(poll(lambda: self.stats()["feed_watchers"] == 0))
 
+    def test_revert_is_reported(self):
+        """A -> B -> A within ten minutes: three events (issue 29: the
+        last was never reported)."""
+        c = self.start()
+        a, b = ("User-agent: *\nDisallow: /a\n",
+                "User-agent: *\nDisallow: /b\n")
+        short = {"Cache-Control": "max-age=60"}
+        self.origin.robots("flap.test", a, headers=short)
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch", "origins": [
+            "http://flap.test"]}), ok=True)
+        self.assertAnswer(c.check("http://flap.test/a"), allowed=False)
+        seen = [w.recv()]
+        for body in (b, a):
+            self.origin.robots("flap.test", body, headers=short)
+            self.advance(61)
+            c.check("http://flap.test/x")
+            seen.append(w.recv())
+        va, vb = version_of(a), version_of(b)
+        self.assertEqual([(e["old"], e["new"]) for e in seen],
+                         [(None, va), (va, vb), (vb, va)])
+        self.assertEqual(seen[2]["agents"], {"*": {
+            "newly_disallowed": ["/a"], "newly_allowed": ["/b"],
+            "usage_changed": False}})
 
-class FleetMessages(DaemonTest):
-    """What arrives on the feed channel: another instance's message is
-    delivered once, with each agent's difference found by its product token
-    (else "*"); anything malformed is dropped and changes nothing."""
+    def test_big_change_costs_one_line_for_many_watchers(self):
+        """100 watchers naming the same 16 agents, a change of a 150 KB
+        robots.txt (an event of 4 MB): one line made, one difference
+        computed, queued to all by reference (issue 29: a copy each, 400
+        MB here); the peak RSS grows by less than a sixth of that."""
+        c = self.start()
+        bodies = ["User-agent: *\n" + "".join(
+            "Disallow: /%s/%05d/some/longer/path/x\n" % (tag, i)
+            for i in range(4000)) for tag in ("old", "new")]
+        self.origin.robots("big.test", bodies[0])
+        self.assertAnswer(c.check("http://big.test/x"), ok=True)
+        agents = ["agent%c/1.0" % chr(ord("a") + i) for i in range(16)]
+        watchers = []
+        for _ in range(100):
+            w = self.d.client()
+            w.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            self.assertAnswer(w.call({"op": "watch", "origins": [
+                "http://big.test"], "agents": agents}), ok=True)
+            watchers.append(w)
+        before = self.stats()
+        peak = rss_peak(self.d.proc.pid)
+        self.origin.robots("big.test", bodies[1])
+        self.advance(2 * 86400)
+        c.check("http://big.test/x")
+        self.assertTrue(poll(lambda: self.stats()["feed_events"] ==
+                             before["feed_events"] + 100), self.stats())
+        grown = rss_peak(self.d.proc.pid) - peak
+        self.assertLess(grown, 64 << 20, "peak RSS grew %d MB" %
+                        (grown >> 20))
+        st = self.stats()
+        self.assertEqual(st["feed_lines"] - before["feed_lines"], 1)
+        self.assertEqual(st["feed_diffs"] - before["feed_diffs"], 1)
+        self.assertEqual(st["feed_dropped"], 0)
+        # every watcher has the whole line; two read it to the end
+        for w in watchers[:2]:
+            ev = w.recv()
+            self.assertEqual(sorted(ev["agents"]), sorted(agents))
+            d = ev["agents"]["agentp/1.0"]
+            self.assertEqual((len(d["newly_disallowed"]),
+                              len(d["newly_allowed"])), (4000, 4000))
+            self.assertEqual(d["newly_disallowed"][0],
+                             "/new/00000/some/longer/path/x")
+
+    def test_robotsctl_watch_escapes_what_the_site_wrote(self):
+        """A crawled site's pattern with terminal commands in it (issue 29:
+        they reached the operator's terminal raw): printed escaped, and as
+        JSON without a C1 control either."""
+        c = self.start()
+        evil = "/x\x1b]0;title\x07\x1b[2J"
+        c1 = "/y\u009b2J"
+        text = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch",
+                                 "http://evil.test", "--agent", "foobot"],
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        self.addCleanup(text.kill)
+        raw = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "--json",
+                                "watch", "http://evil.test"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(raw.kill)
+        self.assertTrue(poll(lambda: self.stats().get("feed_watchers") == 2),
+                        "robotsctl never watched")
+        self.origin.robots("evil.test", "User-agent: *\nDisallow: %s\n"
+                           "Disallow: %s\n" % (evil, c1))
+        self.assertAnswer(c.check("http://evil.test/x"), ok=True)
+        v = self.inspect("http://evil.test")["version"]
+        line = text.stdout.readline()
+        self.assertRegex(line.decode(), r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ")
+        self.assertEqual(line.split(b" ", 1)[1],
+                         b"http://evil.test none -> " + v.encode() +
+                         b" rules [foobot: -/x\\x1b]0;title\\x07\\x1b[2J"
+                         b" -/y\\u009b2J]\n")
+        first = raw.stdout.readline()  # the watch's own answer
+        self.assertEqual(json.loads(first)["watching"], 1)
+        line = raw.stdout.readline()
+        for b in range(0x20):
+            self.assertNotIn(bytes([b]), line[:-1])
+        self.assertNotIn(b"\x7f", line)
+        self.assertNotIn(b"\xc2\x9b", line)
+        self.assertIn(b"\\u009b2J", line)
+        self.assertEqual(json.loads(line)["agents"]["*"]["newly_disallowed"],
+                         sorted([evil, c1]))
+
+
+class Fleet(DaemonTest):
+    """The feed across instances on one real redis-server."""
 
     def setUp(self):
         if not tier_built():
@@ -222,108 +349,57 @@ class FleetMessages(DaemonTest):
             return r[1] >= n
         self.assertTrue(poll(count), "robotsd never subscribed")
 
-    def publish(self, msg):
-        return self.redis.cmd("PUBLISH", CHANNEL, msg)
+    def publish(self, msg, times=1):
+        """PUBLISH msg on the feed channel, times over in one command."""
+        if times == 1:
+            return self.redis.cmd("PUBLISH", CHANNEL, msg)
+        return self.redis.cmd(
+            "EVAL", "for i = 1, tonumber(ARGV[2]) do redis.call("
+            "'PUBLISH', KEYS[1], ARGV[1]) end return 0", 1, CHANNEL, msg,
+            times)
 
-    def test_message_to_watchers_once_by_token(self):
-        self.start("--redis", self.redis.url)
-        self.subscribed(1)
-        w = self.d.client()
-        self.assertAnswer(w.call({"op": "watch", "origins": [
-            "https://a.test"], "agents": ["FooBot/2.0", "barbot"]}),
-            ok=True, watching=1)
-        tokens = {"*": {"d": ["/star"], "a": []},
-                  "foobot": {"d": ["/f"], "a": ["/g"], "u": True}}
-        self.assertEqual(self.publish(
-            message("https://a.test", V1, V2, tokens)), 1)
-        ev = w.recv()
-        self.assertEqual(ev, {
-            "event": "changed", "origin": "https://a.test", "old": V1,
-            "new": V2, "at": 1700000000.5, "state": "rules",
-            "agents": {
-                "FooBot/2.0": {"newly_disallowed": ["/f"],
-                               "newly_allowed": ["/g"],
-                               "usage_changed": True},
-                "barbot": {"newly_disallowed": ["/star"],
-                           "newly_allowed": []}}})
-        # the same change again (a second fetcher, a repeat): not twice;
-        # another origin's change: not for this watcher
-        self.publish(message("https://a.test", V1, V2, tokens,
-                             sender="00000000000000bb"))
-        self.publish(message("https://other.test", V1, V2, tokens))
-        # too many tokens to carry: agents are null
-        self.publish(message("https://a.test", V2, V1, None))
-        ev = w.recv()
-        self.assertEqual((ev["old"], ev["new"], ev["agents"]),
-                         (V2, V1, {"FooBot/2.0": None, "barbot": None}))
+    def key_file(self):
+        path = os.path.join(self.tmp, "redis.key")
+        with open(path, "w") as f:
+            f.write(KEY)
+        os.chmod(path, 0o600)
+        return path
 
-    def test_hostile_messages_are_dropped(self):
-        self.start("--redis", self.redis.url)
-        self.subscribed(1)
-        w = self.d.client()
-        self.assertAnswer(w.call({"op": "watch", "all": True}), ok=True)
-        good = {"*": {"d": [], "a": ["/"]}}
-        bad = [
-            b"not json",
-            b"\xff\xfe",
-            b"[]",
-            message("https://a.test", V1, V2, good, v=2),
-            message("https://a.test", V1, V2, good, sender=""),
-            message("https://a.test", V1, V2, good, sender="x" * 17),
-            message("https://A.test", V1, V2, good),  # not normalized
-            message("https://a.test/path", V1, V2, good),
-            message("https://a.test", "XYZ", V2, good),
-            message("https://a.test", V1, "", good),
-            message("https://a.test", V1, V2, good, at="now"),
-            message("https://a.test", V1, V2, good, state=""),
-            message("https://a.test", V1, V2, {"foobot": {"d": [], "a": []}}),
-            message("https://a.test", V1, V2, {"*": {"d": [1], "a": []}}),
-            message("https://a.test", V1, V2, {"*": {"d": "/", "a": []}}),
-            message("https://a.test", V1, V2,
-                    {"*": {"d": [], "a": [], "u": "yes"}}),
-            message("https://a.test", V1, V2,
-                    dict(("t%d" % i, {"d": [], "a": []}) for i in range(80)),
-                    ),
-            message("https://a.test", V1, V2,
-                    {"*": {"d": ["/" + "x" * 70000], "a": []}}),
-        ]
-        for m in bad:
-            self.publish(m)
-        # still subscribed, and the next good message is the next line
-        self.publish(message("https://z.test", V1, V2, good))
-        ev = w.recv()
-        self.assertEqual((ev["origin"], ev["agents"]),
-                         ("https://z.test", {"*": {"newly_disallowed": [],
-                                                   "newly_allowed": ["/"]}}))
-        st = self.stats()
-        self.assertAnswer(self.d.client().call({"op": "ping"}), ok=True)
-        self.assertEqual(st.get("feed_refused"), len(bad), st)
+    def fleet(self, n, *args):
+        """n instances on the one redis-server, subscribed."""
+        cs = [self.start("--redis", self.redis.url, *args)
+              for _ in range(n)]
+        self.subscribed(n)
+        return cs
+
+    def watch(self, d, *origins):
+        w = d.client()
+        self.assertAnswer(w.call({"op": "watch", "origins": list(origins),
+                                  "agents": ["foobot"]}), ok=True)
+        return w
+
+    def version(self, c, origin):
+        return c.call({"op": "inspect", "origin": origin})["version"]
 
     def test_three_instances_each_watcher_gets_each_change_once(self):
-        fleet = [self.start("--redis", self.redis.url) for _ in range(3)]
+        fleet = self.fleet(3)
         daemons = list(self.daemons)
-        self.subscribed(3)
-        watchers = []
-        for d in daemons:
-            w = d.client()
-            self.assertAnswer(w.call({"op": "watch", "origins": [
-                "http://f.test", "http://z.test"], "agents": ["foobot"]}),
-                ok=True)
-            watchers.append(w)
+        watchers = [self.watch(d, "http://f.test", "http://z.test")
+                    for d in daemons]
         self.origin.robots("f.test", "User-agent: *\nDisallow: /1\n")
         a, b, c = fleet
-        # A fetches: the first version, to every watcher once
+        # A fetches: the first version, to every watcher once, B's and C's
+        # once their instance holds it (from the tier)
         self.assertAnswer(a.check("http://f.test/1", "foobot"),
                           source="fetched", allowed=False)
-        v1 = a.call({"op": "inspect", "origin": "http://f.test"})["version"]
+        v1 = self.version(a, "http://f.test")
         for w in watchers:
             ev = w.recv()
             self.assertEqual((ev["origin"], ev["old"], ev["new"]),
                              ("http://f.test", None, v1))
-        # B and C read it from the tier: no second event
         for x in (b, c):
             self.assertAnswer(x.check("http://f.test/1", "foobot"),
-                              allowed=False)
+                              allowed=False, source="cache")
             self.assertEqual(x.call({"op": "inspect", "origin":
                                      "http://f.test"})["source"], "shared")
         # a new version, fetched by A after a day
@@ -331,20 +407,14 @@ class FleetMessages(DaemonTest):
         for x in fleet:
             self.advance(2 * 86400, client=x)
         a.check("http://f.test/x", "foobot")
-        self.assertTrue(poll(lambda: a.call({"op": "inspect", "origin":
-                        "http://f.test"})["version"] != v1))
-        v2 = a.call({"op": "inspect", "origin": "http://f.test"})["version"]
         for w in watchers:
             ev = w.recv()
-            self.assertEqual((ev["old"], ev["new"], ev["agents"]), (v1, v2, {
+            self.assertEqual((ev["old"], ev["agents"]), (v1, {
                 "foobot": {"newly_disallowed": ["/2"],
                            "newly_allowed": ["/1"], "usage_changed": False}}))
-        # B and C, their own copy still v1, take v2 (the tier or a fetch):
-        # no event, their watchers had it
-        for x in (b, c):
-            x.check("http://f.test/x", "foobot")
-            self.assertTrue(poll(lambda: x.call({
-                "op": "inspect", "origin": "http://f.test"})["version"] == v2))
+        v2 = ev["new"]
+        for x in fleet:
+            self.assertEqual(self.version(x, "http://f.test"), v2)
         # the next line of every watcher is the next change, z.test's
         self.origin.robots("z.test", "User-agent: *\nDisallow: /z\n")
         self.assertAnswer(c.check("http://z.test/z", "foobot"),
@@ -354,25 +424,146 @@ class FleetMessages(DaemonTest):
             self.assertEqual((ev["origin"], ev["old"]), ("http://z.test", None))
         st = [self.stats(client=x) for x in fleet]
         self.assertEqual([s["feed_published"] for s in st], [2, 0, 1], st)
+        self.assertEqual([s["feed_loads"] for s in st], [1, 3, 2], st)
+        self.assertEqual(len(self.origin.hits("f.test")), 2)
 
-    def test_robotsctl_watch_prints_the_feed(self):
-        self.start("--redis", self.redis.url)
-        self.subscribed(1)
-        p = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch",
-                              "https://a.test", "--agent", "foobot"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.addCleanup(p.kill)
-        self.subscribed(1)
-        self.assertTrue(poll(lambda: self.stats().get("feed_watchers") == 1),
-                        "robotsctl never watched")
-        tokens = {"*": {"d": [], "a": []},
-                  "foobot": {"d": ["/a", "/b"], "a": ["/c"]}}
-        self.publish(message("https://a.test", None, V2, tokens))
-        line = p.stdout.readline().decode()
-        self.assertEqual(line, "2023-11-14T22:13:20Z https://a.test none -> "
-                         "%s rules [foobot: -/a -/b +/c]\n" % V2)
-        p.kill()
-        p.wait()
+    def test_event_only_once_the_instance_answers_it(self):
+        """Issue 28: B announced A's change while B's checks still
+        answered the old version. Each round A fetches a new version; the
+        moment B's watcher reads the event, a check on B must answer from
+        that version."""
+        a, b = self.fleet(2)
+        w = self.watch(self.daemons[1], "http://race.test")
+        checker = self.daemons[1].client()
+        for i in range(20):
+            body = "User-agent: *\nDisallow: /r%d\n" % i
+            self.origin.robots("race.test", body)
+            for x in (a, b):
+                self.advance(2 * 86400, client=x)
+            a.check("http://race.test/x", "foobot")
+            ev = w.recv()
+            ans = checker.check("http://race.test/r%d" % i, "foobot")
+            self.assertEqual(ev["new"], version_of(body), (i, ev))
+            self.assertAnswer(ans, allowed=False, version=ev["new"])
+            self.assertNotEqual(ans.get("source"), "stale", (i, ans))
+        self.assertEqual(self.stats(client=b)["feed_published"], 0)
+
+    def test_revert_reported_across_the_fleet(self):
+        """A -> B -> A within ten minutes, fetched by one instance: every
+        watcher of both gets all three changes."""
+        fleet = self.fleet(2)
+        watchers = [self.watch(d, "http://flap.test") for d in self.daemons]
+        a, b = ("User-agent: *\nDisallow: /a\n",
+                "User-agent: *\nDisallow: /b\n")
+        short = {"Cache-Control": "max-age=60"}
+        self.origin.robots("flap.test", a, headers=short)
+        fleet[0].check("http://flap.test/a", "foobot")
+        seen = [[w.recv()] for w in watchers]
+        for body in (b, a):
+            self.origin.robots("flap.test", body, headers=short)
+            for x in fleet:
+                self.advance(61, client=x)
+            fleet[0].check("http://flap.test/x", "foobot")
+            for got, w in zip(seen, watchers):
+                got.append(w.recv())
+        va, vb = version_of(a), version_of(b)
+        for got in seen:
+            self.assertEqual([(e["old"], e["new"]) for e in got],
+                             [(None, va), (va, vb), (vb, va)])
+
+    def test_messages_without_the_fleets_tag_are_refused(self):
+        """Issue 29: with --redis-key-file a hand-made message is refused,
+        counted and logged (within the log's bounds), and announcing a
+        version beforehand does not keep its real change from anyone."""
+        fleet = self.fleet(2, "--redis-key-file", self.key_file())
+        watchers = [self.watch(d, "http://pre.test") for d in self.daemons]
+        body = "User-agent: *\nDisallow: /after\n"
+        forged = message("http://pre.test", version_of(body))
+        self.assertEqual(self.publish(forged), 2)
+        for x in fleet:
+            self.assertTrue(poll(lambda: self.stats(client=x).get(
+                "feed_refused") == 1))
+        for d in self.daemons:
+            self.assertIn('event=feed_refused why="untagged"', d.log())
+        # the real change: to every watcher
+        self.origin.robots("pre.test", body)
+        fleet[0].check("http://pre.test/after", "foobot")
+        for w in watchers:
+            ev = w.recv()
+            self.assertEqual((ev["old"], ev["new"]),
+                             (None, version_of(body)))
+        # a flood: all counted, the log bounded (200 lines, then 50 a
+        # second, and a line saying how many it left out)
+        self.publish(forged, 2000)
+        for x in fleet:
+            self.assertTrue(poll(lambda: self.stats(client=x).get(
+                "feed_refused") == 2001))
+        d = self.daemons[0]
+        logged = d.log(100000).count("event=feed_refused")
+        self.assertLess(logged, 1000)
+
+        def said_left_out():
+            self.publish(forged)
+            return "event=log_suppressed kind=feed_refused" in d.log(100000)
+        self.assertTrue(poll(said_left_out, interval=0.1))
+        self.assertEqual(self.stats(client=fleet[0])["feed_loads"], 0)
+
+    def test_without_a_key_a_message_is_only_a_reason_to_look(self):
+        """No key: a hand-made message is taken, but what a watcher hears
+        is what its own instance then holds (here the origin's real
+        version, fetched once), and the version announced beforehand does
+        not keep its real change from anyone."""
+        a, b = self.fleet(2)
+        w = self.watch(self.daemons[1], "http://pre.test")
+        now = "User-agent: *\nDisallow: /now\n"
+        later = "User-agent: *\nDisallow: /later\n"
+        self.origin.robots("pre.test", now)
+        self.publish(message("http://pre.test", version_of(later)))
+        ev = w.recv()
+        self.assertEqual((ev["old"], ev["new"]), (None, version_of(now)))
+        self.assertEqual(len(self.origin.hits("pre.test")), 1)
+        self.origin.robots("pre.test", later)
+        for x in (a, b):
+            self.advance(2 * 86400, client=x)
+        a.check("http://pre.test/x", "foobot")
+        ev = w.recv()
+        self.assertEqual((ev["old"], ev["new"]),
+                         (version_of(now), version_of(later)))
+
+    def test_hostile_messages_are_dropped(self):
+        self.fleet(1)
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch", "all": True}), ok=True)
+        bad = [
+            b"not json",
+            b"\xff\xfe",
+            b"[]",
+            message("https://a.test", V2, v=3),
+            message("https://a.test", V2, sender=""),
+            message("https://a.test", V2, sender="x" * 17),
+            message("https://a.test", V2, sender="0" * 15),
+            message("https://A.test", V2),  # not normalized
+            message("https://a.test/path", V2),
+            message("https://a.test", "XYZ"),
+            message("https://a.test", ""),
+            message("https://a.test", V2, at="now"),
+            message("https://a.test", V2, at=1.5),
+            message("https://a.test", V2, seq=-1),
+            message("https://a.test" + "x" * 5000, V2),
+            json.dumps({"v": 2}),
+        ]
+        for m in bad:
+            self.publish(m)
+        st = poll(lambda: (lambda s: s if s.get("feed_refused") == len(bad)
+                           else None)(self.stats()))
+        self.assertTrue(st, self.stats())
+        self.assertEqual((st["feed_loads"], st["feed_events"]), (0, 0))
+        # still subscribed: the next good message is looked into
+        self.origin.robots("z.test", "User-agent: *\nDisallow: /z\n")
+        self.publish(message("http://z.test", V2))
+        ev = w.recv()
+        self.assertEqual((ev["origin"], ev["old"]), ("http://z.test", None))
+        self.assertEqual(self.stats()["feed_loads"], 1)
 
 
 if __name__ == "__main__":

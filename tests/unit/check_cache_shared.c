@@ -274,6 +274,70 @@ START_TEST(test_purge_reaches_the_tier)
 }
 END_TEST
 
+/* The versions the cache told of, as "OLD>NEW" (OLD "-": none). */
+static char changes[4][40];
+static size_t nchanges;
+
+static void
+note_change(const struct cache_change *ch, void *arg)
+{
+	(void)arg;
+	ck_assert_uint_lt(nchanges, 4);
+	snprintf(changes[nchanges++], sizeof(changes[0]), "%s>%s",
+	    ch->old_version != NULL ? ch->old_version : "-", ch->new_version);
+}
+
+/*
+ * A change another instance told of (cache_refresh): the entry is loaded
+ * anew at once though still fresh, the loader told since when a copy
+ * stands for that change, the old copy answering meanwhile (fresh, not
+ * stale); one load at a time; an origin not cached only with create.
+ */
+START_TEST(test_refresh_for_a_told_change)
+{
+	static const struct cache_fetch_ops cond_ops = {
+		.start = script_start,
+		.start_cond = script_start_cond,
+		.cancel = script_cancel,
+		.queued = script_queued,
+	};
+	struct shared_state s = fleet_rules();
+	const struct cache_entry *e;
+	char v1[VERSION_HEX + 1];
+
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &cond_ops, &sc, &clk));
+	nchanges = 0;
+	ck_assert_int_eq(cache_listen(cache, note_change, NULL), 0);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	fill_shared(&s);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	snprintf(v1, sizeof(v1), "%s", e->version);
+	ck_assert_int_eq(cache_refresh(cache, ORIGIN, SCRIPT_T0 - 5, 0), 1);
+	ck_assert_uint_eq(script_count(&sc, ORIGIN), 1);
+	ck_assert_double_eq(sc.f[sc.n - 1].since, SCRIPT_T0 - 5);
+	ck_assert_int_eq(cache_refresh(cache, ORIGIN, SCRIPT_T0 - 5, 0), 0);
+	ck_assert_uint_eq(script_count(&sc, ORIGIN), 1);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_str_eq(e->version, v1);
+	s.body = "User-agent: *\nDisallow: /\n";
+	s.body_len = strlen(s.body);
+	s.fetched_at = SCRIPT_T0 - 5;
+	fill_shared(&s);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_str_ne(e->version, v1);
+	ck_assert_uint_eq(nchanges, 2);
+	ck_assert_str_eq(changes[0] + 2, v1); /* "->V1" */
+	ck_assert_str_eq(changes[1] + VERSION_HEX + 1, e->version);
+	/* not cached here: loaded only when asked to make it */
+	ck_assert_int_eq(cache_refresh(cache, "https://b.test", 1, 0), -1);
+	ck_assert_ptr_null(cache_find(cache, "https://b.test"));
+	ck_assert_int_eq(cache_refresh(cache, "https://b.test", 1, 1), 1);
+	ck_assert_uint_eq(script_count(&sc, "https://b.test"), 1);
+	ck_assert_int_eq(check_now("https://b.test", &e), CACHE_PENDING);
+}
+END_TEST
+
 static Suite *
 cache_shared_suite(void)
 {
@@ -289,6 +353,7 @@ cache_shared_suite(void)
 	tcase_add_loop_test(tc, test_shared_failure_keeps_its_cause, 0,
 	    (int)(sizeof(fleet_causes) / sizeof(fleet_causes[0])));
 	tcase_add_test(tc, test_purge_reaches_the_tier);
+	tcase_add_test(tc, test_refresh_for_a_told_change);
 	suite_add_tcase(s, tc);
 	return s;
 }

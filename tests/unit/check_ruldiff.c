@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +227,93 @@ START_TEST(test_usage_row)
 }
 END_TEST
 
+/*
+ * Keys: by RFC 9309 selection an agent's difference depends only on its
+ * product token, and only when a group of either side names it; the
+ * work is the agent and extra lines of both files (6 here) and the rules
+ * the selection picks on each side, counted by hand.
+ */
+static const char key_old[] = "User-agent: *\nDisallow: /s\n\n"
+                              "User-agent: FooBot\nDisallow: /f1\n"
+                              "Disallow: /f2\n";
+static const char key_new[] = "User-agent: *\nDisallow: /s\nDisallow: /t\n\n"
+                              "User-agent: barbot\nUser-agent: foobot\n"
+                              "Allow: /\nContent-Usage: train-ai=n\n";
+
+static const struct krow {
+	const char *agent;
+	const char *key;
+	size_t rules;
+} krows[] = {
+	{ "FooBot/2.1 (+http://x)", "foobot", 6 + 2 + 1 },
+	{ "FOOBOT", "foobot", 6 + 2 + 1 },
+	{ "barbot", "barbot", 6 + 1 + 1 }, /* old: the '*' group's one */
+	{ "bazbot", "", 6 + 1 + 2 },
+	{ "*", "", 6 + 1 + 2 },
+	{ "123bot", "", 6 + 1 + 2 },      /* no token at all */
+	{ "foobot-news", "", 6 + 1 + 2 }, /* another token */
+	{ "foo", "", 6 + 1 + 2 },
+};
+
+/* d's lists and usage as one string. */
+static void
+diff_text(const struct ruldiff_side *o, const struct ruldiff_side *n,
+    const char *agent, char *out, size_t cap)
+{
+	struct ruldiff d;
+	char dis[256], allow[256];
+
+	ck_assert_int_eq(ruldiff_agent(o, n, agent, strlen(agent), &d), 0);
+	join(dis, sizeof(dis), d.dis, d.ndis);
+	join(allow, sizeof(allow), d.allow, d.nallow);
+	snprintf(out, cap, "-%s +%s u%d", dis, allow, d.usage_changed);
+	ruldiff_clear(&d);
+}
+
+START_TEST(test_key_row)
+{
+	const struct krow *t = &krows[_i];
+	struct robots *ro = robots_parse(key_old, strlen(key_old));
+	struct robots *rn = robots_parse(key_new, strlen(key_new));
+	struct ruldiff_side o = { RULDIFF_RULES, ro },
+	                    n = { RULDIFF_RULES, rn };
+	struct ruldiff_names *x = ruldiff_names_new(&o, &n);
+	char key[RULDIFF_TOKEN_MAX + 1], got[600], same[600];
+	size_t rules, len;
+
+	ck_assert_ptr_nonnull(x);
+	len = ruldiff_key(x, t->agent, strlen(t->agent), key, &rules);
+	ck_assert_str_eq(key, t->key);
+	ck_assert_uint_eq(len, strlen(t->key));
+	ck_assert_uint_eq(rules, t->rules);
+	/* the agent's difference is its key's: an agent no group names for
+	 * "", the token itself otherwise */
+	diff_text(&o, &n, t->agent, got, sizeof(got));
+	diff_text(
+	    &o, &n, len > 0 ? key : "nobody-names-me", same, sizeof(same));
+	ck_assert_str_eq(got, same);
+	ruldiff_names_free(x);
+	robots_unref(ro);
+	robots_unref(rn);
+}
+END_TEST
+
+/* Sides without rules name nothing: every agent has the key "". */
+START_TEST(test_key_without_rules)
+{
+	struct ruldiff_side o = { RULDIFF_NONE, NULL },
+	                    n = { RULDIFF_DISALLOW_ALL, NULL };
+	struct ruldiff_names *x = ruldiff_names_new(&o, &n);
+	char key[RULDIFF_TOKEN_MAX + 1];
+	size_t rules;
+
+	ck_assert_uint_eq(ruldiff_key(x, "foobot", 6, key, &rules), 0);
+	ck_assert_str_eq(key, "");
+	ck_assert_uint_eq(rules, 0);
+	ruldiff_names_free(x);
+}
+END_TEST
+
 static Suite *
 ruldiff_suite(void)
 {
@@ -235,6 +323,8 @@ ruldiff_suite(void)
 	tcase_add_loop_test(tc, test_row, 0, NROWS(rows));
 	tcase_add_test(tc, test_json);
 	tcase_add_loop_test(tc, test_usage_row, 0, NROWS(urows));
+	tcase_add_loop_test(tc, test_key_row, 0, NROWS(krows));
+	tcase_add_test(tc, test_key_without_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

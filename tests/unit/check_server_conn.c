@@ -416,6 +416,77 @@ START_TEST(test_half_close_answers_then_closes)
 }
 END_TEST
 
+/* A shared line (reply.h) and whether it was released. */
+static int released;
+
+static void
+line_release(struct reply_line *l)
+{
+	(void)l;
+	released++;
+}
+
+/*
+ * A line shared by two connections: queued by reference on both, counted
+ * once in the output of all of them (its bytes, while anyone holds it),
+ * its reference dropped by each once written there or once the
+ * connection goes; the last lets it go, and the total drops to nothing.
+ */
+START_TEST(test_shared_line_counted_once)
+{
+	static char text[40000];
+	struct reply_line l = { text, sizeof(text), 1, line_release, 0 };
+	struct conn *c2;
+	int sv[2], small = 4096;
+	size_t n2 = 0;
+	ssize_t n;
+	char buf[4096];
+
+	memset(text, 's', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\n';
+	released = 0;
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
+	ck_assert_int_eq(
+	    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	c2 = conn_new(srv, sv[0]);
+	conn->reply.ops->share(&conn->reply, &l);
+	c2->reply.ops->send(&c2->reply, "abc\n", 4); /* copies around it */
+	c2->reply.ops->share(&c2->reply, &l);
+	c2->reply.ops->send(&c2->reply, "def\n", 4);
+	ck_assert_uint_eq(l.refs, 3);
+	ck_assert_uint_eq(conn_queued(conn), sizeof(text));
+	ck_assert_uint_eq(conn_queued(c2), sizeof(text) + 8);
+	ck_assert_uint_eq(server_memory(srv)->output_bytes, sizeof(text) + 8);
+	/* the first client reads it all: the second still holds it */
+	read_until(1, 0);
+	ck_assert_uint_eq(ngot, sizeof(text));
+	ck_assert_int_eq(memcmp(got, text, sizeof(text)), 0);
+	ck_assert_uint_eq(l.refs, 2);
+	ck_assert_uint_gt(conn_queued(c2), 0);
+	/* the memory the line holds, once, while anyone holds it */
+	ck_assert_uint_eq(server_memory(srv)->output_bytes,
+	    sizeof(text) + (conn_queued(c2) > sizeof(text) + 4 ? 8 : 4));
+	/* the second reads some, then goes: nothing stays counted or held */
+	turns(4);
+	while ((n = recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		n2 += (size_t)n;
+	ck_assert_uint_gt(n2, 4);
+	ck_assert_uint_gt(conn_queued(c2), 4);
+	ck_assert_uint_eq(server_memory(srv)->output_bytes, sizeof(text) + 4);
+	close(sv[1]);
+	turns(16);
+	ck_assert_uint_eq(server_connections(srv), 1);
+	ck_assert_uint_eq(l.refs, 1);
+	ck_assert_uint_eq(server_memory(srv)->output_bytes, 0);
+	ck_assert_int_eq(released, 0);
+	/* a closing connection takes no reference */
+	conn_close(conn, "test");
+	conn->reply.ops->share(&conn->reply, &l);
+	ck_assert_uint_eq(l.refs, 1);
+}
+END_TEST
+
 static Suite *
 server_conn_suite(void)
 {
@@ -431,6 +502,7 @@ server_conn_suite(void)
 	tcase_add_test(tc, test_answer_over_max_output_closes);
 	tcase_add_test(tc, test_peer_closes_mid_answer);
 	tcase_add_test(tc, test_half_close_answers_then_closes);
+	tcase_add_test(tc, test_shared_line_counted_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

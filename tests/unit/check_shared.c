@@ -49,6 +49,27 @@ START_TEST(test_usable)
 }
 END_TEST
 
+/* Recent enough for a change told of at since (ms): fetched then or later. */
+static const struct {
+	int64_t fetched_at, since;
+	int recent;
+} recent_cases[] = {
+	{ NOW, 0, 1 }, /* no change told of: any */
+	{ NOW, NOW, 1 },
+	{ NOW + 1, NOW, 1 },
+	{ NOW - 1, NOW, 0 },
+	{ 0, NOW, 0 },
+};
+
+START_TEST(test_recent)
+{
+	struct tier_value v = { .fetched_at = recent_cases[_i].fetched_at };
+
+	ck_assert_int_eq(
+	    shared_recent(&v, recent_cases[_i].since), recent_cases[_i].recent);
+}
+END_TEST
+
 /*
  * With this instance's bounds (max-ttl 30 days, retries up to 6 h): a
  * value from a clock more than 60 s ahead is refetched; one whose lifetime
@@ -315,6 +336,8 @@ shared_suite(void)
 	TCase *tc = tcase_create("decisions");
 
 	tcase_add_test(tc, test_ms_round_trip);
+	tcase_add_loop_test(tc, test_recent, 0,
+	    (int)(sizeof(recent_cases) / sizeof(recent_cases[0])));
 	tcase_add_loop_test(tc, test_usable_within_bounds, 0,
 	    sizeof(bounded_cases) / sizeof(bounded_cases[0]));
 	tcase_add_loop_test(tc, test_usable, 0,

@@ -194,11 +194,32 @@ START_TEST(test_lock_lost_waits_then_takes_over)
 }
 END_TEST
 
-/* After a wait the holder's value is there: installed, no fetch here. */
+/* A load after a change another instance told of (fetched at since). */
+static void *
+start_told(double since)
+{
+	struct fetch_cond cond = { NULL, NULL, since };
+	void *l = shared_fetch_ops.start_cond(sh, URL, &cond, done_cb, NULL);
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_str_eq(script_last(OP_GET)->origin, ORIGIN);
+	return l;
+}
+
+/*
+ * After a wait the holder's value is there: installed, no fetch here;
+ * also (_i 1) for a load after a change told of, whose first look found
+ * the tier's copy (fetched at T0 - 1 s) older than the change.
+ */
 START_TEST(test_wait_then_value)
 {
-	start();
-	script_answer(OP_GET, TIER_MISS, NULL, NULL);
+	if (_i == 0) {
+		start();
+		script_answer(OP_GET, TIER_MISS, NULL, NULL);
+	} else {
+		start_told(T0 - 0.5);
+		script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	}
 	script_answer(OP_LOCK, TIER_BUSY, NULL, NULL);
 	script_answer(OP_WAIT, TIER_NOTIFIED, NULL, NULL);
 	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
@@ -359,6 +380,33 @@ START_TEST(test_purge_reaches_the_tier)
 }
 END_TEST
 
+/*
+ * A load for a change another instance told of takes the tier's copy
+ * (value(): fetched at T0 - 1 s) only when it was fetched at the change
+ * or later (_i 1: a change at T0 - 2.5 s), else (_i 0: at T0 - 0.5 s) it
+ * locks and fetches here (once it waited on a holder, what that holder
+ * published answers: test_wait_then_value).
+ */
+START_TEST(test_told_change_takes_only_a_recent_copy)
+{
+	start_told(T0 - _i * 2.0 - 0.5);
+	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	if (_i == 1) {
+		ck_assert_int_eq(told.shared, 1);
+		ck_assert_uint_eq(st.n, 1);
+		return;
+	}
+	ck_assert_int_eq(told.calls, 0);
+	script_answer(OP_LOCK, TIER_OK, NULL, TOKEN);
+	script_answer(OP_GET, TIER_OK, value(NOW + 60000), NULL);
+	ck_assert_int_eq(told.calls, 0);
+	ck_assert_int_eq(st.fetches, 1);
+	script_fetched(FETCH_OK);
+	ck_assert_int_eq(told.calls, 1);
+	ck_assert_int_eq(told.shared, 0);
+}
+END_TEST
+
 static Suite *
 shared_load_suite(void)
 {
@@ -372,7 +420,7 @@ shared_load_suite(void)
 	tcase_add_test(tc, test_recheck_finds_the_value);
 	tcase_add_loop_test(tc, test_lock_lost_waits_then_takes_over, 0,
 	    (int)(sizeof(waited) / sizeof(waited[0])));
-	tcase_add_test(tc, test_wait_then_value);
+	tcase_add_loop_test(tc, test_wait_then_value, 0, 2);
 	tcase_add_test(tc, test_lock_lost_three_times_fetches_here);
 	tcase_add_loop_test(tc, test_tier_failure_fetches_here, 0,
 	    (int)(sizeof(failing) / sizeof(failing[0])));
@@ -381,6 +429,8 @@ shared_load_suite(void)
 	tcase_add_loop_test(tc, test_cancelled_mid_call, 0, 4);
 	tcase_add_test(tc, test_cancelled_while_fetching);
 	tcase_add_test(tc, test_purge_reaches_the_tier);
+	tcase_add_loop_test(
+	    tc, test_told_change_takes_only_a_recent_copy, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

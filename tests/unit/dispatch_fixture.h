@@ -61,7 +61,7 @@ client_settled(struct reply *r)
 }
 
 static const struct reply_ops client_ops = { client_send, client_give,
-	client_settled, NULL, NULL };
+	client_settled, NULL, NULL, NULL };
 
 /*
  * The stats table the dispatcher is handed: two fixed rows around one only

@@ -36,6 +36,7 @@ struct script_fetch {
 	int done;      /* the callback ran */
 	/* The validators a conditional start sent ("" when none). */
 	char etag[300], last_modified[300];
+	double since; /* its fetched_since (struct fetch_cond) */
 };
 
 struct script {
@@ -76,6 +77,7 @@ script_start_cond(void *impl, const char *url, const struct fetch_cond *c,
 		    c->etag != NULL ? c->etag : "");
 		snprintf(f->last_modified, sizeof(f->last_modified), "%s",
 		    c->last_modified != NULL ? c->last_modified : "");
+		f->since = c->fetched_since;
 	}
 	return f;
 }

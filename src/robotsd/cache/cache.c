@@ -209,9 +209,13 @@ entry_touch(struct cache *c, struct entry *e)
 	TAILQ_INSERT_TAIL(&c->lru, e, lru);
 }
 
-/* Start a fetch of an entry's /robots.txt; -1 when memory runs out. */
+/*
+ * Start a fetch of an entry's /robots.txt, its loader's copy taken only
+ * when fetched at or after since (0: any; see struct fetch_cond); -1 when
+ * memory runs out.
+ */
 static int
-entry_fetch(struct cache *c, struct entry *e)
+entry_fetch(struct cache *c, struct entry *e, double since)
 {
 	struct flight *fl;
 	char *url;
@@ -222,13 +226,16 @@ entry_fetch(struct cache *c, struct entry *e)
 		return -1;
 	if ((fl = entry_flight(c, e)) != NULL) {
 		struct fetch_cond cond = { cache_entry_etag(&e->pub),
-			cache_entry_last_modified(&e->pub) };
+			cache_entry_last_modified(&e->pub), since };
 
 		fl->conditional =
 		    c->fetch.start_cond != NULL && e->good &&
 		    e->pub.robots != NULL &&
 		    (cond.etag != NULL || cond.last_modified != NULL);
-		fl->fetch = fl->conditional
+		if (!fl->conditional)
+			cond.etag = cond.last_modified = NULL;
+		fl->fetch = c->fetch.start_cond != NULL &&
+		                    (fl->conditional || since > 0)
 		                ? c->fetch.start_cond(c->fetch_impl, url, &cond,
 		                      cache_fetch_done_cb, e)
 		                : c->fetch.start(c->fetch_impl, url,
@@ -440,7 +447,7 @@ cache_check_miss(struct cache *c, struct entry *e, const char *origin, int wait,
 	if (e == NULL && (e = entry_new(c, origin)) == NULL)
 		return CACHE_NOMEM;
 	entry_touch(c, e);
-	if (entry_fetch(c, e) == -1) {
+	if (entry_fetch(c, e, 0) == -1) {
 		if (entry_idle(e))
 			entry_remove(c, e);
 		return CACHE_NOMEM;
@@ -465,8 +472,9 @@ cache_check_settled(
 	cache_apply_fallback(c, e, now);
 	*entry = &e->pub;
 	if (now >= e->pub.expires_at)
-		(void)entry_fetch(c, e); /* else retry next check */
-	if (e->pub.fetching || e->pub.stale) {
+		(void)entry_fetch(c, e, 0); /* else retry next check */
+	/* a refresh of a copy still fresh (cache_refresh) is no staleness */
+	if (e->pub.stale || (e->pub.fetching && now >= e->pub.expires_at)) {
 		c->stats.stale++;
 		return CACHE_STALE;
 	}
@@ -511,6 +519,31 @@ cache_check_again(struct cache *c, const struct cache_entry *pub,
 	if (e->pub.policy == CACHE_NONE)
 		return CACHE_MISS;
 	return cache_check_settled(c, e, entry);
+}
+
+/* Load an origin anew, for a change told by the fleet; see cache.h. */
+int
+cache_refresh(struct cache *c, const char *origin, double since, int create)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	if (e != NULL && entry_in_flight(e))
+		return 0;
+	if ((e == NULL && !create) ||
+	    c->fetch.queued(c->fetch_impl) >= c->set.max_waiting)
+		return -1;
+	if (e == NULL) {
+		if ((e = entry_new(c, origin)) == NULL)
+			return -1;
+		entry_touch(c, e);
+	}
+	if (entry_fetch(c, e, since) == -1) {
+		if (entry_idle(e) && e->pub.policy == CACHE_NONE)
+			entry_remove(c, e);
+		return -1;
+	}
+	cache_enforce_cap(c);
+	return 1;
 }
 
 /* Unhook a waiter; its callback will not run. */

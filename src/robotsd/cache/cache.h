@@ -211,6 +211,17 @@ enum cache_status cache_check_cached(
 enum cache_status cache_check_again(struct cache *, const struct cache_entry *,
     const struct cache_entry **entry);
 
+/*
+ * The fleet told of a change of origin (the change feed): load it anew
+ * now, in the background, the entry answering as it did meanwhile; the
+ * loader's own copy (the shared tier's) is taken only when fetched at or
+ * after since (clock seconds), else the origin is fetched (struct
+ * fetch_cond). An origin not cached is loaded only with create. 1: a load
+ * started; 0: one is under way already; -1: none (not cached, memory,
+ * or as many fetches queued as --max-waiting).
+ */
+int cache_refresh(struct cache *, const char *origin, double since, int create);
+
 /* An entry's validators (see struct cache_entry), or NULL. */
 const char *cache_entry_etag(const struct cache_entry *);
 const char *cache_entry_last_modified(const struct cache_entry *);

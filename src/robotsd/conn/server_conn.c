@@ -18,7 +18,11 @@
  * Each answer queued is weighed against the budget of all connections
  * (see server.c): past half of it, a client that queues an answer while
  * holding more than the average is paused; past all of it, server.c's
- * shed event closes the largest holders.
+ * shed event closes the largest holders. A line many clients are sent
+ * alike (a change feed event, reply.h's share) is queued by reference:
+ * each client's output counts it as a copy would, against its own cap,
+ * but the total counts its bytes once, as memory holds them, from the
+ * first client that queues it until the last lets go.
  *
  * One turn of the event loop reads and handles request lines for at most
  * BUDGET_SLICE_US; a connection with lines left, one that has a line
@@ -69,15 +73,57 @@
 static void conn_process(struct conn *);
 static void conn_read_cb(evutil_socket_t, short, void *);
 
-/* A connection's output buffer grew or shrank: keep the running total. */
+static void
+conn_ref_free(struct conn_ref *ref)
+{
+	if (!ref->listed && !ref->held)
+		free(ref);
+}
+
+/*
+ * Bytes of shared lines among the n just written or dropped from c's
+ * output, which the total never counted as c's; the lines all written
+ * leave c's list.
+ */
+static size_t
+conn_shared_out(struct conn *c, size_t n)
+{
+	uint64_t from = c->out_out, to = from + n, lo, hi;
+	struct conn_ref *ref;
+	size_t shared = 0;
+
+	while ((ref = TAILQ_FIRST(&c->refs)) != NULL && ref->start < to) {
+		lo = ref->start > from ? ref->start : from;
+		hi = ref->end < to ? ref->end : to;
+		if (hi > lo)
+			shared += (size_t)(hi - lo);
+		if (ref->end > to)
+			break;
+		TAILQ_REMOVE(&c->refs, ref, link);
+		ref->listed = 0;
+		conn_ref_free(ref);
+	}
+	c->out_out = to;
+	return shared;
+}
+
+/*
+ * A connection's output buffer grew or shrank: keep the running total,
+ * in which a shared line counts once (conn_share), not per connection.
+ */
 static void
 conn_out_cb(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
 {
-	struct server_memory *m = arg;
+	struct conn *c = arg;
+	struct server_memory *m = &c->srv->mem;
 
 	(void)b;
-	m->output_bytes += info->n_added;
-	m->output_bytes -= info->n_deleted;
+	c->out_in += info->n_added;
+	if (!c->sharing)
+		m->output_bytes += info->n_added;
+	if (info->n_deleted > 0)
+		m->output_bytes -=
+		    info->n_deleted - conn_shared_out(c, info->n_deleted);
 	if (m->output_bytes > m->output_peak)
 		m->output_peak = m->output_bytes;
 }
@@ -266,6 +312,57 @@ conn_give(struct reply *r, char *line, size_t len)
 	conn_answered(c, r);
 }
 
+/*
+ * The output buffer is done with a shared line: let go of it, and of its
+ * bytes in the total once no connection holds it.
+ */
+static void
+conn_unshare(const void *data, size_t len, void *arg)
+{
+	struct conn_ref *ref = arg;
+	struct reply_line *l = ref->line;
+
+	(void)data;
+	(void)len;
+	if (--l->queued == 0)
+		ref->mem->output_bytes -= l->len;
+	if (--l->refs == 0)
+		l->release(l);
+	ref->held = 0;
+	conn_ref_free(ref);
+}
+
+/* reply.h: queue a shared line by reference (see conn_out_cb). */
+static void
+conn_share(struct reply *r, struct reply_line *l)
+{
+	struct conn *c = conn_of(r);
+	struct server_memory *m = &c->srv->mem;
+	struct conn_ref *ref;
+
+	if (c->closing)
+		return;
+	ref = xcalloc(1, sizeof(*ref));
+	ref->line = l;
+	ref->mem = m;
+	ref->start = c->out_in;
+	ref->end = c->out_in + l->len;
+	ref->listed = ref->held = 1;
+	l->refs++;
+	c->sharing = 1;
+	if (evbuffer_add_reference(c->out, l->p, l->len, conn_unshare, ref) ==
+	    -1)
+		fatalx("out of memory queueing an answer");
+	c->sharing = 0;
+	TAILQ_INSERT_TAIL(&c->refs, ref, link);
+	if (l->queued++ == 0) {
+		m->output_bytes += l->len;
+		if (m->output_bytes > m->output_peak)
+			m->output_peak = m->output_bytes;
+	}
+	conn_answered(c, r);
+}
+
 /* reply.h: a waiting check of c was answered. */
 static void
 conn_settled(struct reply *r)
@@ -296,7 +393,7 @@ conn_finish(struct reply *r)
 }
 
 static const struct reply_ops conn_reply_ops = { conn_send, conn_give,
-	conn_settled, conn_room, conn_finish };
+	conn_settled, conn_room, conn_finish, conn_share };
 
 /*
  * Must c leave its next line for the next turn: this turn has handled
@@ -592,11 +689,12 @@ conn_new(struct server *srv, int fd)
 	c->wev = event_new(srv->base, fd, EV_WRITE, conn_write_cb, c);
 	c->in = evbuffer_new();
 	c->out = evbuffer_new();
+	TAILQ_INIT(&c->refs);
 	if (c->rev == NULL || c->wev == NULL ||
 	    event_priority_set(c->rev, SERVER_PRIORITY) == -1 ||
 	    event_priority_set(c->wev, SERVER_PRIORITY) == -1 ||
 	    c->in == NULL || c->out == NULL ||
-	    evbuffer_add_cb(c->out, conn_out_cb, &srv->mem) == NULL ||
+	    evbuffer_add_cb(c->out, conn_out_cb, c) == NULL ||
 	    evbuffer_add_cb(c->in, conn_in_cb, &srv->mem) == NULL ||
 	    event_add(c->rev, NULL) == -1)
 		fatalx("cannot set up a client connection");

@@ -40,9 +40,27 @@ struct conn {
 	struct reply reply;
 	struct session *session;
 	uint64_t deferred; /* on the backlog since turn N; 0: not */
+	/*
+	 * Its output as a stream: bytes ever queued and ever written or
+	 * dropped, and the shared lines in it (reply.h's share), oldest
+	 * first, whose bytes the total counts once, not per connection.
+	 */
+	uint64_t out_in, out_out;
+	TAILQ_HEAD(, conn_ref) refs;
+	int sharing; /* a shared line is being queued */
 };
 
 TAILQ_HEAD(conn_list, conn);
+
+/* A shared line held by one connection's output (server_conn.c). */
+struct conn_ref {
+	TAILQ_ENTRY(conn_ref) link;
+	struct reply_line *line;
+	struct server_memory *mem;
+	uint64_t start, end; /* its bytes in the connection's stream */
+	int listed;          /* on the connection's refs */
+	int held;            /* in its output buffer */
+};
 
 struct server {
 	struct event_base *base;

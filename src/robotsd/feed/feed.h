@@ -1,20 +1,34 @@
 /*
  * feed.h: the change feed (docs/protocol.md, "watch"). Clients that sent
- * the watch op are watchers; when an origin's version is replaced by a
- * different one, each watcher of that origin gets one "changed" event line
- * with, per agent it named, the patterns newly disallowed and allowed
- * (ruldiff.h). The line is made once per agent set, not per watcher.
+ * the watch op are watchers; when this instance's version of an origin is
+ * replaced by a different one, each watcher of that origin gets one
+ * "changed" event line with, per agent it named, the patterns newly
+ * disallowed and allowed (ruldiff.h). A watcher is told only what this
+ * instance answers: events come from its cache's changes alone, after the
+ * cache holds the new version.
+ *
+ * An event's cost does not grow with the watchers that share an agent
+ * set: each distinct agent set's line is made once and queued to all of
+ * them by reference (reply.h's share), each agent's difference is
+ * computed once per change and key (ruldiff_key), and what one change may
+ * make is bounded: the work of its differences (FEED_WORK_MAX lines of
+ * the rulesets walked) and the bytes of the differences put in its lines
+ * (--max-output-total); an agent whose difference is past a bound, or
+ * would not fit its line under --max-output, gets null.
  *
  * A watcher whose unread output would pass --max-output gets a last line
  * {"event":"dropped","reason":"output_budget"} instead and is closed once
  * that is written: the feed never holds more for a client that does not
  * read, and never waits for one.
  *
- * The fleet (--redis): a change fetched here is also handed to the
- * publisher as a message; a message from another instance is delivered to
- * the watchers here. Each message names the instance that sent it (ours
- * are ignored) and a short memory of recent changes delivers each change
- * once. Owns its watchers' subscriptions; borrows their struct reply.
+ * The fleet (--redis): a change fetched here is also published as a
+ * message naming the origin, the new version and when it was first
+ * fetched, tagged with the fleet's key when it has one (feed_msg.c). An
+ * instance that receives one from another, and has a watcher of that
+ * origin, loads the origin anew (from the shared tier when its copy is
+ * that recent, else by fetching): its watchers hear of the change from its
+ * own cache once it holds it. Owns its watchers' subscriptions; borrows
+ * their struct reply.
  */
 #ifndef ROBOTSD_FEED_H
 #define ROBOTSD_FEED_H
@@ -30,39 +44,61 @@ struct feed_watcher;
 
 /* An agent's bytes, at most (the watch op's limit, proto.h). */
 #define FEED_MAX_AGENT_LEN 128
-/* A fleet message longer than this is not sent, and dropped when read. */
-#define FEED_MSG_MAX 65536
-/* Product tokens whose difference a fleet message carries, at most. */
-#define FEED_MSG_TOKENS 64
+/* A fleet message's text longer than this is not sent. */
+#define FEED_MSG_MAX 4096
+/* ... and one longer than this refused when read (robotsd 0.1's bound). */
+#define FEED_MSG_READ_MAX 65536
 #define FEED_ID_LEN 16 /* hex digits of an instance id */
+/*
+ * Lines of the rulesets one change's differences may walk, at most: a
+ * tenth of a second or so, the differences of five keys of the biggest
+ * robots.txt robotsd keeps (500 KiB), of thousands of a common one.
+ */
+#define FEED_WORK_MAX 262144
 
 struct feed_change {
 	const char *origin;
 	const char *old_version; /* NULL: none known here */
 	const char *new_version;
-	double at;         /* Unix seconds */
+	double at;         /* clock seconds: the new version first fetched */
 	const char *state; /* the new state's name: rules, unavailable... */
 	int fetched;       /* fetched here (not read from the shared tier) */
 	struct ruldiff_side old, new;
 };
 
-/* The fleet's publisher: send msg (len bytes) about origin. */
-typedef void (*feed_publish_fn)(
-    void *arg, const char *origin, const char *msg, size_t len);
+/* What the feed asks of the fleet (feed_wire.c). */
+struct feed_fleet {
+	/* Send msg (len bytes) about origin to every instance. */
+	void (*publish)(
+	    void *arg, const char *origin, const char *msg, size_t len);
+	/*
+	 * Another instance told that origin went to version, first fetched
+	 * at (clock seconds): load it here. 1: a load started; 0: none
+	 * needed or one runs; -1: none could start.
+	 */
+	int (*load)(
+	    void *arg, const char *origin, const char *version, double at);
+	void *arg;
+	/* The fleet's key (TIER_KEY_LEN bytes, copied), or NULL: no tags. */
+	const unsigned char *key;
+};
 
 struct feed_stats {
 	uint64_t watchers; /* now */
 	uint64_t events;   /* event lines queued */
 	uint64_t dropped;  /* watchers dropped at the output budget */
+	uint64_t lines;    /* event lines made (one per agent set and change) */
+	uint64_t diffs;    /* agent differences computed */
 	uint64_t published, received, refused; /* fleet messages */
+	uint64_t loads; /* loads started for a change received */
 };
 
 struct feed *feed_new(void);
 void feed_free(struct feed *); /* watchers must be gone; NULL is fine */
-/* The output cap of a client (--max-output). */
-void feed_configure(struct feed *, size_t max_output);
-/* Publish changes fetched here with pub (NULL: no fleet). */
-void feed_set_fleet(struct feed *, feed_publish_fn pub, void *arg);
+/* A client's output cap (--max-output) and all clients' (-total). */
+void feed_configure(struct feed *, size_t max_output, size_t max_total);
+/* Join the fleet (NULL: no fleet). */
+void feed_set_fleet(struct feed *, const struct feed_fleet *);
 const struct feed_stats *feed_stats(const struct feed *);
 
 /*
@@ -77,12 +113,11 @@ void feed_unwatch(struct feed_watcher *); /* NULL is fine */
 int feed_watcher_active(const struct feed_watcher *);
 
 /*
- * An origin's version changed here. Events go to the watchers here when it
- * was fetched here, or when there is no fleet (a shared-tier read with a
- * fleet: the fetching instance's message told them already).
+ * This instance's version of an origin changed: an event to its watchers;
+ * published to the fleet as well when fetched here.
  */
 void feed_changed(struct feed *, const struct feed_change *);
-/* A fleet message (untrusted bytes): checked, then delivered once. */
+/* A fleet message (untrusted bytes): checked, then loaded if watched. */
 void feed_message(struct feed *, const char *msg, size_t len);
 
 #endif /* ROBOTSD_FEED_H */

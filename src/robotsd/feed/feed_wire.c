@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <stddef.h>
+#include <string.h>
 
 #include "cache/cache.h"
 #include "feed/feed.h"
@@ -15,11 +16,36 @@
 #endif
 
 #ifdef HAVE_REDIS
+/* The tier and the cache, for the fleet's side of the feed. */
+static struct wire {
+	struct tier *tier;
+	struct cache *cache;
+} wire_fleet; /* one feed per process */
+
 /* feed.h's publisher: the tier's feed channel. */
 static void
 wire_publish(void *arg, const char *origin, const char *msg, size_t len)
 {
-	tier_feed_publish(arg, origin, msg, len);
+	struct wire *w = arg;
+
+	tier_feed_publish(w->tier, origin, msg, len);
+}
+
+/*
+ * Another instance fetched a new version: load it here unless this
+ * instance answers from it already; the tier's copy is taken when it is
+ * that change's or later (a millisecond's slack for the times' rounding),
+ * else the origin is fetched.
+ */
+static int
+wire_load(void *arg, const char *origin, const char *version, double at)
+{
+	struct wire *w = arg;
+	const struct cache_entry *e = cache_find(w->cache, origin);
+
+	if (e != NULL && strcmp(e->version, version) == 0)
+		return 0;
+	return cache_refresh(w->cache, origin, at - 0.001, 1);
 }
 
 /* A message from the tier's feed channel. */
@@ -67,16 +93,23 @@ wire_changed(const struct cache_change *cc, void *arg)
 }
 
 void
-feed_wire(struct feed *f, struct cache *c, struct tier *t)
+feed_wire(
+    struct feed *f, struct cache *c, struct tier *t, const unsigned char *key)
 {
 	if (cache_listen(c, wire_changed, f) == -1)
 		fatalx("the cache has no room for the change feed");
 #ifdef HAVE_REDIS
 	if (t != NULL) {
-		feed_set_fleet(f, wire_publish, t);
+		struct feed_fleet fl = { wire_publish, wire_load, &wire_fleet,
+			key };
+
+		wire_fleet.tier = t;
+		wire_fleet.cache = c;
+		feed_set_fleet(f, &fl);
 		tier_set_feed(t, wire_message, f);
 	}
 #else
 	(void)t;
+	(void)key;
 #endif
 }

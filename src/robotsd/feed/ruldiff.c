@@ -5,7 +5,6 @@
  */
 #include <config.h>
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,14 +141,21 @@ patv_take(struct patv *pv, struct ruldiff_pat **v, size_t *n)
 	*n = pv->n;
 }
 
+/* Whether octet c may be in a product token (robots.h: [A-Za-z_-]). */
+static int
+token_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+	       c == '_';
+}
+
 /* The agent's product token's length at the start of agent. */
 static size_t
 agent_token_len(const char *agent, size_t len)
 {
 	size_t n = 0;
 
-	while (n < len && (isalpha((unsigned char)agent[n]) ||
-	                      agent[n] == '-' || agent[n] == '_'))
+	while (n < len && token_char((unsigned char)agent[n]))
 		n++;
 	return n;
 }
@@ -341,4 +347,163 @@ ruldiff_json(struct buf *b, const struct ruldiff *d)
 		buf_lit(b, ",\"usage_changed\":true");
 	else if (d->usage_changed == 0)
 		buf_lit(b, ",\"usage_changed\":false");
+}
+
+/* --- keys: agents with the same difference ------------------------------ */
+
+/*
+ * A token either side names (as the ruleset holds it: any case), and the
+ * rules its groups hold on each side.
+ */
+struct named {
+	const char *tok;
+	size_t len;
+	size_t rules[2];
+	unsigned char on[2]; /* named on side 0 (old), 1 (new) */
+};
+
+struct ruldiff_names {
+	struct named *v;
+	size_t n;
+	size_t star[2]; /* the rules of each side's '*' groups */
+	size_t base;    /* agent and extra lines: every key walks them */
+};
+
+static unsigned char
+ascii_lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+/* Tokens ordered without ASCII case, then by length. */
+static int
+named_cmp(const void *pa, const void *pb)
+{
+	const struct named *a = pa, *b = pb;
+	size_t i, n = a->len < b->len ? a->len : b->len;
+	int c;
+
+	for (i = 0; i < n; i++)
+		if ((c = ascii_lower((unsigned char)a->tok[i]) -
+		         ascii_lower((unsigned char)b->tok[i])) != 0)
+			return c;
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+/* Note side k's token a (n bytes); -1 when memory runs out. */
+static int
+names_add(struct ruldiff_names *x, size_t *cap, int k, const char *a, size_t n,
+    size_t rules)
+{
+	struct named *nv, *e;
+
+	if (x->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		if ((nv = reallocarray(x->v, *cap, sizeof(*nv))) == NULL)
+			return -1;
+		x->v = nv;
+	}
+	e = &x->v[x->n++];
+	memset(e, 0, sizeof(*e));
+	e->tok = a;
+	e->len = n;
+	e->rules[k] = rules;
+	e->on[k] = 1;
+	return 0;
+}
+
+/* Index side k's group tokens into x; -1 when memory runs out. */
+static int
+names_side(
+    struct ruldiff_names *x, size_t *cap, int k, const struct ruldiff_side *s)
+{
+	const struct robots *r = s->robots;
+	size_t g, j, n, rules;
+	const char *a;
+	int star;
+
+	if (s->state != RULDIFF_RULES || r == NULL)
+		return 0;
+	x->base += robots_extra_count(r);
+	for (g = 0; g < robots_group_count(r); g++) {
+		rules = robots_group_rule_count(r, g);
+		star = 0;
+		for (j = 0; j < robots_group_agent_count(r, g); j++) {
+			x->base++;
+			a = robots_group_agent(r, g, j, &n);
+			if (n == 1 && a[0] == '*')
+				star = 1;
+			else if (n > 0 && n <= RULDIFF_TOKEN_MAX &&
+			         names_add(x, cap, k, a, n, rules) == -1)
+				return -1;
+		}
+		if (star)
+			x->star[k] += rules;
+	}
+	return 0;
+}
+
+struct ruldiff_names *
+ruldiff_names_new(
+    const struct ruldiff_side *old, const struct ruldiff_side *new)
+{
+	struct ruldiff_names *x = calloc(1, sizeof(*x));
+	size_t cap = 0, i, m = 0;
+	struct named *p;
+
+	if (x == NULL)
+		return NULL;
+	if (names_side(x, &cap, 0, old) == -1 ||
+	    names_side(x, &cap, 1, new) == -1) {
+		ruldiff_names_free(x);
+		return NULL;
+	}
+	if (x->n > 0)
+		qsort(x->v, x->n, sizeof(*x->v), named_cmp);
+	/* one entry per token: the rules of all its groups, per side */
+	for (i = 0; i < x->n; i++) {
+		p = m > 0 ? &x->v[m - 1] : NULL;
+		if (p != NULL && named_cmp(p, &x->v[i]) == 0) {
+			p->rules[0] += x->v[i].rules[0];
+			p->rules[1] += x->v[i].rules[1];
+			p->on[0] |= x->v[i].on[0];
+			p->on[1] |= x->v[i].on[1];
+		} else
+			x->v[m++] = x->v[i];
+	}
+	x->n = m;
+	return x;
+}
+
+void
+ruldiff_names_free(struct ruldiff_names *x)
+{
+	if (x == NULL)
+		return;
+	free(x->v);
+	free(x);
+}
+
+size_t
+ruldiff_key(const struct ruldiff_names *x, const char *agent, size_t len,
+    char *key, size_t *rules)
+{
+	struct named want = { .tok = agent,
+		.len = agent_token_len(agent, len) };
+	const struct named *e = NULL;
+	size_t i;
+
+	if (want.len > 0 && want.len <= RULDIFF_TOKEN_MAX && x->n > 0)
+		e = bsearch(&want, x->v, x->n, sizeof(*x->v), named_cmp);
+	if (e == NULL) {
+		key[0] = '\0';
+		*rules = x->base + x->star[0] + x->star[1];
+		return 0;
+	}
+	for (i = 0; i < want.len; i++)
+		key[i] = (char)ascii_lower((unsigned char)agent[i]);
+	key[want.len] = '\0';
+	*rules = x->base + (e->on[0] ? e->rules[0] : x->star[0]) +
+	         (e->on[1] ? e->rules[1] : x->star[1]);
+	return want.len;
 }

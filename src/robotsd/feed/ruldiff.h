@@ -60,6 +60,29 @@ int ruldiff_agent(const struct ruldiff_side *old,
     const struct ruldiff_side *new, const char *agent, size_t agent_len,
     struct ruldiff *d);
 void ruldiff_clear(struct ruldiff *);
+
+/*
+ * Which agents have the same difference. An agent's key is its product
+ * token in lower case when a group of either side names that token, else
+ * "" (both sides give it their '*' groups, or nothing): agents of one key
+ * get the same ruldiff_agent() answer, so a change's differences are
+ * computed once per key however many agents ask, and there are at most as
+ * many keys as the two files name tokens, plus one. The names of both
+ * sides are indexed once per change (NULL when memory runs out).
+ */
+#define RULDIFF_TOKEN_MAX 128 /* a longer token is never an agent's */
+struct ruldiff_names;
+struct ruldiff_names *ruldiff_names_new(
+    const struct ruldiff_side *old, const struct ruldiff_side *new);
+void ruldiff_names_free(struct ruldiff_names *); /* NULL is fine */
+/*
+ * agent's key into key (room for RULDIFF_TOKEN_MAX + 1 bytes, NUL
+ * terminated) and the lines ruldiff_agent() walks for it on both sides
+ * (the rules of the groups it selects, and every agent and extra line),
+ * the work its difference costs, into *rules; the key's length.
+ */
+size_t ruldiff_key(const struct ruldiff_names *, const char *agent, size_t len,
+    char *key, size_t *rules);
 /*
  * {"newly_disallowed":[...],"newly_allowed":[...] and ,"usage_changed":B
  * when known (no closing brace).

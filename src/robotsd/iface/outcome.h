@@ -117,10 +117,14 @@ struct shared_state {
 /*
  * The validators of a conditional refresh (RFC 9110 section 13.1): sent as
  * If-None-Match and If-Modified-Since; NULL when there is none.
+ * fetched_since, for a loader with copies of its own (the shared tier):
+ * answer from one only when it was fetched at or after this (clock
+ * seconds), else fetch; 0: any usable copy. A plain fetcher ignores it.
  */
 struct fetch_cond {
 	const char *etag;
 	const char *last_modified;
+	double fetched_since;
 };
 
 /* Called once per fetch; result and its strings are valid during the call. */

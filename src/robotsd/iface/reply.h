@@ -11,6 +11,21 @@
 
 struct reply;
 
+/*
+ * A line many clients are sent alike (a change feed event), queued by
+ * reference rather than copied: refs counts its holders, its maker
+ * included; the one that lets go last calls release(). Only the loop's
+ * thread touches it.
+ */
+struct reply_line {
+	const char *p;
+	size_t len;
+	unsigned long refs;
+	void (*release)(struct reply_line *);
+	/* The connection layer's: connections holding it (counted once). */
+	unsigned long queued;
+};
+
 struct reply_ops {
 	/*
 	 * Queue one answer line (len bytes, '\n' included; copied). May
@@ -30,6 +45,14 @@ struct reply_ops {
 	 */
 	size_t (*room)(struct reply *);
 	void (*finish)(struct reply *);
+	/*
+	 * Optional: send() for a shared line, without a copy: a reference is
+	 * taken (refs) and dropped once it is written or the client goes.
+	 * Its bytes count against this client's output cap as a copy would,
+	 * and once in the output of all clients together however many hold
+	 * them.
+	 */
+	void (*share)(struct reply *, struct reply_line *);
 };
 
 /* What an answer answers, for the latency metric by operation. */

@@ -63,6 +63,23 @@ tier_tag_open(const unsigned char *key, const void *buf, size_t len)
 	return (long)n;
 }
 
+int
+tier_key_derive(const unsigned char *key, const char *label, unsigned char *out)
+{
+	unsigned int n = TIER_KEY_LEN;
+
+	return HMAC(EVP_sha256(), key, TIER_KEY_LEN,
+	           (const unsigned char *)label, strlen(label), out, &n) != NULL
+	           ? 0
+	           : -1;
+}
+
+int
+tier_tag_equal(const unsigned char *a, const unsigned char *b)
+{
+	return CRYPTO_memcmp(a, b, TIER_TAG_LEN) == 0;
+}
+
 const char *
 tier_key_parse(const char *text, size_t len, unsigned char *key)
 {

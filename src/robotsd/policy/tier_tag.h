@@ -28,6 +28,17 @@ void tier_tag_make(const unsigned char *key, const void *value, size_t len,
 long tier_tag_open(const unsigned char *key, const void *buf, size_t len);
 
 /*
+ * A key of its own for one use of the fleet's key (label: what it tags,
+ * e.g. "robotsd feed v2"): the HMAC-SHA256 under key of label, into out
+ * (TIER_KEY_LEN bytes); -1 when it could not be computed. A tag made
+ * under it never passes for a tier value's, nor the other way round.
+ */
+int tier_key_derive(
+    const unsigned char *key, const char *label, unsigned char *out);
+/* 1 when two trailers (TIER_TAG_LEN bytes) are equal, in constant time. */
+int tier_tag_equal(const unsigned char *a, const unsigned char *b);
+
+/*
  * Parse a key file's text: 64 hex digits and an optional newline, into
  * key[TIER_KEY_LEN]; NULL when right, else why not.
  */

@@ -58,7 +58,8 @@ struct load {
 	int cancelled;           /* free when the pending tier call ends */
 	struct fetch *fetch;     /* ST_FETCH */
 	struct tier_value *prev; /* the tier's unusable value, or NULL */
-	char *etag, *last_modified;     /* a refresh's validators, or NULL */
+	char *etag, *last_modified; /* a refresh's validators, or NULL */
+	double since; /* struct fetch_cond's fetched_since; 0: any copy */
 	char token[TIER_TOKEN_LEN + 1]; /* the lock held, or "" */
 };
 
@@ -132,7 +133,7 @@ load_fetched_cb(const struct fetch_result *r, void *arg)
 static void
 load_fetch(struct load *l)
 {
-	struct fetch_cond cond = { l->etag, l->last_modified };
+	struct fetch_cond cond = { l->etag, l->last_modified, 0 };
 
 	l->stage = ST_FETCH;
 	l->fetch =
@@ -193,6 +194,19 @@ load_keep_prev(struct load *l, struct tier_reply *rep)
 	rep->value = NULL;
 }
 
+/*
+ * May the tier's value v answer the load: usable here, and, for a load
+ * after a change the fleet told of, fetched no earlier than that change;
+ * once the load waited on a holder, what it published is the answer.
+ */
+static int
+load_takes(const struct load *l, const struct tier_value *v)
+{
+	return shared_usable(
+	           v, shared_ms(clock_now(l->sh->clock)), &l->sh->life) &&
+	       (l->rounds > 0 || shared_recent(v, shared_ms(l->since)));
+}
+
 /* Install a usable value: answer the cache as if fetched. */
 static void
 load_install(struct load *l, const struct tier_value *v)
@@ -239,8 +253,7 @@ load_rechecked_cb(struct tier_reply *rep, void *arg)
 	struct load *l = arg;
 
 	if (!l->cancelled && rep->result == TIER_OK &&
-	    shared_usable(
-	        rep->value, shared_ms(clock_now(l->sh->clock)), &l->sh->life)) {
+	    load_takes(l, rep->value)) {
 		tier_unlock(l->sh->tier, l->origin, l->token, NULL, NULL);
 		load_install(l, rep->value);
 		return;
@@ -309,9 +322,7 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		load_free(l);
 		return;
 	}
-	if (rep->result == TIER_OK &&
-	    shared_usable(
-	        rep->value, shared_ms(clock_now(sh->clock)), &sh->life)) {
+	if (rep->result == TIER_OK && load_takes(l, rep->value)) {
 		load_install(l, rep->value);
 		return;
 	}
@@ -363,7 +374,10 @@ shared_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	return l;
 }
 
-/* cache_fetch_ops.start_cond: a refresh of a copy with validators. */
+/*
+ * cache_fetch_ops.start_cond: a refresh of a copy with validators, or one
+ * that takes the tier's copy only when recent enough (a fleet's change).
+ */
 static void *
 shared_start_cond(void *impl, const char *url, const struct fetch_cond *cond,
     fetch_done_cb cb, void *arg)
@@ -376,6 +390,7 @@ shared_start_cond(void *impl, const char *url, const struct fetch_cond *cond,
 		l->etag = xstrdup(cond->etag);
 	if (cond->last_modified != NULL)
 		l->last_modified = xstrdup(cond->last_modified);
+	l->since = cond->fetched_since;
 	return l;
 }
 

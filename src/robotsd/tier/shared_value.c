@@ -64,6 +64,13 @@ shared_policy(enum tier_policy p)
 	return CACHE_NONE;
 }
 
+/* Fetched no earlier than since_ms (see shared_value.h). */
+int
+shared_recent(const struct tier_value *v, int64_t since_ms)
+{
+	return since_ms <= 0 || v->fetched_at >= since_ms;
+}
+
 /* The cache's view of a value: what it installs. */
 void
 shared_state_of(const struct tier_value *v, struct shared_state *s)

@@ -36,6 +36,12 @@ double shared_secs(int64_t ms);
 int shared_usable(const struct tier_value *v, int64_t now_ms,
     const struct lifetime_settings *ls);
 
+/*
+ * 1 when v was fetched at or after since_ms (0: any v): recent enough to
+ * stand for a change another instance told of at since_ms.
+ */
+int shared_recent(const struct tier_value *v, int64_t since_ms);
+
 /* The cache's view of v (strings borrowed from v). */
 void shared_state_of(const struct tier_value *v, struct shared_state *s);
 
