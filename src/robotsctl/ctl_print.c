@@ -388,7 +388,7 @@ ctl_print_usage(const json_t *ans)
 		printf("  token %s: %s (", k,
 		    json_is_true(json_object_get(v, "allowed")) ? "allowed"
 		                                                : "disallowed");
-		print_rule(json_object_get(v, "rule"), "no rule");
+		print_rule(json_object_get(v, "rule"), "no_rule");
 		fputs(")\n", stdout);
 	}
 }

@@ -393,6 +393,18 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(out.splitlines()[1:], [
             "  token google-extended: disallowed (line 9: disallow /)"])
 
+    def test_token_without_rule_says_no_rule_as_the_check_line_does(self):
+        # No group for the token and no '*' group: allowed, no rule; the
+        # token's line names it as the URL's line does, (no_rule).
+        rc, out, err = self.run_ctl("test", "--token", "Google-Extended",
+                                    self.write("User-agent: FooBot\n"
+                                               "Disallow: /private\n"),
+                                    "AnyBot", "https://example.com/page")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), [
+            "allowed https://example.com/page (no_rule)",
+            "  token google-extended: allowed (no_rule)"])
+
     def test_bad_and_too_many_tokens_are_usage_errors(self):
         path = self.write(USAGE)
         rc, _, err = self.run_ctl("test", "--token", "Google Extended",
