@@ -206,14 +206,15 @@ class Daemon:
     """One robotsd process with a private socket and log."""
 
     def __init__(self, args=(), connect_to=True, socket_path=None,
-                 test_clock=True):
+                 test_clock=True, wrap=()):
         self.dir = tempfile.mkdtemp(prefix="robotsd-integ-")
         self.socket = socket_path or os.path.join(self.dir, "robotsd.sock")
         self.conf = os.path.join(self.dir, "empty.conf")
         open(self.conf, "w").close()
         self.log_path = os.path.join(self.dir, "stderr.log")
-        self.args = [ROBOTSD, "-f", "-c", self.conf, "-s", self.socket,
-                     "--log-level", "debug"]
+        # wrap: a command that execs its arguments (robotsd keeps the pid)
+        self.args = list(wrap) + [ROBOTSD, "-f", "-c", self.conf,
+                                  "-s", self.socket, "--log-level", "debug"]
         if connect_to:
             self.args += ["--connect-to", "::127.0.0.1:%d" % origin().port]
         if test_clock:

@@ -2,6 +2,7 @@
 and labelled counters moving with checks and fetches, /healthz through a
 drain, and the key=value log lines of a fetch and of a failing origin."""
 import http.client
+import os
 import re
 import shutil
 import signal
@@ -26,9 +27,9 @@ def sample(text, name, labels=""):
 class MetricsBase(DaemonTest):
     """A daemon with --metrics on a free port, and HTTP helpers."""
 
-    def start_metrics(self, *args):
+    def start_metrics(self, *args, **kw):
         self.port = closed_port()
-        c = self.start("--metrics", "127.0.0.1:%d" % self.port, *args)
+        c = self.start("--metrics", "127.0.0.1:%d" % self.port, *args, **kw)
         self.assertTrue(poll(lambda: self.get("/healthz", quiet=True),
                              timeout=5, interval=0.05),
                         "nothing answers HTTP on port %d" % self.port)
@@ -160,6 +161,27 @@ class MetricsTest(MetricsBase):
                          sample(text, "robotsd_loop_late_total"), text)
         self.assertGreaterEqual(
             sample(text, "robotsd_loop_lag_seconds_sum"), 0)
+
+    def test_start_time_is_the_epochs_without_proc_stat(self):
+        # The shipped unit's ProcSubset=pid: /proc holds the processes
+        # only, no /proc/stat (and no btime). robotsd runs in a mount
+        # namespace of its own with such a /proc (the sh execs robotsd).
+        if os.geteuid() != 0 or shutil.which("unshare") is None:
+            self.skipTest("needs root and unshare(1) to mount a /proc "
+                          "of subset=pid")
+        wrap = ["unshare", "--mount", "sh", "-c",
+                'mount -t proc -o subset=pid proc /proc && '
+                '! test -e /proc/stat && exec "$@"', "sh"]
+        probe = subprocess.run(wrap + ["true"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest("cannot mount /proc with subset=pid: %r"
+                          % probe.stderr)
+        self.start_metrics(wrap=wrap)
+        text = self.scrape()
+        self.assertLess(abs(sample(text, "process_start_time_seconds")
+                            - time.time()), 60, text)
+        self.assertGreater(sample(text, "process_resident_memory_bytes"),
+                           1 << 20)
 
     def test_failing_origin_backoff_and_recovery(self):
         c = self.start_metrics()

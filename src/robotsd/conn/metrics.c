@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -150,21 +151,22 @@ metrics_open_fds(void)
 	return n - 1; /* the directory's own descriptor */
 }
 
-/* The boot time (seconds since the epoch) from /proc/stat; 0 if unknown. */
+/*
+ * The boot time, seconds since the epoch: the wall clock less the time
+ * since boot (CLOCK_BOOTTIME, the clock of /proc/self/stat's start time).
+ * Not /proc/stat's btime, which a unit's ProcSubset=pid hides; 0 if unknown.
+ */
 static double
 metrics_boot_time(void)
 {
-	unsigned long long btime = 0;
-	char line[256];
-	FILE *f;
+	struct timespec now, up;
+	double secs;
 
-	if ((f = fopen("/proc/stat", "r")) == NULL)
+	if (clock_gettime(CLOCK_REALTIME, &now) == -1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &up) == -1)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "btime %llu", &btime) == 1)
-			break;
-	fclose(f);
-	return (double)btime;
+	secs = (double)(now.tv_sec - up.tv_sec);
+	return secs + (double)(now.tv_nsec - up.tv_nsec) / 1e9;
 }
 
 /* The process metrics of the Prometheus client libraries, from /proc. */
