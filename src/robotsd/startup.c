@@ -7,9 +7,13 @@
  */
 #include <config.h>
 
+#include <sys/auxv.h>
+
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -90,6 +94,37 @@ startup_config_error_cb(evutil_socket_t signo, short what, void *arg)
 }
 
 /*
+ * Execute robotsd anew with argv, from the file it was started from
+ * (AT_EXECFN, the path given to execve()): the kernel names a process
+ * after the file it executes ("/proc/self/exe" would make robotsd "exe" to
+ * ps, pgrep -x and systemctl status), and a package upgrade that replaced
+ * the file takes effect. Else from the file the running image was loaded
+ * from, its link's " (deleted)" dropped (a file renamed over it is the
+ * new one); last, the running image itself. Returns only on failure.
+ */
+static void
+startup_reexec(char **argv)
+{
+	static const char deleted[] = " (deleted)";
+	const char *started = (const char *)getauxval(AT_EXECFN);
+	char path[PATH_MAX];
+	ssize_t n;
+	size_t tail = sizeof(deleted) - 1;
+
+	if (started != NULL)
+		execv(started, argv);
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = '\0';
+		if ((size_t)n > tail &&
+		    strcmp(path + (size_t)n - tail, deleted) == 0)
+			path[(size_t)n - tail] = '\0';
+		execv(path, argv);
+	}
+	execv("/proc/self/exe", argv);
+}
+
+/*
  * Config-error mode: the config did not load (cause), but systemd handed
  * robotsd its listening socket fd. Exiting would close nothing (systemd
  * holds the socket) but every client that connects would start robotsd
@@ -145,8 +180,7 @@ startup_config_error(
 		fatal("cannot pass the socket on");
 	/* The new image unblocks them once it handles them. */
 	startup_hold_signals(SIG_BLOCK);
-	execv("/proc/self/exe", argv);
-	execv(argv[0], argv);
+	startup_reexec(argv);
 	fatal("cannot execute robotsd anew (%s)", argv[0]);
 }
 
