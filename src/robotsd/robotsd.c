@@ -710,11 +710,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	char *cause = NULL;
 	int fd, daemonize = !cf->foreground && !sysd_detected();
 
-	/*
-	 * curl converts an IDN host in a redirect's Location through the
-	 * locale's charset: make it UTF-8. Nothing else here is
-	 * locale-dependent for bytes below 0x80.
-	 */
+	/* curl converts an IDN host in a Location by the locale: UTF-8. */
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
 		log_event(LOG_WARNING, "no_utf8_locale",
 		    "note=\"no C.UTF-8 locale: redirects to IDN hosts will "
