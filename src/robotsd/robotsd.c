@@ -4,8 +4,9 @@
  * stop accepting, answer what is in flight, exit 0; HUP: reload) and tears
  * everything down again. Exit status: 0 after a stop, EX_CONFIG (78) for a
  * bad command line, config file or passed socket (restarting cannot help),
- * 1 for any other failure. A config that does not load when systemd handed
- * robotsd its socket is not an exit: see robotsd_config_error().
+ * 1 for any other failure. A config that does not load, or that robotsd
+ * cannot start with (robotsd_claim()), when systemd handed robotsd its
+ * socket is not an exit: see startup.h's config-error mode.
  */
 #include <config.h>
 
@@ -508,12 +509,13 @@ robotsd_passed_socket(const struct config *cf, char *where, size_t wsz)
 }
 
 /*
- * With --redis: the shared tier and the fleet loader in front of the
- * fetcher (shared.h). The tier's options take effect at start only; a
- * reload keeps the tier as it is.
+ * With --redis: the shared tier's connections; -1 and the cause when it
+ * cannot start (the password file unreadable, a TLS file that does not
+ * load). The tier's options take effect at start only; a reload keeps the
+ * tier as it is.
  */
-static void
-robotsd_tier_start(struct robotsd *rd)
+static int
+robotsd_tier_claim(struct robotsd *rd, char **cause)
 {
 #ifdef HAVE_REDIS
 	const struct config *cf = rd->conf;
@@ -528,27 +530,79 @@ robotsd_tier_start(struct robotsd *rd)
 		.tls_key_file = cf->redis_tls_key_file,
 		.tls_server_name = cf->redis_tls_server_name,
 	};
-	struct lifetime_settings life;
-	char *cause = NULL, *pw;
+	char *pw;
 
 	if (cf->nredis == 0)
-		return;
-	if ((pw = config_redis_password(cf, &cause)) == NULL && cause != NULL)
-		fatalx("%s", cause);
+		return 0;
+	if ((pw = config_redis_password(cf, cause)) == NULL && *cause != NULL)
+		return -1;
 	tc.password = pw;
-	if ((rd->tier = tier_new(rd->base, &tc, &cause)) == NULL)
-		fatalx("%s", cause);
+	rd->tier = tier_new(rd->base, &tc, cause);
 	if (pw != NULL) {
 		explicit_bzero(pw, strlen(pw));
 		free(pw);
 	}
-	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock, tc.lock_ms);
+	return rd->tier != NULL ? 0 : -1;
+#else
+	(void)rd; /* conf.c refuses --redis in a build without hiredis */
+	(void)cause;
+	return 0;
+#endif
+}
+
+/* With --redis: the fleet loader in front of the fetcher (shared.h). */
+static void
+robotsd_tier_start(struct robotsd *rd)
+{
+#ifdef HAVE_REDIS
+	const struct config *cf = rd->conf;
+	struct lifetime_settings life;
+
+	if (rd->tier == NULL)
+		return;
+	rd->shared = shared_new(
+	    rd->tier, rd->fetcher, &rd->clock, cf->redis_lock_time * 1000);
 	life = robotsd_cache_settings(cf).life;
 	shared_configure(rd->shared, &life);
 	log_event(LOG_INFO, "shared_tier", "servers=%zu", cf->nredis);
 #else
-	(void)rd; /* conf.c refuses --redis in a build without hiredis */
+	(void)rd;
 #endif
+}
+
+/*
+ * What robotsd can fail to start with though its config loads: the
+ * metrics port (taken, or an address not this host's) and the shared
+ * tier. Claimed before anything that is hard to undo; the cause, or NULL.
+ */
+static char *
+robotsd_claim(struct robotsd *rd)
+{
+	const struct config *cf = rd->conf;
+	char *cause = NULL;
+
+	if (cf->metrics != NULL &&
+	    (rd->metrics = metrics_new(rd->base, cf->metrics,
+	         (size_t)cf->metrics_max_connections, stats_collect, &rd->stats,
+	         &cause)) == NULL)
+		return cause;
+	if (robotsd_tier_claim(rd, &cause) == -1)
+		return cause;
+	return NULL;
+}
+
+/* Undo what robotsd_start() did up to a robotsd_claim() that failed. */
+static void
+robotsd_unclaim(struct robotsd *rd)
+{
+	metrics_free(rd->metrics);
+#ifdef HAVE_REDIS
+	tier_free(rd->tier);
+#endif
+	event_base_loop(rd->base, EVLOOP_NONBLOCK);
+	event_base_free(rd->base);
+	curl_global_cleanup();
+	config_free(rd->conf);
 }
 
 /* The cache, fetching through the fleet loader with --redis. */
@@ -641,8 +695,12 @@ robotsd_archive_start(struct robotsd *rd)
 		fatalx("too many cache listeners");
 }
 
-/* Create the loop and the modules, and listen on where (set here). */
-static void
+/*
+ * Create the loop and the modules, and listen on where (set here); NULL,
+ * or the cause when robotsd cannot start with its config (then
+ * robotsd_unclaim()).
+ */
+static char *
 robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 {
 	const struct config *cf = rd->conf;
@@ -652,11 +710,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	char *cause = NULL;
 	int fd, daemonize = !cf->foreground && !sysd_detected();
 
-	/*
-	 * curl converts an IDN host in a redirect's Location through the
-	 * locale's charset: make it UTF-8. Nothing else here is
-	 * locale-dependent for bytes below 0x80.
-	 */
+	/* curl converts an IDN host in a Location by the locale: UTF-8. */
 	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
 		log_event(LOG_WARNING, "no_utf8_locale",
 		    "note=\"no C.UTF-8 locale: redirects to IDN hosts will "
@@ -666,6 +720,8 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		fatalx("curl_global_init failed");
 	rd->base = robotsd_base();
+	if ((cause = robotsd_claim(rd)) != NULL)
+		return cause;
 	rd->started = clock_now(&rd->clock);
 	rd->looplag = looplag_new(rd->base);
 	cs = robotsd_cache_settings(cf);
@@ -692,11 +748,6 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
 		rd->looplag, rd->archive, rd->feed, &rd->limits };
-	if (cf->metrics != NULL &&
-	    (rd->metrics = metrics_new(rd->base, cf->metrics,
-	         (size_t)cf->metrics_max_connections, stats_collect, &rd->stats,
-	         &cause)) == NULL)
-		fatalx("%s", cause);
 	if (daemonize) {
 		/* Keep the directory: relative paths in the config stay valid.
 		 */
@@ -706,6 +757,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 			fatalx("event_reinit failed");
 	}
 	robotsd_archive_start(rd); /* a thread: after daemon()'s fork */
+	return NULL;
 }
 
 /* Free everything main() created. */
@@ -776,7 +828,10 @@ main(int argc, char **argv)
 	 * action.
 	 */
 	startup_hold_signals(SIG_BLOCK);
-	robotsd_start(&rd, where, sizeof(where));
+	if ((cause = robotsd_start(&rd, where, sizeof(where))) != NULL) {
+		robotsd_unclaim(&rd);
+		return startup_start_error(argc, argv, cause);
+	}
 	robotsd_signals(&rd, &sig);
 	startup_hold_signals(SIG_UNBLOCK);
 	robotsd_schedule_save(&rd);

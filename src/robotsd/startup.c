@@ -7,9 +7,14 @@
  */
 #include <config.h>
 
+#include <sys/auxv.h>
+#include <sys/signalfd.h>
+
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -17,6 +22,7 @@
 
 #include "base/log.h"
 #include "base/sd.h"
+#include "base/xmalloc.h"
 #include "conf/conf.h"
 #include "conn/cfgerr.h"
 #include "startup.h"
@@ -35,6 +41,33 @@ startup_hold_signals(int how)
 		fatal("sigprocmask");
 }
 
+/* What config-error mode says of its cause: it did not load, or start. */
+struct cfgerr_kind {
+	const char *message; /* the answers' message, before the cause */
+	const char *status;  /* systemctl status's line, before the cause */
+	const char *until;   /* and after it */
+	const char *note;    /* the config_error log line's */
+};
+
+static const struct cfgerr_kind cfgerr_load = {
+	"robotsd's configuration does not load: ",
+	"config error: ",
+	"; answering every request with error config until the file is "
+	"fixed (robotsd -n, then systemctl restart or reload)",
+	"the config does not load: answering every request with error "
+	"config until it is fixed and robotsd restarted or reloaded",
+};
+
+static const struct cfgerr_kind cfgerr_start = {
+	"robotsd cannot start with its configuration: ",
+	"start error: ",
+	"; answering every request with error config until the cause is "
+	"fixed (then systemctl restart or reload)",
+	"robotsd cannot start with this config: answering every request "
+	"with error config until the cause is fixed and robotsd restarted "
+	"or reloaded",
+};
+
 /* The config-error mode's loop: its server, signals and watchdog. */
 struct cfgerr_loop {
 	struct event_base *base;
@@ -44,97 +77,148 @@ struct cfgerr_loop {
 	int reexec; /* the file loads now: execute robotsd anew */
 };
 
-/* The status "systemctl status robotsd" shows in config-error mode. */
+/* Answer, and show in "systemctl status robotsd", cause of kind k. */
 static void
-startup_config_error_status(const char *cause)
+startup_config_error_cause(
+    struct cfgerr *ce, const struct cfgerr_kind *k, const char *cause)
 {
-	sysd_status("config error: %s; answering every request with error "
-	            "config until the file is fixed (robotsd -n, then "
-	            "systemctl restart or reload)",
-	    cause);
+	char *msg;
+
+	xasprintf(&msg, "%s%s", k->message, cause);
+	cfgerr_set_message(ce, msg);
+	free(msg);
+	sysd_status("%s%s%s", k->status, cause, k->until);
 }
 
-/* TERM, INT: stop (nothing is in flight); HUP: does the file load now? */
-static void
-startup_config_error_cb(evutil_socket_t signo, short what, void *arg)
+/* HUP: 1 when the file loads now, else 0 and its cause answered. */
+static int
+startup_config_error_reload(struct cfgerr_loop *l)
 {
-	struct cfgerr_loop *l = arg;
 	struct config *cf;
 	char *cause = NULL, kv[LOG_KV_BUF];
 	int exit_now = 0;
 
-	(void)what;
-	if (signo != SIGHUP) {
-		sysd_stopping();
-		event_base_loopbreak(l->base);
-		return;
-	}
 	sysd_reloading();
 	if ((cf = config_load(l->argc, l->argv, &exit_now, &cause)) == NULL) {
 		log_event(LOG_ERR, "reload", "outcome=failed error=%s",
 		    log_kvs(cause != NULL ? cause : "", kv, sizeof(kv)));
-		if (cause != NULL) {
-			cfgerr_set_cause(l->ce, cause);
-			startup_config_error_status(cause);
-		}
+		if (cause != NULL)
+			startup_config_error_cause(l->ce, &cfgerr_load, cause);
 		free(cause);
 		sysd_ready();
-		return;
+		return 0;
 	}
 	config_free(cf);
 	log_event(LOG_INFO, "reload",
 	    "outcome=reexec note=\"the config loads now: robotsd starts "
 	    "anew on the same socket\"");
-	l->reexec = 1;
-	event_base_loopbreak(l->base);
+	return 1;
 }
 
 /*
- * Config-error mode: the config did not load (cause), but systemd handed
- * robotsd its listening socket fd. Exiting would close nothing (systemd
- * holds the socket) but every client that connects would start robotsd
- * again, each start failing, until the start limit fails robotsd.socket
- * too. Instead robotsd stays up on that socket, answers every request with
- * the error "config" (conn/cfgerr.h), tells systemd it is ready with the
- * reason as its status, and keeps the watchdog fed. TERM or INT: exit 0.
- * HUP: if the file loads now, robotsd executes itself again in this
- * process (the same pid for Type=notify, the same argv) with the socket
- * passed on, and starts serving; else it logs why and stays.
+ * The signals, read from a signalfd one at a time: TERM, INT: stop
+ * (nothing is in flight); HUP: does the file load now? Once robotsd is to
+ * execute itself anew it reads on only for a stop: they stay blocked, so
+ * that one sent later stays pending across execve() for the new image,
+ * which handles it once its handlers are in place. None is lost.
+ */
+static void
+startup_config_error_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct cfgerr_loop *l = arg;
+	struct signalfd_siginfo si;
+
+	(void)what;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo != SIGHUP) {
+			l->reexec = 0;
+			sysd_stopping();
+			event_base_loopbreak(l->base);
+			return;
+		}
+		if (!l->reexec)
+			l->reexec = startup_config_error_reload(l);
+	}
+	if (l->reexec)
+		event_base_loopbreak(l->base);
+}
+
+/*
+ * Execute robotsd anew with argv, from the file it was started from
+ * (AT_EXECFN, the path given to execve()): the kernel names a process
+ * after the file it executes ("/proc/self/exe" would make robotsd "exe" to
+ * ps, pgrep -x and systemctl status), and a package upgrade that replaced
+ * the file takes effect. Else from the file the running image was loaded
+ * from, its link's " (deleted)" dropped (a file renamed over it is the
+ * new one); last, the running image itself. Returns only on failure.
+ */
+static void
+startup_reexec(char **argv)
+{
+	static const char deleted[] = " (deleted)";
+	const char *started = (const char *)getauxval(AT_EXECFN);
+	char path[PATH_MAX];
+	ssize_t n;
+	size_t tail = sizeof(deleted) - 1;
+
+	if (started != NULL)
+		execv(started, argv);
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = '\0';
+		if ((size_t)n > tail &&
+		    strcmp(path + (size_t)n - tail, deleted) == 0)
+			path[(size_t)n - tail] = '\0';
+		execv(path, argv);
+	}
+	execv("/proc/self/exe", argv);
+}
+
+/*
+ * Config-error mode: the config did not load or start (cause, of kind k),
+ * but systemd handed robotsd its listening socket fd. Exiting would close
+ * nothing (systemd holds the socket) but every client that connects would
+ * start robotsd again, each start failing, until the start limit fails
+ * robotsd.socket too. Instead robotsd stays up on that socket, answers
+ * every request with the error "config" (conn/cfgerr.h), tells systemd it
+ * is ready with the reason as its status, and keeps the watchdog fed. TERM
+ * or INT: exit 0. HUP: if the file loads now, robotsd executes itself
+ * again in this process (the same pid for Type=notify, the same argv) with
+ * the socket passed on, and starts serving; else it logs why and stays.
+ * The signals stay blocked throughout (startup_config_error_cb()).
  */
 static int
-startup_config_error(
-    int argc, char **argv, int fd, const char *where, const char *cause)
+startup_config_error(int argc, char **argv, int fd, const char *where,
+    const struct cfgerr_kind *k, const char *cause)
 {
 	struct cfgerr_loop l = { NULL, NULL, argc, argv, 0 };
-	struct event *ev[3] = { NULL, NULL, NULL }, *watchdog;
-	static const int signos[3] = { SIGTERM, SIGINT, SIGHUP };
+	struct event *sigev, *watchdog;
 	unsigned long long wd_usec;
 	char kv[LOG_KV_BUF];
-	size_t i;
+	sigset_t set;
+	int sfd;
 
 	signal(SIGPIPE, SIG_IGN);
 	log_init(1, LOG_INFO);
+	startup_hold_signals(SIG_BLOCK);
+	if (sigprocmask(SIG_BLOCK, NULL, &set) == -1 ||
+	    (sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		fatal("signalfd");
 	if ((l.base = event_base_new()) == NULL ||
-	    (l.ce = cfgerr_new(l.base, fd, cause)) == NULL)
+	    (l.ce = cfgerr_new(l.base, fd)) == NULL ||
+	    (sigev = event_new(l.base, sfd, EV_READ | EV_PERSIST,
+	         startup_config_error_cb, &l)) == NULL ||
+	    event_add(sigev, NULL) == -1)
 		fatalx("cannot set up the event loop");
-	for (i = 0; i < 3; i++)
-		if ((ev[i] = evsignal_new(l.base, signos[i],
-		         startup_config_error_cb, &l)) == NULL ||
-		    evsignal_add(ev[i], NULL) == -1)
-			fatalx("cannot install signal handlers");
-	startup_hold_signals(SIG_UNBLOCK);
 	watchdog = sysd_watchdog_start(l.base, &wd_usec);
-	log_event(LOG_WARNING, "config_error",
-	    "socket=%s note=\"the config does not load: answering every "
-	    "request with error config until it is fixed and robotsd "
-	    "restarted or reloaded\"",
-	    log_kvs(where, kv, sizeof(kv)));
-	startup_config_error_status(cause);
+	log_event(LOG_WARNING, "config_error", "socket=%s note=\"%s\"",
+	    log_kvs(where, kv, sizeof(kv)), k->note);
+	startup_config_error_cause(l.ce, k, cause);
 	sysd_ready();
 	event_base_dispatch(l.base);
 	sysd_watchdog_stop(watchdog);
-	for (i = 0; i < 3; i++)
-		event_free(ev[i]);
+	event_free(sigev);
+	close(sfd);
 	cfgerr_free(l.ce);
 	event_base_free(l.base);
 	if (!l.reexec) {
@@ -143,34 +227,44 @@ startup_config_error(
 	}
 	if (sysd_listen_fd_pass_on(fd) == -1)
 		fatal("cannot pass the socket on");
-	/* The new image unblocks them once it handles them. */
-	startup_hold_signals(SIG_BLOCK);
-	execv("/proc/self/exe", argv);
-	execv(argv[0], argv);
+	startup_reexec(argv); /* the new image unblocks the signals */
 	fatal("cannot execute robotsd anew (%s)", argv[0]);
 }
 
 /*
- * A config that does not load (cause): exit EX_CONFIG, unless systemd
- * handed robotsd its socket (startup_config_error()).
+ * cause, of kind k: exit with status, unless systemd handed robotsd its
+ * socket (startup_config_error()).
  */
-int
-startup_bad_config(int argc, char **argv, char *cause)
+static int
+startup_cannot_serve(
+    int argc, char **argv, const struct cfgerr_kind *k, char *cause, int status)
 {
 	char *why = NULL, where[256];
 	int fd;
 
-	log_startup_error("%s", cause);
 	fd = sysd_listen_fd(where, sizeof(where), &why);
 	if (why != NULL) {
 		log_startup_error("%s", why);
 		free(why);
 	}
-	if (fd == -1) {
-		free(cause);
-		return EX_CONFIG;
-	}
-	fd = startup_config_error(argc, argv, fd, where, cause);
+	if (fd != -1)
+		status = startup_config_error(argc, argv, fd, where, k, cause);
 	free(cause);
-	return fd;
+	return status;
+}
+
+/* A config that does not load; see startup.h. */
+int
+startup_bad_config(int argc, char **argv, char *cause)
+{
+	log_startup_error("%s", cause);
+	return startup_cannot_serve(argc, argv, &cfgerr_load, cause, EX_CONFIG);
+}
+
+/* A config that loads but cannot start; see startup.h. */
+int
+startup_start_error(int argc, char **argv, char *cause)
+{
+	log_errx("%s", cause);
+	return startup_cannot_serve(argc, argv, &cfgerr_start, cause, 1);
 }

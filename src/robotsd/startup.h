@@ -15,4 +15,11 @@ void startup_hold_signals(int how);
  */
 int startup_bad_config(int argc, char **argv, char *cause);
 
+/*
+ * The config loads but robotsd cannot start with it (cause, which this
+ * frees: a port taken, a file unreadable): 1, or, when systemd handed
+ * robotsd its socket, config-error mode as above, answering this cause.
+ */
+int startup_start_error(int argc, char **argv, char *cause);
+
 #endif /* ROBOTSD_STARTUP_H */

@@ -106,8 +106,8 @@ class Service(DaemonTest):
         except subprocess.TimeoutExpired:
             self.fail("robotsd still running:\n%s" % self.stderr())
 
-    def activate(self, listen, env=(), args=()):
-        """robotsd -f under systemd-socket-activate, listening on listen
+    def activate(self, listen, env=(), args=(), binary=ROBOTSD):
+        """binary -f under systemd-socket-activate, listening on listen
         (a list of -l addresses), with -E env; its configured socket is
         another path that must stay unused."""
         cmd = [ACTIVATE]
@@ -115,17 +115,18 @@ class Service(DaemonTest):
             cmd += ["-l", addr]
         for e in env:
             cmd += ["-E", e]
-        cmd += [ROBOTSD, "-f", "-c", self.conf, "-s",
+        cmd += [binary, "-f", "-c", self.conf, "-s",
                 self.path("configured.sock"), "--log-level", "info"]
         return self.run_proc(cmd + list(args))
 
-    def activate_notify(self, sock, env=()):
+    def activate_notify(self, sock, env=(), binary=ROBOTSD):
         """activate([sock]) with a NOTIFY_SOCKET of the test's own, and a
         first client connected (which makes systemd-socket-activate exec
         robotsd); the process, the Notify and the client's socket."""
         notify = Notify(self.path("notify"))
         self.addCleanup(notify.close)
-        p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path] + list(env))
+        p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path] + list(env),
+                          binary=binary)
         return p, notify, self.connect(sock)
 
     def stop_notified(self, p, notify):
@@ -422,6 +423,129 @@ class Service(DaemonTest):
         t = self.connect(sock)
         t.sendall(b'{"op":"ping","id":2}\n')
         self.assertIn(b'"code":"config"', t.makefile("rb").readline())
+        self.stop_notified(p, notify)
+
+    def comm(self, pid):
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read()
+
+    def pgrep_x(self, name):
+        """The pids pgrep -x name finds (by the process's name, comm)."""
+        r = subprocess.run(["pgrep", "-x", name], capture_output=True,
+                           text=True, timeout=START_TIMEOUT)
+        return [int(pid) for pid in r.stdout.split()]
+
+    @needs_activate
+    @unittest.skipUnless(shutil.which("pgrep"), "needs pgrep")
+    def test_reexec_out_of_config_error_mode_keeps_the_name(self):
+        # The kernel names a process after the file it executes: executed
+        # anew from /proc/self/exe, robotsd was "exe" to ps, pgrep -x and
+        # systemctl status.
+        with open(self.conf, "w") as f:
+            f.write("bogus-option 1\n")
+        sock = self.path("passed.sock")
+        p, notify, _ = self.activate_notify(sock)
+        notify.wait_for("READY=1")
+        self.assertEqual(self.comm(p.pid), "robotsd\n")
+        open(self.conf, "w").close()
+        p.send_signal(signal.SIGHUP)
+        self.wait_listening(sock)
+        self.assertEqual(self.comm(p.pid), "robotsd\n", self.stderr())
+        self.assertIn(p.pid, self.pgrep_x("robotsd"))
+        self.stop_notified(p, notify)
+
+    @needs_activate
+    def test_reexec_out_of_config_error_mode_runs_the_upgraded_file(self):
+        # An upgrade renames a new file over the one robotsd was started
+        # from: executed anew, robotsd runs the new file, not the old
+        # image. The new file here is a script that leaves a mark and runs
+        # the real robotsd, in the same process.
+        bindir = self.path("bin")
+        os.mkdir(bindir)
+        installed = os.path.join(bindir, "robotsd")
+        shutil.copy2(ROBOTSD, installed)
+        with open(self.conf, "w") as f:
+            f.write("bogus-option 1\n")
+        sock = self.path("passed.sock")
+        p, notify, _ = self.activate_notify(sock, binary=installed)
+        notify.wait_for("READY=1")
+        mark = self.path("upgraded")
+        new = installed + ".dpkg-new"
+        with open(new, "w") as f:
+            f.write('#!/bin/sh\necho $$ >"%s"\nexec "%s" "$@"\n'
+                    % (mark, ROBOTSD))
+        os.chmod(new, 0o755)
+        os.rename(new, installed)
+        open(self.conf, "w").close()
+        p.send_signal(signal.SIGHUP)
+        self.wait_listening(sock)
+        with open(mark) as f:
+            self.assertEqual(f.read(), "%d\n" % p.pid)
+        self.assertEqual(self.comm(p.pid), "robotsd\n")
+        self.stop_notified(p, notify)
+
+    @needs_activate
+    def test_term_right_after_a_reexecuting_hup_always_stops(self):
+        # A TERM sent while a HUP makes robotsd execute itself anew was
+        # lost in 6 of 30 tries (taken by the old image's handler, never
+        # dispatched): the new image served on, and systemctl stop waited
+        # for its timeout. It must stop robotsd every time, before or
+        # after the new image starts.
+        for i in range(30):
+            with open(self.conf, "w") as f:
+                f.write("bogus-option 1\n")
+            notify = Notify(self.path("notify%d" % i))
+            self.addCleanup(notify.close)
+            sock = self.path("passed%d.sock" % i)
+            p = self.activate([sock], ["NOTIFY_SOCKET=" + notify.path])
+            self.connect(sock)
+            self.assertTrue(notify.wait_for("READY=1"), self.stderr())
+            open(self.conf, "w").close()
+            p.send_signal(signal.SIGHUP)
+            p.send_signal(signal.SIGTERM)
+            self.assertEqual(self.wait(p), 0, "round %d" % i)
+            self.assertIn("info: event=stopped\n", self.stderr())
+
+    @needs_activate
+    def test_a_config_that_cannot_start_is_config_error_mode(self):
+        # The file loads, but its metrics port is taken: robotsd exited 1
+        # and its clients got ECONNREFUSED. Handed its socket, it answers
+        # "config" naming the cause, and serves once HUP finds it gone.
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        addr = "127.0.0.1:%d" % taken.getsockname()[1]
+        with open(self.conf, "w") as f:
+            f.write("metrics %s\n" % addr)
+        sock = self.path("passed.sock")
+        p, notify, s = self.activate_notify(sock)
+        cause = ("metrics: cannot listen on %s (Address already in use)"
+                 % addr)
+        s.sendall(b'{"op":"ping","id":1}\n')
+        self.assertEqual(
+            s.makefile("rb").readline(),
+            ('{"id":1,"ok":false,"error":{"code":"config","message":'
+             '"robotsd cannot start with its configuration: %s"}}\n'
+             % cause).encode(), self.stderr())
+        self.assertIn("STATUS=start error: %s; answering every request with "
+                      "error config until the cause is fixed (then "
+                      "systemctl restart or reload)" % cause,
+                      notify.wait_for("READY=1"))
+        err = self.stderr()
+        self.assertIn("error: %s\n" % cause, err)
+        self.assertRegex(err, r"robotsd\[%d\]: warn: event=config_error "
+                         r"socket=%s note=\"robotsd cannot start" % (p.pid,
+                                                                   sock))
+        taken.close()
+        p.send_signal(signal.SIGHUP)
+        self.wait_listening(sock)
+        t = self.connect(sock)
+        t.sendall(b'{"op":"ping","id":2}\n')
+        self.assertEqual(t.makefile("rb").readline(),
+                         ('{"id":2,"ok":true,"version":"%s"}\n'
+                          % VERSION).encode())
         self.stop_notified(p, notify)
 
     @needs_activate

@@ -31,7 +31,7 @@
 
 #define MAX_LINE 65536         /* max-line's default */
 #define MAX_CONNECTIONS 4096   /* max-connections' default */
-#define MAX_CAUSE 1024         /* bytes of the cause in an answer */
+#define MAX_MESSAGE 1024       /* bytes of the message in an answer */
 #define OUT_PAUSE (256 * 1024) /* unread answers that pause reading */
 #define WRITE_TIMEOUT 60       /* seconds; write-timeout's default */
 #define ACCEPT_PAUSE 1         /* seconds accepting pauses at EMFILE */
@@ -237,23 +237,22 @@ cfgerr_accept_error_cb(struct evconnlistener *lev, void *arg)
 	evtimer_add(ce->resume, &pause);
 }
 
-/* The cause answered; see cfgerr.h. */
+/* The message answered; see cfgerr.h. */
 void
-cfgerr_set_cause(struct cfgerr *ce, const char *cause)
+cfgerr_set_message(struct cfgerr *ce, const char *message)
 {
 	free(ce->message);
-	xasprintf(&ce->message, "robotsd's configuration does not load: %.*s",
-	    MAX_CAUSE, cause);
+	xasprintf(&ce->message, "%.*s", MAX_MESSAGE, message);
 }
 
 /* Serve fd; see cfgerr.h. */
 struct cfgerr *
-cfgerr_new(struct event_base *base, int fd, const char *cause)
+cfgerr_new(struct event_base *base, int fd)
 {
 	struct cfgerr *ce = xcalloc(1, sizeof(*ce));
 
 	TAILQ_INIT(&ce->conns);
-	cfgerr_set_cause(ce, cause);
+	ce->message = xstrdup("robotsd's configuration is not in effect");
 	ce->lev = evconnlistener_new(
 	    base, cfgerr_accept_cb, ce, LEV_OPT_CLOSE_ON_EXEC, 0, fd);
 	if (ce->lev == NULL ||

@@ -12,13 +12,16 @@ struct event_base;
 struct cfgerr;
 
 /*
- * Serve the listening socket fd on base, answering "config" with cause
- * (the config loader's "FILE:LINE: MESSAGE"); NULL when libevent fails.
- * fd stays open when the mode ends (cfgerr_free()).
+ * Serve the listening socket fd on base, answering "config" with the
+ * message set by cfgerr_set_message(); NULL when libevent fails. fd stays
+ * open when the mode ends (cfgerr_free()).
  */
-struct cfgerr *cfgerr_new(struct event_base *, int fd, const char *cause);
-/* The cause answered from now on (after a reload that still fails). */
-void cfgerr_set_cause(struct cfgerr *, const char *cause);
+struct cfgerr *cfgerr_new(struct event_base *, int fd);
+/*
+ * The message answered from now on (its first 1024 bytes): why the config
+ * is not in effect, with the config loader's "FILE:LINE: MESSAGE".
+ */
+void cfgerr_set_message(struct cfgerr *, const char *message);
 /* Close every connection and stop listening; the listening fd stays open. */
 void cfgerr_free(struct cfgerr *);
 

@@ -747,6 +747,7 @@ metrics_new(struct event_base *base, const char *addr, size_t max_conns,
 	struct metrics *m;
 	unsigned short port;
 	char *host, ports[8];
+	int gai, err = ENOMEM;
 
 	if (parse_hostport(addr, &host, &port) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", addr);
@@ -762,20 +763,24 @@ metrics_new(struct event_base *base, const char *addr, size_t max_conns,
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
 	snprintf(ports, sizeof(ports), "%u", port);
-	if (getaddrinfo(host[0] != '\0' ? host : NULL, ports, &hints, &res) ==
-	    0)
-		for (ai = res; ai != NULL && !m->listener; ai = ai->ai_next)
+	if ((gai = getaddrinfo(
+	         host[0] != '\0' ? host : NULL, ports, &hints, &res)) == 0)
+		for (ai = res; ai != NULL && !m->listener; ai = ai->ai_next) {
 			m->listener =
 			    evconnlistener_new_bind(base, metrics_accept, m,
 			        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC |
 			            LEV_OPT_REUSEABLE,
 			        128, ai->ai_addr, (int)ai->ai_addrlen);
+			if (m->listener == NULL)
+				err = errno;
+		}
 	if (res != NULL)
 		freeaddrinfo(res);
 	free(host);
 	if (m->listener == NULL ||
 	    (m->resume = evtimer_new(base, metrics_resume, m)) == NULL) {
-		xasprintf(cause, "metrics: cannot listen on %s", addr);
+		xasprintf(cause, "metrics: cannot listen on %s (%s)", addr,
+		    gai != 0 ? gai_strerror(gai) : strerror(err));
 		metrics_free(m);
 		return NULL;
 	}
