@@ -29,6 +29,15 @@
 #define CTL_MAX_BLOCK (2u << 20) /* a record's block: 500 KiB body, headers */
 #define CTL_VERSION_LEN 16
 
+/*
+ * A search of the archive: the files it read, and those this user may not
+ * read (EACCES), reported once at the end rather than file by file.
+ */
+struct search {
+	int files, denied;
+	int dir_denied; /* the directory itself cannot be listed */
+};
+
 /* What one record's WARC header says, as far as show and diff care. */
 struct rec {
 	char type[32], origin[2048], version[32];
@@ -142,20 +151,27 @@ read_block(gzFile g, unsigned long long len, struct buf *keep)
 
 /*
  * Find origin's version in the file at path; its body goes into body.
- * 1 found, 0 not, -1 the file cannot be read (reported).
+ * 1 found, 0 not, -1 the file cannot be read (reported, or counted in s
+ * when this user may not read it).
  */
 static int
-find_in_file(
-    const char *path, const char *origin, const char *version, struct buf *body)
+find_in_file(struct search *s, const char *path, const char *origin,
+    const char *version, struct buf *body)
 {
 	struct buf block = BUF_INIT(CTL_MAX_BLOCK);
-	gzFile g = gzopen(path, "rb");
+	gzFile g;
 	const char *p;
 	struct rec r;
 	int rc = 0, h;
 
-	if (g == NULL) {
-		ctl_warnx("%s: %s", path, strerror(errno ? errno : ENOMEM));
+	errno = 0;
+	s->files++;
+	if ((g = gzopen(path, "rb")) == NULL) {
+		if (errno == EACCES)
+			s->denied++;
+		else
+			ctl_warnx(
+			    "%s: %s", path, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
 	while (rc == 0 && (h = read_header(g, &r)) == 1) {
@@ -192,22 +208,28 @@ is_archive_file(const struct dirent *d)
 	       strcmp(d->d_name + n - 8, ".warc.gz") == 0;
 }
 
-/* Find origin's version in dir (newest file first); 1 found, else 0. */
+/*
+ * Find origin's version in dir (newest file first); 1 found, else 0 (what
+ * this user may not read counted in s, other failures reported).
+ */
 static int
-find_version(
-    const char *dir, const char *origin, const char *version, struct buf *body)
+find_version(struct search *s, const char *dir, const char *origin,
+    const char *version, struct buf *body)
 {
 	struct dirent **ents;
 	char path[4096];
 	int n, i, found = 0;
 
 	if ((n = scandir(dir, &ents, is_archive_file, alphasort)) == -1) {
-		ctl_warnx("%s: %s", dir, strerror(errno));
+		if (errno == EACCES)
+			s->dir_denied = 1;
+		else
+			ctl_warnx("%s: %s", dir, strerror(errno));
 		return 0;
 	}
 	for (i = n - 1; i >= 0 && !found; i--) {
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
-		found = find_in_file(path, origin, version, body) == 1;
+		found = find_in_file(s, path, origin, version, body) == 1;
 	}
 	for (i = 0; i < n; i++)
 		free(ents[i]);
@@ -238,20 +260,36 @@ cached_version(const struct ctl *ctl, const char *origin)
 	return out;
 }
 
-/* Load one version's body, or report why not; 0 or -1. */
+/*
+ * Load one version's body, or report why not, once: permission denied
+ * when this user may not read the directory or some of its files (the
+ * version may be in those), else that the version is not there; 0 or -1.
+ */
 static int
 load(const char *cmd, const char *dir, const char *origin, const char *version,
     struct buf *body)
 {
+	struct search s = { 0, 0, 0 };
+
 	if (!is_version(version)) {
 		ctl_warnx(
 		    "%s: %s: not a version (16 hex digits)", cmd, version);
 		return -1;
 	}
-	if (find_version(dir, origin, version, body))
+	if (find_version(&s, dir, origin, version, body))
 		return 0;
-	ctl_warnx("%s: %s version %s is not in the archive %s", cmd, origin,
-	    version, dir);
+	if (s.dir_denied)
+		ctl_warnx("%s: %s: permission denied: this user may not list "
+		          "the archive",
+		    cmd, dir);
+	else if (s.denied > 0)
+		ctl_warnx("%s: %s: permission denied: this user may not read "
+		          "%d of its %d archive files, which may hold %s "
+		          "version %s (robotsd's socket group may)",
+		    cmd, dir, s.denied, s.files, origin, version);
+	else
+		ctl_warnx("%s: %s version %s is not in the archive %s", cmd,
+		    origin, version, dir);
 	return -1;
 }
 

@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <locale.h>
 #include <errno.h>
@@ -676,18 +677,22 @@ robotsd_archive_change(const struct cache_change *c, void *arg)
 /*
  * Start the WARC archive's writer (--archive-dir) and have the cache hand
  * it each new version fetched here. Never fatal: a missing directory is
- * logged and counted, and robotsd answers as ever.
+ * logged and counted, and robotsd answers as ever. Its files take the
+ * group of the socket file at socket: who may query robotsd may read them.
  */
 static void
-robotsd_archive_start(struct robotsd *rd)
+robotsd_archive_start(struct robotsd *rd, const char *socket)
 {
 	const struct config *cf = rd->conf;
 	struct archive_settings as = { cf->archive_dir,
 		cf->archive_max_file_bytes, cf->archive_max_bytes,
-		ARCHIVE_QUEUE_BYTES };
+		ARCHIVE_QUEUE_BYTES, -1 };
+	struct stat st;
 
 	if (cf->archive_dir == NULL)
 		return;
+	if (stat(socket, &st) == 0 && S_ISSOCK(st.st_mode))
+		as.gid = (long)st.st_gid;
 	if ((rd->archive = archive_new(&as)) == NULL)
 		return;
 	rd->stats.archive = rd->archive;
@@ -756,7 +761,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 		if (event_reinit(rd->base) == -1)
 			fatalx("event_reinit failed");
 	}
-	robotsd_archive_start(rd); /* a thread: after daemon()'s fork */
+	robotsd_archive_start(rd, where); /* a thread: after daemon()'s fork */
 	return NULL;
 }
 

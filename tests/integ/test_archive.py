@@ -195,12 +195,12 @@ class Archive(DaemonTest):
         a2 = by_version[v["a2"]["version"]]["warc_d"]["WARC-Date"]
         self.assertGreater(a2, a1)
 
-    def ctl(self, *args, env=None):
+    def ctl(self, *args, env=None, prefix=()):
         e = dict(os.environ)
         e.pop("ROBOTSD_ARCHIVE_DIR", None)
         e.update(env or {})
-        p = subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
-                           capture_output=True, timeout=60, env=e)
+        p = subprocess.run(list(prefix) + [ROBOTSCTL, "-s", self.d.socket] +
+                           list(args), capture_output=True, timeout=60, env=e)
         return p.returncode, p.stdout.decode(), p.stderr.decode()
 
     def test_robotsctl_show_and_diff(self):
@@ -236,6 +236,49 @@ class Archive(DaemonTest):
         rc, out, err = self.ctl("show", "http://a.test", v1)
         self.assertEqual((rc, out), (2, ""))
         self.assertIn("give --archive-dir DIR", err)
+
+    def test_the_socket_group_reads_the_archive_others_do_not(self):
+        # Under UMask=0077 the files are 0640 of the socket's group: a
+        # member reads them with robotsctl show, another user is told
+        # "permission denied", once, not that the version is missing.
+        if os.geteuid() != 0 or shutil.which("setpriv") is None:
+            self.skipTest("needs root and setpriv to drop privileges")
+        nogroup = 65534
+        sdir = tempfile.mkdtemp(prefix="robotsd-sock-")
+        self.addCleanup(shutil.rmtree, sdir, True)
+        os.chown(sdir, 0, nogroup)
+        os.chmod(sdir, 0o2755)  # the socket takes the directory's group
+        os.chmod(self.adir, 0o755)
+        self.origin.robots("a.test", V1)
+        old = os.umask(0o077)
+        try:
+            self.start("--archive-dir", self.adir,
+                       socket_path=os.path.join(sdir, "s.sock"))
+        finally:
+            os.umask(old)
+        self.assertEqual(os.stat(self.d.socket).st_gid, nogroup)
+        v1 = self.fetch("http://a.test/x")["version"]
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 1),
+                        self.stats())
+        files = [f for f in os.listdir(self.adir) if f.endswith(".warc.gz")]
+        self.assertEqual(len(files), 1)
+        st = os.stat(os.path.join(self.adir, files[0]))
+        self.assertEqual((oct(st.st_mode & 0o7777), st.st_gid),
+                         (oct(0o640), nogroup))
+        self.assertEqual(self.stats()["archive_errors"], 0)
+        ad = ["--archive-dir", self.adir]
+        member = ["setpriv", "--reuid=nobody", "--regid=nogroup",
+                  "--clear-groups"]
+        self.assertEqual(self.ctl("show", "http://a.test", v1, *ad,
+                                  prefix=member), (0, V1, ""))
+        other = ["setpriv", "--reuid=nobody", "--regid=daemon",
+                 "--clear-groups"]
+        rc, out, err = self.ctl("show", "http://a.test", v1, *ad,
+                                prefix=other)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertEqual(err.lower().count("permission denied"), 1, err)
+        self.assertIn("may not read 1 of its 1 archive files", err)
+        self.assertNotIn("not in the archive", err)
 
     def test_a_fleet_archives_a_version_where_it_was_fetched(self):
         from test_shared import Redis, entry_key, tier_built

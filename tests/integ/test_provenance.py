@@ -224,6 +224,37 @@ class History(DaemonTest):
         self.assertNotEqual(rc, 0)
 
 
+    def test_history_survives_a_restart(self):
+        # Three versions from the real origin, the daemon stopped (its
+        # state file saved) and started again: all three, as they were.
+        tmp = tempfile.mkdtemp(prefix="robotsd-integ-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        state = os.path.join(tmp, "state")
+        self.origin.robots("h.test", "User-agent: *\nDisallow: /a\n")
+        self.start("--state-file", state)
+        self.check("http://h.test/")
+        self.wait_fetched("http://h.test")
+        self.fetch_version("", status=404)
+        self.fetch_version("User-agent: *\nDisallow: /b\n")
+        before = self.c.call({"op": "history", "origin": "http://h.test"})
+        want = [version_of("User-agent: *\nDisallow: /b\n"),
+                version_of("status:404"),
+                version_of("User-agent: *\nDisallow: /a\n")]
+        self.assertEqual([v["version"] for v in before["versions"]], want)
+        self.d.stop()
+        self.d.proc = None
+        self.start("--state-file", state)
+        a = self.c.call({"op": "history", "origin": "http://h.test"})
+        self.assertAnswer(a, ok=True, origin="http://h.test")
+        self.assertEqual(a["versions"], before["versions"])
+        self.assertEqual(len(self.origin.hits("h.test")), 3)
+        # Bounded by the depth of the instance that loads it.
+        self.d.stop()
+        self.d.proc = None
+        self.start("--state-file", state, "--history-depth", "2")
+        a = self.c.call({"op": "history", "origin": "http://h.test"})
+        self.assertEqual(a["versions"], before["versions"][:2])
+
 class OldStateFile(DaemonTest):
     def test_a_state_file_of_the_previous_format_loads(self):
         # Saved by the robotsd before versions (tests/data/README.md).

@@ -163,7 +163,7 @@ START_TEST(test_thread_writes_rotates_and_removes)
 {
 	char dir[] = "check_archive.XXXXXX", names[8][ARCHIVE_NAME_SIZE];
 	char path[512], text[8192], body[64], other[256];
-	struct archive_settings set = { NULL, 1, 0, 1 << 20 };
+	struct archive_settings set = { NULL, 1, 0, 1 << 20, -1 };
 	struct archive_stats st;
 	struct archive *a;
 	FILE *fp;
@@ -219,7 +219,7 @@ START_TEST(test_records_share_a_file_until_it_is_full)
 {
 	char dir[] = "check_archive.XXXXXX", names[8][ARCHIVE_NAME_SIZE];
 	char path[512], text[16384], body[64], *p;
-	struct archive_settings set = { NULL, 100000, 0, 1 << 20 };
+	struct archive_settings set = { NULL, 100000, 0, 1 << 20, -1 };
 	struct archive *a;
 	int i, n = 0;
 
@@ -240,10 +240,49 @@ START_TEST(test_records_share_a_file_until_it_is_full)
 }
 END_TEST
 
+/*
+ * Under the units' UMask=0077, each file is 0640 of the group set (the
+ * socket's): the group reads it, others do not. As root the group is
+ * nogroup's (65534), else robotsd's own (all it may give).
+ */
+START_TEST(test_files_are_the_groups_whatever_the_umask)
+{
+	char dir[] = "check_archive.XXXXXX", names[8][ARCHIVE_NAME_SIZE];
+	char path[512], body[64];
+	struct archive_settings set = { NULL, 1, 0, 1 << 20, -1 };
+	struct archive_stats st;
+	struct archive *a;
+	struct stat sb;
+	mode_t old = umask(077);
+	int i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	set.dir = dir;
+	set.gid = geteuid() == 0 ? 65534 : (long)getegid();
+	a = archive_new(&set);
+	add(a, 1, body, sizeof(body));
+	add(a, 2, body, sizeof(body)); /* a file each: max_file_bytes 1 */
+	archive_sync(a);
+	archive_stats(a, &st);
+	archive_free(a);
+	umask(old);
+	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_int_eq(list(dir, names, 8), 2);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		ck_assert_int_eq(stat(path, &sb), 0);
+		ck_assert_uint_eq(sb.st_mode & 07777, 0640);
+		ck_assert_uint_eq(sb.st_gid, (gid_t)set.gid);
+		unlink(path);
+	}
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_failures_are_counted_not_fatal)
 {
 	struct archive_settings set = { "no-such-dir/archive", 100000, 0,
-		1 << 20 };
+		1 << 20, -1 };
 	struct archive_stats st;
 	struct archive *a = archive_new(&set);
 	char body[64];
@@ -262,7 +301,7 @@ END_TEST
 START_TEST(test_a_full_queue_drops)
 {
 	char dir[] = "check_archive.XXXXXX", body[64];
-	struct archive_settings set = { NULL, 100000, 0, 100 };
+	struct archive_settings set = { NULL, 100000, 0, 100, -1 };
 	struct warc_response r;
 	struct archive_stats st;
 	struct archive *a;
@@ -298,6 +337,7 @@ archive_suite(void)
 	tcase_add_loop_test(rules, test_plan_removal, 0, NROWS(removal_rows));
 	tcase_add_test(thread, test_thread_writes_rotates_and_removes);
 	tcase_add_test(thread, test_records_share_a_file_until_it_is_full);
+	tcase_add_test(thread, test_files_are_the_groups_whatever_the_umask);
 	tcase_add_test(thread, test_failures_are_counted_not_fatal);
 	tcase_add_test(thread, test_a_full_queue_drops);
 	tcase_set_timeout(thread, 30);

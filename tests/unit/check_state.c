@@ -61,6 +61,19 @@ fetch_rules(const char *origin, const char *max_age)
 	fetch_now(origin, &r);
 }
 
+/* Free the cache and load the file (want entries) into a new one on set. */
+static void
+reload(long want)
+{
+	char *cause = NULL;
+
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), want);
+	ck_assert_ptr_null(cause);
+	ck_assert_uint_eq(cache_stats(cache)->entries, want);
+}
+
 /* Save the cache, free it and load the file into a new one. */
 static void
 save_and_reload(long want)
@@ -69,11 +82,7 @@ save_and_reload(long want)
 
 	ck_assert_int_eq(state_save(cache, path, 10, &cause), want);
 	ck_assert_ptr_null(cause);
-	cache_free(cache);
-	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), want);
-	ck_assert_ptr_null(cause);
-	ck_assert_uint_eq(cache_stats(cache)->entries, want);
+	reload(want);
 }
 
 /*
@@ -348,7 +357,7 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 {
 	struct fetch_result r = script_result(FETCH_OK, 404);
 	size_t len, pos = 14 + 16, rec;
-	uint32_t lens[5], ilen;
+	uint32_t lens[5], ilen, nvers;
 	uint64_t sum;
 	int32_t bad = 99;
 	unsigned char *buf;
@@ -361,7 +370,8 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 	ck_assert(sum == checksum(buf, len - 8)); /* the format, pinned */
 	/*
 	 * Skip record 1: tag, fixed part (112 bytes: format 2's 72, two
-	 * times, the version, two more string lengths), strings, image.
+	 * times, the version, two more string lengths), strings, image,
+	 * the count of its versions (0: its only one).
 	 */
 	memcpy(&ilen, buf + pos + 1 + 44, 4);
 	memcpy(lens, buf + pos + 1 + 52, 3 * sizeof(lens[0]));
@@ -369,6 +379,9 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 	for (rec = pos + 1 + 112, pos = 0; pos < 5; pos++)
 		rec += lens[pos] != UINT32_MAX ? lens[pos] : 0;
 	pos = rec + ilen;
+	memcpy(&nvers, buf + pos, 4);
+	ck_assert_uint_eq(nvers, 0);
+	pos += 4;
 	ck_assert_int_eq(buf[pos], 1);
 	memcpy(buf + pos + 1 + 32, &bad, 4); /* record 2's policy */
 	sum = checksum(buf, len - 8);
@@ -541,6 +554,157 @@ START_TEST(test_state_of_format_3_before_causes_loads)
 }
 END_TEST
 
+/*
+ * Give a.test four versions on a history of depth: 200 "A", 200 "B", a
+ * 404, 200 "C", two days apart, each fetched twice (first and last seen
+ * differ); b.test one.
+ */
+static void
+fetch_four_versions(size_t depth)
+{
+	static const struct {
+		const char *body;
+		int status;
+	} steps[] = { { "A", 200 }, { "B", 200 }, { "", 404 }, { "C", 200 } };
+	struct fetch_result r;
+	size_t i, j;
+
+	set.history_depth = depth;
+	cache_configure(cache, &set);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		for (j = 0; j < 2; j++) {
+			r = script_result(FETCH_OK, steps[i].status);
+			r.body = steps[i].body;
+			r.body_len = strlen(r.body);
+			fetch_now("https://a.test", &r);
+			clock_advance(&clk, 2 * DAY);
+		}
+	fetch_rules("https://b.test", NULL);
+}
+
+/* The history of origin; how many versions. */
+static size_t
+history_of(const char *origin, struct cache_version *v)
+{
+	return cache_history(entry(origin), v, CACHE_MAX_HISTORY);
+}
+
+/*
+ * The versions of an origin survive a save and a load as they were: ids,
+ * times, statuses and states, newest first, and the bytes they take; an
+ * origin of one version stays one.
+ */
+START_TEST(test_state_round_trip_keeps_the_history)
+{
+	struct cache_version before[CACHE_MAX_HISTORY],
+	    after[CACHE_MAX_HISTORY];
+	size_t n, i, bytes;
+
+	fetch_four_versions(8);
+	ck_assert_uint_eq(n = history_of("https://a.test", before), 4);
+	bytes = cache_stats(cache)->bytes;
+	save_and_reload(2);
+	ck_assert_uint_eq(history_of("https://a.test", after), n);
+	for (i = 0; i < n; i++) {
+		ck_assert_str_eq(after[i].version, before[i].version);
+		ck_assert_double_eq(after[i].first_seen, before[i].first_seen);
+		ck_assert_double_eq(after[i].last_seen, before[i].last_seen);
+		ck_assert_double_lt(after[i].first_seen, after[i].last_seen);
+		ck_assert_int_eq(after[i].http_status, before[i].http_status);
+		ck_assert_int_eq(after[i].policy, before[i].policy);
+	}
+	/* sha256sum of "C", "status:404", "B", "A" */
+	ck_assert_str_eq(after[0].version, "6b23c0d5f35d1b11");
+	ck_assert_str_eq(after[1].version, "c4a3b17cef32e92b");
+	ck_assert_int_eq(after[1].policy, CACHE_ALLOW_ALL);
+	ck_assert_int_eq(after[1].http_status, 404);
+	ck_assert_str_eq(after[2].version, "df7e70e5021544f4");
+	ck_assert_str_eq(after[3].version, "559aead08264d579");
+	ck_assert_uint_eq(history_of("https://b.test", after), 1);
+	ck_assert_uint_eq(cache_stats(cache)->bytes, bytes);
+	/* A version seen after the load goes on top of the saved ones. */
+	fetch_status("https://a.test", FETCH_OK, 404);
+	ck_assert_uint_eq(history_of("https://a.test", after), 4);
+	ck_assert_str_eq(after[0].version, "c4a3b17cef32e92b");
+	ck_assert_str_eq(after[1].version, "6b23c0d5f35d1b11");
+	ck_assert_str_eq(after[2].version, "df7e70e5021544f4");
+	ck_assert_str_eq(after[3].version, "559aead08264d579");
+}
+END_TEST
+
+/*
+ * A history saved deeper than --history-depth now allows loads its newest
+ * versions; a depth under 2 keeps none, the entry being its only one.
+ */
+START_TEST(test_state_history_loads_within_the_depth)
+{
+	struct cache_version v[CACHE_MAX_HISTORY];
+	char *cause = NULL;
+
+	fetch_four_versions(8);
+	ck_assert_int_eq(state_save(cache, path, 10, &cause), 2);
+	set.history_depth = 2;
+	reload(2);
+	ck_assert_uint_eq(history_of("https://a.test", v), 2);
+	ck_assert_str_eq(v[0].version, "6b23c0d5f35d1b11");
+	ck_assert_str_eq(v[1].version, "c4a3b17cef32e92b");
+	set.history_depth = 1;
+	reload(2);
+	ck_assert_uint_eq(history_of("https://a.test", v), 1);
+	ck_assert_str_eq(v[0].version, "6b23c0d5f35d1b11");
+}
+END_TEST
+
+/*
+ * A bad saved version refuses the file whole, named. The file holds one
+ * entry of four versions, which end it: its count, then 28 bytes each
+ * (the id's 16 hex digits, first and last seen, the status, the state).
+ */
+static const struct {
+	long at; /* from the count: -4; a version's field: 28 * i + ... */
+	const char *bytes;
+	size_t len;
+	const char *why;
+} bad_versions[] = {
+	{ -4, "\1\0\0\0", 4, "a count of versions out of range" },
+	{ -4, "\0\1\0\0", 4, "a count of versions out of range" },
+	{ 28 + 3, "G", 1, "a version that is not 16 hex digits" },
+	{ 28 * 3 + 15, "A", 1, "a version that is not 16 hex digits" },
+	{ 26, "\0", 1, "a policy out of range" },
+	{ 28 + 26, "\4", 1, "a policy out of range" },
+	{ 24, "\350\3", 2, "an HTTP status out of range" },
+	{ 24, "\377\377", 2, "an HTTP status out of range" },
+	{ 20, "\0\0\0\0", 4, "a version last seen before it was first seen" },
+};
+
+START_TEST(test_state_bad_version_refuses_the_file)
+{
+	size_t len, vers;
+	unsigned char *buf;
+	char *cause = NULL, want[96];
+	uint64_t sum;
+	uint32_t n;
+
+	fetch_four_versions(8);
+	ck_assert_uint_eq(cache_purge(cache, "https://b.test"), 1);
+	buf = save_and_slurp(1, &len);
+	vers = len - 9 - 4 * 28; /* before the end's tag and checksum */
+	memcpy(&n, buf + vers - 4, 4);
+	ck_assert_uint_eq(n, 4);
+	memcpy(buf + (long)vers + bad_versions[_i].at, bad_versions[_i].bytes,
+	    bad_versions[_i].len);
+	sum = checksum(buf, len - 8);
+	memcpy(buf + len - 8, &sum, 8);
+	spit_and_restart(buf, len);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	snprintf(want, sizeof(want), "): %s", bad_versions[_i].why);
+	ck_assert_msg(
+	    cause != NULL && strstr(cause, want) != NULL, "%s", cause);
+	free(cause);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+}
+END_TEST
+
 START_TEST(test_state_fifo_and_oversize_are_refused)
 {
 	char *cause = NULL;
@@ -582,6 +746,10 @@ state_suite(void)
 	tcase_add_test(tc, test_state_round_trip_keeps_version_and_validators);
 	tcase_add_test(tc, test_state_of_format_2_loads_without_versions);
 	tcase_add_test(tc, test_state_full_disk_is_named);
+	tcase_add_test(tc, test_state_round_trip_keeps_the_history);
+	tcase_add_test(tc, test_state_history_loads_within_the_depth);
+	tcase_add_loop_test(tc, test_state_bad_version_refuses_the_file, 0,
+	    sizeof(bad_versions) / sizeof(bad_versions[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -635,6 +635,19 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 	return 0;
 }
 
+/* The versions saved with an entry just restored; see cache.h. */
+int
+cache_restore_history(struct cache *c, const char *origin,
+    const struct cache_version *v, size_t n)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	if (e == NULL || cache_history_set(c, e, v, n) == -1)
+		return -1;
+	cache_account(c, e);
+	return 0;
+}
+
 /* Keep the entries restored (down to the cap), or remove the last n. */
 void
 cache_restore_end(struct cache *c, size_t n, int keep)

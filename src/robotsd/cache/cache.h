@@ -276,6 +276,15 @@ void cache_foreach(const struct cache *, cache_each_cb, void *);
 /* cb for every entry whose fetch is under way (good as above). */
 void cache_foreach_fetching(const struct cache *, cache_each_cb, void *);
 int cache_restore(struct cache *, const struct cache_entry *saved, int good);
+/*
+ * Give the entry of origin just restored the versions saved with it
+ * (cache_history()'s output: newest first, its own version first), the
+ * newest --history-depth of them. -1 (nothing kept) when origin is not
+ * cached, fewer than two versions are kept, v[0] is not the entry's
+ * version or memory runs out: the entry is then its only version.
+ */
+int cache_restore_history(struct cache *, const char *origin,
+    const struct cache_version *v, size_t n);
 void cache_restore_end(struct cache *, size_t n, int keep);
 /* A hint: origin is looked up soon (a state file record being read). */
 void cache_prefetch(const struct cache *, const char *origin);

@@ -125,6 +125,40 @@ cache_history_note(
 	hist_push(e->hist, &h, depth);
 }
 
+/* The record of a version the caller gives (cache_version). */
+static struct hist_rec
+hist_rec_in(const struct cache_version *v)
+{
+	return hist_rec_of(v->version, v->first_seen, v->last_seen,
+	    v->http_status, (int)v->policy);
+}
+
+/* See cache_int.h. */
+int
+cache_history_set(const struct cache *c, struct entry *e,
+    const struct cache_version *v, size_t n)
+{
+	size_t depth = c->set.history_depth, i;
+	struct history *hs;
+
+	if (depth > UINT8_MAX)
+		depth = UINT8_MAX;
+	if (n > depth)
+		n = depth; /* the newest depth of them */
+	if (n < 2 || e->pub.version[0] == '\0' ||
+	    strcmp(v[0].version, e->pub.version) != 0)
+		return -1;
+	if ((hs = malloc(sizeof(*hs) + depth * sizeof(hs->r[0]))) == NULL)
+		return -1;
+	hs->cap = (uint8_t)depth;
+	hs->n = (uint8_t)n;
+	for (i = 0; i < n; i++)
+		hs->r[i] = hist_rec_in(&v[i]);
+	cache_history_free(e);
+	e->hist = hs;
+	return 0;
+}
+
 /* A record for the caller. */
 static void
 hist_out(const struct hist_rec *h, struct cache_version *v)

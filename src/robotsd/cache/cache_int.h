@@ -88,6 +88,14 @@ struct cache_snap {
 void cache_history_note(
     const struct cache *, struct entry *, const struct cache_snap *old);
 void cache_history_free(struct entry *);
+/*
+ * Give e the versions v[0..n) (cache_history()'s order: newest first, e's
+ * own version first), the newest --history-depth of them; -1 (e's history
+ * as it was) when fewer than two are kept, v[0] is not e's version or
+ * memory runs out.
+ */
+int cache_history_set(const struct cache *, struct entry *,
+    const struct cache_version *v, size_t n);
 
 /* What an outcome makes of an entry (cache_apply.c). */
 void cache_apply_fetch(

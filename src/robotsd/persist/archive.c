@@ -203,6 +203,23 @@ archive_close(struct archive *a)
 	a->fd = -1;
 }
 
+/*
+ * Give the new file its group (tried until it fails once: robotsd is not
+ * of that group) and ARCHIVE_FILE_MODE, which the umask (the units'
+ * UMask=0077) took from open()'s mode. Empty until then: no one read it.
+ */
+static void
+archive_share(struct archive *a)
+{
+	if (a->set.gid >= 0 &&
+	    fchown(a->fd, (uid_t)-1, (gid_t)a->set.gid) == -1) {
+		archive_fail(a, "chown", a->path, errno);
+		a->set.gid = -1;
+	}
+	if (fchmod(a->fd, ARCHIVE_FILE_MODE) == -1)
+		archive_fail(a, "chmod", a->path, errno);
+}
+
 /* Open a new file named for date, written with its warcinfo record. */
 static int
 archive_open(struct archive *a, double date)
@@ -217,7 +234,8 @@ archive_open(struct archive *a, double date)
 		archive_file_name(name, date, a->seq++);
 		snprintf(a->path, sizeof(a->path), "%s/%s", a->set.dir, name);
 		a->fd = open(a->path,
-		    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+		    ARCHIVE_FILE_MODE);
 		if (a->fd != -1 || errno != EEXIST)
 			break;
 	}
@@ -225,6 +243,7 @@ archive_open(struct archive *a, double date)
 		archive_fail(a, "open", a->path, errno);
 		return -1;
 	}
+	archive_share(a);
 	a->file_bytes = 0;
 	a->file_records = 0;
 	if (warc_random_id(a->info_id) == -1 ||

@@ -8,7 +8,7 @@
  * from a queue bounded in bytes: a full queue drops the record (counted),
  * so a slow or failing disk never stalls an answer; every failure (full
  * disk, missing or read-only directory) is logged, rate-limited, and
- * counted, never fatal.
+ * counted, never fatal. Each file is ARCHIVE_FILE_MODE, of the group set.
  */
 #ifndef ROBOTSD_ARCHIVE_H
 #define ROBOTSD_ARCHIVE_H
@@ -28,7 +28,15 @@ struct archive_settings {
 	unsigned long long max_file_bytes; /* rotate past this */
 	unsigned long long max_bytes; /* remove oldest past this; 0: none */
 	size_t queue_bytes;           /* records waiting, at most */
+	/*
+	 * The files' group (the socket's: whoever may query robotsd may
+	 * read what it archived), or -1: the group a new file gets.
+	 */
+	long gid;
 };
+
+/* A file's mode, whatever the umask: its group reads, others do not. */
+#define ARCHIVE_FILE_MODE 0640
 
 struct archive_stats {
 	uint64_t records; /* response records written */

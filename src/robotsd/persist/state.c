@@ -4,8 +4,14 @@
  *
  *   header  "robotsd-state\n", then struct state_head
  *   records tag 1, struct state_rec, origin, final_url, last_error, etag,
- *           last_modified, ruleset image (robots_image())
+ *           last_modified, ruleset image (robots_image()), the count of
+ *           its versions (uint32_t), that many struct state_hist
  *   end     tag 0, the checksum of every byte before it (state_sum_end)
+ *
+ * Format 4 added the versions (the history op's, newest first, the
+ * entry's own first; none when the entry is its only version), bounded by
+ * --history-depth when loaded. A format 3 file, otherwise the same, still
+ * loads: each entry is then its only version.
  *
  * Format 3 added the version (its id and times) and the validators to
  * each record. The last byte of format 2's fixed part, once padding
@@ -50,7 +56,8 @@
 #include "base/xmalloc.h"
 
 #define STATE_MAGIC "robotsd-state\n"
-#define STATE_FORMAT 3
+#define STATE_FORMAT 4
+#define STATE_FORMAT_3 3 /* before the history: still read */
 #define STATE_FORMAT_2 2 /* before versions and validators: still read */
 #define STATE_IMAGE_3 3  /* ruleset images before usage preferences */
 #define STATE_NOSTR UINT32_MAX
@@ -83,6 +90,18 @@ struct state_rec {
 };
 
 /*
+ * One of an entry's versions (struct cache_version): times in whole clock
+ * seconds, as the cache keeps them. 28 bytes, no padding.
+ */
+struct state_hist {
+	char version[VERSION_HEX];
+	uint32_t first_seen, last_seen;
+	int16_t http_status;
+	uint8_t policy, spare; /* enum cache_policy; 0 */
+};
+_Static_assert(sizeof(struct state_hist) == 28, "state_hist has padding");
+
+/*
  * The checksum: the bytes as 64-bit words (host order, the last one
  * zero-padded), each mixed in by a multiply and a shift, then the length.
  * A word at a time: the byte-wise FNV-1a this replaces took most of the
@@ -98,6 +117,7 @@ struct state_sum {
 /* A file being written, with its running checksum. */
 struct state_out {
 	FILE *f;
+	struct cache_version hist[CACHE_MAX_HISTORY]; /* an entry's */
 	char *iobuf;
 	struct state_sum sum;
 	long count;
@@ -190,6 +210,35 @@ state_strlen(const char *s)
 	return s != NULL ? (uint32_t)strlen(s) : STATE_NOSTR;
 }
 
+/* Clock seconds as the history keeps them (cache_history.c). */
+static uint32_t
+state_secs(double t)
+{
+	return t <= 0 ? 0 : t >= 4294967295.0 ? UINT32_MAX : (uint32_t)t;
+}
+
+/* Write an entry's versions: none when it is its only one. */
+static void
+state_put_history(struct state_out *o, const struct cache_entry *e)
+{
+	uint32_t n = (uint32_t)cache_history(e, o->hist, CACHE_MAX_HISTORY);
+	struct state_hist h;
+	uint32_t i;
+
+	if (n < 2)
+		n = 0;
+	state_put(o, &n, sizeof(n));
+	for (i = 0; i < n; i++) {
+		memcpy(h.version, o->hist[i].version, VERSION_HEX);
+		h.first_seen = state_secs(o->hist[i].first_seen);
+		h.last_seen = state_secs(o->hist[i].last_seen);
+		h.http_status = (int16_t)o->hist[i].http_status;
+		h.policy = (uint8_t)o->hist[i].policy;
+		h.spare = 0;
+		state_put(o, &h, sizeof(h));
+	}
+}
+
 /* Write one entry (cache_foreach callback). */
 static void
 state_put_entry(const struct cache_entry *e, int good, void *arg)
@@ -243,6 +292,7 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 	if (lm != NULL)
 		state_put(o, lm, r.last_modified_len);
 	state_put(o, image, ilen);
+	state_put_history(o, e);
 	o->count++;
 }
 
@@ -433,11 +483,14 @@ struct state_in {
 	unsigned long long max_image;
 	const char *why; /* what was wrong, for the log */
 	char *iobuf;
-	struct buf str;  /* the strings of the record being read */
-	size_t records;  /* good records read */
-	uint32_t format; /* of the file: STATE_FORMAT or STATE_FORMAT_2 */
+	struct buf str;         /* the strings of the record being read */
+	size_t records;         /* good records read */
+	uint32_t format;        /* of the file: STATE_FORMAT, _3 or _2 */
 	uint32_t image_version; /* of its ruleset images */
 	size_t restored;        /* entries the cache took of them */
+	/* The record's versions (format 4). */
+	struct cache_version hist[CACHE_MAX_HISTORY];
+	size_t nhist;
 };
 
 /* Read and checksum len bytes; -1 (why set) when the file ends first. */
@@ -533,6 +586,67 @@ state_get_image(struct state_in *in, uint32_t len, struct robots **r)
 	return *r != NULL ? 0 : -1;
 }
 
+/* Whether the VERSION_HEX bytes at v are a version id: lower-case hex. */
+static int
+state_is_version(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < VERSION_HEX; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') ||
+		        (v[i] >= 'a' && v[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* One saved version into v; -1 (why set) when bad. */
+static int
+state_get_version(struct state_in *in, struct cache_version *v)
+{
+	struct state_hist h;
+
+	if (state_get(in, &h, sizeof(h)) == -1)
+		return -1;
+	if (!state_is_version(h.version))
+		in->why = "a version that is not 16 hex digits";
+	else if (h.policy <= CACHE_NONE || h.policy > CACHE_DISALLOW_ALL)
+		in->why = "a policy out of range";
+	else if (h.http_status < 0 || h.http_status > 999)
+		in->why = "an HTTP status out of range";
+	else if (h.last_seen < h.first_seen)
+		in->why = "a version last seen before it was first seen";
+	if (in->why != NULL)
+		return -1;
+	memcpy(v->version, h.version, VERSION_HEX);
+	v->version[VERSION_HEX] = '\0';
+	v->first_seen = h.first_seen;
+	v->last_seen = h.last_seen;
+	v->http_status = h.http_status;
+	v->policy = (enum cache_policy)h.policy;
+	return 0;
+}
+
+/* A record's versions into in->hist (none before format 4); -1 when bad. */
+static int
+state_get_history(struct state_in *in)
+{
+	uint32_t n;
+
+	in->nhist = 0;
+	if (in->format != STATE_FORMAT)
+		return 0;
+	if (state_get(in, &n, sizeof(n)) == -1)
+		return -1;
+	if (n == 1 || n > CACHE_MAX_HISTORY) {
+		in->why = "a count of versions out of range";
+		return -1;
+	}
+	for (; in->nhist < n; in->nhist++)
+		if (state_get_version(in, &in->hist[in->nhist]) == -1)
+			return -1;
+	return 0;
+}
+
 /* Fill e from a record's fixed part. */
 static void
 state_fill_entry(struct cache_entry *e, const struct state_rec2 *r)
@@ -560,18 +674,14 @@ static int
 state_fill_version(
     struct state_in *in, struct cache_entry *e, const struct state_rec *r)
 {
-	size_t i;
-
 	if (in->format == STATE_FORMAT_2 || r->version[0] == '\0') {
 		e->expires_at = 0; /* refreshed at the first check */
 		return 0;
 	}
-	for (i = 0; i < VERSION_HEX; i++)
-		if (!((r->version[i] >= '0' && r->version[i] <= '9') ||
-		        (r->version[i] >= 'a' && r->version[i] <= 'f'))) {
-			in->why = "a version that is not 16 hex digits";
-			return -1;
-		}
+	if (!state_is_version(r->version)) {
+		in->why = "a version that is not 16 hex digits";
+		return -1;
+	}
 	memcpy(e->version, r->version, VERSION_HEX);
 	e->version[VERSION_HEX] = '\0';
 	e->version_since = r->version_since;
@@ -635,22 +745,27 @@ state_get_entry(struct state_in *in, struct cache *c)
 	if (state_get_image(in, r.v2.image_len, &e.robots) == -1)
 		return -1;
 	state_fill_entry(&e, &r.v2);
-	if (state_fill_version(in, &e, &r) == -1) {
+	if (state_get_history(in) == -1 ||
+	    state_fill_version(in, &e, &r) == -1) {
 		robots_unref(e.robots);
 		return -1;
 	}
 	e.validators = state_validators(etag, lm);
 	rc = cache_restore(c, &e, r.v2.good);
 	free(e.validators);
-	if (rc == 0)
+	if (rc == 0) {
 		in->restored++;
-	else
+		if (in->nhist > 0) /* else the entry is its only version */
+			(void)cache_restore_history(
+			    c, e.origin, in->hist, in->nhist);
+	} else
 		robots_unref(e.robots);
 	return 0;
 }
 
 /*
- * Whether a file's header is one this build reads: its own, or format 2's
+ * Whether a file's header is one this build reads: its own, format 3's
+ * (the same records without their versions), or format 2's
  * (the records before versions) with ruleset images of version 3 (before
  * usage preferences) or this build's, which robots_adopt_image_version()
  * reads.
@@ -664,7 +779,8 @@ state_head_ok(const struct state_head *got, const struct state_head *want)
 		return got->rec_size == sizeof(struct state_rec2) &&
 		       (got->image_version == STATE_IMAGE_3 ||
 		           got->image_version == want->image_version);
-	return got->format == want->format && got->rec_size == want->rec_size &&
+	return (got->format == want->format || got->format == STATE_FORMAT_3) &&
+	       got->rec_size == want->rec_size &&
 	       got->image_version == want->image_version;
 }
 
