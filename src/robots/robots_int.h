@@ -144,7 +144,8 @@ struct robots {
 	 * The usage-preference section (struct robots_prefs), after the
 	 * text; ROBOTS_PREFS_EMPTY when the file has no preference, extra
 	 * or warning line (no bytes spent); 0 in a ruleset from a version-3
-	 * image, which was compiled without. Last, in what was the header's
+	 * image, which was compiled without (and in its image of this
+	 * version, when it is saved again). Last, in what was the header's
 	 * padding: the header keeps its size.
 	 */
 	uint32_t prefs;

@@ -601,6 +601,26 @@ START_TEST(test_state_of_format_2_loads_without_versions)
 END_TEST
 
 /*
+ * A ruleset from a format 2 file (an image of version 3, without
+ * preference data) saved again before its refresh (the origin down, or
+ * robotsd stopped first) loads again: an image of this build's version
+ * may hold no preference section.
+ */
+START_TEST(test_state_of_format_2_saved_again_before_a_refresh_loads)
+{
+	struct robots_verdict v;
+
+	load_data("state-format2.bin", 3);
+	save_and_reload(3);
+	ck_assert_int_eq(entry("http://rules.test")->policy, CACHE_RULES);
+	ck_assert(!robots_has_prefs(entry("http://rules.test")->robots));
+	robots_check(
+	    entry("http://rules.test")->robots, "bot", 3, "/private/x", 10, &v);
+	ck_assert_int_eq(v.allowed, 0);
+}
+END_TEST
+
+/*
  * tests/data/state-format3-nocause.bin was saved by the robotsd before
  * causes were kept (format 3, the cause byte written as 0) after three
  * checks: http://rules.test (200), http://down.test (503) and
@@ -672,6 +692,8 @@ state_suite(void)
 	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
 	tcase_add_test(tc, test_state_round_trip_keeps_version_and_validators);
 	tcase_add_test(tc, test_state_of_format_2_loads_without_versions);
+	tcase_add_test(
+	    tc, test_state_of_format_2_saved_again_before_a_refresh_loads);
 	tcase_add_test(tc, test_state_full_disk_is_named);
 	suite_add_tcase(s, tc);
 	return s;
