@@ -159,6 +159,16 @@ state_sum_end(const struct state_sum *s)
 	return state_mix(state_mix(s->h, w), s->len);
 }
 
+/* The checksum of len bytes; see state.h. */
+uint64_t
+state_checksum(const void *p, size_t len)
+{
+	struct state_sum s = { .h = STATE_SUM_INIT };
+
+	state_sum_add(&s, p, len);
+	return state_sum_end(&s);
+}
+
 /* The header this build writes and accepts. */
 static struct state_head
 state_head(void)

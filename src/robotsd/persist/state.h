@@ -9,6 +9,7 @@
 #define ROBOTSD_STATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct cache;
 
@@ -47,6 +48,11 @@ long state_write(const struct cache *, int fd, const char *tmp,
  */
 long state_load(struct cache *, const char *path,
     unsigned long long cache_max_bytes, char **cause);
+/*
+ * The checksum a state file ends with, of its len bytes before it (for
+ * the fuzz target, which makes the checksum of a mutated file right).
+ */
+uint64_t state_checksum(const void *p, size_t len);
 /* The largest state file accepted with --cache-max-bytes cache_max_bytes. */
 unsigned long long state_max_size(unsigned long long cache_max_bytes);
 
