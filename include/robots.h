@@ -79,7 +79,9 @@ struct robots *robots_adopt_image(void *buf, size_t len);
  * 3 (before usage preferences) is read too, as a ruleset without
  * preference data (robots_has_prefs() 0: robots_usage() answers all
  * unknown, no extra lines or warnings); the access verdicts are the same.
- * Any other version gives NULL (the adopt form frees buf).
+ * Such a ruleset's own image is one of this version without preference
+ * data, and reads back as it. Any other version gives NULL (the adopt
+ * form frees buf).
  */
 struct robots *robots_from_image_version(
     const void *, size_t len, unsigned version);

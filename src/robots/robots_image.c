@@ -3,8 +3,9 @@
  * allocation whose tables are found by offsets, so its bytes are its
  * serialized form; the daemon's state file stores them. An image is only
  * meaningful to the same build (ROBOTS_IMAGE_VERSION and the machine's
- * layout), and is checked for size and table bounds, not for every index
- * inside the tables: a state file is the daemon's own, not peer input.
+ * layout), and is checked for size and table bounds here, then entry by
+ * entry (robots_image_check.c): a state file is a file anyone who can
+ * write it may have crafted, and a bad image is refused, never read.
  */
 #include <config.h>
 
@@ -100,7 +101,8 @@ robots_adopt_image_version(void *buf, size_t len, unsigned version)
 	if (version == 3)
 		r->prefs = 0;
 	if (!robots_image_bounded(r, len) ||
-	    (version == 4 && !robots_prefs_bounded(r, len))) {
+	    (version == 4 && !robots_prefs_bounded(r, len)) ||
+	    !robots_image_deep_ok(r, len) || !robots_prefs_deep_ok(r)) {
 		free(buf);
 		return NULL;
 	}

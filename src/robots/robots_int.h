@@ -3,7 +3,8 @@
  * the layout that build it (robots_parse.c, robots_parse_prefs.c,
  * robots_build.c), the matcher and the preference answers that read it
  * (robots_match.c, robots_usage.c), the product-token helpers
- * (robots_agent.c) and the image (robots_image.c). Not part of the API.
+ * (robots_agent.c) and the image and its deep check (robots_image.c,
+ * robots_image_check.c). Not part of the API.
  *
  * A ruleset is one allocation: this header, then its tables (hot ones
  * first) and its text. Tables are found by 32-bit offsets from the header;
@@ -143,7 +144,8 @@ struct robots {
 	 * The usage-preference section (struct robots_prefs), after the
 	 * text; ROBOTS_PREFS_EMPTY when the file has no preference, extra
 	 * or warning line (no bytes spent); 0 in a ruleset from a version-3
-	 * image, which was compiled without. Last, in what was the header's
+	 * image, which was compiled without (and in its image of this
+	 * version, when it is saved again). Last, in what was the header's
 	 * padding: the header keeps its size.
 	 */
 	uint32_t prefs;
@@ -214,6 +216,13 @@ struct robots_prefs {
 
 /* Whether r's preference section lies inside its len bytes. */
 int robots_prefs_bounded(const struct robots *r, size_t len);
+/*
+ * Whether an image whose tables lie in order inside its len bytes (and,
+ * for the second, whose preference section does) reads only inside them:
+ * every entry checked (robots_image_check.c).
+ */
+int robots_image_deep_ok(const struct robots *r, size_t len);
+int robots_prefs_deep_ok(const struct robots *r);
 /* Whether compiled rule c matches path (the matcher of robots_check()). */
 int robots_crule_match(const char *text, const struct robots_crule *c,
     const char *path, size_t path_len);

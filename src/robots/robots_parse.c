@@ -19,6 +19,7 @@
  */
 #include <config.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,11 @@ robots_parse_classify(const char *k, size_t n)
 	return KEY_NONE;
 }
 
-/* Parse a Crawl-delay value: digits with an optional fraction; -1 if bad. */
+/*
+ * Parse a Crawl-delay value: digits with an optional fraction; -1 if bad,
+ * or if it is too long to be a number (309 digits and more: infinite),
+ * which no JSON answer could carry.
+ */
 static double
 robots_parse_delay(const char *s, size_t n)
 {
@@ -97,7 +102,7 @@ robots_parse_delay(const char *s, size_t n)
 	if (i < n && s[i] == '.')
 		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++)
 			v += (s[i] - '0') * (scale /= 10);
-	return digits > 0 && i == n ? v : -1.0;
+	return digits > 0 && i == n && isfinite(v) ? v : -1.0;
 }
 
 /* The current group, or NULL before the first User-agent line. */

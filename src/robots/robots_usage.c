@@ -74,7 +74,11 @@ robots_prefs_bounded(const struct robots *r, size_t len)
 	const struct robots_prefs *h;
 	size_t lo;
 
-	if (r->prefs == ROBOTS_PREFS_EMPTY)
+	/*
+	 * 0: compiled without preference data (from a version-3 image),
+	 * then saved again as an image of this version before its refresh.
+	 */
+	if (r->prefs <= ROBOTS_PREFS_EMPTY)
 		return 1;
 	if (r->prefs < r->text || r->prefs % 4 != 0 ||
 	    len - r->prefs < sizeof(*h) || r->prefs > len)

@@ -15,8 +15,13 @@
 #include <fcntl.h>
 
 #include <check.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "robots.h"
+#include "robots_int.h"
+#include "capture.h"
 #include "cache/cache.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -353,11 +358,50 @@ spit_and_restart(unsigned char *buf, size_t len)
 	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
 }
 
+/*
+ * Where record k (from 0) of a format 3 file starts (its tag), and where
+ * its ruleset image does (*image, *ilen bytes): the header, then per
+ * record the tag, the fixed part (112 bytes: format 2's 72, two times,
+ * the version, two more string lengths), the strings, the image, the
+ * count of its versions and those versions (28 bytes each).
+ */
+static size_t
+record_at(const unsigned char *buf, int k, size_t *image, uint32_t *ilen)
+{
+	size_t pos = 14 + 16, rec;
+	uint32_t lens[5], nvers;
+	int i;
+
+	for (;; k--) {
+		ck_assert_int_eq(buf[pos], 1);
+		memcpy(ilen, buf + pos + 1 + 44, 4);
+		memcpy(lens, buf + pos + 1 + 52, 3 * sizeof(lens[0]));
+		memcpy(lens + 3, buf + pos + 1 + 104, 2 * sizeof(lens[0]));
+		for (rec = pos + 1 + 112, i = 0; i < 5; i++)
+			rec += lens[i] != UINT32_MAX ? lens[i] : 0;
+		if (k == 0)
+			break;
+		memcpy(&nvers, buf + rec + *ilen, 4); /* the versions kept */
+		pos = rec + *ilen + 4 + (size_t)nvers * 28;
+	}
+	*image = rec;
+	return pos;
+}
+
+/* Make the checksum of buf (len bytes) right again. */
+static void
+resum(unsigned char *buf, size_t len)
+{
+	uint64_t sum = checksum(buf, len - 8);
+
+	memcpy(buf + len - 8, &sum, 8);
+}
+
 START_TEST(test_state_bad_second_record_loads_nothing)
 {
 	struct fetch_result r = script_result(FETCH_OK, 404);
-	size_t len, pos = 14 + 16, rec;
-	uint32_t lens[5], ilen, nvers;
+	size_t len, pos, image;
+	uint32_t ilen;
 	uint64_t sum;
 	int32_t bad = 99;
 	unsigned char *buf;
@@ -368,30 +412,72 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 	buf = save_and_slurp(2, &len);
 	memcpy(&sum, buf + len - 8, 8);
 	ck_assert(sum == checksum(buf, len - 8)); /* the format, pinned */
-	/*
-	 * Skip record 1: tag, fixed part (112 bytes: format 2's 72, two
-	 * times, the version, two more string lengths), strings, image,
-	 * the count of its versions (0: its only one).
-	 */
-	memcpy(&ilen, buf + pos + 1 + 44, 4);
-	memcpy(lens, buf + pos + 1 + 52, 3 * sizeof(lens[0]));
-	memcpy(lens + 3, buf + pos + 1 + 104, 2 * sizeof(lens[0]));
-	for (rec = pos + 1 + 112, pos = 0; pos < 5; pos++)
-		rec += lens[pos] != UINT32_MAX ? lens[pos] : 0;
-	pos = rec + ilen;
-	memcpy(&nvers, buf + pos, 4);
-	ck_assert_uint_eq(nvers, 0);
-	pos += 4;
-	ck_assert_int_eq(buf[pos], 1);
+	pos = record_at(buf, 1, &image, &ilen);
 	memcpy(buf + pos + 1 + 32, &bad, 4); /* record 2's policy */
-	sum = checksum(buf, len - 8);
-	memcpy(buf + len - 8, &sum, 8); /* a valid checksum over it */
+	resum(buf, len);                     /* a valid checksum over it */
 	spit_and_restart(buf, len);
 	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 	ck_assert_ptr_nonnull(strstr(cause, ": record 2 (at byte "));
 	ck_assert_ptr_nonnull(strstr(cause, "): a policy out of range"));
 	free(cause);
+}
+END_TEST
+
+/*
+ * A record framed right whose ruleset image fails the deep check, or
+ * whose times are not times (offset in the fixed part, value), is left
+ * out with one log line; the records around it load.
+ */
+static const struct bad_field {
+	const char *what;
+	size_t off; /* in the fixed part; SIZE_MAX: in the image */
+	double value;
+} bad_fields[] = {
+	{ "fetched_at NaN", 0, NAN },
+	{ "expires_at inf", 8, INFINITY },
+	{ "fail_since -inf", 16, -INFINITY },
+	{ "next_retry -1", 24, -1 },
+	{ "version_since 1e300", 72, 1e300 },
+	{ "validated_at after 9999", 80, 253402300800.0 },
+	{ "the image's crawl delay NaN", SIZE_MAX, NAN },
+};
+
+START_TEST(test_state_bad_image_or_time_drops_that_origin_alone)
+{
+	const struct bad_field *f = &bad_fields[_i];
+	size_t len, pos, image;
+	uint32_t ilen;
+	unsigned char *buf;
+	char *cause = NULL, *out;
+	int saved, tmp;
+
+	fetch_rules("https://a.test", "max-age=5000");
+	fetch_rules("https://b.test", "max-age=5000");
+	fetch_rules("https://c.test", "max-age=5000");
+	buf = save_and_slurp(3, &len);
+	pos = record_at(buf, 1, &image, &ilen);
+	ck_assert_int_eq(memcmp(buf + pos + 1 + 112, "https://b.test", 14), 0);
+	if (f->off != SIZE_MAX)
+		memcpy(buf + pos + 1 + f->off, &f->value, sizeof(double));
+	else /* the '*' group's delay, in the header of the image */
+		memcpy(buf + image + offsetof(struct robots, global) +
+		           offsetof(struct robots_merged, crawl_delay),
+		    &f->value, sizeof(double));
+	resum(buf, len);
+	spit_and_restart(buf, len);
+	tmp = capture_begin(STDERR_FILENO, &saved);
+	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), 2);
+	out = capture_end(STDERR_FILENO, saved, tmp);
+	ck_assert_ptr_null(cause);
+	ck_assert_ptr_nonnull(cache_find(cache, "https://a.test"));
+	ck_assert_ptr_null(cache_find(cache, "https://b.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://c.test"));
+	ck_assert_msg(strstr(out, "event=state_entry_dropped") != NULL &&
+	                  strstr(out, "record=2 origin=https://b.test") != NULL,
+	    "%s: %s", f->what, out);
+	ck_assert_ptr_null(strstr(strstr(out, "dropped") + 1, "dropped"));
+	free(out);
 }
 END_TEST
 
@@ -522,6 +608,26 @@ START_TEST(test_state_of_format_2_loads_without_versions)
 	fill_status("http://rules.test", FETCH_OK, 404);
 	ck_assert_str_eq(
 	    entry("http://rules.test")->version, "c4a3b17cef32e92b");
+}
+END_TEST
+
+/*
+ * A ruleset from a format 2 file (an image of version 3, without
+ * preference data) saved again before its refresh (the origin down, or
+ * robotsd stopped first) loads again: an image of this build's version
+ * may hold no preference section.
+ */
+START_TEST(test_state_of_format_2_saved_again_before_a_refresh_loads)
+{
+	struct robots_verdict v;
+
+	load_data("state-format2.bin", 3);
+	save_and_reload(3);
+	ck_assert_int_eq(entry("http://rules.test")->policy, CACHE_RULES);
+	ck_assert(!robots_has_prefs(entry("http://rules.test")->robots));
+	robots_check(
+	    entry("http://rules.test")->robots, "bot", 3, "/private/x", 10, &v);
+	ck_assert_int_eq(v.allowed, 0);
 }
 END_TEST
 
@@ -740,11 +846,16 @@ state_suite(void)
 	tcase_add_test(tc, test_state_damaged_file_loads_nothing);
 	tcase_add_test(tc, test_state_missing_file_is_an_empty_start);
 	tcase_add_test(tc, test_state_bad_second_record_loads_nothing);
+	tcase_add_loop_test(tc,
+	    test_state_bad_image_or_time_drops_that_origin_alone, 0,
+	    (int)(sizeof(bad_fields) / sizeof(bad_fields[0])));
 	tcase_add_test(tc, test_state_bad_file_keeps_what_was_cached_before);
 	tcase_add_test(tc, test_state_of_another_format_is_refused_whole);
 	tcase_add_test(tc, test_state_fifo_and_oversize_are_refused);
 	tcase_add_test(tc, test_state_round_trip_keeps_version_and_validators);
 	tcase_add_test(tc, test_state_of_format_2_loads_without_versions);
+	tcase_add_test(
+	    tc, test_state_of_format_2_saved_again_before_a_refresh_loads);
 	tcase_add_test(tc, test_state_full_disk_is_named);
 	tcase_add_test(tc, test_state_round_trip_keeps_the_history);
 	tcase_add_test(tc, test_state_history_loads_within_the_depth);

@@ -310,9 +310,15 @@ START_TEST(test_image_v4)
 		memcpy(bad, img, len);
 		bad->prefs = (uint32_t)len + 8;
 		ck_assert_ptr_null(robots_from_image_version(bad, len, 4));
-		bad->prefs = 0; /* a version-4 image always says */
-		ck_assert_ptr_null(robots_from_image_version(bad, len, 4));
-		free(bad);
+		/*
+		 * 0: a ruleset compiled without preference data (restored
+		 * from a version-3 image) saved again as a version-4 one.
+		 */
+		bad->prefs = 0;
+		ck_assert_ptr_eq(
+		    copy = robots_adopt_image_version(bad, len, 4), bad);
+		ck_assert_int_eq(robots_has_prefs(copy), 0);
+		robots_unref(copy);
 	}
 	ck_assert_ptr_null(robots_from_image_version(img, len, 2));
 	ck_assert_ptr_null(robots_from_image_version(img, len, 5));
@@ -350,7 +356,10 @@ START_TEST(test_image_v3)
 	struct robots_verdict v1, v2;
 	struct robots_usage u;
 
-	ck_assert_ptr_null(robots_from_image(img, img_len)); /* not a v4 */
+	/* Read as version 4 it is the same: a ruleset without preferences. */
+	ck_assert_ptr_nonnull(old = robots_from_image(img, img_len));
+	ck_assert_int_eq(robots_has_prefs(old), 0);
+	robots_unref(old);
 	ck_assert_ptr_nonnull(old = robots_from_image_version(img, img_len, 3));
 	ck_assert_int_eq(robots_has_prefs(old), 0);
 	ck_assert_int_eq(robots_has_prefs(fresh), 1);

@@ -25,7 +25,11 @@
  * copy.
  *
  * A file that fails any check is refused whole and the daemon starts
- * empty: saved state is an optimization, never a reason not to start. The
+ * empty: saved state is an optimization, never a reason not to start.
+ * Only a record whose frame is right but whose ruleset image fails its
+ * deep check (robots_image_check.c) or whose times are not times is
+ * left out alone, logged: the file may have been crafted, and one origin
+ * is not worth the others. The
  * file is read as a stream, each record restored into the cache as it
  * comes; a bad record or checksum removes all of them again: all or
  * nothing. It must be
@@ -67,6 +71,8 @@
 #define STATE_STRS 5   /* origin, final URL, last error, ETag, Last-Modified */
 #define STATE_STRS_2 3 /* format 2: the first three */
 #define STATE_IOBUF (1024 * 1024) /* stdio's own is a 4 KiB page */
+/* The latest time a record may hold: 9999-12-31T23:59:59Z. */
+#define STATE_MAX_TIME 253402300799.0
 
 struct state_head {
 	uint32_t format, image_version, byte_order, rec_size;
@@ -171,6 +177,16 @@ state_sum_end(const struct state_sum *s)
 
 	memcpy(&w, s->tail, s->ntail);
 	return state_mix(state_mix(s->h, w), s->len);
+}
+
+/* The checksum of len bytes; see state.h. */
+uint64_t
+state_checksum(const void *p, size_t len)
+{
+	struct state_sum s = { .h = STATE_SUM_INIT };
+
+	state_sum_add(&s, p, len);
+	return state_sum_end(&s);
 }
 
 /* The header this build writes and accepts. */
@@ -481,7 +497,9 @@ struct state_in {
 	struct state_sum sum;
 	unsigned long long pos, size; /* bytes read; the file's size */
 	unsigned long long max_image;
-	const char *why; /* what was wrong, for the log */
+	const char *why;  /* what was wrong, for the log */
+	const char *drop; /* what was wrong with the record read: it is left */
+	const char *path;
 	char *iobuf;
 	struct buf str;         /* the strings of the record being read */
 	size_t records;         /* good records read */
@@ -491,6 +509,7 @@ struct state_in {
 	/* The record's versions (format 4). */
 	struct cache_version hist[CACHE_MAX_HISTORY];
 	size_t nhist;
+	size_t dropped; /* records left out (in->drop) */
 };
 
 /* Read and checksum len bytes; -1 (why set) when the file ends first. */
@@ -580,10 +599,11 @@ state_get_image(struct state_in *in, uint32_t len, struct robots **r)
 		free(image);
 		return -1;
 	}
+	/* Framed right, but not a ruleset: that origin alone is left out. */
 	if ((*r = robots_adopt_image_version(image, len, in->image_version)) ==
 	    NULL)
-		in->why = "a ruleset image this build cannot load";
-	return *r != NULL ? 0 : -1;
+		in->drop = "a ruleset image that fails its checks";
+	return 0;
 }
 
 /* Whether the VERSION_HEX bytes at v are a version id: lower-case hex. */
@@ -708,7 +728,65 @@ state_validators(const char *etag, const char *lm)
 	return v;
 }
 
-/* Read one record and restore it into c; -1 (in->why set) when bad. */
+/*
+ * What is wrong with a record's fixed part such that the file is refused
+ * whole, or NULL.
+ */
+static const char *
+state_rec_why(const struct state_rec2 *r)
+{
+	if (r->policy <= CACHE_NONE || r->policy > CACHE_DISALLOW_ALL)
+		return "a policy out of range";
+	if (r->origin_len == STATE_NOSTR)
+		return "no origin";
+	if ((r->policy == CACHE_RULES) != (r->image_len > 0))
+		return "a policy and a ruleset image that disagree";
+	if (r->http_status < 0 || r->http_status > 999)
+		return "an HTTP status out of range";
+	return NULL;
+}
+
+/* Whether t is a time a record may hold: 0 (none) to STATE_MAX_TIME. */
+static int
+state_time_ok(double t)
+{
+	return t >= 0 && t <= STATE_MAX_TIME; /* NaN and infinities fail */
+}
+
+/* Whether every time of a record is one (format 2 has four). */
+static int
+state_times_ok(const struct state_in *in, const struct state_rec *r)
+{
+	return state_time_ok(r->v2.fetched_at) &&
+	       state_time_ok(r->v2.expires_at) &&
+	       state_time_ok(r->v2.fail_since) &&
+	       state_time_ok(r->v2.next_retry) &&
+	       (in->format == STATE_FORMAT_2 ||
+	           (state_time_ok(r->version_since) &&
+	               state_time_ok(r->validated_at)));
+}
+
+/* Leave out the record of origin just read (in->drop says why): logged. */
+static void
+state_drop(struct state_in *in, const char *origin, struct robots *r)
+{
+	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF], kv3[LOG_KV_BUF];
+
+	log_event(LOG_WARNING, "state_entry_dropped",
+	    "file=%s record=%zu origin=%s reason=%s",
+	    log_kvs(in->path, kv, sizeof(kv)), in->records + 1,
+	    log_kvs(origin, kv2, sizeof(kv2)),
+	    log_kvs(in->drop, kv3, sizeof(kv3)));
+	robots_unref(r);
+	in->drop = NULL;
+	in->dropped++;
+}
+
+/*
+ * Read one record and restore it into c; -1 (in->why set) when the file
+ * is bad. A record framed right whose image or times are bad is left out
+ * (state_drop()): 0.
+ */
 static int
 state_get_entry(struct state_in *in, struct cache *c)
 {
@@ -724,14 +802,7 @@ state_get_entry(struct state_in *in, struct cache *c)
 	if (state_get(in, &r,
 	        in->format == STATE_FORMAT_2 ? sizeof(r.v2) : sizeof(r)) == -1)
 		return -1;
-	if (r.v2.policy <= CACHE_NONE || r.v2.policy > CACHE_DISALLOW_ALL)
-		in->why = "a policy out of range";
-	else if (r.v2.origin_len == STATE_NOSTR)
-		in->why = "no origin";
-	else if ((r.v2.policy == CACHE_RULES) != (r.v2.image_len > 0))
-		in->why = "a policy and a ruleset image that disagree";
-	else if (r.v2.http_status < 0 || r.v2.http_status > 999)
-		in->why = "an HTTP status out of range";
+	in->why = state_rec_why(&r.v2);
 	lens[0] = r.v2.origin_len;
 	lens[1] = r.v2.final_url_len;
 	lens[2] = r.v2.last_error_len;
@@ -744,9 +815,19 @@ state_get_entry(struct state_in *in, struct cache *c)
 	cache_prefetch(c, e.origin); /* while the image is read */
 	if (state_get_image(in, r.v2.image_len, &e.robots) == -1)
 		return -1;
+	if (state_get_history(in) == -1) { /* read even for a record left */
+		robots_unref(e.robots);
+		return -1;
+	}
+	if (in->drop == NULL && !state_times_ok(in, &r))
+		in->drop = "a time that is not one (NaN, infinite, negative "
+		           "or after the year 9999)";
+	if (in->drop != NULL) {
+		state_drop(in, e.origin, e.robots);
+		return 0;
+	}
 	state_fill_entry(&e, &r.v2);
-	if (state_get_history(in) == -1 ||
-	    state_fill_version(in, &e, &r) == -1) {
+	if (state_fill_version(in, &e, &r) == -1) {
 		robots_unref(e.robots);
 		return -1;
 	}
@@ -886,6 +967,7 @@ state_load(struct cache *c, const char *path,
 
 	*cause = NULL;
 	in.max_image = cache_max_bytes;
+	in.path = path;
 	if ((in.f = state_open(path, state_max_size(cache_max_bytes), &in.size,
 	         cause)) == NULL)
 		return *cause != NULL ? -1 : 0;
@@ -900,5 +982,5 @@ state_load(struct cache *c, const char *path,
 	fclose(in.f);
 	free(in.iobuf);
 	buf_clear(&in.str);
-	return bad ? -1 : (long)in.records;
+	return bad ? -1 : (long)(in.records - in.dropped);
 }

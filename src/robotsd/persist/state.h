@@ -9,6 +9,7 @@
 #define ROBOTSD_STATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct cache;
 
@@ -40,10 +41,18 @@ long state_write(const struct cache *, int fd, const char *tmp,
  * does not exist), or -1 with *cause when the file is unusable: not a
  * regular file (a symbolic link, a FIFO...), larger than
  * state_max_size(cache_max_bytes), of another build, or with any bad record
- * or a bad checksum. Then nothing is loaded: all or nothing.
+ * or a bad checksum. Then nothing is loaded: all or nothing. A record
+ * framed right whose ruleset image fails its deep check, or whose times
+ * are not times (NaN, infinite, negative, after the year 9999), is left
+ * out alone with an event=state_entry_dropped line, and not counted.
  */
 long state_load(struct cache *, const char *path,
     unsigned long long cache_max_bytes, char **cause);
+/*
+ * The checksum a state file ends with, of its len bytes before it (for
+ * the fuzz target, which makes the checksum of a mutated file right).
+ */
+uint64_t state_checksum(const void *p, size_t len);
 /* The largest state file accepted with --cache-max-bytes cache_max_bytes. */
 unsigned long long state_max_size(unsigned long long cache_max_bytes);
 
