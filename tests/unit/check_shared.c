@@ -74,7 +74,8 @@ END_TEST
  * With this instance's bounds (max-ttl 30 days, retries up to 6 h): a
  * value from a clock more than 60 s ahead is refetched; one whose lifetime
  * from its fetch ran past max-ttl too; a lifetime of 292 million years is
- * read as 30 days.
+ * read as 30 days; a failure state ends at most 6 h after the fetch that
+ * failed, whenever it is read.
  */
 static const struct lifetime_settings bounds = {
 	.max_ttl = 30 * 86400.0, .retry_max = 21600, .retry_503_max = 3600
@@ -94,7 +95,11 @@ static const struct {
 	{ TIER_POLICY_ALLOW, 0, NOW - 29 * 86400000LL, NOW + 86400000LL, 1 },
 	{ TIER_POLICY_ALLOW, 0, NOW, INT64_MAX, 1 },
 	{ TIER_POLICY_DISALLOW, 2, NOW, NOW + 365 * 86400000LL, 1 },
-	{ TIER_POLICY_DISALLOW, 2, NOW - 21600001, NOW + 1000, 1 },
+	/* a retry is due at most 6 h after the failed fetch, not after now */
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21600001, NOW + 1000, 0 },
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21599000, NOW + 1000, 1 },
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21600000, INT64_MAX, 0 },
+	{ TIER_POLICY_RULES, 1, NOW - 21601000, INT64_MAX, 0 },
 };
 
 START_TEST(test_usable_within_bounds)
