@@ -134,6 +134,37 @@ class TierTrust(DaemonTest):
             "http://long.test/private/x", client=c).get("allowed") is False))
         self.assertEqual(len(self.origin.hits("long.test")), 1)
 
+    def test_value_replayed_after_a_purge_is_refused(self):
+        """A tagged value saved before a purge and written back after it
+        (SET, with a long expiry) is refused: fetched before the purge's
+        record. The fleet fetches the origin's new rules instead of rolling
+        back to the old version for the rest of its lifetime."""
+        self.origin.robots("purged.test", RULES)
+        args = ("--redis", self.redis.url, "--redis-key-file",
+                self.key_file(), "--redis-timeout", "5000")
+        a, b = self.start(*args), self.start(*args)
+        self.assertAnswer(self.check("http://purged.test/private/x",
+                                     client=a), allowed=False, reason="rule")
+        key = entry_key("http://purged.test")
+        old = poll(lambda: self.redis.cmd("GET", key))
+        self.assertTrue(old)
+        self.origin.robots("purged.test", "User-agent: *\nDisallow: /new\n")
+        p = a.call({"op": "purge", "origin": "http://purged.test"})
+        self.assertIs(p["ok"], True, p)
+        self.assertTrue(poll(lambda: self.redis.cmd("EXISTS", key) == 0))
+        self.redis.cmd("SET", key, old, "PX", 600000)  # the replay
+        x = self.check("http://purged.test/private/x", client=b)
+        self.assertAnswer(x, ok=True, allowed=True, source="fetched")
+        self.assertAnswer(self.check("http://purged.test/new", client=b),
+                          allowed=False, reason="rule")
+        self.assertEqual(len(self.origin.hits("purged.test")), 2)
+        # overwritten with the new rules, which the fleet then shares
+        self.assertTrue(poll(lambda: self.redis.cmd("GET", key) != old))
+        c = self.start(*args)
+        x = self.check("http://purged.test/new", client=c)
+        self.assertAnswer(x, ok=True, allowed=False, source="shared")
+        self.assertEqual(len(self.origin.hits("purged.test")), 2)
+
     def test_failure_state_without_expiry_lets_go(self):
         """A failure state planted with no Redis expiry and its next retry
         a year away, for an origin that is healthy: it holds for at most
