@@ -25,8 +25,22 @@ YEAR_MS = 365 * 86400 * 1000
 def forged_allow_all(origin, fetched_ms, expires_ms):
     """A well-formed version 1 value saying "allow all" (a 404), as anyone
     with write access to Redis can make it: CRC-32 right, no tag."""
-    header = struct.pack(">BBHIqqqqqq", 2, 0, 404, 0, fetched_ms,
-                         expires_ms, expires_ms, 0, 0, 0)
+    return forged(origin, 2, 404, 0, fetched_ms, expires_ms, 0, 0)
+
+
+def forged_failing(origin, fetched_ms, retry_ms):
+    """A well-formed version 1 failure state (disallow all: a third 503 in
+    a row, fetched at fetched_ms) whose next retry is at retry_ms."""
+    return forged(origin, 3, 503, 3, fetched_ms, retry_ms, fetched_ms,
+                  retry_ms)
+
+
+def forged(origin, policy, status, streak, fetched_ms, expires_ms, since_ms,
+           retry_ms):
+    """A well-formed version 1 value with these fields, untagged."""
+    header = struct.pack(">BBHIqqqqqq", policy, 0, status, streak,
+                         fetched_ms, expires_ms, expires_ms, since_ms,
+                         retry_ms, 0)
     strings = b""
     for s in (origin.encode(), b"", b"", b""):
         strings += struct.pack(">I", len(s)) + s
@@ -119,6 +133,68 @@ class TierTrust(DaemonTest):
         self.assertTrue(poll(lambda: self.check(
             "http://long.test/private/x", client=c).get("allowed") is False))
         self.assertEqual(len(self.origin.hits("long.test")), 1)
+
+    def test_value_replayed_after_a_purge_is_refused(self):
+        """A tagged value saved before a purge and written back after it
+        (SET, with a long expiry) is refused: fetched before the purge's
+        record. The fleet fetches the origin's new rules instead of rolling
+        back to the old version for the rest of its lifetime."""
+        self.origin.robots("purged.test", RULES)
+        args = ("--redis", self.redis.url, "--redis-key-file",
+                self.key_file(), "--redis-timeout", "5000")
+        a, b = self.start(*args), self.start(*args)
+        self.assertAnswer(self.check("http://purged.test/private/x",
+                                     client=a), allowed=False, reason="rule")
+        key = entry_key("http://purged.test")
+        old = poll(lambda: self.redis.cmd("GET", key))
+        self.assertTrue(old)
+        self.origin.robots("purged.test", "User-agent: *\nDisallow: /new\n")
+        p = a.call({"op": "purge", "origin": "http://purged.test"})
+        self.assertIs(p["ok"], True, p)
+        self.assertTrue(poll(lambda: self.redis.cmd("EXISTS", key) == 0))
+        self.redis.cmd("SET", key, old, "PX", 600000)  # the replay
+        x = self.check("http://purged.test/private/x", client=b)
+        self.assertAnswer(x, ok=True, allowed=True, source="fetched")
+        self.assertAnswer(self.check("http://purged.test/new", client=b),
+                          allowed=False, reason="rule")
+        self.assertEqual(len(self.origin.hits("purged.test")), 2)
+        # overwritten with the new rules, which the fleet then shares
+        self.assertTrue(poll(lambda: self.redis.cmd("GET", key) != old))
+        c = self.start(*args)
+        x = self.check("http://purged.test/new", client=c)
+        self.assertAnswer(x, ok=True, allowed=False, source="shared")
+        self.assertEqual(len(self.origin.hits("purged.test")), 2)
+
+    def test_failure_state_without_expiry_lets_go(self):
+        """A failure state planted with no Redis expiry and its next retry
+        a year away, for an origin that is healthy: it holds for at most
+        the reader's longest retry (--retry-max) after the failed fetch it
+        claims, however often it is read again; then the origin is
+        fetched. (It used to be clamped to now + --retry-max at each
+        reread: disallowed for ever, never fetched.)"""
+        self.origin.robots("failed.test", RULES)
+        c = self.start("--redis", self.redis.url, "--redis-timeout", "5000",
+                       "--retry-min", "5", "--retry-max", "20",
+                       "--retry-503-min", "5", "--retry-503-max", "20")
+        now_ms = int(self.now() * 1000)
+        origin = "http://failed.test"
+        v = forged_failing(origin, now_ms, now_ms + YEAR_MS)
+        self.assertTrue(value_ok(v))
+        self.redis.cmd("SET", entry_key(origin), v)  # no expiry
+        a = self.check("http://failed.test/private/x", client=c)
+        self.assertAnswer(a, ok=True, allowed=False, reason="unreachable",
+                          source="shared")
+        self.assertLessEqual(a["expires_in"], 20)
+        # each retry due rereads the same value: it no longer holds
+        for _ in range(3):
+            self.advance(8)
+            self.check("http://failed.test/x", client=c)
+        self.assertTrue(poll(lambda: self.check(
+            "http://failed.test/private/x", client=c).get("reason") ==
+            "rule"))
+        self.assertEqual(len(self.origin.hits("failed.test")), 1)
+        a = self.check("http://failed.test/public", client=c)
+        self.assertAnswer(a, ok=True, allowed=True, reason="no_rule")
 
     def test_lock_that_would_never_expire_is_taken_over(self):
         """A lock key set by hand with no expiry, or one longer than any

@@ -392,11 +392,26 @@ START_TEST(test_shared_times_within_local_bounds)
 		{ 0, now + 60, now + 60 + 30 * DAY, 0, 0, now + 60,
 		    now + 60 + 30 * DAY, 0, 0 },
 		/* failing, retry a year away, its streak begun in the future */
-		{ 3, now, now + Y, now + DAY, now + Y, now, now + 21600,
-		    now + 60, now + 21600 },
+		{ 3, now, now + Y, now + DAY, now + Y, now, now + 21600, now,
+		    now + 21600 },
 		/* failing within the schedule: untouched */
 		{ 1, now - 10, now + 600, now - 10, now + 600, now - 10,
 		    now + 600, now - 10, now + 600 },
+		/*
+		 * failed 6 h less 100 s ago, retry a year away: what a retry
+		 * scheduled then allows, whenever it is read (not now + 6 h)
+		 */
+		{ 2, now - 21500, now + Y, now - DAY, now + Y, now - 21500,
+		    now + 100, now - DAY, now + 100 },
+		/* failed a year ago, never retried: over, however reread */
+		{ 2, now - Y, 9.2e15, now - Y, 9.2e15, now - Y, now - Y + 21600,
+		    now - Y, now - Y + 21600 },
+		/* failing, fetched 60 s ahead: from now, not from then */
+		{ 1, now + 60, now + Y, now + 60, now + Y, now + 60,
+		    now + 21600, now + 60, now + 21600 },
+		/* a streak begun after its last fetch: begun by then */
+		{ 1, now - 10, now + 600, now, now + 600, now - 10, now + 600,
+		    now - 10, now + 600 },
 	};
 	size_t i;
 

@@ -74,7 +74,8 @@ END_TEST
  * With this instance's bounds (max-ttl 30 days, retries up to 6 h): a
  * value from a clock more than 60 s ahead is refetched; one whose lifetime
  * from its fetch ran past max-ttl too; a lifetime of 292 million years is
- * read as 30 days.
+ * read as 30 days; a failure state ends at most 6 h after the fetch that
+ * failed, whenever it is read.
  */
 static const struct lifetime_settings bounds = {
 	.max_ttl = 30 * 86400.0, .retry_max = 21600, .retry_503_max = 3600
@@ -94,7 +95,11 @@ static const struct {
 	{ TIER_POLICY_ALLOW, 0, NOW - 29 * 86400000LL, NOW + 86400000LL, 1 },
 	{ TIER_POLICY_ALLOW, 0, NOW, INT64_MAX, 1 },
 	{ TIER_POLICY_DISALLOW, 2, NOW, NOW + 365 * 86400000LL, 1 },
-	{ TIER_POLICY_DISALLOW, 2, NOW - 21600001, NOW + 1000, 1 },
+	/* a retry is due at most 6 h after the failed fetch, not after now */
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21600001, NOW + 1000, 0 },
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21599000, NOW + 1000, 1 },
+	{ TIER_POLICY_DISALLOW, 2, NOW - 21600000, INT64_MAX, 0 },
+	{ TIER_POLICY_RULES, 1, NOW - 21601000, INT64_MAX, 0 },
 };
 
 START_TEST(test_usable_within_bounds)
@@ -329,6 +334,46 @@ START_TEST(test_value_revalidated)
 }
 END_TEST
 
+/*
+ * After a purge at NOW: a value fetched before it is refused, one fetched
+ * at it or later taken; no record, or one more than 60 s ahead of the
+ * reader, refuses nothing.
+ */
+static const struct {
+	int64_t fetched_at, purged_at, now;
+	int purged;
+} purge_cases[] = {
+	{ NOW - 1, NOW, NOW, 1 },
+	{ NOW - 86400000LL, NOW, NOW + 3600000LL, 1 },
+	{ NOW, NOW, NOW, 0 },
+	{ NOW + 1, NOW, NOW, 0 },
+	{ NOW - 1, 0, NOW, 0 },
+	{ NOW - 1, NOW + 60000, NOW, 1 },
+	{ NOW - 1, NOW + 60001, NOW, 0 },
+	{ NOW, INT64_MAX, NOW, 0 },
+};
+
+START_TEST(test_purged)
+{
+	struct tier_value v = { .fetched_at = purge_cases[_i].fetched_at };
+
+	ck_assert_int_eq(
+	    shared_purged(&v, purge_cases[_i].purged_at, purge_cases[_i].now),
+	    purge_cases[_i].purged);
+}
+END_TEST
+
+/* A purge record outlives what it refuses: twice max-ttl, or a retry. */
+START_TEST(test_purge_px)
+{
+	struct lifetime_settings ls = bounds;
+
+	ck_assert_int_eq(shared_purge_px(&ls), (2 * 30 * 86400LL + 60) * 1000);
+	ls.max_ttl = 60;
+	ck_assert_int_eq(shared_purge_px(&ls), (21600 + 60) * 1000);
+}
+END_TEST
+
 static Suite *
 shared_suite(void)
 {
@@ -344,6 +389,9 @@ shared_suite(void)
 	    (int)(sizeof(usable_cases) / sizeof(usable_cases[0])));
 	tcase_add_loop_test(tc, test_state_of, 0,
 	    (int)(sizeof(state_cases) / sizeof(state_cases[0])));
+	tcase_add_loop_test(tc, test_purged, 0,
+	    (int)(sizeof(purge_cases) / sizeof(purge_cases[0])));
+	tcase_add_test(tc, test_purge_px);
 	tcase_add_test(tc, test_value_fresh_copy);
 	tcase_add_test(tc, test_value_failure_state);
 	tcase_add_test(tc, test_value_stale_copy);

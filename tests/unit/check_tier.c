@@ -386,6 +386,50 @@ START_TEST(value_other_origin)
 }
 END_TEST
 
+/* A purge record: its bytes, and what a reader refuses of them. */
+START_TEST(purge_record)
+{
+	static const char want[] =
+	    "RBTP\0\1\0\0\0\0\0\x22\0\0\0\0\0\0\x30\x39https://a.test";
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *origin;
+	} bad[] = {
+		{ want, sizeof(want) - 1, "https://b.test" },
+		{ want, sizeof(want) - 1, "https://a.tes" },
+		{ want, sizeof(want) - 2, "https://a.test" },
+		{ "RBTQ\0\1\0\0\0\0\0\x22\0\0\0\0\0\0\x30\x39https://a.test",
+		    34, "https://a.test" },
+		{ "RBTP\0\1\0\0\0\0\0\x22\0\0\0\0\0\0\0\0https://a.test", 34,
+		    "https://a.test" },
+		{ "RBTP\0\1\0\0\0\0\0\x22\x80\0\0\0\0\0\0\0https://a.test", 34,
+		    "https://a.test" },
+		{ "RBTP\0\2\0\0\0\0\0\x22\0\0\0\0\0\0\x30\x39https://a.test",
+		    34, "https://a.test" },
+		{ "RBTP\0\1\0\0\0\0\0\x23\0\0\0\0\0\0\x30\x39https://a.test",
+		    34, "https://a.test" },
+		{ "RBTP", 4, "" },
+	};
+	int64_t ms = 0;
+	size_t len, i;
+	char *buf;
+
+	ck_assert_ptr_nonnull(
+	    buf = tier_purge_encode("https://a.test", 12345, &len));
+	ck_assert_uint_eq(len, sizeof(want) - 1);
+	ck_assert(memcmp(buf, want, len) == 0);
+	ck_assert_int_eq(tier_purge_decode(buf, len, "https://a.test", &ms), 0);
+	ck_assert_int_eq(ms, 12345);
+	free(buf);
+	ck_assert_ptr_null(tier_purge_encode("", 1, &len));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(tier_purge_decode(bad[i].bytes, bad[i].len,
+		                  bad[i].origin, &ms) == -1,
+		    "row %zu", i);
+}
+END_TEST
+
 /* The CRC is zlib's: the check value of "123456789". */
 START_TEST(value_crc)
 {
@@ -794,6 +838,7 @@ tier_suite(void)
 	tcase_add_test(tc, value_encode_refuses);
 	tcase_add_loop_test(tc, value_damaged, 0, NELEM(damages));
 	tcase_add_test(tc, value_other_origin);
+	tcase_add_test(tc, purge_record);
 	tcase_add_test(tc, value_crc);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tag");

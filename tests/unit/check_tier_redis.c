@@ -30,6 +30,7 @@ struct res {
 	struct tier_value *v;
 	char token[TIER_TOKEN_LEN + 1];
 	double at; /* now_ms() when it ran */
+	int64_t purged_at;
 };
 
 static void
@@ -46,6 +47,7 @@ on_res(struct tier_reply *rep, void *arg)
 		snprintf(res->token, sizeof(res->token), "%s", rep->token);
 	res->v = rep->value; /* taken */
 	rep->value = NULL;
+	res->purged_at = rep->purged_at;
 }
 
 #define RUN(res, call)                                                         \
@@ -308,13 +310,21 @@ START_TEST(purge)
 	t = tier_up(urls, 1, 1000, 1000);
 	sample(&v, O);
 	RUN(res, tier_publish(t, &v, 60000, NULL, on_res, &res));
-	RUN(res, tier_purge(t, O, on_res, &res));
+	RUN(res, tier_purge(t, O, 1234567, 60000, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_OK);
 	ck_assert_int_eq(redis_int(0, "EXISTS %s", "robotsd:v1:e:{" O "}"), 0);
+	ck_assert_int_gt(redis_int(0, "PTTL %s", "robotsd:v1:p:{" O "}"), 0);
 	RUN(res, tier_get(t, O, 0, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_MISS);
-	RUN(res, tier_purge(t, O, on_res, &res));
+	RUN(res, tier_purge(t, O, 1234568, 60000, on_res, &res));
 	ck_assert_int_eq(res.r, TIER_MISS);
+	/* a value written after it: the record's time comes with it */
+	RUN(res, tier_publish(t, &v, 60000, NULL, on_res, &res));
+	RUN(res, tier_get(t, O, 0, on_res, &res));
+	ck_assert_int_eq(res.r, TIER_OK);
+	ck_assert_int_eq(res.purged_at, 1234568);
+	tier_value_clear(res.v);
+	free(res.v);
 	tier_free(t);
 }
 END_TEST
@@ -544,7 +554,7 @@ START_TEST(server_slow)
 	tier_lock(t, O, 0, 0, on_res, &res[1]);
 	tier_publish(t, &v, 1000, NULL, on_res, &res[2]);
 	tier_wait(t, O, 5000, on_res, &res[3]);
-	tier_purge(t, O, on_res, &res[4]);
+	tier_purge(t, O, 1, 1000, on_res, &res[4]);
 	for (i = 0; i < 5; i++) {
 		ck_assert(drive_until(&res[i].n, 1, 2000));
 		ck_assert_msg(res[i].r == TIER_TIMEOUT, "call %d: %s", i,

@@ -81,9 +81,12 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 }
 
 void
-tier_purge(struct tier *t, const char *origin, tier_cb cb, void *arg)
+tier_purge(struct tier *t, const char *origin, int64_t purged_at,
+    long long px_ms, tier_cb cb, void *arg)
 {
 	(void)t;
+	(void)purged_at;
+	(void)px_ms;
 	record(OP_PURGE, origin, cb, arg);
 }
 

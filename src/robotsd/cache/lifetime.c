@@ -390,16 +390,18 @@ lifetime_clamp_shared(const struct lifetime_settings *ls, double now,
 {
 	double retry_hi = ls->retry_max > ls->retry_503_max ? ls->retry_max
 	                                                    : ls->retry_503_max;
-	double life = *expires_at - *fetched_at, until;
+	double life = *expires_at - *fetched_at, until, last;
 
 	if (*fetched_at > now + LIFETIME_SKEW)
 		*fetched_at = now + LIFETIME_SKEW;
-	if (*fail_since > now + LIFETIME_SKEW)
-		*fail_since = now + LIFETIME_SKEW;
-	if (*next_retry > now + retry_hi)
-		*next_retry = now + retry_hi;
+	/* a failed fetch schedules its retry; a streak begins by then */
+	last = *fetched_at < now ? *fetched_at : now;
+	if (*fail_since > *fetched_at)
+		*fail_since = *fetched_at;
+	if (*next_retry > last + retry_hi)
+		*next_retry = last + retry_hi;
 	if (fail_streak > 0)
-		until = now + retry_hi;
+		until = last + retry_hi;
 	else
 		until = *fetched_at + (life < ls->max_ttl ? life : ls->max_ttl);
 	if (*expires_at > until)

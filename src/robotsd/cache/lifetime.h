@@ -96,12 +96,16 @@ double lifetime_backoff(const struct lifetime_settings *, unsigned streak,
 
 /*
  * Times another instance shared (through Redis), as far as this one's own
- * settings allow, whatever clock or intent wrote them: fetched_at and
- * fail_since no later than now + LIFETIME_SKEW; next_retry no later than
- * now + the longest retry (retry_max, retry_503_max); expires_at no later
- * than that too while failing (failing: fail_streak > 0), else no later
- * than the (bounded) fetched_at plus the value's own lifetime, itself at
- * most max_ttl. Nothing is moved later than it was.
+ * settings allow, whatever clock or intent wrote them: fetched_at no later
+ * than now + LIFETIME_SKEW, fail_since no later than that fetched_at (a
+ * streak begins by its last failed fetch); next_retry no later than the
+ * longest retry (retry_max, retry_503_max) after the earlier of fetched_at
+ * and now, as a failed fetch schedules it; expires_at no later than that
+ * too while failing (failing: fail_streak > 0), else no later than the
+ * (bounded) fetched_at plus the value's own lifetime, itself at most
+ * max_ttl. So the end of a value's state is fixed by the value: reading
+ * the same value again later moves it by LIFETIME_SKEW at most, never
+ * past fetched_at + its bound. Nothing is moved later than it was.
  */
 #define LIFETIME_SKEW 60.0
 void lifetime_clamp_shared(const struct lifetime_settings *, double now,

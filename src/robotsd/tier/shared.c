@@ -207,6 +207,23 @@ load_takes(const struct load *l, const struct tier_value *v)
 	       (l->rounds > 0 || shared_recent(v, shared_ms(l->since)));
 }
 
+/*
+ * A value got: 1 when it is one fetched before the origin's last purge
+ * (written again since): dropped, as if there were none.
+ */
+static int
+load_drop_purged(const struct load *l, struct tier_reply *rep)
+{
+	if (rep->result != TIER_OK || !shared_purged(rep->value, rep->purged_at,
+	                                  shared_ms(clock_now(l->sh->clock))))
+		return 0;
+	tier_value_clear(rep->value);
+	free(rep->value);
+	rep->value = NULL;
+	rep->result = TIER_MISS;
+	return 1;
+}
+
 /* Install a usable value: answer the cache as if fetched. */
 static void
 load_install(struct load *l, const struct tier_value *v)
@@ -252,6 +269,7 @@ load_rechecked_cb(struct tier_reply *rep, void *arg)
 {
 	struct load *l = arg;
 
+	(void)load_drop_purged(l, rep);
 	if (!l->cancelled && rep->result == TIER_OK &&
 	    load_takes(l, rep->value)) {
 		tier_unlock(l->sh->tier, l->origin, l->token, NULL, NULL);
@@ -322,6 +340,7 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		load_free(l);
 		return;
 	}
+	(void)load_drop_purged(l, rep);
 	if (rep->result == TIER_OK && load_takes(l, rep->value)) {
 		load_install(l, rep->value);
 		return;
@@ -453,7 +472,8 @@ shared_purge(void *impl, const char *origin)
 {
 	struct shared *sh = impl;
 
-	tier_purge(sh->tier, origin, NULL, NULL);
+	tier_purge(sh->tier, origin, shared_ms(clock_now(sh->clock)),
+	    shared_purge_px(&sh->life), NULL, NULL);
 }
 
 const struct cache_fetch_ops shared_fetch_ops = {

@@ -71,6 +71,26 @@ shared_recent(const struct tier_value *v, int64_t since_ms)
 	return since_ms <= 0 || v->fetched_at >= since_ms;
 }
 
+/* Fetched before the origin's purge (see shared_value.h). */
+int
+shared_purged(const struct tier_value *v, int64_t purged_ms, int64_t now_ms)
+{
+	return purged_ms > 0 &&
+	       purged_ms <= now_ms + shared_ms(LIFETIME_SKEW) &&
+	       v->fetched_at < purged_ms;
+}
+
+/* The lifetime of a purge record. */
+long long
+shared_purge_px(const struct lifetime_settings *ls)
+{
+	double hi = ls->retry_max > ls->retry_503_max ? ls->retry_max
+	                                              : ls->retry_503_max;
+	double keep = 2 * ls->max_ttl > hi ? 2 * ls->max_ttl : hi;
+
+	return (long long)shared_ms(keep + LIFETIME_SKEW);
+}
+
 /* The cache's view of a value: what it installs. */
 void
 shared_state_of(const struct tier_value *v, struct shared_state *s)

@@ -42,6 +42,22 @@ int shared_usable(const struct tier_value *v, int64_t now_ms,
  */
 int shared_recent(const struct tier_value *v, int64_t since_ms);
 
+/*
+ * 1 when v was fetched before the origin's purge at purged_ms (0: none):
+ * a value written again after the purge, refused (neither installed nor
+ * kept as the previous copy). A purge record more than LIFETIME_SKEW
+ * ahead of now_ms counts as none: it would refuse every value until then.
+ */
+int shared_purged(
+    const struct tier_value *v, int64_t purged_ms, int64_t now_ms);
+
+/*
+ * How long (ms) a purge's record is kept: as long as a value fetched
+ * before it may be taken or kept by an instance with settings ls (twice
+ * max-ttl, or the longest retry), and LIFETIME_SKEW more.
+ */
+long long shared_purge_px(const struct lifetime_settings *ls);
+
 /* The cache's view of v (strings borrowed from v). */
 void shared_state_of(const struct tier_value *v, struct shared_state *s);
 

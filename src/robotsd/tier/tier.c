@@ -547,27 +547,35 @@ hold_drop(struct tier *t, const char *token)
 		}
 }
 
-/* A call of one command on origin's entry key: GET or DEL. */
-static void
-entry_call(struct tier *t, enum call_kind kind, const char *origin,
-    long timeout_ms, const char *cmd, tier_cb cb, void *arg)
-{
-	struct tier_call *c = call_new(t, kind, origin, cb, arg);
-	char *key;
-
-	if (call_start(c, timeout_ms) == -1)
-		return;
-	key = tier_entry_key(origin);
-	call_cmd(c, cmd, key);
-	free(key);
-	call_go(c);
-}
-
+/* The origin's value, then its purge record (one pipeline). */
 void
 tier_get(
     struct tier *t, const char *origin, long timeout_ms, tier_cb cb, void *arg)
 {
-	entry_call(t, CALL_GET, origin, timeout_ms, "GET %s", cb, arg);
+	struct tier_call *c = call_new(t, CALL_GET, origin, cb, arg);
+	char *key, *rec;
+
+	if (call_start(c, timeout_ms) == -1)
+		return;
+	key = tier_entry_key(origin);
+	rec = tier_purge_key(origin);
+	if (call_cmd(c, "GET %s", key) == 0)
+		call_cmd(c, "GET %s", rec);
+	free(key);
+	free(rec);
+	call_go(c);
+}
+
+/* buf[0..*len) with its trailer, when the tier has a key (tier_tag.h). */
+static char *
+tier_tagged(const struct tier *t, char *buf, size_t *len)
+{
+	if (!t->keyed)
+		return buf;
+	buf = xreallocarray(buf, 1, *len + TIER_TAG_LEN);
+	tier_tag_make(t->key, buf, *len, (unsigned char *)buf + *len);
+	*len += TIER_TAG_LEN;
+	return buf;
 }
 
 void
@@ -585,11 +593,7 @@ tier_publish(struct tier *t, const struct tier_value *v, long long px_ms,
 		call_defer(c, TIER_ERROR, "value cannot be encoded");
 		return;
 	}
-	if (t->keyed) { /* the trailer: tier_tag.h */
-		buf = xreallocarray(buf, 1, len + TIER_TAG_LEN);
-		tier_tag_make(t->key, buf, len, (unsigned char *)buf + len);
-		len += TIER_TAG_LEN;
-	}
+	buf = tier_tagged(t, buf, &len);
 	if (call_start(c, 0) == 0) {
 		key = tier_entry_key(v->origin);
 		lock = tier_lock_key(v->origin);
@@ -691,10 +695,31 @@ tier_wait(
 	wait_poll(c); /* at once: the publish may have come before the wait */
 }
 
+/* The purge record first: a value written after the DEL is refused. */
 void
-tier_purge(struct tier *t, const char *origin, tier_cb cb, void *arg)
+tier_purge(struct tier *t, const char *origin, int64_t purged_at,
+    long long px_ms, tier_cb cb, void *arg)
 {
-	entry_call(t, CALL_PURGE, origin, 0, "DEL %s", cb, arg);
+	struct tier_call *c = call_new(t, CALL_PURGE, origin, cb, arg);
+	char *key, *rec, *buf;
+	size_t len;
+
+	if ((buf = tier_purge_encode(origin, purged_at, &len)) == NULL) {
+		call_defer(c, TIER_ERROR, "purge record cannot be encoded");
+		return;
+	}
+	buf = tier_tagged(t, buf, &len);
+	if (call_start(c, 0) == 0) {
+		key = tier_entry_key(origin);
+		rec = tier_purge_key(origin);
+		if (call_cmd(c, "SET %s %b PX %lld", rec, buf, len,
+		        px_ms < 1 ? 1LL : px_ms) == 0)
+			call_cmd(c, "DEL %s", key);
+		free(key);
+		free(rec);
+		call_go(c);
+	}
+	free(buf);
 }
 
 void

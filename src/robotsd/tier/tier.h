@@ -6,7 +6,8 @@
  *
  * Each origin lives on exactly one server (tier_ring.h). Keys (docs/
  * scaling.md): entry "robotsd:v1:e:{ORIGIN}" holds the origin's
- * tier_value, lock "robotsd:v1:l:{ORIGIN}" a random token, and every
+ * tier_value, lock "robotsd:v1:l:{ORIGIN}" a random token, purge record
+ * "robotsd:v1:p:{ORIGIN}" when it was last purged, and every
  * publish announces ORIGIN on channel "robotsd:v1:n" of its server.
  *
  * Every call takes a callback (NULL: none wanted) that runs exactly once,
@@ -44,7 +45,9 @@
  *   - after every fetch, failures included: tier_publish with the token,
  *     px_ms = remaining lifetime + stale window (or until next_retry for a
  *     failure state); it stores, releases the lock and notifies waiters;
- *   - purge: tier_purge removes the shared copy.
+ *   - purge: tier_purge removes the shared copy, and leaves a record of
+ *     when, so that a value fetched before it and written back is not
+ *     taken (reported to tier_get's caller, who decides).
  */
 #ifndef ROBOTSD_TIER_H
 #define ROBOTSD_TIER_H
@@ -79,7 +82,9 @@ struct tier_reply {
 	struct tier_value *value; /* get TIER_OK: freed after the callback
 	                             unless the callback takes it (sets NULL) */
 	const char *token;        /* lock TIER_OK: the holder's token */
-	size_t server;            /* index of the origin's server */
+	/* get TIER_OK: the time (ms) of the origin's purge record, 0: none */
+	int64_t purged_at;
+	size_t server; /* index of the origin's server */
 	/* How long the call waited in robotsd before it was written. */
 	long queued_ms;
 };
@@ -183,7 +188,12 @@ void tier_unlock(
 /* Until a publish of origin, the lock's release, or timeout_ms. */
 void tier_wait(
     struct tier *, const char *origin, long timeout_ms, tier_cb, void *arg);
-void tier_purge(struct tier *, const char *origin, tier_cb, void *arg);
+/*
+ * Remove origin's value and leave its purge record (tier_value.h) for
+ * px_ms: purged_at (ms), which a get reports in purged_at.
+ */
+void tier_purge(struct tier *, const char *origin, int64_t purged_at,
+    long long px_ms, tier_cb, void *arg);
 
 size_t tier_server_of(const struct tier *, const char *origin);
 size_t tier_nservers(const struct tier *);
@@ -194,6 +204,7 @@ const char *tier_state_name(enum tier_state);
 /* The Redis keys of origin (allocated). */
 char *tier_entry_key(const char *origin);
 char *tier_lock_key(const char *origin);
+char *tier_purge_key(const char *origin);
 #define TIER_CHANNEL "robotsd:v1:n"
 
 /*

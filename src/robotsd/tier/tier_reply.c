@@ -18,6 +18,30 @@
 #include "tier/tier_value.h"
 #include "base/xmalloc.h"
 
+/*
+ * The purge record's reply, after a value: its time in purged_at (0: none,
+ * or one that is not the origin's, or without a valid tag: a record only
+ * ever makes a reader refuse more).
+ */
+static void
+got_purge_record(struct tier_call *c, const redisReply *r)
+{
+	int64_t ms;
+	long n;
+
+	if (r->type != REDIS_REPLY_NIL && r->type != REDIS_REPLY_STRING) {
+		tier_call_finish(c, TIER_ERROR, "unexpected reply to GET");
+		return;
+	}
+	if (r->type == REDIS_REPLY_STRING &&
+	    (n = tier_tag_open(
+	         c->t->keyed ? c->t->key : NULL, r->str, r->len)) != -1 &&
+	    tier_purge_decode(r->str, (size_t)n, c->origin, &ms) == 0)
+		c->reply.purged_at = ms;
+	tier_call_finish(c, TIER_OK, NULL);
+}
+
+/* GET of the value, then GET of its purge record. */
 static void
 got_get(struct tier_call *c, const redisReply *r)
 {
@@ -25,6 +49,10 @@ got_get(struct tier_call *c, const redisReply *r)
 	enum tier_value_err e;
 	long n;
 
+	if (c->nreplies == 2) {
+		got_purge_record(c, r);
+		return;
+	}
 	if (r->type == REDIS_REPLY_NIL) {
 		tier_call_finish(c, TIER_MISS, NULL);
 		return;
@@ -46,8 +74,7 @@ got_get(struct tier_call *c, const redisReply *r)
 		tier_call_finish(c, TIER_CORRUPT, tier_value_strerror(e));
 		return;
 	}
-	c->reply.value = v;
-	tier_call_finish(c, TIER_OK, NULL);
+	c->reply.value = v; /* the call ends at the record's reply */
 }
 
 /* Replies to SET, the optional unlock, then PUBLISH. */
@@ -76,7 +103,23 @@ got_lock(struct tier_call *c, const redisReply *r)
 		tier_call_finish(c, TIER_ERROR, "unexpected reply to SET NX");
 }
 
-/* UNLOCK, RENEW and PURGE: an integer, how many keys it touched. */
+/* PURGE: SET of the purge record, then DEL of the value. */
+static void
+got_purge(struct tier_call *c, const redisReply *r)
+{
+	if (c->nreplies == 1) {
+		if (r->type != REDIS_REPLY_STATUS || strcmp(r->str, "OK") != 0)
+			tier_call_finish(
+			    c, TIER_ERROR, "unexpected reply to SET");
+		return;
+	}
+	if (r->type != REDIS_REPLY_INTEGER)
+		tier_call_finish(c, TIER_ERROR, "unexpected reply to DEL");
+	else
+		tier_call_finish(c, r->integer > 0 ? TIER_OK : TIER_MISS, NULL);
+}
+
+/* UNLOCK, RENEW and FEED: an integer, how many keys it touched. */
 static void
 got_count(struct tier_call *c, const redisReply *r)
 {
@@ -114,7 +157,7 @@ tier_on_reply(redisAsyncContext *ac, void *reply, void *priv)
 		[CALL_UNLOCK] = got_count,
 		[CALL_RENEW] = got_count,
 		[CALL_WAIT] = got_poll,
-		[CALL_PURGE] = got_count,
+		[CALL_PURGE] = got_purge,
 		[CALL_FEED] = got_count,
 	};
 	struct tier_call *c = priv;

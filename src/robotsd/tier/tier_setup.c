@@ -43,6 +43,15 @@ tier_lock_key(const char *origin)
 	return k;
 }
 
+char *
+tier_purge_key(const char *origin)
+{
+	char *k;
+
+	xasprintf(&k, "robotsd:v1:p:{%s}", origin);
+	return k;
+}
+
 long
 tier_budget_left(const struct tier *t, double started, double now)
 {

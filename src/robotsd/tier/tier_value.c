@@ -358,3 +358,41 @@ tier_value_clear(struct tier_value *v)
 	free(v->last_modified);
 	memset(v, 0, sizeof(*v));
 }
+
+/* An origin's purge record (see tier_value.h). */
+char *
+tier_purge_encode(const char *origin, int64_t purged_at, size_t *len)
+{
+	size_t n = strlen(origin);
+	unsigned char *buf, *p;
+
+	if (n == 0 || n > TIER_VALUE_MAX_ORIGIN ||
+	    (buf = malloc(TIER_PURGE_HDR + n)) == NULL)
+		return NULL;
+	memcpy(buf, "RBTP", 4);
+	p = put_u16(buf + 4, 1);
+	p = put_u16(p, 0);
+	p = put_u32(p, (uint32_t)(TIER_PURGE_HDR + n));
+	p = put_i64(p, purged_at);
+	memcpy(p, origin, n);
+	*len = TIER_PURGE_HDR + n;
+	return (char *)buf;
+}
+
+/* The time of origin's purge record buf[0..len); -1: not one. */
+int
+tier_purge_decode(
+    const void *buf, size_t len, const char *origin, int64_t *purged_at)
+{
+	const unsigned char *b = buf;
+	size_t n = strlen(origin);
+	int64_t ms;
+
+	if (len != TIER_PURGE_HDR + n || memcmp(b, "RBTP\0\1\0\0", 8) != 0 ||
+	    get_u32(b + 8) != len || memcmp(b + TIER_PURGE_HDR, origin, n) != 0)
+		return -1;
+	if ((ms = get_i64(b + 12)) <= 0)
+		return -1;
+	*purged_at = ms;
+	return 0;
+}

@@ -104,6 +104,20 @@ enum tier_value_err tier_value_decode(
     const void *buf, size_t len, const char *origin, struct tier_value *v);
 const char *tier_value_strerror(enum tier_value_err);
 void tier_value_clear(struct tier_value *); /* frees the strings; NULL ok */
+/*
+ * An origin's purge record, kept beside its entry after a purge: "RBTP",
+ * u16 version 1, u16 0, u32 its total length (framed as a value is, so a
+ * tag trailer goes after it the same way), i64 the purge's time (ms), then
+ * the origin's bytes (the whole rest).
+ * A value fetched before that time is refused by readers (shared.c), so
+ * an old value written again after the purge is not taken. Encode: NULL
+ * on no memory or an origin out of range. Decode: 0 with *purged_at set,
+ * or -1 (another origin's, not a record, a time not after 1970).
+ */
+#define TIER_PURGE_HDR 20
+char *tier_purge_encode(const char *origin, int64_t purged_at, size_t *len);
+int tier_purge_decode(
+    const void *buf, size_t len, const char *origin, int64_t *purged_at);
 /* CRC-32 (IEEE 802.3, as zlib's crc32) of buf. */
 uint32_t tier_crc32(const void *buf, size_t len);
 
