@@ -329,7 +329,8 @@ class RobotsctlTest(unittest.TestCase):
         page, ok, never = self.json_lines(out)
         self.assertEqual(page["usage"], {"train-ai": "disallowed",
                                          "search": "allowed",
-                                         "ai-input": "unknown"})
+                                         "ai-input": "unknown",
+                                         "ai-use": "unknown"})
         self.assertEqual(page["usage_from"], [
             {"directive": "content-signal", "pattern": "/", "line": 1,
              "value": "search=yes, ai-train=no", "scope": "file"},
@@ -353,7 +354,8 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(out.splitlines(), [
             "allowed https://example.com/page (line 3: allow /)",
-            "  usage: train-ai=disallowed search=allowed ai-input=unknown",
+            "  usage: train-ai=disallowed search=allowed ai-input=unknown "
+            "ai-use=unknown",
             "    line 1: content-signal (file) / search=yes, ai-train=no",
             "    line 5: content-usage / train-ai=n"])
 

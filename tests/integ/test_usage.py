@@ -24,11 +24,14 @@ User-Agent: ExampleBot
 Allow: /
 Content-Usage: train-ai=y
 """
-UNKNOWN = {"train-ai": "unknown", "search": "unknown", "ai-input": "unknown"}
+UNKNOWN = {"train-ai": "unknown", "search": "unknown", "ai-input": "unknown",
+           "ai-use": "unknown"}
 
 
-def prefs(train="unknown", search="unknown", ai_input="unknown"):
-    return {"train-ai": train, "search": search, "ai-input": ai_input}
+def prefs(train="unknown", search="unknown", ai_input="unknown",
+          ai_use="unknown"):
+    return {"train-ai": train, "search": search, "ai-input": ai_input,
+            "ai-use": ai_use}
 
 
 def usage_line(line, pattern, value):
@@ -315,7 +318,8 @@ class Usage(DaemonTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, (
             "allowed http://ex.test/test (line 2: allow /)\n"
-            "  usage: train-ai=disallowed search=unknown ai-input=unknown\n"
+            "  usage: train-ai=disallowed search=unknown ai-input=unknown "
+            "ai-use=unknown\n"
             "    line 4: content-usage / train-ai=n\n"
             "  token google-extended: disallowed (line 12: disallow /)\n"))
         r = ctl("check", "--usage", "http://ex.test/never/x", "TestBot")
