@@ -66,7 +66,7 @@ size_t robots_memsize(const struct robots *);
  * image or memory runs out). Images are only valid for the same build:
  * store ROBOTS_IMAGE_VERSION beside them.
  */
-#define ROBOTS_IMAGE_VERSION 4
+#define ROBOTS_IMAGE_VERSION 5
 const void *robots_image(const struct robots *, size_t *len);
 struct robots *robots_from_image(const void *, size_t len);
 /*
@@ -76,7 +76,8 @@ struct robots *robots_from_image(const void *, size_t len);
 struct robots *robots_adopt_image(void *buf, size_t len);
 /*
  * The same for an image stored with an older ROBOTS_IMAGE_VERSION: version
- * 3 (before usage preferences) is read too, as a ruleset without
+ * 3 (before usage preferences) and version 4 (before the purpose ai-use
+ * and the author warnings of version 5) are read too, as a ruleset without
  * preference data (robots_has_prefs() 0: robots_usage() answers all
  * unknown, no extra lines or warnings); the access verdicts are the same.
  * Such a ruleset's own image is one of this version without preference
@@ -143,9 +144,10 @@ enum robots_purpose {
 	ROBOTS_PURPOSE_TRAIN_AI, /* Content-Usage train-ai, Signal ai-train */
 	ROBOTS_PURPOSE_SEARCH,   /* Content-Usage search, Signal search */
 	ROBOTS_PURPOSE_AI_INPUT, /* Signal ai-input */
+	ROBOTS_PURPOSE_AI_USE,   /* Content-Usage ai-use (AIPREF vocab-08) */
 	ROBOTS_PURPOSES,
 };
-/* "train-ai", "search", "ai-input" */
+/* "train-ai", "search", "ai-input", "ai-use" */
 const char *robots_purpose_name(enum robots_purpose);
 /* "unknown", "allowed", "disallowed" */
 const char *robots_pref_name(enum robots_pref);

@@ -84,6 +84,7 @@ func ExampleClient_CheckWith() {
 	// train-ai: disallowed
 	// search: unknown
 	// ai-input: unknown
+	// ai-use: unknown
 	// decided by line 3: content-usage / train-ai=n
 	// google-extended: false
 }

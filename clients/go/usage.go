@@ -39,10 +39,11 @@ const (
 	PurposeTrainAI Purpose = "train-ai"
 	PurposeSearch  Purpose = "search"
 	PurposeAIInput Purpose = "ai-input"
+	PurposeAIUse   Purpose = "ai-use" // Content-Usage ai-use (AIPREF vocab-08)
 )
 
 // Purposes lists the purposes robotsd answers.
-var Purposes = []Purpose{PurposeTrainAI, PurposeSearch, PurposeAIInput}
+var Purposes = []Purpose{PurposeTrainAI, PurposeSearch, PurposeAIInput, PurposeAIUse}
 
 // Usage maps every purpose to the site's preference for the URL.
 type Usage map[Purpose]Preference

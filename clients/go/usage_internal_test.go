@@ -9,7 +9,7 @@ import (
 // An answer's usage fields are checked against what the request asked
 // for: missing or of the wrong type is a CodeProtocol error.
 func TestAnswerUsageFieldsAreChecked(t *testing.T) {
-	usage := `"usage":{"train-ai":"allowed","search":"unknown","ai-input":"disallowed"}`
+	usage := `"usage":{"train-ai":"allowed","search":"unknown","ai-input":"disallowed","ai-use":"unknown"}`
 	from := `"usage_from":[{"directive":"content-usage","pattern":"/","line":1,"value":"train-ai=y"}]`
 	both := &CheckOptions{Usage: true, Tokens: []string{"G"}}
 	cases := []struct {
@@ -26,7 +26,7 @@ func TestAnswerUsageFieldsAreChecked(t *testing.T) {
 		{`{"ok":true,"allowed":true,` + usage + `}`, &CheckOptions{Usage: true}, false},
 		{`{"ok":true,"allowed":true,"usage":["train-ai"],` + from + `}`, &CheckOptions{Usage: true}, false},
 		{`{"ok":true,"allowed":true,"usage":{"train-ai":"allowed"},` + from + `}`, &CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true,"usage":{"train-ai":"yes","search":"unknown","ai-input":"unknown"},` + from + `}`,
+		{`{"ok":true,"allowed":true,"usage":{"train-ai":"yes","search":"unknown","ai-input":"unknown","ai-use":"unknown"},` + from + `}`,
 			&CheckOptions{Usage: true}, false},
 		{`{"ok":true,"allowed":true,` + usage + `,"usage_from":{}}`, &CheckOptions{Usage: true}, false},
 		{`{"ok":true,"allowed":true,` + usage + `,"usage_from":null}`, &CheckOptions{Usage: true}, false},

@@ -55,12 +55,14 @@ func TestCheckWithUsage(t *testing.T) {
 		// train-ai: Content-Usage allowed, Content-Signal disallowed;
 		// search: n against yes
 		{"http://usage.test/a", robotsd.Usage{robotsd.PurposeTrainAI: robotsd.PreferenceDisallowed,
-			robotsd.PurposeSearch: robotsd.PreferenceDisallowed, robotsd.PurposeAIInput: robotsd.PreferenceUnknown},
+			robotsd.PurposeSearch: robotsd.PreferenceDisallowed, robotsd.PurposeAIInput: robotsd.PreferenceUnknown,
+			robotsd.PurposeAIUse: robotsd.PreferenceUnknown},
 			[]robotsd.UsageStatement{signalLine, {Directive: "content-usage", Pattern: "/", Line: 4,
 				Value: "train-ai=y, search=n"}}},
 		// /pub/ is the longest match: train-ai unknown there, search y
 		{"http://usage.test/pub/x", robotsd.Usage{robotsd.PurposeTrainAI: robotsd.PreferenceDisallowed,
-			robotsd.PurposeSearch: robotsd.PreferenceAllowed, robotsd.PurposeAIInput: robotsd.PreferenceUnknown},
+			robotsd.PurposeSearch: robotsd.PreferenceAllowed, robotsd.PurposeAIInput: robotsd.PreferenceUnknown,
+			robotsd.PurposeAIUse: robotsd.PreferenceUnknown},
 			[]robotsd.UsageStatement{signalLine, {Directive: "content-usage", Pattern: "/pub/", Line: 5,
 				Value: "search=y"}}},
 	}
@@ -107,7 +109,8 @@ func TestCheckManyWithUsageAndTokens(t *testing.T) {
 		}
 	}
 	unknown := robotsd.Usage{robotsd.PurposeTrainAI: robotsd.PreferenceUnknown,
-		robotsd.PurposeSearch: robotsd.PreferenceUnknown, robotsd.PurposeAIInput: robotsd.PreferenceUnknown}
+		robotsd.PurposeSearch: robotsd.PreferenceUnknown, robotsd.PurposeAIInput: robotsd.PreferenceUnknown,
+		robotsd.PurposeAIUse: robotsd.PreferenceUnknown}
 	if !reflect.DeepEqual(res[2].Usage, unknown) || len(res[2].UsageFrom) != 0 {
 		t.Errorf("404 origin: usage %v from %v; want all unknown", res[2].Usage, res[2].UsageFrom)
 	}

@@ -97,7 +97,7 @@ export interface Rule {
 export type Preference = "allowed" | "disallowed" | "unknown";
 
 /** The purposes robotsd answers. */
-export type Purpose = "train-ai" | "search" | "ai-input";
+export type Purpose = "train-ai" | "search" | "ai-input" | "ai-use";
 export declare const PURPOSES: readonly Purpose[];
 
 /** Purpose -> preference: every Purpose, and any a newer robotsd adds. */

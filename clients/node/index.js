@@ -38,7 +38,7 @@ export function resolveSocket(path) {
 }
 
 /** The purposes robotsd answers usage preferences for. */
-export const PURPOSES = Object.freeze(["train-ai", "search", "ai-input"]);
+export const PURPOSES = Object.freeze(["train-ai", "search", "ai-input", "ai-use"]);
 const PREFERENCES = new Set(["allowed", "disallowed", "unknown"]);
 const DIRECTIVES = new Set(["content-usage", "content-signal"]);
 const SCOPES = new Set(["group", "file"]);

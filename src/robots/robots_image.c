@@ -79,9 +79,11 @@ robots_from_image_version(const void *buf, size_t len, unsigned version)
 }
 
 /*
- * Version 3 is version 4 without the preference section: the same header
+ * Version 3 is version 5 without the preference section: the same header
  * (prefs sat in its padding) and tables, so it is read in place with
- * prefs 0.
+ * prefs 0. Version 4 has the section, but compiled without the purpose
+ * ai-use and the author warnings: checked for bounds, then read as
+ * version 3 (its preferences are answered from the body again).
  */
 struct robots *
 robots_adopt_image_version(void *buf, size_t len, unsigned version)
@@ -93,7 +95,7 @@ robots_adopt_image_version(void *buf, size_t len, unsigned version)
 	    (offsetof(struct robots, prefs) + alignof(struct robots) - 1) &
 	    ~(alignof(struct robots) - 1);
 
-	if (len < sizeof(*r) || (version != 3 && version != 4) ||
+	if (len < sizeof(*r) || version < 3 || version > ROBOTS_IMAGE_VERSION ||
 	    (version == 3 && v3_head != sizeof(*r))) {
 		free(buf);
 		return NULL;
@@ -101,8 +103,13 @@ robots_adopt_image_version(void *buf, size_t len, unsigned version)
 	if (version == 3)
 		r->prefs = 0;
 	if (!robots_image_bounded(r, len) ||
-	    (version == 4 && !robots_prefs_bounded(r, len)) ||
-	    !robots_image_deep_ok(r, len) || !robots_prefs_deep_ok(r)) {
+	    (version > 3 && !robots_prefs_bounded(r, len))) {
+		free(buf);
+		return NULL;
+	}
+	if (version == 4)
+		r->prefs = 0;
+	if (!robots_image_deep_ok(r, len) || !robots_prefs_deep_ok(r)) {
 		free(buf);
 		return NULL;
 	}

@@ -1,9 +1,9 @@
 /*
  * robots_int.h: the layout of a compiled ruleset, shared by the parser and
  * the layout that build it (robots_parse.c, robots_parse_prefs.c,
- * robots_build.c), the matcher and the preference answers that read it
- * (robots_match.c, robots_usage.c), the product-token helpers
- * (robots_agent.c) and the image and its deep check (robots_image.c,
+ * robots_parse_author.c, robots_build.c), the matcher and the preference
+ * answers that read it (robots_match.c, robots_usage.c), the product-token
+ * helpers (robots_agent.c) and the image and its deep check (robots_image.c,
  * robots_image_check.c). Not part of the API.
  *
  * A ruleset is one allocation: this header, then its tables (hot ones
@@ -181,6 +181,9 @@ enum robots_wcode {
 	RW_SIGNAL_OUTSIDE,
 	RW_GROUP_SPLIT,
 	RW_DISALLOWED_PATH,
+	RW_PREF_NOT_IN_STAR, /* robots_parse_author.c */
+	RW_ALLOW_TIE,
+	RW_PREF_CONFLICT,
 	RW_CODES,
 };
 
@@ -337,6 +340,8 @@ struct robots_sortent {
  * turns to heap sort (64 is plenty).
  */
 void robots_sortent_sort(struct robots_sortent *v, uint32_t n, int budget);
+/* The key of a literal s (len bytes) for robots_sortent_sort(). */
+uint64_t robots_sortent_key(const char *s, size_t len);
 /* The need mask of a compiled glob p (n bytes, literal prefix lit). */
 uint64_t robots_match_need(const char *p, size_t n, size_t lit);
 /*

@@ -367,6 +367,12 @@ robots_match_sortent_sift(struct robots_sortent *v, uint32_t i, uint32_t n)
 	v[i] = t;
 }
 
+uint64_t
+robots_sortent_key(const char *s, size_t len)
+{
+	return robots_match_key(s, len);
+}
+
 /* Heap sort: the bounded fallback when quicksort pivots go badly. */
 static void
 robots_match_sortent_heap(struct robots_sortent *v, uint32_t n)

@@ -1,7 +1,8 @@
 /*
  * robots_parse_int.h: the parser's private types and its growable
  * vectors, shared by the line parser (robots_parse.c), its preference
- * lines (robots_parse_prefs.c), the compiled form of their patterns
+ * lines (robots_parse_prefs.c), the warnings for the file's author
+ * (robots_parse_author.c), the compiled form of their patterns
  * (robots_pattern.c) and the layout that compiles its tables into a
  * ruleset (robots_build.c). Nothing else includes it.
  */
@@ -145,6 +146,21 @@ robots_parse_vec_push(struct vec *v, size_t sz, int *nomem)
 	return e;
 }
 
+/* A warning about line (enum robots_wcode), at most PARSE_WARN_MAX. */
+#define PARSE_WARN_MAX 1024
+static inline void
+robots_parse_warn(struct parser *p, uint32_t line, unsigned code)
+{
+	struct twarn *w;
+
+	if (p->warns.n < PARSE_WARN_MAX &&
+	    (w = robots_parse_vec_push(&p->warns, sizeof(*w), &p->nomem)) !=
+	        NULL) {
+		w->line = line;
+		w->code = code;
+	}
+}
+
 /*
  * Normalize pattern v (n bytes) into o (room for 3 * n) and compile it
  * as a rule's: r's comp_len, lit_len, anchored; returns the normalized
@@ -170,5 +186,11 @@ void robots_prefs_user_agent(struct parser *p, int joins);
 /* The preference section laid out after r (robots_build.c's result). */
 struct robots *robots_prefs_attach(struct parser *p, struct robots *r);
 void robots_prefs_clear(struct parser *p);
+/*
+ * pref_not_in_star_group, allow_disallow_tie and pref_conflict, once the
+ * whole body is parsed and its agents have their token ids
+ * (robots_parse_author.c).
+ */
+void robots_author_warnings(struct parser *p);
 
 #endif /* ROBOTS_PARSE_INT_H */

@@ -18,7 +18,7 @@
  * Bounds: of the lines that are not preference lines (License, unknown
  * directives: an HTML page served as robots.txt has thousands) the first
  * OTHER_MAX, within OTHER_TEXT bytes of name and value, are kept, and at
- * most WARN_MAX warnings; preference lines are all kept, as they decide
+ * most PARSE_WARN_MAX warnings; preference lines are all kept, as they decide
  * answers. A compiled ruleset of a file without such lines is unchanged.
  */
 #include <config.h>
@@ -32,7 +32,6 @@
 
 #define OTHER_MAX 64
 #define OTHER_TEXT 4096
-#define WARN_MAX 1024
 #define DISALLOWED_AGENTS 4
 #define DISALLOWED_CHECKS 4096
 
@@ -49,18 +48,6 @@ robots_parse_prefs_key_is(const char *key, size_t n, const char *lit)
 		    lit[i])
 			return 0;
 	return 1;
-}
-
-static void
-robots_parse_prefs_warn(struct parser *p, uint32_t line, enum robots_wcode code)
-{
-	struct twarn *w;
-
-	if (p->warns.n < WARN_MAX && (w = robots_parse_vec_push(&p->warns,
-	                                  sizeof(*w), &p->nomem)) != NULL) {
-		w->line = line;
-		w->code = code;
-	}
 }
 
 static uint32_t
@@ -150,15 +137,15 @@ robots_parse_prefs_statement(struct parser *p, enum robots_pref_kind kind,
 		robots_pref_read_signal(prefs, rest, &rd);
 	memcpy(s->pref, rd.pref, sizeof(s->pref));
 	if (rd.warn & PREF_W_PARSE)
-		robots_parse_prefs_warn(p, line,
+		robots_parse_warn(p, line,
 		    kind == ROBOTS_CONTENT_USAGE ? RW_PARSE_USAGE
 		                                 : RW_PARSE_SIGNAL);
 	if (rd.warn & PREF_W_NONSTANDARD)
-		robots_parse_prefs_warn(p, line,
+		robots_parse_warn(p, line,
 		    kind == ROBOTS_CONTENT_USAGE ? RW_NONSTANDARD_USAGE
 		                                 : RW_NONSTANDARD_SIGNAL);
 	if (rd.warn & PREF_W_LABEL)
-		robots_parse_prefs_warn(p, line,
+		robots_parse_warn(p, line,
 		    kind == ROBOTS_CONTENT_USAGE ? RW_LABEL_USAGE
 		                                 : RW_LABEL_SIGNAL);
 	if (group != ROBOTS_NONE &&
@@ -178,15 +165,15 @@ robots_prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
 	robots_parse_prefs_extra(
 	    p, key, kn, v, n, line, (usage || signal) && colon);
 	if ((usage || signal) && !colon)
-		robots_parse_prefs_warn(p, line, RW_PARSE_NO_COLON);
+		robots_parse_warn(p, line, RW_PARSE_NO_COLON);
 	else if (usage && group == ROBOTS_NONE)
-		robots_parse_prefs_warn(p, line, RW_USAGE_OUTSIDE);
+		robots_parse_warn(p, line, RW_USAGE_OUTSIDE);
 	else if (usage)
 		robots_parse_prefs_statement(
 		    p, ROBOTS_CONTENT_USAGE, v, n, line, group);
 	else if (signal) {
 		if (group == ROBOTS_NONE)
-			robots_parse_prefs_warn(p, line, RW_SIGNAL_OUTSIDE);
+			robots_parse_warn(p, line, RW_SIGNAL_OUTSIDE);
 		robots_parse_prefs_statement(
 		    p, ROBOTS_CONTENT_SIGNAL, v, n, line, group);
 	}
@@ -200,7 +187,7 @@ robots_prefs_user_agent(struct parser *p, int joins)
 
 	if (joins)
 		for (i = p->prefs.n - p->pend; i < p->prefs.n; i++)
-			robots_parse_prefs_warn(p, s[i].line, RW_GROUP_SPLIT);
+			robots_parse_warn(p, s[i].line, RW_GROUP_SPLIT);
 	p->pend = 0;
 }
 
@@ -222,6 +209,20 @@ robots_parse_prefs_warn_cmp(const void *a, const void *b)
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* Sort the warnings; one of a code for a line (a pair warns each side). */
+static void
+robots_parse_prefs_warn_sort(struct parser *p)
+{
+	struct twarn *w = p->warns.v;
+	size_t i, n = 1;
+
+	qsort(w, p->warns.n, sizeof(*w), robots_parse_prefs_warn_cmp);
+	for (i = 1; i < p->warns.n; i++)
+		if (robots_parse_prefs_warn_cmp(&w[i], &w[n - 1]) != 0)
+			w[n++] = w[i];
+	p->warns.n = n;
 }
 
 /* pref_on_disallowed_path for the group statements of p (see above). */
@@ -247,7 +248,7 @@ robots_parse_prefs_warn_disallowed(struct parser *p, const struct robots *r)
 			    (const char *)p->pcomp.v + s[i].comp, s[i].lit_len,
 			    &v);
 			if (!v.allowed) {
-				robots_parse_prefs_warn(
+				robots_parse_warn(
 				    p, s[i].line, RW_DISALLOWED_PATH);
 				break;
 			}
@@ -444,11 +445,11 @@ robots_prefs_attach(struct parser *p, struct robots *r)
 	char *base;
 
 	robots_parse_prefs_warn_disallowed(p, r);
+	robots_author_warnings(p);
 	if (p->nomem)
 		goto fail;
 	if (p->warns.n > 1)
-		qsort(p->warns.v, p->warns.n, sizeof(struct twarn),
-		    robots_parse_prefs_warn_cmp);
+		robots_parse_prefs_warn_sort(p);
 	if (p->prefs.n == 0 && p->extras.n == 0 && p->warns.n == 0) {
 		r->prefs = ROBOTS_PREFS_EMPTY;
 		return r;

@@ -63,6 +63,9 @@ robots_pref_read_usage(const char *v, size_t n, struct pref_read *out)
 		else if (robots_prefs_is(
 		             nodes[i].key, nodes[i].key_len, "search"))
 			purpose = ROBOTS_PURPOSE_SEARCH;
+		else if (robots_prefs_is(
+		             nodes[i].key, nodes[i].key_len, "ai-use"))
+			purpose = ROBOTS_PURPOSE_AI_USE;
 		else {
 			out->warn |= PREF_W_LABEL;
 			continue;
@@ -124,6 +127,8 @@ robots_prefs_signal_member(const char *s, size_t n, struct pref_read *out)
 		purpose = ROBOTS_PURPOSE_AI_INPUT;
 	else if (robots_prefs_is_ci(s, k, "ai-train"))
 		purpose = ROBOTS_PURPOSE_TRAIN_AI;
+	else if (robots_prefs_is_ci(s, k, "use"))
+		return; /* known (use=reference), no purpose: no warning */
 	else {
 		out->warn |= PREF_W_LABEL;
 		return;

@@ -24,16 +24,19 @@ struct pref_read {
 };
 
 /*
- * Content-Usage PREFS: train-ai and search are allowed for the Token y,
- * disallowed for the Token n (parameters ignored), else unknown; a later
- * duplicate wins; a Dictionary that does not parse, or empty PREFS, makes
- * all unknown (PREF_W_PARSE). ai-input is always unknown here.
+ * Content-Usage PREFS: train-ai, search and ai-use (AIPREF vocab-08) are
+ * allowed for the Token y, disallowed for the Token n (parameters
+ * ignored), else unknown; a later duplicate wins; a Dictionary that does
+ * not parse, or empty PREFS, makes all unknown (PREF_W_PARSE). ai-input
+ * is always unknown here.
  */
 void robots_pref_read_usage(const char *v, size_t n, struct pref_read *out);
 /*
  * Content-Signal PREFS: members KEY=VALUE split at commas, keys search,
- * ai-input, ai-train and values yes / no case-insensitive; a member of
- * another shape is skipped (PREF_W_PARSE); a later duplicate wins.
+ * ai-input, ai-train and values yes / no case-insensitive; the key use
+ * (Cloudflare's use=reference) is known and answers no purpose, whatever
+ * its value; a member of another shape is skipped (PREF_W_PARSE); a later
+ * duplicate wins. ai-use is always unknown here.
  */
 void robots_pref_read_signal(const char *v, size_t n, struct pref_read *out);
 

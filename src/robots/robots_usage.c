@@ -20,6 +20,8 @@ robots_purpose_name(enum robots_purpose p)
 		return "search";
 	case ROBOTS_PURPOSE_AI_INPUT:
 		return "ai-input";
+	case ROBOTS_PURPOSE_AI_USE:
+		return "ai-use";
 	case ROBOTS_PURPOSES:
 		break;
 	}
@@ -242,16 +244,17 @@ static const struct {
 	[RW_USAGE_OUTSIDE] = { "usage_outside_group",
 	    "Content-Usage before the first User-agent line: ignored" },
 	[RW_NONSTANDARD_USAGE] = { "pref_value_nonstandard",
-	    "Content-Usage value of train-ai or search is not the token y "
-	    "or n: that purpose is unknown" },
+	    "Content-Usage value of train-ai, search or ai-use is not the "
+	    "token y or n: that purpose is unknown" },
 	[RW_NONSTANDARD_SIGNAL] = { "pref_value_nonstandard",
 	    "Content-Signal value is not yes or no: that purpose is "
 	    "unknown" },
 	[RW_LABEL_USAGE] = { "pref_label_unknown",
-	    "Content-Usage label other than train-ai and search: ignored" },
-	[RW_LABEL_SIGNAL] = { "pref_label_unknown",
-	    "Content-Signal key other than search, ai-input and ai-train: "
+	    "Content-Usage label other than train-ai, search and ai-use: "
 	    "ignored" },
+	[RW_LABEL_SIGNAL] = { "pref_label_unknown",
+	    "Content-Signal key other than search, ai-input, ai-train and "
+	    "use: ignored" },
 	[RW_SIGNAL_OUTSIDE] = { "signal_outside_group",
 	    "Content-Signal before the first User-agent line: it applies "
 	    "to every agent" },
@@ -261,6 +264,15 @@ static const struct {
 	[RW_DISALLOWED_PATH] = { "pref_on_disallowed_path",
 	    "preferences for a path the group may not fetch: a disallowed "
 	    "URL has no preferences" },
+	[RW_PREF_NOT_IN_STAR] = { "pref_not_in_star_group",
+	    "preference line in a group without User-agent: *: only that "
+	    "group's agents get it, not those of the * group" },
+	[RW_ALLOW_TIE] = { "allow_disallow_tie",
+	    "Disallow with the same pattern as an Allow for the same agent: "
+	    "the Allow wins (RFC 9309), this Disallow has no effect" },
+	[RW_PREF_CONFLICT] = { "pref_conflict",
+	    "Content-Usage and Content-Signal disagree on train-ai or search "
+	    "for the same pattern: the most restrictive (disallowed) wins" },
 };
 
 size_t

@@ -3,7 +3,10 @@
  * robots.txt offline with librobots, the library the daemon uses, and
  * prints one check-shaped verdict per URL, as text or as a JSON line;
  * with --usage the URL's usage preferences and with --token T the verdict
- * for each control token, written as robotsd writes them (usagew.h).
+ * for each control token, written as robotsd writes them (usagew.h). The
+ * file's warnings, for its author: with --json in every URL's object
+ * ("warnings", as inspect's), else on stderr, one line each, before the
+ * verdicts.
  */
 #include <config.h>
 
@@ -120,6 +123,8 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 		buf_lit(b, ",\"ok\":false,");
 		proto_error_member(
 		    b, proto_url_err(e), robots_url_err_message(e));
+		buf_lit(b, ",\"warnings\":");
+		jw_warnings(b, r);
 		buf_lit(b, "}");
 		return;
 	}
@@ -144,6 +149,8 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 	if (ctl->ntokens > 0)
 		test_tokens(b, ctl, r, &u);
 	robots_url_clear(&u);
+	buf_lit(b, ",\"warnings\":");
+	jw_warnings(b, r);
 	buf_lit(b, "}");
 }
 
@@ -169,6 +176,22 @@ test_print(const struct ctl *ctl, const char *url, struct buf *b)
 	return 0;
 }
 
+/* The file's warnings on stderr: "FILE:LINE: CODE: MESSAGE". */
+static void
+test_warnings(const char *file, const struct robots *r)
+{
+	struct robots_warning w;
+	size_t i;
+
+	if (strcmp(file, "-") == 0)
+		file = "stdin";
+	for (i = 0; i < robots_warning_count(r); i++) {
+		robots_warning(r, i, &w);
+		fprintf(
+		    stderr, "%s:%u: %s: %s\n", file, w.line, w.code, w.message);
+	}
+}
+
 /* test FILE AGENT URL...: see robotsctl.h. */
 int
 ctl_cmd_test(const struct ctl *ctl, int argc, char **argv)
@@ -179,6 +202,8 @@ ctl_cmd_test(const struct ctl *ctl, int argc, char **argv)
 
 	if ((r = load_robots(argv[0])) == NULL)
 		return CTL_EXIT_ERROR;
+	if (!ctl->json)
+		test_warnings(argv[0], r);
 	for (i = 2; i < argc; i++) {
 		buf_reset(&b);
 		test_url(&b, ctl, r, argv[1], argv[i], &allowed);

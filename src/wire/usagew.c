@@ -1,5 +1,6 @@
 /*
- * usagew.c: the usage and tokens answer members (usagew.h).
+ * usagew.c: the usage and tokens answer members and the warnings of a
+ * ruleset (usagew.h).
  */
 #include <config.h>
 
@@ -97,4 +98,26 @@ jw_token(struct buf *b, const char *token, size_t len,
 		buf_lit(b, ":{\"allowed\":false,\"rule\":");
 	jw_rule(b, v);
 	buf_lit(b, "}");
+}
+
+void
+jw_warnings(struct buf *b, const struct robots *r)
+{
+	struct robots_warning w;
+	size_t i;
+
+	buf_lit(b, "[");
+	for (i = 0; r != NULL && i < robots_warning_count(r); i++) {
+		robots_warning(r, i, &w);
+		if (i > 0)
+			buf_lit(b, ",");
+		buf_lit(b, "{\"line\":");
+		jw_int(b, w.line);
+		buf_lit(b, ",\"code\":");
+		jw_str(b, w.code, strlen(w.code));
+		buf_lit(b, ",\"message\":");
+		jw_str(b, w.message, strlen(w.message));
+		buf_lit(b, "}");
+	}
+	buf_lit(b, "]");
 }

@@ -1,6 +1,7 @@
 /*
- * usagew.h: the answer members of usage preferences and control tokens
- * (docs/protocol.md), written the same by robotsd and robotsctl.
+ * usagew.h: the answer members of usage preferences and control tokens,
+ * and a ruleset's warnings (docs/protocol.md), written the same by robotsd
+ * and robotsctl.
  */
 #ifndef ROBOTS_USAGEW_H
 #define ROBOTS_USAGEW_H
@@ -28,5 +29,11 @@ void jw_rule(struct buf *, const struct robots_verdict *v);
  */
 void jw_token(struct buf *, const char *token, size_t len,
     const struct robots_verdict *v);
+
+/*
+ * The remarks librobots made about a ruleset (inspect's and robotsctl
+ * test's "warnings"): [{"line":N,"code":C,"message":T},...]; r NULL: [].
+ */
+void jw_warnings(struct buf *, const struct robots *r);
 
 #endif /* ROBOTS_USAGEW_H */

@@ -238,12 +238,13 @@ class RobotsctlTest(unittest.TestCase):
              "allowed": False, "reason": "rule",
              "rule": {"directive": "disallow", "pattern": "/private/",
                       "line": 2},
-             "crawl_delay": 5},
+             "crawl_delay": 5, "warnings": []},
             {"url": "https://example.com/", "ok": True, "allowed": True,
-             "reason": "no_rule", "rule": None, "crawl_delay": 5},
+             "reason": "no_rule", "rule": None, "crawl_delay": 5,
+             "warnings": []},
             {"url": "https://example.com/robots.txt", "ok": True,
              "allowed": True, "reason": "robots_txt", "rule": None,
-             "crawl_delay": 5},
+             "crawl_delay": 5, "warnings": []},
         ])
 
     def test_json_crawl_delay_is_null_without_one(self):
@@ -252,7 +253,8 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertEqual(self.json_lines(out), [
             {"url": "https://example.com/", "ok": True, "allowed": True,
-             "reason": "no_rule", "rule": None, "crawl_delay": None}])
+             "reason": "no_rule", "rule": None, "crawl_delay": None,
+             "warnings": []}])
 
     def test_json_bad_url_and_unsupported_scheme_carry_error_codes(self):
         rc, out, _ = self.run_test(BASIC, "AnyBot", "https://",
@@ -262,7 +264,8 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(len(lines), 2)
         for line, url, code in zip(lines, ["https://", "gopher://example.com/"],
                                    ["bad_url", "unsupported_scheme"]):
-            self.assertEqual(sorted(line), ["error", "ok", "url"])
+            self.assertEqual(sorted(line), ["error", "ok", "url",
+                                            "warnings"])
             self.assertEqual(line["url"], url)
             self.assertIs(line["ok"], False)
             self.assertEqual(line["error"]["code"], code)
@@ -276,7 +279,7 @@ class RobotsctlTest(unittest.TestCase):
         url = "https://example.com/private/x"
         want = [{"url": url, "ok": True, "allowed": False, "reason": "rule",
                  "rule": {"directive": "disallow", "pattern": "/private/",
-                          "line": 2}, "crawl_delay": 5}]
+                          "line": 2}, "crawl_delay": 5, "warnings": []}]
         for args in (["test", "--json", path, "AnyBot", url],
                      ["test", path, "AnyBot", url, "--json"]):
             with self.subTest(args=args):
@@ -329,7 +332,8 @@ class RobotsctlTest(unittest.TestCase):
         page, ok, never = self.json_lines(out)
         self.assertEqual(page["usage"], {"train-ai": "disallowed",
                                          "search": "allowed",
-                                         "ai-input": "unknown"})
+                                         "ai-input": "unknown",
+                                         "ai-use": "unknown"})
         self.assertEqual(page["usage_from"], [
             {"directive": "content-signal", "pattern": "/", "line": 1,
              "value": "search=yes, ai-train=no", "scope": "file"},
@@ -353,9 +357,81 @@ class RobotsctlTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(out.splitlines(), [
             "allowed https://example.com/page (line 3: allow /)",
-            "  usage: train-ai=disallowed search=allowed ai-input=unknown",
+            "  usage: train-ai=disallowed search=allowed ai-input=unknown "
+            "ai-use=unknown",
             "    line 1: content-signal (file) / search=yes, ai-train=no",
             "    line 5: content-usage / train-ai=n"])
+
+    # --- warnings for the file's author -----------------------------------
+
+    AUTHOR = ("User-agent: *\n"                              # 1
+              "Allow: /\n"                                   # 2
+              "Disallow: /\n"                                # 3 tie
+              "Content-Signal: ai-train=no\n"                # 4
+              "Content-Usage: train-ai=y\n"                  # 5 conflict
+              "\n"
+              "User-agent: LastBot\n"                        # 7
+              "Disallow: /x\n"                               # 8
+              "Content-Signal: search=yes, ai-train=no\n")   # 9 pasted
+
+    def test_warnings_go_to_stderr_once_with_their_line(self):
+        path = self.write(self.AUTHOR)
+        rc, out, err = self.run_ctl("test", path, "AnyBot",
+                                    "https://example.com/a",
+                                    "https://example.com/b")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), [
+            "allowed https://example.com/a (line 2: allow /)",
+            "allowed https://example.com/b (line 2: allow /)"])
+        lines = err.splitlines()
+        self.assertEqual([x.split(": ")[0:2] for x in lines], [
+            [path + ":3", "allow_disallow_tie"],
+            [path + ":5", "pref_conflict"],
+            [path + ":9", "pref_not_in_star_group"]])
+        self.assertIn("the Allow wins", lines[0])
+
+    def test_json_warnings_in_every_url_object(self):
+        rc, out, err = self.run_test(self.AUTHOR, "AnyBot",
+                                     "https://example.com/a", "not a url",
+                                     json_out=True)
+        self.assertEqual(rc, 2, err)
+        good, bad = self.json_lines(out)
+        want = [(3, "allow_disallow_tie"), (5, "pref_conflict"),
+                (9, "pref_not_in_star_group")]
+        for obj in (good, bad):
+            self.assertEqual([(w["line"], w["code"])
+                              for w in obj["warnings"]], want)
+            for w in obj["warnings"]:
+                self.assertEqual(sorted(w), ["code", "line", "message"])
+        self.assertNotIn("allow_disallow_tie", err)  # not twice
+
+    def test_a_clean_file_warns_nothing(self):
+        # Near misses of each warning, and Cloudflare's use=reference.
+        body = ("User-agent: *\n"
+                "Allow: /a*\n"
+                "Disallow: /a\n"
+                "Content-Signal: search=yes, ai-train=no, use=reference\n"
+                "Content-Usage: /blog train-ai=y\n"
+                "\n"
+                "User-agent: LastBot\n"
+                "User-agent: *\n"
+                "Disallow: /x\n")
+        rc, out, err = self.run_test(body, "AnyBot", "https://example.com/a")
+        self.assertEqual((rc, err), (0, ""))
+        rc, out, err = self.run_test(body, "AnyBot", "https://example.com/a",
+                                     json_out=True)
+        self.assertEqual(self.json_lines(out)[0]["warnings"], [])
+
+    def test_usage_answers_ai_use(self):
+        body = ("User-agent: *\n"
+                "Content-Usage: train-ai=y, ai-use=n\n"
+                "Content-Signal: ai-input=yes\n")
+        rc, out, err = self.run_ctl("test", "--usage", self.write(body),
+                                    "AnyBot", "https://example.com/p")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines()[1],
+                         "  usage: train-ai=allowed search=unknown "
+                         "ai-input=allowed ai-use=disallowed")
 
     def test_without_usage_no_usage_members(self):
         rc, out, _ = self.run_test(USAGE, "AnyBot", "https://example.com/",

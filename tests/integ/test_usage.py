@@ -24,11 +24,14 @@ User-Agent: ExampleBot
 Allow: /
 Content-Usage: train-ai=y
 """
-UNKNOWN = {"train-ai": "unknown", "search": "unknown", "ai-input": "unknown"}
+UNKNOWN = {"train-ai": "unknown", "search": "unknown", "ai-input": "unknown",
+           "ai-use": "unknown"}
 
 
-def prefs(train="unknown", search="unknown", ai_input="unknown"):
-    return {"train-ai": train, "search": search, "ai-input": ai_input}
+def prefs(train="unknown", search="unknown", ai_input="unknown",
+          ai_use="unknown"):
+    return {"train-ai": train, "search": search, "ai-input": ai_input,
+            "ai-use": ai_use}
 
 
 def usage_line(line, pattern, value):
@@ -300,6 +303,66 @@ class Usage(DaemonTest):
         # from the cached entry: no fetch
         self.assertEqual(len(self.origin.hits("ins.test")), hits)
 
+    def test_ai_use_purpose_and_the_use_key(self):
+        # AIPREF vocab-08's ai-use, from Content-Usage only; Content-Signal's
+        # use=reference (Cloudflare's managed files) known: no warning.
+        self.origin.robots("v8.test", (
+            "User-agent: *\n"                                     # 1
+            "Content-Signal: search=yes, ai-train=no, use=reference\n"
+            "Allow: /\n"                                          # 3
+            "Content-Usage: ai-use=n\n"                           # 4
+            "Content-Usage: /open/ ai-use=y, train-ai=n\n"))      # 5
+        self.start()
+        a = self.check("http://v8.test/page", "AnyBot", usage=True)
+        self.assertUsage(a, prefs(train="disallowed", search="allowed",
+                                  ai_use="disallowed"),
+                         [signal_line(2, "/", "search=yes, ai-train=no, "
+                                      "use=reference", "group"),
+                          usage_line(4, "/", "ai-use=n")])
+        self.assertEqual(list(a["usage"]),
+                         ["train-ai", "search", "ai-input", "ai-use"])
+        a = self.check("http://v8.test/open/x", "AnyBot", usage=True)
+        self.assertEqual(a["usage"]["ai-use"], "allowed", json.dumps(a))
+        self.assertEqual(a["usage"]["ai-input"], "unknown", json.dumps(a))
+        a = self.inspect("http://v8.test")
+        self.assertEqual(a["warnings"], [], json.dumps(a))
+
+    def test_inspect_warns_the_author(self):
+        # The walk-through's three mistakes, each beside a near miss.
+        self.origin.robots("auth.test", (
+            "User-agent: *\n"                                 # 1
+            "Allow: /\n"                                      # 2 prepended
+            "Disallow: /\n"                                   # 3 the site's
+            "Allow: /a\n"                                     # 4
+            "Disallow: /a$\n"                                 # 5 no tie
+            "Content-Signal: ai-train=no\n"                   # 6
+            "Content-Usage: train-ai=y\n"                     # 7 conflict
+            "Content-Usage: /blog train-ai=n\n"               # 8 agrees
+            "\n"
+            "User-agent: LastBot\n"                           # 10
+            "Disallow: /x\n"                                  # 11
+            "Content-Signal: search=yes, ai-train=no\n"))     # 12 pasted
+        self.start()
+        self.check("http://auth.test/")
+        a = self.inspect("http://auth.test")
+        got = [(w["line"], w["code"]) for w in a["warnings"]]
+        self.assertEqual(got, [(3, "allow_disallow_tie"),
+                               (7, "pref_conflict"),
+                               (12, "pref_not_in_star_group")],
+                         json.dumps(a["warnings"]))
+        self.assertIn("the Allow wins", a["warnings"][0]["message"])
+        # robotsctl inspect prints each.
+        r = subprocess.run([ROBOTSCTL, "-s", self.d.socket, "inspect",
+                            "http://auth.test"], capture_output=True,
+                           text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [x for x in r.stdout.splitlines()
+                 if x.startswith("warning line ")]
+        self.assertEqual([x.split(":")[0] for x in lines], [
+            "warning line 3 allow_disallow_tie",
+            "warning line 7 pref_conflict",
+            "warning line 12 pref_not_in_star_group"])
+
     def test_robotsctl_check_and_inspect(self):
         self.origin.robots("ex.test", EXAMPLE + (
             "\nUser-agent: Google-Extended\nDisallow: /\n"
@@ -315,7 +378,8 @@ class Usage(DaemonTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, (
             "allowed http://ex.test/test (line 2: allow /)\n"
-            "  usage: train-ai=disallowed search=unknown ai-input=unknown\n"
+            "  usage: train-ai=disallowed search=unknown ai-input=unknown "
+            "ai-use=unknown\n"
             "    line 4: content-usage / train-ai=n\n"
             "  token google-extended: disallowed (line 12: disallow /)\n"))
         r = ctl("check", "--usage", "http://ex.test/never/x", "TestBot")

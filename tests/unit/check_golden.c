@@ -166,17 +166,20 @@ expect_verdict(const struct robots *r, const struct fields *fs)
 	    fs->where, agent, path, v.rule.line, fs->f[3]);
 }
 
-/* usage: AGENT PATH TRAIN SEARCH INPUT [LINE ...] [...] */
+/* usage: AGENT PATH TRAIN SEARCH INPUT USE [LINE ...] [...] */
+#define FIRST_LINE (3 + ROBOTS_PURPOSES)
 static void
 expect_usage(const struct robots *r, const struct fields *fs)
 {
 	struct robots_usage u;
 	char norm[1024];
 	size_t n, k;
-	int i, open = fs->n > 6 && strcmp(fs->f[fs->n - 1], "...") == 0;
-	int nlines = fs->n - 6 - open;
+	int i,
+	    open = fs->n > FIRST_LINE && strcmp(fs->f[fs->n - 1], "...") == 0;
+	int nlines = fs->n - FIRST_LINE - open;
 
-	ck_assert_msg(fs->n >= 6, "%s: usage: AGENT PATH T S I", fs->where);
+	ck_assert_msg(
+	    fs->n >= FIRST_LINE, "%s: usage: AGENT PATH T S I U", fs->where);
 	ck_assert(strlen(fs->f[2]) < sizeof(norm) / 3);
 	n = robots_pct_normalize(fs->f[2], strlen(fs->f[2]), norm, 0);
 	robots_usage(r, fs->f[1], strlen(fs->f[1]), norm, n, &u);
@@ -196,7 +199,7 @@ expect_usage(const struct robots *r, const struct fields *fs)
 		    "%s: %zu deciding lines, want %d", fs->where, u.nfrom,
 		    nlines);
 	for (k = 0; k < (size_t)nlines; k++)
-		ck_assert_msg(u.from[k].line == num(fs, 6 + (int)k),
+		ck_assert_msg(u.from[k].line == num(fs, FIRST_LINE + (int)k),
 		    "%s: deciding line %zu is %u, want %s", fs->where, k,
 		    u.from[k].line, fs->f[6 + k]);
 }

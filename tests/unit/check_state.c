@@ -637,7 +637,8 @@ END_TEST
  * checks: http://rules.test (200), http://down.test (503) and
  * http://dead.test (connection refused). It loads as it always did: the
  * 503 names its cause from its status, the refused connection, which no
- * status tells, is "other".
+ * status tells, is "other". Its ruleset images are of version 4 (before
+ * ai-use): read without preferences, so the cache refreshes them.
  */
 START_TEST(test_state_of_format_3_before_causes_loads)
 {
@@ -648,6 +649,7 @@ START_TEST(test_state_of_format_3_before_causes_loads)
 	ck_assert_int_eq(e->policy, CACHE_RULES);
 	ck_assert_int_eq(e->cause, CAUSE_NONE);
 	ck_assert_str_eq(e->version, "38ee13a89fd0de18");
+	ck_assert_int_eq(robots_has_prefs(e->robots), 0);
 	e = entry("http://down.test");
 	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
 	ck_assert_uint_eq(e->fail_streak, 1);

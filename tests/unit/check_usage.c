@@ -1,11 +1,11 @@
 /*
  * check_usage.c: usage preferences in librobots (contract, "Usage
  * preferences"): the Content-Usage and Content-Signal value readers, the
- * deciding lines' fields, extra lines, images (version 4, and version 3
- * from the previous release) and the answer members robotsd and robotsctl
- * write (src/wire/usagew.c). Selection per URL, the drafts' worked
- * example, control tokens and warnings are golden pairs in
- * tests/data/robots (check_golden.c).
+ * deciding lines' fields, extra lines, images (version 5, and versions 4
+ * and 3 from previous releases), the warnings for the file's author and the
+ * answer members robotsd and robotsctl write (src/wire/usagew.c). Selection per
+ * URL, the drafts' worked example, control tokens and warnings are golden pairs
+ * in tests/data/robots (check_golden.c).
  */
 #include <config.h>
 
@@ -25,33 +25,61 @@
 #define A ROBOTS_PREF_ALLOWED
 #define D ROBOTS_PREF_DISALLOWED
 
-/* Expected train-ai, search, ai-input and reader warning bits. */
+/* Expected train-ai, search, ai-input, ai-use and reader warning bits. */
 struct read_case {
 	const char *value;
-	int train, search, input;
+	int train, search, input, use;
 	unsigned warn;
 };
+
+/* Whether the reader gave what c expects. */
+static int
+read_as(const struct read_case *c, const struct pref_read *rd)
+{
+	return rd->pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
+	       rd->pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
+	       rd->pref[ROBOTS_PURPOSE_AI_INPUT] == c->input &&
+	       rd->pref[ROBOTS_PURPOSE_AI_USE] == c->use && rd->warn == c->warn;
+}
 
 START_TEST(test_read_usage)
 {
 	static const struct read_case cases[] = {
-		{ "train-ai=n", D, U, U, 0 },
-		{ "train-ai=y, search=n", A, D, U, 0 },
-		{ "train-ai=y;why=\"x\"", A, U, U, 0 }, /* parameters ignored */
-		{ "train-ai=n, train-ai=y", A, U, U, 0 }, /* the last wins */
+		{ "train-ai=n", D, U, U, U, 0 },
+		{ "train-ai=y, search=n", A, D, U, U, 0 },
+		{ "train-ai=y;why=\"x\"", A, U, U, U,
+		    0 }, /* parameters ignored */
+		{ "train-ai=n, train-ai=y", A, U, U, U, 0 }, /* the last wins */
 		/* The vocabulary's example: all unknown (Boolean, String). */
-		{ "train-ai=y, train-ai, search=n, search=\"n\"", U, U, U,
+		{ "train-ai=y, train-ai, search=n, search=\"n\"", U, U, U, U,
 		    PREF_W_NONSTANDARD },
-		{ "train-ai;allow=n, train-ai=y", A, U, U, PREF_W_NONSTANDARD },
-		{ "train-ai=no", U, U, U, PREF_W_NONSTANDARD },
-		{ "train-ai=Y", U, U, U, PREF_W_NONSTANDARD },
-		{ "train-ai=?1", U, U, U, PREF_W_NONSTANDARD },
-		{ "bots=n, train-ai=n", D, U, U, PREF_W_LABEL },
-		{ "ai-input=n", U, U, U, PREF_W_LABEL }, /* not a Usage label */
-		{ "Train-AI=n", U, U, U, PREF_W_PARSE }, /* uppercase key */
-		{ "train-ai=n search=y", U, U, U, PREF_W_PARSE },
-		{ "train-ai=n,", U, U, U, PREF_W_PARSE },
-		{ "", U, U, U, PREF_W_PARSE },
+		{ "train-ai;allow=n, train-ai=y", A, U, U, U,
+		    PREF_W_NONSTANDARD },
+		{ "train-ai=no", U, U, U, U, PREF_W_NONSTANDARD },
+		{ "train-ai=Y", U, U, U, U, PREF_W_NONSTANDARD },
+		{ "train-ai=?1", U, U, U, U, PREF_W_NONSTANDARD },
+		{ "bots=n, train-ai=n", D, U, U, U, PREF_W_LABEL },
+		{ "ai-input=n", U, U, U, U,
+		    PREF_W_LABEL }, /* not a Usage label */
+		{ "Train-AI=n", U, U, U, U, PREF_W_PARSE }, /* uppercase key */
+		{ "train-ai=n search=y", U, U, U, U, PREF_W_PARSE },
+		{ "train-ai=n,", U, U, U, U, PREF_W_PARSE },
+		{ "", U, U, U, U, PREF_W_PARSE },
+		/* vocab-08's ai-use: a category of its own, no other implied.
+		 */
+		{ "ai-use=n", U, U, U, D, 0 },
+		{ "ai-use=y", U, U, U, A, 0 },
+		{ "train-ai=n, ai-use=y", D, U, U, A, 0 },
+		{ "train-ai=y, search=y", A, A, U, U,
+		    0 }, /* ai-use not implied */
+		{ "ai-use=n, ai-use=y", U, U, U, A, 0 }, /* the last wins */
+		{ "ai-use=n;x=1", U, U, U, D, 0 }, /* parameters ignored */
+		{ "ai-use=no", U, U, U, U, PREF_W_NONSTANDARD },
+		{ "ai-use", U, U, U, U, PREF_W_NONSTANDARD }, /* a Boolean */
+		{ "AI-Use=n", U, U, U, U, PREF_W_PARSE }, /* uppercase key */
+		{ "ai_use=n", U, U, U, U, PREF_W_LABEL },
+		{ "ai-user=n", U, U, U, U, PREF_W_LABEL },
+		{ "ai-input=n, ai-use=n", U, U, U, D, PREF_W_LABEL },
 	};
 	struct pref_read rd;
 	size_t i;
@@ -60,13 +88,9 @@ START_TEST(test_read_usage)
 		const struct read_case *c = &cases[i];
 
 		robots_pref_read_usage(c->value, strlen(c->value), &rd);
-		ck_assert_msg(
-		    rd.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
-		        rd.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
-		        rd.pref[ROBOTS_PURPOSE_AI_INPUT] == c->input &&
-		        rd.warn == c->warn,
-		    "'%s': got %d %d %d warn %u", c->value, rd.pref[0],
-		    rd.pref[1], rd.pref[2], rd.warn);
+		ck_assert_msg(read_as(c, &rd), "'%s': got %d %d %d %d warn %u",
+		    c->value, rd.pref[0], rd.pref[1], rd.pref[2], rd.pref[3],
+		    rd.warn);
 	}
 }
 END_TEST
@@ -74,24 +98,35 @@ END_TEST
 START_TEST(test_read_signal)
 {
 	static const struct read_case cases[] = {
-		{ "search=yes, ai-train=no", D, A, U, 0 },
-		{ "search=yes,ai-input=no,ai-train=no", D, A, D, 0 },
-		{ "SEARCH=Yes, AI-Train=NO", D, A, U, 0 }, /* any case */
-		{ "search = yes ,  ai-train\t=\tno", D, A, U, 0 },
-		{ "ai-train=no, ai-train=yes", A, U, U, 0 }, /* the last wins */
-		{ "ai-train=no, , search=yes", D, A, U,
+		{ "search=yes, ai-train=no", D, A, U, U, 0 },
+		{ "search=yes,ai-input=no,ai-train=no", D, A, D, U, 0 },
+		{ "SEARCH=Yes, AI-Train=NO", D, A, U, U, 0 }, /* any case */
+		{ "search = yes ,  ai-train\t=\tno", D, A, U, U, 0 },
+		{ "ai-train=no, ai-train=yes", A, U, U, U,
+		    0 }, /* the last wins */
+		{ "ai-train=no, , search=yes", D, A, U, U,
 		    0 }, /* empty: skipped */
-		{ "ai-train=disallow", U, U, U, PREF_W_NONSTANDARD },
-		{ "ai-train=no, ai-train=maybe", U, U, U, PREF_W_NONSTANDARD },
-		{ "use=none, search=yes", U, A, U, PREF_W_LABEL },
+		{ "ai-train=disallow", U, U, U, U, PREF_W_NONSTANDARD },
+		{ "ai-train=no, ai-train=maybe", U, U, U, U,
+		    PREF_W_NONSTANDARD },
+		/* use is known (Cloudflare's managed files), answers nothing.
+		 */
+		{ "use=reference", U, U, U, U, 0 },
+		{ "search=yes, ai-train=no, use=reference", D, A, U, U, 0 },
+		{ "USE=Reference", U, U, U, U, 0 },
+		{ "use=none, search=yes", U, A, U, U, 0 },
+		{ "use=", U, U, U, U,
+		    PREF_W_PARSE }, /* the shape still counts */
+		{ "user=reference", U, U, U, U, PREF_W_LABEL },
+		{ "ai-use=no", U, U, U, U, PREF_W_LABEL }, /* a Usage label */
 		/* The comma missing: one member of a bad shape, both unknown.
 		 */
-		{ "search=yes ai-train=no", U, U, U, PREF_W_PARSE },
-		{ "search, ai-train=no", D, U, U, PREF_W_PARSE },
-		{ "search=", U, U, U, PREF_W_PARSE },
-		{ "=yes", U, U, U, PREF_W_PARSE },
-		{ "sea rch=yes", U, U, U, PREF_W_PARSE },
-		{ "", U, U, U, PREF_W_PARSE },
+		{ "search=yes ai-train=no", U, U, U, U, PREF_W_PARSE },
+		{ "search, ai-train=no", D, U, U, U, PREF_W_PARSE },
+		{ "search=", U, U, U, U, PREF_W_PARSE },
+		{ "=yes", U, U, U, U, PREF_W_PARSE },
+		{ "sea rch=yes", U, U, U, U, PREF_W_PARSE },
+		{ "", U, U, U, U, PREF_W_PARSE },
 	};
 	struct pref_read rd;
 	size_t i;
@@ -100,13 +135,9 @@ START_TEST(test_read_signal)
 		const struct read_case *c = &cases[i];
 
 		robots_pref_read_signal(c->value, strlen(c->value), &rd);
-		ck_assert_msg(
-		    rd.pref[ROBOTS_PURPOSE_TRAIN_AI] == c->train &&
-		        rd.pref[ROBOTS_PURPOSE_SEARCH] == c->search &&
-		        rd.pref[ROBOTS_PURPOSE_AI_INPUT] == c->input &&
-		        rd.warn == c->warn,
-		    "'%s': got %d %d %d warn %u", c->value, rd.pref[0],
-		    rd.pref[1], rd.pref[2], rd.warn);
+		ck_assert_msg(read_as(c, &rd), "'%s': got %d %d %d %d warn %u",
+		    c->value, rd.pref[0], rd.pref[1], rd.pref[2], rd.pref[3],
+		    rd.warn);
 	}
 }
 END_TEST
@@ -221,9 +252,12 @@ START_TEST(test_group_split_keeps_access)
 	ck_assert_int_eq(usage(with, "a", "/y").pref[0], D);
 	ck_assert_int_eq(usage(with, "b", "/y").pref[0], D);
 	ck_assert_int_eq(usage(with, "c", "/y").pref[0], U);
-	ck_assert_uint_eq(robots_warning_count(with), 1);
+	ck_assert_uint_eq(robots_warning_count(with), 2);
 	robots_warning(with, 0, &w);
 	ck_assert_str_eq(w.code, "group_split_ambiguous");
+	ck_assert_uint_eq(w.line, 2);
+	robots_warning(with, 1, &w); /* a and b get it, not '*' */
+	ck_assert_str_eq(w.code, "pref_not_in_star_group");
 	ck_assert_uint_eq(w.line, 2);
 	robots_unref(with);
 	robots_unref(without);
@@ -288,19 +322,32 @@ START_TEST(test_extras)
 }
 END_TEST
 
-START_TEST(test_image_v4)
+START_TEST(test_image_v5)
 {
 	struct robots *r = parse(attach_example), *copy;
 	struct robots_usage u;
 	size_t len;
 	const void *img = robots_image(r, &len);
 
-	ck_assert_ptr_nonnull(copy = robots_from_image_version(img, len, 4));
+	ck_assert_int_eq(ROBOTS_IMAGE_VERSION, 5);
+	ck_assert_ptr_nonnull(copy = robots_from_image_version(img, len, 5));
 	ck_assert_int_eq(robots_has_prefs(copy), 1);
 	u = usage(copy, "OtherBot", "/ai-ok/test");
 	ck_assert_int_eq(u.pref[0], A);
 	ck_assert_uint_eq(u.from[0].line, 5);
 	ck_assert_uint_eq(robots_extra_count(copy), 3);
+	robots_unref(copy);
+	/*
+	 * A version-4 image (the same layout, compiled before ai-use and
+	 * the author warnings) is read without its preferences: the body is
+	 * parsed again to answer them; its section must still be in bounds.
+	 */
+	ck_assert_ptr_nonnull(copy = robots_from_image_version(img, len, 4));
+	ck_assert_int_eq(robots_has_prefs(copy), 0);
+	ck_assert_int_eq(usage(copy, "OtherBot", "/ai-ok/test").pref[0], U);
+	ck_assert_uint_eq(robots_extra_count(copy), 0);
+	ck_assert_uint_eq(robots_warning_count(copy), 0);
+	ck_assert(!check(copy, "OtherBot", "/never/x").allowed);
 	robots_unref(copy);
 	/* A preference section out of bounds is not an image. */
 	{
@@ -309,20 +356,22 @@ START_TEST(test_image_v4)
 		ck_assert_ptr_nonnull(bad);
 		memcpy(bad, img, len);
 		bad->prefs = (uint32_t)len + 8;
+		ck_assert_ptr_null(robots_from_image_version(bad, len, 5));
 		ck_assert_ptr_null(robots_from_image_version(bad, len, 4));
 		/*
 		 * 0: a ruleset compiled without preference data (restored
-		 * from a version-3 image) saved again as a version-4 one.
+		 * from a version-3 or 4 image) saved again as a version-5 one
+		 * (or, by the release before, as a version-4 one).
 		 */
 		bad->prefs = 0;
 		ck_assert_ptr_eq(
-		    copy = robots_adopt_image_version(bad, len, 4), bad);
+		    copy = robots_adopt_image_version(bad, len, 5), bad);
 		ck_assert_int_eq(robots_has_prefs(copy), 0);
 		robots_unref(copy);
 	}
 	ck_assert_ptr_null(robots_from_image_version(img, len, 2));
-	ck_assert_ptr_null(robots_from_image_version(img, len, 5));
-	ck_assert_ptr_null(robots_from_image_version(img, len - 1, 4));
+	ck_assert_ptr_null(robots_from_image_version(img, len, 6));
+	ck_assert_ptr_null(robots_from_image_version(img, len - 1, 5));
 	robots_unref(r);
 }
 END_TEST
@@ -356,7 +405,7 @@ START_TEST(test_image_v3)
 	struct robots_verdict v1, v2;
 	struct robots_usage u;
 
-	/* Read as version 4 it is the same: a ruleset without preferences. */
+	/* Read as version 5 it is the same: a ruleset without preferences. */
 	ck_assert_ptr_nonnull(old = robots_from_image(img, img_len));
 	ck_assert_int_eq(robots_has_prefs(old), 0);
 	robots_unref(old);
@@ -393,6 +442,135 @@ START_TEST(test_image_v3)
 }
 END_TEST
 
+/*
+ * The author warnings (contract, "Every signal"): the file that triggers
+ * each, at which line, and near misses that must not (line 0).
+ */
+struct author_case {
+	const char *body, *code;
+	unsigned line;
+};
+
+static const struct author_case author_cases[] = {
+	/* A Cloudflare-style line pasted at the end lands in the last group.
+	 */
+	{ "User-agent: *\nDisallow: /a\n\nUser-agent: Bot\nDisallow: /b\n"
+	  "Content-Signal: search=yes, ai-train=no\n",
+	    "pref_not_in_star_group", 6 },
+	{ "User-agent: Bot\nDisallow: /p\nContent-Usage: train-ai=n\n"
+	  "User-agent: *\nDisallow: /x\n",
+	    "pref_not_in_star_group", 3 }, /* a '*' group after it */
+	{ "User-agent: *\nContent-Usage: train-ai=n\n",
+	    "pref_not_in_star_group", 0 },
+	{ "User-agent: Bot\nContent-Usage: train-ai=n\n", /* no '*' group */
+	    "pref_not_in_star_group", 0 },
+	{ "User-agent: Bot\nUser-agent: *\nContent-Usage: train-ai=n\n",
+	    "pref_not_in_star_group", 0 }, /* its group names '*' too */
+	{ "Content-Signal: ai-train=no\nUser-agent: Bot\nDisallow: /\n"
+	  "User-agent: *\nAllow: /\n",
+	    "pref_not_in_star_group", 0 }, /* file scope: every agent */
+	/* A prepended Allow: / beside the site's own Disallow: /. */
+	{ "User-agent: *\nAllow: /\nDisallow: /\n", "allow_disallow_tie", 3 },
+	{ "User-agent: *\nDisallow: /\nAllow: /\n", "allow_disallow_tie", 2 },
+	{ "User-agent: *\nAllow: /\n\nUser-agent: *\nDisallow: /\n",
+	    "allow_disallow_tie", 5 }, /* the '*' groups merged */
+	{ "User-agent: a\nUser-agent: b\nAllow: /p\nUser-agent: B\n"
+	  "Disallow: /p\n",
+	    "allow_disallow_tie", 5 }, /* b's groups merged */
+	{ "User-agent: *\nAllow: /%7Ea\nDisallow: /~a\n", "allow_disallow_tie",
+	    3 }, /* after percent-encoding normalization */
+	{ "User-agent: *\nAllow: /a\nDisallow: /A\n", "allow_disallow_tie", 0 },
+	{ "User-agent: *\nAllow: /a$\nDisallow: /a\n", "allow_disallow_tie",
+	    0 },
+	{ "User-agent: *\nAllow: /a*\nDisallow: /a\n", "allow_disallow_tie",
+	    0 }, /* the Allow is longer: it wins by length */
+	{ "User-agent: *\nAllow: /\nUser-agent: Bot\nDisallow: /\n",
+	    "allow_disallow_tie", 0 }, /* no agent gets both */
+	{ "User-agent: *\nAllow: /\nDisallow: /x\nDisallow:\n",
+	    "allow_disallow_tie", 0 },
+	{ "User-agent: *\nAllow: /d/index.html\nDisallow: /d/$\n",
+	    "allow_disallow_tie", 0 }, /* Google's twin is not a line */
+	/* Content-Signal against Content-Usage, one group, one pattern. */
+	{ "User-agent: *\nContent-Signal: ai-train=no\n"
+	  "Content-Usage: train-ai=y\n",
+	    "pref_conflict", 3 },
+	{ "User-agent: *\nContent-Usage: /blog search=n\n"
+	  "Content-Signal: /blog search=yes, ai-train=no\n",
+	    "pref_conflict", 3 },
+	{ "Content-Signal: ai-train=no\nUser-agent: *\nAllow: /\n"
+	  "Content-Usage: / train-ai=y\n",
+	    "pref_conflict", 4 }, /* file scope: part of every group */
+	{ "User-agent: *\nContent-Signal: /%62log ai-train=no\n"
+	  "Content-Usage: /blog train-ai=y\n",
+	    "pref_conflict", 3 },
+	{ "User-agent: *\nContent-Signal: ai-train=no\n"
+	  "Content-Usage: train-ai=n\n",
+	    "pref_conflict", 0 }, /* they agree */
+	{ "User-agent: *\nContent-Signal: ai-train=no\n"
+	  "Content-Usage: /blog train-ai=y\n",
+	    "pref_conflict", 0 }, /* not the same pattern */
+	{ "User-agent: *\nContent-Signal: ai-input=no\nContent-Usage: "
+	  "ai-use=y\n",
+	    "pref_conflict", 0 }, /* no purpose both name */
+	{ "User-agent: *\nAllow: /\nContent-Signal: ai-train=no\n"
+	  "User-agent: Bot\nDisallow: /x\nContent-Usage: train-ai=y\n",
+	    "pref_conflict", 0 }, /* two groups */
+	{ "User-agent: *\nContent-Signal: ai-train=no\n"
+	  "Content-Usage: train-ai=\"y\"\n",
+	    "pref_conflict", 0 }, /* unknown is no side */
+};
+
+/* The line of r's first warning of code, or 0. */
+static unsigned
+warned_at(const struct robots *r, const char *code)
+{
+	struct robots_warning w;
+	size_t i;
+
+	for (i = 0; i < robots_warning_count(r); i++) {
+		robots_warning(r, i, &w);
+		if (strcmp(w.code, code) == 0)
+			return w.line;
+	}
+	return 0;
+}
+
+START_TEST(test_author_warnings)
+{
+	const struct author_case *c = &author_cases[_i];
+	struct robots *r = parse(c->body);
+
+	ck_assert_msg(warned_at(r, c->code) == c->line,
+	    "%s at %u, want %u:\n%s", c->code, warned_at(r, c->code), c->line,
+	    c->body);
+	robots_unref(r);
+}
+END_TEST
+
+/* A warning of each code once for a line, whatever pairs warned it. */
+START_TEST(test_author_warnings_once)
+{
+	struct robots *r = parse("Content-Signal: ai-train=no\n"
+	                         "User-agent: *\n"
+	                         "Content-Signal: ai-train=no\n"
+	                         "Content-Usage: train-ai=y\n"
+	                         "Allow: /\nAllow: /\nDisallow: /\n");
+	struct robots_warning w;
+
+	ck_assert_uint_eq(robots_warning_count(r), 3);
+	robots_warning(r, 0, &w);
+	ck_assert_str_eq(w.code, "signal_outside_group");
+	robots_warning(r, 1, &w);
+	ck_assert_uint_eq(w.line, 4);
+	ck_assert_str_eq(w.code, "pref_conflict");
+	ck_assert_ptr_nonnull(strstr(w.message, "most restrictive"));
+	robots_warning(r, 2, &w);
+	ck_assert_uint_eq(w.line, 7);
+	ck_assert_str_eq(w.code, "allow_disallow_tie");
+	robots_unref(r);
+}
+END_TEST
+
 START_TEST(test_answer_members)
 {
 	struct robots *r = parse("Content-Signal: search=yes, ai-train=no\n"
@@ -409,7 +587,8 @@ START_TEST(test_answer_members)
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
 	    ",\"usage\":{\"train-ai\":\"disallowed\",\"search\":\"allowed\","
-	    "\"ai-input\":\"unknown\"},\"usage_from\":["
+	    "\"ai-input\":\"unknown\",\"ai-use\":\"unknown\"},"
+	    "\"usage_from\":["
 	    "{\"directive\":\"content-signal\",\"pattern\":\"/\",\"line\":1,"
 	    "\"value\":\"search=yes, ai-train=no\",\"scope\":\"file\"},"
 	    "{\"directive\":\"content-usage\",\"pattern\":\"/\",\"line\":4,"
@@ -443,6 +622,7 @@ START_TEST(test_names)
 	ck_assert_str_eq(robots_purpose_name(ROBOTS_PURPOSE_SEARCH), "search");
 	ck_assert_str_eq(
 	    robots_purpose_name(ROBOTS_PURPOSE_AI_INPUT), "ai-input");
+	ck_assert_str_eq(robots_purpose_name(ROBOTS_PURPOSE_AI_USE), "ai-use");
 	ck_assert_str_eq(robots_pref_name(ROBOTS_PREF_UNKNOWN), "unknown");
 	ck_assert_str_eq(robots_pref_name(ROBOTS_PREF_ALLOWED), "allowed");
 	ck_assert_str_eq(
@@ -466,8 +646,11 @@ usage_suite(void)
 	tcase_add_test(tc, test_usage_from_bounded);
 	tcase_add_test(tc, test_group_split_keeps_access);
 	tcase_add_test(tc, test_extras);
-	tcase_add_test(tc, test_image_v4);
+	tcase_add_test(tc, test_image_v5);
 	tcase_add_test(tc, test_image_v3);
+	tcase_add_loop_test(tc, test_author_warnings, 0,
+	    (int)(sizeof(author_cases) / sizeof(author_cases[0])));
+	tcase_add_test(tc, test_author_warnings_once);
 	tcase_add_test(tc, test_answer_members);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);

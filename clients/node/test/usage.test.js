@@ -55,14 +55,14 @@ const SIGNAL = { directive: "content-signal", pattern: "/", line: 1, value: "sea
 test("check with usage: per URL and purpose, with the deciding lines", async () => {
   const r = await client.check("http://use.test/news/a", "NodeBot", { usage: true });
   assert.equal(r.allowed, true);
-  assert.deepEqual({ ...r.usage }, { "train-ai": "disallowed", search: "allowed", "ai-input": "disallowed" });
+  assert.deepEqual({ ...r.usage }, { "train-ai": "disallowed", search: "allowed", "ai-input": "disallowed", "ai-use": "unknown" });
   assert.deepEqual(statements(r.usageFrom), [
     SIGNAL,
     { directive: "content-usage", pattern: "/news/", line: 5, value: "train-ai=n", scope: "group" },
   ]);
   assert.equal(r.tokens, null);
   const s = await client.check("http://use.test/x", "NodeBot", { usage: true });
-  assert.deepEqual({ ...s.usage }, { "train-ai": "allowed", search: "allowed", "ai-input": "disallowed" });
+  assert.deepEqual({ ...s.usage }, { "train-ai": "allowed", search: "allowed", "ai-input": "disallowed", "ai-use": "unknown" });
   const plain = await client.check("http://use.test/x", "NodeBot");
   assert.equal(plain.usage, null);
   assert.equal(plain.usageFrom, null);
@@ -104,7 +104,7 @@ test("tokens must be an array of strings", async () => {
 });
 
 const OK = { ok: true, allowed: true, reason: "no_rule" };
-const USAGE = { "train-ai": "allowed", search: "unknown", "ai-input": "disallowed" };
+const USAGE = { "train-ai": "allowed", search: "unknown", "ai-input": "disallowed", "ai-use": "unknown" };
 const ST = { directive: "content-usage", pattern: "/", line: 1, value: "train-ai=y" };
 
 test("answers of the wrong shape are ProtocolErrors, not values", () => {

@@ -191,7 +191,7 @@ class Preference(str, Enum):
 
 
 # The purposes robotsd answers (docs/usage-preferences.md).
-PURPOSES = ("train-ai", "search", "ai-input")
+PURPOSES = ("train-ai", "search", "ai-input", "ai-use")
 
 
 @dataclass(frozen=True)
@@ -345,7 +345,8 @@ class CheckResult:
     http_status: Optional[int] = None
     pending: bool = False
     error: Optional[RobotsdError] = None
-    # With usage=True: purpose ("train-ai", "search", "ai-input") ->
+    # With usage=True: purpose ("train-ai", "search", "ai-input",
+    # "ai-use") ->
     # Preference for an allowed URL, None for a disallowed one (and when
     # not asked); usage_from the lines that decided ([] when disallowed,
     # None when not asked).

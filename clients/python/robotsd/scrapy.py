@@ -26,8 +26,8 @@ Settings:
 - The agent: ROBOTSTXT_USER_AGENT, else the request's User-Agent header,
   else USER_AGENT (as Scrapy's middleware picks it).
 - ROBOTSD_USAGE_PURPOSES (default []): the purposes the crawl's content is
-  for, among "train-ai", "search", "ai-input" (another name stops the
-  crawl at start: a typo must not silently allow everything). When it is
+  for, among "train-ai", "search", "ai-input", "ai-use" (another name
+  stops the crawl at start: a typo must not silently allow everything). When it is
   not empty the middleware asks robotsd for the site's usage preferences
   (Content-Usage, Content-Signal), and a request whose URL has any listed
   purpose "disallowed" is dropped like a disallowed one: IgnoreRequest,

@@ -30,7 +30,8 @@ ROBOTS = (
     "Allow: /open/\n"                                # 12
     "\n"                                             # 13
     "User-agent: usagebot\n"                         # 14
-    "Allow: /\n")                                    # 15
+    "Allow: /\n"                                     # 15
+    "Content-Usage: ai-use=n\n")                     # 16
 
 SIGNAL = UsageStatement("content-signal", "/", 1, "search=yes, ai-input=no",
                         "file")
@@ -38,6 +39,7 @@ EVERYONE = UsageStatement("content-usage", "/", 5, "train-ai=y")
 NEWS = UsageStatement("content-usage", "/news/", 6, "train-ai=n, search=y")
 MIXED_N = UsageStatement("content-usage", "/mixed/", 7, "train-ai=n")
 MIXED_Y = UsageStatement("content-usage", "/mixed/", 8, "train-ai=y")
+AI_USE = UsageStatement("content-usage", "/", 16, "ai-use=n")
 
 
 def same_statements(test, got, want):
@@ -70,18 +72,21 @@ class Cases:
         cases = [
             # url, agent, usage, usage_from
             ("http://u.test/a", "FooBot",
-             {"train-ai": A, "search": A, "ai-input": D},
+             {"train-ai": A, "search": A, "ai-input": D, "ai-use": U},
              [SIGNAL, EVERYONE]),
             ("http://u.test/news/today", "FooBot",
-             {"train-ai": D, "search": A, "ai-input": D}, [SIGNAL, NEWS]),
+             {"train-ai": D, "search": A, "ai-input": D, "ai-use": U},
+             [SIGNAL, NEWS]),
             # a tie: disallowed beats allowed
             ("http://u.test/mixed/x", "FooBot",
-             {"train-ai": D, "search": A, "ai-input": D},
+             {"train-ai": D, "search": A, "ai-input": D, "ai-use": U},
              [SIGNAL, MIXED_N, MIXED_Y]),
             # usagebot's own group has no Content-Usage: no * fallback;
             # the file-scope Content-Signal still applies
+            # its own ai-use line (AIPREF vocab-08)
             ("http://u.test/news/today", "UsageBot/1.0",
-             {"train-ai": U, "search": A, "ai-input": D}, [SIGNAL]),
+             {"train-ai": U, "search": A, "ai-input": D, "ai-use": D},
+             [SIGNAL, AI_USE]),
         ]
         for url, agent, usage, usage_from in cases:
             with self.subTest(url=url, agent=agent):
@@ -110,7 +115,7 @@ class Cases:
         self.assertEqual(res[0].usage["train-ai"], A)
         self.assertEqual((res[1].usage, res[1].usage_from), (None, []))
         self.assertEqual(res[2].usage, {"train-ai": A, "search": A,
-                                        "ai-input": D})
+                                        "ai-input": D, "ai-use": U})
         self.assertIsNotNone(res[3].error)
         self.assertEqual(res[0].tokens, {
             "google-extended": TokenVerdict(False, Rule("disallow", "/", 11)),
@@ -139,7 +144,7 @@ class Cases:
         r = self.client().check("http://gone.test/x", "FooBot", usage=True)
         self.assertEqual((r.allowed, r.reason), (True, "unavailable"))
         self.assertEqual(r.usage, {"train-ai": U, "search": U,
-                                   "ai-input": U})
+                                   "ai-input": U, "ai-use": U})
         self.assertEqual(r.usage_from, [])
 
 

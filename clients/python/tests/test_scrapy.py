@@ -396,14 +396,15 @@ class UsageCrawl(CrawlTest):
             USAGE_ROBOTS.encode()).hexdigest()[:16])
         self.assertEqual(a["usage"], {"train-ai": "allowed",
                                       "search": "unknown",
-                                      "ai-input": "unknown"})
+                                      "ai-input": "unknown",
+                                      "ai-use": "unknown"})
         self.assertEqual(
             [(s["directive"], s["pattern"], s["line"], s["value"])
              for s in a["usage_from"]],
             [("content-usage", "/", 4, "train-ai=y")])
         self.assertEqual(items["/blog/1"]["usage"],
                          {"train-ai": "unknown", "search": "allowed",
-                          "ai-input": "unknown"})
+                          "ai-input": "unknown", "ai-use": "unknown"})
 
     def test_unknown_denied(self):
         self.start()

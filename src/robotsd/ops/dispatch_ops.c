@@ -24,6 +24,7 @@
 #include "wire/jsonw.h"
 #include "wire/proto.h"
 #include "iface/reply.h"
+#include "wire/usagew.h"
 #include "ops/session.h"
 #include "base/xmalloc.h"
 
@@ -180,29 +181,6 @@ dispatch_extra_lines(struct buf *b, const struct robots *r)
 	buf_lit(b, "]");
 }
 
-/* The remarks librobots made about a ruleset, for inspect. */
-static void
-dispatch_warnings(struct buf *b, const struct robots *r)
-{
-	struct robots_warning w;
-	size_t i;
-
-	buf_lit(b, "[");
-	for (i = 0; r != NULL && i < robots_warning_count(r); i++) {
-		robots_warning(r, i, &w);
-		if (i > 0)
-			buf_lit(b, ",");
-		buf_lit(b, "{\"line\":");
-		jw_int(b, w.line);
-		buf_lit(b, ",\"code\":");
-		jw_str(b, w.code, strlen(w.code));
-		buf_lit(b, ",\"message\":");
-		jw_str(b, w.message, strlen(w.message));
-		buf_lit(b, "}");
-	}
-	buf_lit(b, "]");
-}
-
 /* The failure state of an entry, for inspect. */
 static void
 dispatch_retry(struct buf *b, const struct cache_entry *e)
@@ -280,7 +258,7 @@ dispatch_entry(struct buf *b, const struct dispatch *d,
 	dispatch_key(b, "extra_lines");
 	dispatch_extra_lines(b, e->robots);
 	dispatch_key(b, "warnings");
-	dispatch_warnings(b, e->robots);
+	jw_warnings(b, e->robots);
 }
 
 /* inspect: everything the cache knows about one origin. */

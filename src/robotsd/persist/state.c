@@ -19,7 +19,7 @@
  * a file written before it reads as "no cause kept", which the cache
  * turns into what the HTTP status says (cache_restore()), and a build
  * before it skips the byte. A format 2 file (struct state_rec2: no version, no
- * validators; ruleset images of version 3 or this build's) still loads: its
+ * validators; ruleset images of version 3, 4 or this build's) still loads: its
  * entries have no version ("version":null) and are due for a refresh at once,
  * so the first check of each fetches it again while answering from the loaded
  * copy.
@@ -64,6 +64,7 @@
 #define STATE_FORMAT_3 3 /* before the history: still read */
 #define STATE_FORMAT_2 2 /* before versions and validators: still read */
 #define STATE_IMAGE_3 3  /* ruleset images before usage preferences */
+#define STATE_IMAGE_4 4  /* before ai-use and the author warnings */
 #define STATE_NOSTR UINT32_MAX
 #define STATE_SUM_INIT 0xcbf29ce484222325ULL
 #define STATE_SLACK (1024 * 1024)   /* header, end and rounding */
@@ -846,23 +847,24 @@ state_get_entry(struct state_in *in, struct cache *c)
 
 /*
  * Whether a file's header is one this build reads: its own, format 3's
- * (the same records without their versions), or format 2's
- * (the records before versions) with ruleset images of version 3 (before
- * usage preferences) or this build's, which robots_adopt_image_version()
- * reads.
+ * (the same records without their versions) or format 2's (the records
+ * before versions), with ruleset images of version 3 (before usage
+ * preferences), 4 (before ai-use) or this build's, which
+ * robots_adopt_image_version() reads.
  */
 static int
 state_head_ok(const struct state_head *got, const struct state_head *want)
 {
-	if (got->byte_order != want->byte_order)
+	int images = got->image_version == STATE_IMAGE_3 ||
+	             got->image_version == STATE_IMAGE_4 ||
+	             got->image_version == want->image_version;
+
+	if (got->byte_order != want->byte_order || !images)
 		return 0;
 	if (got->format == STATE_FORMAT_2)
-		return got->rec_size == sizeof(struct state_rec2) &&
-		       (got->image_version == STATE_IMAGE_3 ||
-		           got->image_version == want->image_version);
+		return got->rec_size == sizeof(struct state_rec2);
 	return (got->format == want->format || got->format == STATE_FORMAT_3) &&
-	       got->rec_size == want->rec_size &&
-	       got->image_version == want->image_version;
+	       got->rec_size == want->rec_size;
 }
 
 /* Read the header; -1 (why set) when it is not this build's. */
