@@ -38,8 +38,9 @@ type conn struct {
 	pending     map[uint64]*call
 	raw         []*call // raw lines, answered in order with "id":null
 	dead        bool
-	answered    bool // an answer came on this connection
-	maxAccepted int  // longest line answered by id
+	answered    bool   // an answer came on this connection
+	maxAccepted int    // longest line answered by id
+	maxID       uint64 // the highest id sent on this connection
 }
 
 func newConn(nc net.Conn) *conn {
@@ -65,6 +66,9 @@ func (cn *conn) register(cl *call) bool {
 		cn.raw = append(cn.raw, cl)
 	} else {
 		cn.pending[cl.id] = cl
+		if cl.id > cn.maxID {
+			cn.maxID = cl.id
+		}
 	}
 	return true
 }
@@ -204,15 +208,25 @@ func (cn *conn) dispatch(line []byte) {
 	if !h.OK {
 		err = h.Error.toError("")
 	}
-	if len(h.ID) == 0 || string(h.ID) == "null" {
-		cn.anonymous(line, err)
+	if len(h.ID) == 0 {
+		cn.kill(protocolError("robotsd sent an answer without an id"))
 		return
 	}
+	if string(h.ID) == "null" {
+		cn.anonymous(line, h.OK, err)
+		return
+	}
+	// the id as sent: its digits (1.0, "1" or true is not 1)
 	id, perr := strconv.ParseUint(string(h.ID), 10, 64)
 	cn.mu.Lock()
 	cn.answered = true
 	cl := cn.pending[id]
-	if perr != nil || cl == nil {
+	if perr != nil || id == 0 || id > cn.maxID {
+		cn.mu.Unlock()
+		cn.kill(protocolError("robotsd answered id %s, which was not sent", h.ID))
+		return
+	}
+	if cl == nil {
 		cn.mu.Unlock()
 		return // its caller gave up: dropped
 	}
@@ -225,14 +239,19 @@ func (cn *conn) dispatch(line []byte) {
 }
 
 // anonymous handles an answer with "id":null: to a raw line, to a line
-// over robotsd's limit, or the refusal of one connection too many.
-func (cn *conn) anonymous(line []byte, err error) {
+// over robotsd's limit, or the refusal of one connection too many. An ok
+// one to no raw line answers nothing sent: the peer is not robotsd.
+func (cn *conn) anonymous(line []byte, ok bool, err error) {
 	var rerr *Error
 	errors.As(err, &rerr)
 	cn.mu.Lock()
 	cn.answered = true
 	var targets []*call
 	switch {
+	case len(cn.raw) == 0 && ok:
+		cn.mu.Unlock()
+		cn.kill(protocolError("robotsd sent an ok answer of id null, and no request went without an id"))
+		return
 	case len(cn.raw) > 0:
 		targets, cn.raw = cn.raw[:1], cn.raw[1:]
 	case rerr != nil && rerr.Code == CodeOverloaded:

@@ -3,7 +3,9 @@ package robotsd_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
@@ -99,5 +101,89 @@ func TestNonStringVersionIsRefused(t *testing.T) {
 		if err == nil {
 			t.Fatalf("version %s: want an error, got %+v", v, r)
 		}
+	}
+}
+
+// requestID is the id of a request line the client sent.
+func requestID(t *testing.T, line []byte) uint64 {
+	var req struct {
+		ID uint64 `json:"id"`
+	}
+	if err := json.Unmarshal(line, &req); err != nil {
+		t.Errorf("request %q: %v", line, err)
+	}
+	return req.ID
+}
+
+// Answers for no request the client sent are never handed to the call,
+// which fails with CodeProtocol at once (not at its deadline).
+func TestAnAnswerNotAskedForIsRefused(t *testing.T) {
+	const verdict = `"ok":true,"allowed":true,"origin":"http://a.test","source":"cache","reason":"no_rule"`
+	cases := []struct {
+		name, id, why string
+	}{
+		{"null", "null", "ok answer of id null"},
+		{"float", "%d.0", "id 1.0,"},
+		{"string", `"%d"`, `id "1",`},
+		{"bool", "true", "id true,"},
+		{"never sent", "1%d", "id 11,"},
+		{"none", "", "without an id"},
+	}
+	for _, tc := range cases {
+		path := peer(t, func(c net.Conn, line []byte) {
+			id := tc.id
+			if strings.Contains(id, "%d") {
+				id = fmt.Sprintf(id, requestID(t, line))
+			}
+			if id == "" {
+				c.Write([]byte("{" + verdict + "}\n"))
+				return
+			}
+			c.Write([]byte(`{"id":` + id + "," + verdict + "}\n"))
+		})
+		cl := robotsd.New(&robotsd.Options{Socket: path, Timeout: 20 * time.Second})
+		r, err := cl.Check(context.Background(), "http://a.test/", "A")
+		cl.Close()
+		var e *robotsd.Error
+		if !errors.As(err, &e) || e.Code != robotsd.CodeProtocol || !strings.Contains(e.Message, tc.why) {
+			t.Errorf("%s: want a protocol error naming %q, got %+v, %v", tc.name, tc.why, r, err)
+		}
+	}
+}
+
+// A verdict's allowed, origin, source and reason, a pending answer's
+// origin: missing is an error, never a zero value (allowed false).
+func TestAnAnswerWithoutARequiredFieldIsRefused(t *testing.T) {
+	fields := map[string]string{"allowed": "true", "origin": `"http://a.test"`,
+		"source": `"cache"`, "reason": `"no_rule"`}
+	for drop := range fields {
+		var parts []string
+		for k, v := range fields {
+			if k != drop {
+				parts = append(parts, `"`+k+`":`+v)
+			}
+		}
+		rest := strings.Join(parts, ",")
+		path := peer(t, func(c net.Conn, line []byte) {
+			fmt.Fprintf(c, `{"id":%d,"ok":true,%s}`+"\n", requestID(t, line), rest)
+		})
+		cl := robotsd.New(&robotsd.Options{Socket: path, Timeout: 20 * time.Second})
+		r, err := cl.Check(context.Background(), "http://a.test/", "A")
+		cl.Close()
+		var e *robotsd.Error
+		if !errors.As(err, &e) || e.Code != robotsd.CodeProtocol || !strings.Contains(e.Message, "no "+drop) {
+			t.Errorf("without %s: want a protocol error, got %+v, %v", drop, r, err)
+		}
+	}
+	path := peer(t, func(c net.Conn, line []byte) {
+		fmt.Fprintf(c, `{"id":%d,"ok":true,"results":[{"url":"http://a.test/","ok":true,"pending":true}]}`+"\n",
+			requestID(t, line))
+	})
+	cl := robotsd.New(&robotsd.Options{Socket: path, Timeout: 20 * time.Second})
+	defer cl.Close()
+	rs, err := cl.Warm(context.Background(), []string{"http://a.test/"}, "A")
+	var e *robotsd.Error
+	if !errors.As(err, &e) || e.Code != robotsd.CodeProtocol || !strings.Contains(e.Message, "no origin") {
+		t.Errorf("pending without origin: want a protocol error, got %+v, %v", rs, err)
 	}
 }

@@ -76,10 +76,10 @@ type wireCheck struct {
 	URL        string      `json:"url"`
 	OK         bool        `json:"ok"`
 	Pending    bool        `json:"pending"`
-	Allowed    bool        `json:"allowed"`
-	Origin     string      `json:"origin"`
-	Source     string      `json:"source"`
-	Reason     string      `json:"reason"`
+	Allowed    *bool       `json:"allowed"`
+	Origin     *string     `json:"origin"`
+	Source     *string     `json:"source"`
+	Reason     *string     `json:"reason"`
 	HTTPStatus *int        `json:"http_status"`
 	Rule       *Rule       `json:"rule"`
 	CrawlDelay *float64    `json:"crawl_delay"`
@@ -99,8 +99,8 @@ func seconds(f *float64) time.Duration {
 }
 
 func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
-	r := Result{URL: url, Pending: w.Pending, Allowed: w.Allowed, Origin: w.Origin,
-		Source: w.Source, Reason: w.Reason, Rule: w.Rule,
+	r := Result{URL: url, Pending: w.Pending, Allowed: w.Allowed != nil && *w.Allowed,
+		Origin: str(w.Origin), Source: str(w.Source), Reason: str(w.Reason), Rule: w.Rule,
 		CrawlDelay: seconds(w.CrawlDelay), ExpiresIn: seconds(w.ExpiresIn),
 		Cause: w.Cause, Version: str(w.Version)}
 	if w.URL != "" {
@@ -113,6 +113,10 @@ func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
 		r.Err = w.Error.toError(r.URL)
 		return r, nil
 	}
+	if err := w.required(); err != nil {
+		err.URL = r.URL
+		return Result{URL: r.URL}, err
+	}
 	if w.Pending {
 		return r, nil
 	}
@@ -121,6 +125,23 @@ func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
 		return Result{URL: r.URL}, err
 	}
 	return r, nil
+}
+
+// required is the CodeProtocol error of an ok answer missing a field it
+// must have: a verdict's allowed, origin, source and reason, a pending
+// answer's origin. Missing is an error, never a zero value.
+func (w *wireCheck) required() *Error {
+	fields := []struct {
+		name    string
+		missing bool
+	}{{"origin", w.Origin == nil}, {"allowed", w.Allowed == nil},
+		{"source", w.Source == nil}, {"reason", w.Reason == nil}}
+	for i, f := range fields {
+		if f.missing && (i == 0 || !w.Pending) {
+			return protocolError("malformed answer: no %s", f.name)
+		}
+	}
+	return nil
 }
 
 // Check asks whether agent may fetch url, waiting for the origin's

@@ -17,22 +17,22 @@ func TestAnswerUsageFieldsAreChecked(t *testing.T) {
 		opts   *CheckOptions
 		ok     bool
 	}{
-		{`{"ok":true,"allowed":true,` + usage + `,` + from + `}`, &CheckOptions{Usage: true}, true},
-		{`{"ok":true,"allowed":false,"usage":null,"usage_from":[],"tokens":{"g":{"allowed":false,"rule":null}}}`, both, true},
-		{`{"ok":true,"pending":true}`, both, true},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,` + usage + `,` + from + `}`, &CheckOptions{Usage: true}, true},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":false,"usage":null,"usage_from":[],"tokens":{"g":{"allowed":false,"rule":null}}}`, both, true},
+		{`{"ok":true,"pending":true,"origin":"http://x.test"}`, both, true},
 		{`{"ok":false,"error":{"code":"bad_url","message":"m"}}`, both, true},
-		{`{"ok":true,"allowed":true}`, nil, true},
-		{`{"ok":true,"allowed":true}`, &CheckOptions{Usage: true}, false}, // an older robotsd
-		{`{"ok":true,"allowed":true,` + usage + `}`, &CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true,"usage":["train-ai"],` + from + `}`, &CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true,"usage":{"train-ai":"allowed"},` + from + `}`, &CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true,"usage":{"train-ai":"yes","search":"unknown","ai-input":"unknown","ai-use":"unknown"},` + from + `}`,
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true}`, nil, true},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true}`, &CheckOptions{Usage: true}, false}, // an older robotsd
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,` + usage + `}`, &CheckOptions{Usage: true}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,"usage":["train-ai"],` + from + `}`, &CheckOptions{Usage: true}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,"usage":{"train-ai":"allowed"},` + from + `}`, &CheckOptions{Usage: true}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,"usage":{"train-ai":"yes","search":"unknown","ai-input":"unknown","ai-use":"unknown"},` + from + `}`,
 			&CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true,` + usage + `,"usage_from":{}}`, &CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true,` + usage + `,"usage_from":null}`, &CheckOptions{Usage: true}, false},
-		{`{"ok":true,"allowed":true}`, &CheckOptions{Tokens: []string{"G"}}, false},
-		{`{"ok":true,"allowed":true,"tokens":["g"]}`, &CheckOptions{Tokens: []string{"G"}}, false},
-		{`{"ok":true,"allowed":true,"tokens":{"g":{"allowed":1}}}`, &CheckOptions{Tokens: []string{"G"}}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,` + usage + `,"usage_from":{}}`, &CheckOptions{Usage: true}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,` + usage + `,"usage_from":null}`, &CheckOptions{Usage: true}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true}`, &CheckOptions{Tokens: []string{"G"}}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,"tokens":["g"]}`, &CheckOptions{Tokens: []string{"G"}}, false},
+		{`{"ok":true,"origin":"http://x.test","source":"cache","reason":"rule","allowed":true,"tokens":{"g":{"allowed":1}}}`, &CheckOptions{Tokens: []string{"G"}}, false},
 	}
 	for _, c := range cases {
 		var w wireCheck

@@ -153,6 +153,10 @@ export class CheckResult {
     // the robots.txt version the verdict came from (docs/protocol.md)
     this.version = answer.version == null ? null : want("version", answer.version, "string");
     this.error = answer.ok === false ? errorFromAnswer(answer.error, this.url) : null;
+    if (answer.ok === true) {
+      // required: missing is an error, never a default
+      for (const f of this.pending ? ["origin"] : ["origin", "source", "reason"]) want(f, answer[f], "string");
+    }
     this.usage = null;
     this.usageFrom = null;
     this.tokens = null;
@@ -516,7 +520,8 @@ export class Client {
       } catch {
         continue; // not an answer robotsd would send: nothing to match
       }
-      if (ans !== null && typeof ans === "object") this._onAnswer(ans);
+      if (ans !== null && typeof ans === "object" && !Array.isArray(ans)) this._onAnswer(ans, line);
+      if (!this._sock) break; // refused: read no further
     }
     this._buf = this._buf.slice(start);
     if (this._buf.length > MAX_ANSWER && this._sock) {
@@ -527,9 +532,17 @@ export class Client {
     }
   }
 
-  _onAnswer(ans) {
+  _onAnswer(ans, line) {
     this._answered = true;
-    if (ans.id === null || ans.id === undefined) {
+    const why = unasked(ans, line, this._nextId, this._raw.length > 0);
+    if (why) {
+      // Not robotsd speaking: fail what waits on this connection, close it.
+      this._failAll(new ProtocolError(why));
+      this._sock.destroy();
+      this._sock = null;
+      return;
+    }
+    if (ans.id === null) {
       this._onAnonymous(ans);
       return;
     }
@@ -571,6 +584,51 @@ export class Client {
     }
     return longest;
   }
+}
+
+/**
+ * Why answer `ans` (parsed from `line`) is for no request this client
+ * sent, or null: it must have exactly one "id", written as an id sent
+ * (an integer below `nextId`, in its digits: 5.0, "5" or true is not 5),
+ * or null for an error answer or the answer to a raw line (`raw`).
+ */
+function unasked(ans, line, nextId, raw) {
+  const ids = topLevel(line, "id");
+  if (ids.length !== 1) return `robotsd sent an answer with ${ids.length} ids`;
+  if (ids[0] === "null") {
+    return raw || ans.ok === false ? null : "robotsd sent an ok answer of id null, and no request went without an id";
+  }
+  const id = ans.id;
+  if (Number.isSafeInteger(id) && id >= 1 && id < nextId && ids[0] === String(id)) return null;
+  return `robotsd answered id ${ids[0]}, which was not sent`;
+}
+
+const STRING = /"(?:[^"\\]|\\.)*"/y;
+
+/** The raw text of every value of `key` in the JSON object `line`. */
+function topLevel(line, key) {
+  const out = [];
+  let i = line.indexOf("{") + 1;
+  let depth = 0;
+  let name = null; // the member's key, once read
+  let start = -1;
+  for (; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') {
+      STRING.lastIndex = i;
+      const m = STRING.exec(line);
+      if (depth === 0 && name === null) name = JSON.parse(m[0]);
+      i += m[0].length - 1;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (c === ":" && depth === 0) start = i + 1;
+    if (depth < 0 || (depth === 0 && c === ",")) {
+      if (name === key) out.push(line.slice(start, i).trim());
+      name = null;
+      if (depth < 0) break;
+    }
+  }
+  return out;
 }
 
 /** A new Client (see Client's options). */

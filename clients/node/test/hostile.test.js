@@ -95,3 +95,59 @@ test("a version that is neither a string nor null is a ProtocolError", async () 
     }
   }
 });
+
+// Answers for no request the client sent: never handed to the waiting
+// call, which fails with ProtocolError at once (not at its timeout).
+test("an answer the client did not ask for is a ProtocolError", async () => {
+  const verdict = '"ok":true,"allowed":true,"origin":"http://a.test","source":"cache","reason":"no_rule"';
+  const cases = [
+    ["null", () => `{"id":null,${verdict}}`, /ok answer of id null/],
+    ["float", (id) => `{"id":${id}.0,${verdict}}`, /id 1\.0,/],
+    ["exponent", (id) => `{"id":${id}e0,${verdict}}`, /id 1e0,/],
+    ["string", (id) => `{"id":"${id}",${verdict}}`, /id "1",/],
+    ["bool", () => `{"id":true,${verdict}}`, /id true,/],
+    ["never sent", (id) => `{"id":${id + 1000},${verdict}}`, /id 1001,/],
+    ["two ids", (id) => `{"id":${id},${verdict},"id":${id}}`, /with 2 ids/],
+    ["no id", () => `{${verdict}}`, /with 0 ids/],
+  ];
+  for (const [name, line, why] of cases) {
+    const p = await peer((sock, req) => sock.write(line(req.id) + "\n"));
+    const c = new Client({ socket: p.socketPath, timeout: 20000 });
+    try {
+      await assert.rejects(c.check("http://a.test/", "A"), (err) => {
+        assert.ok(err instanceof ProtocolError, `${name}: ${err}`);
+        assert.match(err.message, why, name);
+        return true;
+      });
+    } finally {
+      c.close();
+      p.close();
+    }
+  }
+});
+
+// A verdict's allowed, origin, source and reason, a pending answer's
+// origin: missing is an error, never a default.
+test("an answer without a required field is a ProtocolError", async () => {
+  const verdict = { ok: true, allowed: true, origin: "http://a.test", source: "cache", reason: "no_rule" };
+  const cases = ["allowed", "origin", "source", "reason"].map((f) => [f, {}]);
+  cases.push(["origin", { wait: false }]);
+  for (const [field, opts] of cases) {
+    const p = await peer((sock, req) => {
+      const a = opts.wait === false ? { ok: true, pending: true } : { ...verdict };
+      delete a[field];
+      sock.write(JSON.stringify({ id: req.id, ...a }) + "\n");
+    });
+    const c = new Client({ socket: p.socketPath, timeout: 20000 });
+    try {
+      await assert.rejects(c.check("http://a.test/", "A", opts), (err) => {
+        assert.ok(err instanceof ProtocolError, `${field}: ${err}`);
+        assert.match(err.message, new RegExp(`${field}`), field);
+        return true;
+      });
+    } finally {
+      c.close();
+      p.close();
+    }
+  }
+});

@@ -103,7 +103,7 @@ test("tokens must be an array of strings", async () => {
   await assert.rejects(client.check("http://use.test/", "A", { tokens: "Google-Extended" }), TypeError);
 });
 
-const OK = { ok: true, allowed: true, reason: "no_rule" };
+const OK = { ok: true, allowed: true, origin: "http://u", source: "cache", reason: "no_rule" };
 const USAGE = { "train-ai": "allowed", search: "unknown", "ai-input": "disallowed", "ai-use": "unknown" };
 const ST = { directive: "content-usage", pattern: "/", line: 1, value: "train-ai=y" };
 
@@ -135,6 +135,6 @@ test("answers of the wrong shape are ProtocolErrors, not values", () => {
     assert.throws(() => new CheckResult({ ...OK, ...extra }, "u", asked), ProtocolError, JSON.stringify(extra));
   }
   // pending and failed answers carry neither
-  const p = new CheckResult({ ok: true, pending: true }, "u", { usage: true, tokens: true });
+  const p = new CheckResult({ ok: true, pending: true, origin: "http://u" }, "u", { usage: true, tokens: true });
   assert.equal(p.usage, null);
 });

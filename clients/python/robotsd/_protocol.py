@@ -130,9 +130,11 @@ class ConnectionLostError(RobotsdError, ConnectionError):
 class ProtocolError(ConnectionLostError):
     """What robotsd sent is not the protocol: an answer line longer than
     MAX_ANSWER (the connection is closed), a field of the wrong type (an
-    "allowed" that is not a boolean, a usage field), or a field asked for
-    and missing (a robotsd without the feature). Never passed through as
-    a value, and the call is never sent again."""
+    "allowed" that is not a boolean, a usage field), a required field
+    missing, a field asked for and missing (a robotsd without the
+    feature), or an answer to no request sent (the connection is
+    closed). Never passed through as a value, and the call is never sent
+    again."""
 
 
 class NotRunningError(ConnectionLostError):
@@ -374,6 +376,8 @@ class CheckResult:
                                                   pending):
             raise ProtocolError("robotsd answered allowed=%r, not a boolean"
                                 % (allowed,))
+        for f in ("origin",) if pending else ("origin", "source", "reason"):
+            _typed(f, a.get(f), str)  # required: missing is an error
         r = a.get("rule")
         rule = Rule(r["directive"], r["pattern"], r["line"]) \
             if isinstance(r, dict) else None
@@ -510,6 +514,14 @@ def result(answer: Dict[str, Any]) -> Dict[str, Any]:
     raise error_from(answer.get("error"))
 
 
+def refuses_connection(a: Dict[str, Any]) -> bool:
+    """Whether answer a is robotsd refusing the connection: id null, the
+    error overloaded (too many connections; robotsd closes it)."""
+    err = a.get("error")
+    return "id" in a and a["id"] is None and a.get("ok") is False and \
+        isinstance(err, dict) and err.get("code") == OverloadedError.code
+
+
 class Pending:
     """Requests in flight on one connection, by id, plus the bookkeeping
     that attributes an answer whose id is null (line_too_long, bad_json,
@@ -519,12 +531,41 @@ class Pending:
         self.calls: Dict[int, Any] = {}   # id -> caller's slot
         self.lines: Dict[int, int] = {}   # id -> request line length
         self.raw: List[int] = []          # ids sent as raw lines, oldest first
+        self.sent: Optional[range] = None  # spans the ids sent on it
 
     def add(self, rid: int, slot: Any, length: int, raw: bool) -> None:
         self.calls[rid] = slot
         self.lines[rid] = length
         if raw:
             self.raw.append(rid)
+        elif self.sent is None:
+            self.sent = range(rid, rid + 1)
+        else:  # threads may add their ids out of order
+            self.sent = range(min(self.sent.start, rid),
+                              max(self.sent.stop, rid + 1))
+
+    def owner(self, a: Dict[str, Any]) -> Optional[int]:
+        """The id of the call answer a is for, or None to drop it (a call
+        given up on or answered already, an error of id null for no line
+        in flight). Raises ProtocolError for an answer nobody asked for:
+        no "id", an id this connection never sent or not as sent (1.0,
+        "1", true for 1), an ok answer of id null to no raw line."""
+        if "id" not in a:
+            raise ProtocolError("robotsd sent an answer without an id")
+        rid = a["id"]
+        if rid is None:
+            if self.raw:
+                return self.raw[0]
+            if a.get("ok") is not False:
+                raise ProtocolError("robotsd sent an ok answer of id null, "
+                                    "and no request went without an id")
+            return self.owner_of_null()
+        if not isinstance(rid, int) or isinstance(rid, bool) or \
+                self.sent is None or rid not in self.sent:
+            raise ProtocolError("robotsd answered id %s, which this "
+                                "connection did not send"
+                                % json.dumps(rid))
+        return rid
 
     def pop(self, rid: Any) -> Any:
         """The slot of id rid, removed; None if unknown."""

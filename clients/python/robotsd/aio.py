@@ -13,11 +13,11 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, AnswerLines,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        HistoryEntry, OverloadedError, ProtocolError,
+                        HistoryEntry, ProtocolError,
                         RobotsdError, batch_requests, batch_results,
                         check_request, connect_error, encode, error_from,
                         history_request, parse_history, purge_request,
-                        result, socket_path, Pending)
+                        refuses_connection, result, socket_path, Pending)
 from .watch import ChangeEvent, watch_async
 
 _RETRY_PAUSE = 0.05
@@ -108,15 +108,14 @@ class _Connection:
             return
         if not isinstance(a, dict):
             return
-        rid = a.get("id")
-        if rid is None:
-            err = a.get("error") or {}
-            if err.get("code") == OverloadedError.code \
-                    and not self.pending.raw:
-                self.closed_by = error_from(err)  # robotsd closes it
-                return
-            rid = self.pending.owner_of_null()
-        fut = self.pending.pop(rid)
+        if refuses_connection(a) and not self.pending.raw:
+            self.closed_by = error_from(a["error"])  # robotsd closes it
+            return
+        try:
+            fut = self.pending.pop(self.pending.owner(a))
+        except ProtocolError as e:  # an answer nobody asked for
+            self._fail(e)
+            return
         if fut is not None and not fut.done():
             fut.set_result(a)
 

@@ -18,11 +18,12 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, AnswerLines,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        HistoryEntry, OverloadedError, Pending,
+                        HistoryEntry, Pending,
                         ProtocolError, RobotsdError, batch_requests,
                         batch_results, check_request, connect_error, encode,
                         error_from, history_request, parse_history,
-                        purge_request, result, socket_path)
+                        purge_request, refuses_connection, result,
+                        socket_path)
 from .watch import ChangeEvent, watch_blocking
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
@@ -123,17 +124,19 @@ class _Connection:
         if not isinstance(a, dict):
             return
         with self.lock:
-            rid = a.get("id")
-            if rid is None:
-                err = a.get("error") or {}
-                if err.get("code") == OverloadedError.code \
-                        and not self.pending.raw:
-                    # Too many connections: robotsd closes this one.
-                    self.closed_by = error_from(err)
-                    return
-                rid = self.pending.owner_of_null()
-            fut = self.pending.pop(rid)
-        if fut is not None and not fut.done():
+            if refuses_connection(a) and not self.pending.raw:
+                # Too many connections: robotsd closes this one.
+                self.closed_by = error_from(a["error"])
+                return
+            try:
+                fut = self.pending.pop(self.pending.owner(a))
+            except ProtocolError as e:
+                fut, bad = None, e
+            else:
+                bad = None
+        if bad is not None:  # an answer nobody asked for: not robotsd
+            self._fail(bad)
+        elif fut is not None and not fut.done():
             fut.set_result(a)
 
     def _fail(self, exc: RobotsdError) -> None:

@@ -27,7 +27,9 @@ Settings:
   else USER_AGENT (as Scrapy's middleware picks it).
 - ROBOTSD_USAGE_PURPOSES (default []): the purposes the crawl's content is
   for, among "train-ai", "search", "ai-input", "ai-use" (another name
-  stops the crawl at start: a typo must not silently allow everything). When it is
+  stops the crawl at start: a typo must not silently allow everything); a
+  list, or a comma-separated string whose empty names are left out, so
+  that `-s ROBOTSD_USAGE_PURPOSES=` lists none. When it is
   not empty the middleware asks robotsd for the site's usage preferences
   (Content-Usage, Content-Signal), and a request whose URL has any listed
   purpose "disallowed" is dropped like a disallowed one: IgnoreRequest,
@@ -43,13 +45,19 @@ Settings:
   "defer" schedules the request again after the answer's expires_in (the
   time to robotsd's next try; at least 1 s), at most ROBOTSD_DEFER_MAX
   times (default 5) before dropping it (stat robotsd/gave_up); the crawl
-  stays open while requests are deferred. One INFO line per origin says
+  stays open while requests are deferred. robotsd/deferred counts the
+  requests deferred, each once however often; a debug line tells each
+  deferral. One INFO line per origin says
   it is deferred and why (the answer's cause). "drop" drops it at once
   (stat robotsd/unreachable), as earlier versions did.
 - ROBOTSD_REQUIRED (default False): True checks at spider start that
-  robotsd answers and otherwise stops the crawl (close reason
-  "robotsd_unavailable") with an ERROR line naming the socket.
-- ROBOTSD_CONNECT_TIMEOUT (default 5): seconds to keep trying to connect.
+  robotsd answers within ROBOTSD_CONNECT_TIMEOUT and otherwise stops the
+  crawl (close reason "robotsd_unavailable") with one ERROR line naming
+  the socket.
+- ROBOTSD_CONNECT_TIMEOUT (default 5): seconds a check keeps trying to
+  connect while robotsd cannot be reached (not running yet, restarting),
+  as the clients' calls do, with pauses doubling from 0.05 s to 1 s; then
+  it fails as robotsd not running (see ROBOTSD_FAIL_OPEN).
 
 Every response of a request robotsd judged carries response.meta["robotsd"]
 = {"version": the robots.txt version robotsd answered with (None if it
@@ -67,7 +75,7 @@ if it cannot download it. /robots.txt itself is always allowed by robotsd.
 
 A request a rule disallows raises IgnoreRequest and counts
 robotstxt/forbidden and robotsd/forbidden; a deferred one counts
-robotsd/deferred (each time), never robotstxt/forbidden.
+robotsd/deferred (once), never robotstxt/forbidden.
 The Crawl-delay robotsd reports for the agent raises the download slot's
 delay (slot.delay = max(slot.delay, crawl_delay)); it never lowers a delay
 set by DOWNLOAD_DELAY or AutoThrottle.
@@ -75,12 +83,14 @@ set by DOWNLOAD_DELAY or AutoThrottle.
 Nothing blocks the reactor, whichever reactor runs (the default one or
 the asyncio one): checks are sent over one pipelined connection of the
 blocking robotsd.Client, whose reader thread hands each answer back to the
-reactor (reactor.callFromThread). No thread-pool thread is held while a
+reactor (reactor.callFromThread); connecting again while robotsd is down
+is scheduled on the reactor. No thread-pool thread is held while a
 check waits on a robots.txt fetch. The crawl keeps that one connection;
 after robotsd restarts, the next check opens one new connection (a check
 the restart cut off is sent once more on it).
 """
 import logging
+import time
 from dataclasses import asdict
 from typing import Any, Dict, List, Optional
 
@@ -93,7 +103,7 @@ from ._protocol import (DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, PURPOSES,
                         ConnectionLostError, NotRunningError, Preference,
                         ProtocolError, RobotsdError, UnsupportedSchemeError,
                         check_request, result)
-from .client import Client
+from .client import _RETRY_PAUSE, _RETRY_PAUSE_MAX, Client
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +122,9 @@ class RobotsdMiddleware:
         self.timeout = settings.getfloat("ROBOTSD_TIMEOUT", DEFAULT_TIMEOUT)
         self._default_useragent = settings.get("USER_AGENT", "Scrapy")
         self._robotstxt_useragent = settings.get("ROBOTSTXT_USER_AGENT")
-        self.purposes: List[str] = list(settings.getlist(
-            "ROBOTSD_USAGE_PURPOSES", []))
+        # "-s ROBOTSD_USAGE_PURPOSES=" (an empty string) lists none
+        self.purposes: List[str] = [p.strip() for p in settings.getlist(
+            "ROBOTSD_USAGE_PURPOSES", []) if p.strip()]
         bad = [p for p in self.purposes if p not in PURPOSES]
         if bad:
             raise ValueError("ROBOTSD_USAGE_PURPOSES: unknown purpose(s) %s "
@@ -126,11 +137,11 @@ class RobotsdMiddleware:
         self.deny_unknown = unknown == "deny"
         self.usage = bool(self.purposes) or \
             settings.getbool("ROBOTSD_USAGE", False)
+        self.connect_timeout = settings.getfloat("ROBOTSD_CONNECT_TIMEOUT",
+                                                 DEFAULT_CONNECT_TIMEOUT)
         self.client = Client(settings.get("ROBOTSD_SOCKET"),
                              timeout=self.timeout,
-                             connect_timeout=settings.getfloat(
-                                 "ROBOTSD_CONNECT_TIMEOUT",
-                                 DEFAULT_CONNECT_TIMEOUT))
+                             connect_timeout=self.connect_timeout)
         from scrapy import signals
         crawler.signals.connect(self.client.close, signals.engine_stopped)
         self._init_unreachable(crawler)
@@ -165,12 +176,45 @@ class RobotsdMiddleware:
         sent once more on a new connection if the connection breaks."""
         from twisted.internet import reactor
         d: "defer.Deferred[CheckResult]" = defer.Deferred()
+        sent: Dict[str, Any] = {}  # "fut": the request's Future once sent
+        self._send(d, sent, url, check_request(url, agent, True, self.usage),
+                   time.monotonic() + self.connect_timeout, _RETRY_PAUSE)
+        d.addTimeout(self.timeout, reactor,
+                     onTimeoutCancel=lambda r, t: self._timed_out(
+                         sent.get("fut")))
+        if resend:
+            d.addErrback(self._resend, url, agent)
+        return d
+
+    def _send(self, d: "defer.Deferred[CheckResult]", sent: Dict[str, Any],
+              url: str, req: Dict[str, Any], give_up: float,
+              pause: float) -> None:
+        """Submit req for d; while robotsd cannot be reached, try again on
+        the reactor (pauses doubling up to 1 s) until give_up, the connect
+        timeout, as the blocking client does."""
+        from twisted.internet import reactor
+        if d.called:  # timed out meanwhile
+            return
         try:
-            fut = self.client.submit(check_request(url, agent, True,
-                                                   self.usage))
+            fut = self.client.submit(req)
+        except ConnectionLostError as e:
+            if isinstance(e, ProtocolError) or \
+                    time.monotonic() + pause > give_up:
+                d.errback(e)
+                return
+            if pause == _RETRY_PAUSE:
+                logger.debug("robotsd cannot be reached at %(socket)s "
+                             "(%(err)s): trying again for %(left).1f s",
+                             {"socket": self.client.path, "err": e,
+                              "left": give_up - time.monotonic()})
+            reactor.callLater(pause, self._send, d, sent, url, req, give_up,
+                              min(pause * 2, _RETRY_PAUSE_MAX))
+            return
         except RobotsdError as e:
             d.errback(e)
-            return d
+            return
+        sent["fut"] = fut
+        usage = self.usage
 
         def done(f: Any) -> None:
             exc = f.exception()
@@ -179,28 +223,24 @@ class RobotsdMiddleware:
                 return
             try:
                 a = result(f.result())
-                res = CheckResult.from_answer(url, a, self.usage)
+                res = CheckResult.from_answer(url, a, usage)
             except RobotsdError as e:
                 reactor.callFromThread(d.errback, e)
                 return
             reactor.callFromThread(d.callback, res)
 
         fut.add_done_callback(done)
-        d.addTimeout(self.timeout, reactor,
-                     onTimeoutCancel=lambda r, t: self._timed_out(fut))
-        if resend:
-            d.addErrback(self._resend, url, agent)
-        return d
 
     def _timed_out(self, fut: Any) -> None:
-        self.client.forget(fut)
+        if fut is not None:
+            self.client.forget(fut)
         raise CallTimeoutError("no answer from robotsd within %ss"
                                % self.timeout)
 
     def _resend(self, failure: Any, url: str, agent: str) -> Any:
-        # Only a connection that broke: robotsd not running stays so for
-        # the connect timeout already spent, and a ProtocolError answer
-        # would come back the same.
+        # Only a connection that broke: robotsd not running stayed so for
+        # the whole connect timeout, and a ProtocolError answer would come
+        # back the same.
         if failure.check(ConnectionLostError) and \
                 not failure.check(ProtocolError, NotRunningError):
             return self._check(url, agent, resend=False)
@@ -316,7 +356,13 @@ class RobotsdMiddleware:
                            extra={"spider": spider})
             raise IgnoreRequest("robots.txt unreachable (%s)" % why)
         delay = max(float(res.expires_in or 0), 1.0)
-        stats.inc_value("robotsd/deferred")
+        if tries == 0:  # a request deferred again is still one request
+            stats.inc_value("robotsd/deferred")
+        logger.debug("deferred %(request)s by %(delay)g s (deferral %(n)d "
+                     "of at most %(max)d)", {"request": request,
+                                             "delay": delay, "n": tries + 1,
+                                             "max": self.defer_max},
+                     extra={"spider": spider})
         if res.origin not in self._deferred_origins:
             self._deferred_origins.add(res.origin)
             logger.info("robots.txt of %(origin)s is unreachable (%(why)s): "
@@ -344,17 +390,35 @@ class RobotsdMiddleware:
             from scrapy.exceptions import DontCloseSpider
             raise DontCloseSpider
 
-    def _require(self, spider: Any) -> None:
+    def _require(self, spider: Any) -> "defer.Deferred[None]":
         """spider_opened under ROBOTSD_REQUIRED: stop unless robotsd
-        answers."""
-        try:
-            self.client.ping()
-        except RobotsdError as e:
-            logger.error("robotsd cannot be reached at %(socket)s (%(err)s) "
-                         "and ROBOTSD_REQUIRED is set: stopping the crawl",
-                         {"socket": self.client.path, "err": e},
-                         extra={"spider": spider})
-            self.crawler.engine.close_spider(spider, "robotsd_unavailable")
+        answers within the connect timeout (asked from a thread: the
+        reactor goes on meanwhile)."""
+        from twisted.internet import threads
+        d = threads.deferToThread(self.client.ping)
+        d.addCallbacks(lambda _: None, self._unavailable,
+                       errbackArgs=(spider,))
+        return d
+
+    def _unavailable(self, failure: Any, spider: Any) -> None:
+        failure.trap(RobotsdError)
+        logger.error("robotsd cannot be reached at %(socket)s (%(err)s) "
+                     "and ROBOTSD_REQUIRED is set: stopping the crawl",
+                     {"socket": self.client.path, "err": failure.value},
+                     extra={"spider": spider})
+        self._close_when_running(spider)
+
+    def _close_when_running(self, spider: Any) -> None:
+        """Close the spider once the engine runs: spider_opened comes
+        before the engine starts, and a spider closed then makes Scrapy
+        stop an engine that is not running (a traceback after the clean
+        line)."""
+        from twisted.internet import reactor
+        engine = self.crawler.engine
+        if engine.running:
+            engine.close_spider(spider, "robotsd_unavailable")
+        else:
+            reactor.callLater(0, self._close_when_running, spider)
 
     def _apply_delay(self, request: Any, spider: Any, delay: float) -> None:
         downloader = self.crawler.engine.downloader

@@ -119,3 +119,53 @@ class Hostile(unittest.TestCase):
                 with self.assertRaises(ProtocolError) as cm:
                     call(p.path, "http://a.test/")
                 self.assertIn("version is %r" % (version,), str(cm.exception))
+
+    def test_an_answer_not_asked_for_is_refused(self):
+        # Each answer below is for no request the client sent: never
+        # handed to the waiting call, which fails with ProtocolError (the
+        # connection is not the protocol) at once, not at its timeout.
+        verdict = {"ok": True, "allowed": True, "origin": "http://a.test",
+                   "source": "cache", "reason": "no_rule"}
+        cases = [
+            ("null", lambda rid: None, "ok answer of id null"),
+            ("float", lambda rid: float(rid), "id %d.0," % 1),
+            ("string", lambda rid: str(rid), 'id "1",'),
+            ("bool", lambda rid: True, "id true,"),
+            ("never sent", lambda rid: rid + 1000, "id 1001,"),
+        ]
+        for name, id_of, why in cases:
+            def answer(req, id_of=id_of):
+                return (json.dumps(dict(verdict, id=id_of(req["id"]))) +
+                        "\n").encode()
+            for call in (self.check, self.acheck):
+                with self.subTest(name, call=call.__name__):
+                    p = self.peer(answer)
+                    with self.assertRaises(ProtocolError) as cm:
+                        call(p.path, "http://a.test/")
+                    self.assertIn(why, str(cm.exception))
+
+    def test_an_answer_without_a_required_field_is_refused(self):
+        # A verdict's allowed, origin, source and reason, a pending
+        # answer's origin, the answer's id: missing is an error, never a
+        # default.
+        verdict = {"ok": True, "allowed": True, "origin": "http://a.test",
+                   "source": "cache", "reason": "no_rule"}
+        for field in ("id", "allowed", "origin", "source", "reason"):
+            def answer(req, field=field):
+                a = dict(verdict, id=req["id"])
+                del a[field]
+                return (json.dumps(a) + "\n").encode()
+            for call in (self.check, self.acheck):
+                with self.subTest(field, call=call.__name__):
+                    p = self.peer(answer)
+                    with self.assertRaises(ProtocolError):
+                        call(p.path, "http://a.test/")
+
+        def pending(req):
+            return (json.dumps({"id": req["id"], "ok": True,
+                                "pending": True}) + "\n").encode()
+        p = self.peer(pending)
+        with Client(p.path, timeout=20) as c:
+            with self.assertRaises(ProtocolError) as cm:
+                c.check("http://a.test/", "A", wait=False)
+        self.assertIn("origin is None", str(cm.exception))

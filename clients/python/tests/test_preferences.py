@@ -156,7 +156,8 @@ class AsyncUsageTest(Cases, ClientTest):
     DRIVER = Async
 
 
-OK = {"ok": True, "allowed": True, "reason": "no_rule"}
+OK = {"ok": True, "allowed": True, "origin": "http://x.test",
+      "source": "cache", "reason": "no_rule"}
 
 
 class AnswerChecking(unittest.TestCase):
@@ -214,8 +215,8 @@ class AnswerChecking(unittest.TestCase):
                 self.parse({"tokens": tokens}, usage=False, tokens=True)
 
     def test_pending_and_error_answers_need_no_usage(self):
-        r = CheckResult.from_answer("u", {"ok": True, "pending": True},
-                                    True, True)
+        r = CheckResult.from_answer("u", {"ok": True, "pending": True,
+                                          "origin": "http://u"}, True, True)
         self.assertEqual((r.pending, r.usage, r.tokens), (True, None, None))
         r = CheckResult.from_answer("u", {"ok": False, "error": {
             "code": "bad_url", "message": "m"}}, True, True)

@@ -76,6 +76,11 @@ class CrawlTest(ClientTest):
     def crawl(self, socket, items=False, **settings):
         """Run crawl.py with these Scrapy settings over its own; its result
         dict (with items: also "items", what its item pipeline stored)."""
+        return self.crawl_end(self.crawl_start(socket, items, **settings))
+
+    def crawl_start(self, socket, items=False, **settings):
+        """Start crawl.py as crawl() does; crawl_end() waits for it. Its
+        log is read as it comes: self.logged(TEXT) waits for a line."""
         tmp = tempfile.mkdtemp(prefix="robotsd-scrapy-")
         conf, out = os.path.join(tmp, "conf.json"), os.path.join(tmp, "out")
         stored = os.path.join(tmp, "items.jsonl") if items else None
@@ -83,16 +88,46 @@ class CrawlTest(ClientTest):
             json.dump(dict(start=self.base + "/", socket=socket,
                            user_agent=UA, settings=settings, items=stored),
                       f)
-        p = subprocess.run([self.python, os.path.join(HERE, "crawl.py"),
-                            conf, out], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=120)
-        log = p.stdout.decode("utf-8", "replace")
-        self.assertEqual(p.returncode, 0, log[-4000:])
-        with open(out) as f:
+        p = subprocess.Popen([self.python, os.path.join(HERE, "crawl.py"),
+                              conf, out], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        self.addCleanup(p.kill)
+        p.lines, p.cond, p.out, p.stored = [], threading.Condition(), out, \
+            stored
+        self.running = p
+
+        def read():
+            for line in p.stdout:
+                with p.cond:
+                    p.lines.append(line.decode("utf-8", "replace"))
+                    p.cond.notify_all()
+            with p.cond:
+                p.lines.append(None)  # the end
+                p.cond.notify_all()
+        p.reader = threading.Thread(target=read, daemon=True)
+        p.reader.start()
+        return p
+
+    def logged(self, text, timeout=60):
+        """Wait until a line of the running crawl's log contains text."""
+        p = self.running
+        with p.cond:
+            ok = p.cond.wait_for(lambda: None in p.lines or any(
+                text in ln for ln in p.lines), timeout)
+            seen = "".join(ln for ln in p.lines if ln is not None)
+        self.assertTrue(ok and text in seen, "no %r in:\n%s"
+                        % (text, seen[-4000:]))
+
+    def crawl_end(self, p):
+        rc = p.wait(120)
+        p.reader.join(30)
+        log = "".join(ln for ln in p.lines if ln is not None)
+        self.assertEqual(rc, 0, log[-4000:])
+        with open(p.out) as f:
             res = json.load(f)
         res["log"] = log
-        if stored:
-            with open(stored) as f:
+        if p.stored:
+            with open(p.stored) as f:
                 res["items"] = [json.loads(line) for line in f]
         return res
 
@@ -141,12 +176,27 @@ class ScrapyCrawl(CrawlTest):
                 "twisted.internet.asyncioreactor.AsyncioSelectorReactor")))
 
     def test_robotsd_down_fails_closed_by_default(self):
-        res = self.crawl(os.path.join(tempfile.mkdtemp(), "none.sock"))
+        res = self.crawl(os.path.join(tempfile.mkdtemp(), "none.sock"),
+                         ROBOTSD_CONNECT_TIMEOUT=0.5)
         self.assertEqual(self.page_hits(), [])
         self.assertEqual(res["urls"], [])
         self.assertEqual(
             res["stats"].get("robotsd/error_count/ConnectionLostError"), 1)
         self.assertEqual(self.origin.hits(HOST, "/robots.txt"), [])
+
+    def test_waits_for_robotsd_within_the_connect_timeout(self):
+        # No socket yet when the crawl starts: its checks keep trying to
+        # connect for ROBOTSD_CONNECT_TIMEOUT, as the clients' calls do,
+        # and robotsd starting meanwhile gets the whole polite crawl
+        # (before, the first request was dropped at once).
+        sock = os.path.join(tempfile.mkdtemp(), "late.sock")
+        self.crawl_start(sock, ROBOTSD_CONNECT_TIMEOUT=60)
+        self.logged("robotsd cannot be reached at %s (robotsd is not "
+                    "running" % sock)
+        self.start(socket_path=sock)
+        res = self.crawl_end(self.running)
+        self.assert_polite_crawl(res)
+        self.assertIn(": trying again for ", res["log"])
 
     def test_protocol_error_is_not_sent_again(self):
         # A peer answering "allowed": "false" (a string): the check fails
@@ -168,7 +218,7 @@ class ScrapyCrawl(CrawlTest):
 
     def test_robotsd_down_with_fail_open_crawls(self):
         res = self.crawl(os.path.join(tempfile.mkdtemp(), "none.sock"),
-                         ROBOTSD_FAIL_OPEN=True)
+                         ROBOTSD_FAIL_OPEN=True, ROBOTSD_CONNECT_TIMEOUT=0.5)
         paths = sorted(h.path for h in self.page_hits())
         self.assertEqual(paths, sorted(set(PAGES) | FORBIDDEN))
         self.assertEqual(self.origin.hits(HOST, "/robots.txt"), [])
@@ -176,20 +226,26 @@ class ScrapyCrawl(CrawlTest):
             res["stats"].get("robotsd/error_count/ConnectionLostError"),
             len(PAGES) + len(FORBIDDEN) + 1)  # + s3://
 
-    def test_unreachable_robots_txt_defers_until_it_recovers(self):
-        # robots.txt answers 503 until the crawl has asked once, then the
-        # rules: every page is fetched after the recovery, none lost.
+    def crawl_recovering(self, failures, **settings):
+        """A crawl of a site whose robots.txt answers 503 to robotsd's
+        first failures fetches, then the rules."""
         self.origin.robots(HOST, "", status=503)
         self.start("--retry-503-min", "1", "--retry-503-max", "2")
 
         def recover():
-            if len(self.origin.wait_hits(HOST, 1, timeout=60,
-                                         path="/robots.txt")) >= 1:
+            if len(self.origin.wait_hits(HOST, failures, timeout=60,
+                                         path="/robots.txt")) >= failures:
                 self.origin.robots(HOST, ROBOTS)
         t = threading.Thread(target=recover, daemon=True)
         t.start()
-        res = self.crawl(self.d.socket)
+        res = self.crawl(self.d.socket, **settings)
         t.join(5)
+        return res
+
+    def test_unreachable_robots_txt_defers_until_it_recovers(self):
+        # robots.txt answers 503 until the crawl has asked once, then the
+        # rules: every page is fetched after the recovery, none lost.
+        res = self.crawl_recovering(1)
         log = res["log"][-6000:]
         st = res["stats"]
         self.assertEqual(sorted(h.path for h in self.page_hits()),
@@ -204,6 +260,23 @@ class ScrapyCrawl(CrawlTest):
         self.assertEqual(len(info), 1, info)
         self.assertIn("(http_503: HTTP status 503)", info[0])
         self.assertEqual(res["reason"], "finished")
+
+    def test_a_request_deferred_twice_is_counted_once(self):
+        # Two 503s: the start URL, the only request of the crawl before
+        # the recovery, is deferred (at least) twice; robotsd/deferred
+        # counts requests, so 1 (it counted each deferral before).
+        # deferrals of 1 s may outpace robotsd's retries (1 to 2 s each)
+        res = self.crawl_recovering(2, ROBOTSD_DEFER_MAX=30)
+        log = res["log"]
+        again = "deferred <GET %s/> by " % self.base
+        self.assertGreaterEqual(len([ln for ln in log.splitlines()
+                                     if again in ln]), 2, log[-6000:])
+        self.assertIn("(deferral 2 of at most 30)", log)
+        self.assertEqual(res["stats"].get("robotsd/deferred"), 1,
+                         log[-6000:])
+        self.assertEqual(sorted(h.path for h in self.page_hits()),
+                         sorted(PAGES), log[-6000:])
+        self.assertNotIn("robotsd/gave_up", res["stats"])
 
     def test_unreachable_dropped_when_told_or_after_defer_max(self):
         self.origin.robots(HOST, "", status=503)
@@ -231,6 +304,10 @@ class ScrapyCrawl(CrawlTest):
         self.assertIn("robotsd cannot be reached at %s" % sock, res["log"])
         self.assertIn("ROBOTSD_REQUIRED is set: stopping the crawl",
                       res["log"])
+        # the clean line only: no traceback of Scrapy stopping an engine
+        # that was not running yet
+        self.assertNotIn("Traceback", res["log"])
+        self.assertNotIn("Unhandled error", res["log"])
 
     def test_robotstxt_user_agent_picks_the_group(self):
         # Pages are still requested as USER_AGENT; robotsd judges them for
@@ -405,6 +482,17 @@ class UsageCrawl(CrawlTest):
         self.assertEqual(items["/blog/1"]["usage"],
                          {"train-ai": "unknown", "search": "allowed",
                           "ai-input": "unknown", "ai-use": "unknown"})
+
+    def test_empty_purposes_clear_the_setting(self):
+        # -s ROBOTSD_USAGE_PURPOSES= (an empty string) over a project's
+        # purposes: none listed, nothing dropped for usage (before, the
+        # empty name was an unknown purpose that stopped the crawl).
+        self.start()
+        res = self.crawl(self.d.socket, ROBOTSD_USAGE_PURPOSES="")
+        log = res["log"][-4000:]
+        self.assertEqual(self.fetched(), sorted(USAGE_PAGES), log)
+        self.assertNotIn("robotsd/usage_forbidden", res["stats"])
+        self.assertEqual(res["stats"].get("robotstxt/forbidden"), 1, log)
 
     def test_unknown_denied(self):
         self.start()
