@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "robots.h"
 #include "cache/lifetime.h"
 #include "iface/outcome.h"
 
@@ -225,20 +226,20 @@ http_delta(const char *t, const char *date_hdr, double wall, double *delta)
 	return 0;
 }
 
-/* The class of an outcome; see lifetime.h. */
+/* The class of an outcome: librobots' status table; see lifetime.h. */
 enum lifetime_class
 lifetime_classify(int answered, int redirects, int status)
 {
-	if (redirects)
-		return LT_ALLOW_ALL;
-	if (!answered)
-		return LT_FAILED;
-	if (status >= 200 && status < 300)
+	switch (robots_status_class(answered, redirects, status)) {
+	case ROBOTS_STATUS_RULES:
 		return LT_RULES;
-	if (status == 503 || status == 429)
-		return LT_FAILED_SOON;
-	if (status >= 300 && status < 500)
+	case ROBOTS_STATUS_ALLOW_ALL:
 		return LT_ALLOW_ALL;
+	case ROBOTS_STATUS_FAILED_SOON:
+		return LT_FAILED_SOON;
+	case ROBOTS_STATUS_FAILED:
+		break;
+	}
 	return LT_FAILED;
 }
 
