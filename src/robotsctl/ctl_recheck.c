@@ -99,8 +99,8 @@ rc_eval(const struct rc_run *run, const struct rc_origin *o, const char *path,
 	out->v = &run->src.vers[o->caps[i].ver];
 	out->first_seen = o->caps[i].at;
 	if (out->v->state == RC_RULES) {
-		robots_check(out->v->r, run->agent, run->agent_len, path, len,
-		    rv);
+		robots_check(
+		    out->v->r, run->agent, run->agent_len, path, len, rv);
 		out->reason = robots_reason_name(rv->reason);
 		return;
 	}
@@ -351,8 +351,8 @@ rc_row(struct rc_run *run, const json_t *row, const struct rc_pending *p)
 static json_t *
 rc_batch_request(const struct rc_run *run)
 {
-	json_t *req = json_pack("{s:s, s:s, s:[]}", "op", "check", "agent",
-	    run->agent, "urls");
+	json_t *req = json_pack(
+	    "{s:s, s:s, s:[]}", "op", "check", "agent", run->agent, "urls");
 	json_t *urls = json_object_get(req, "urls"), *tokens;
 	size_t i;
 	int k;
@@ -534,7 +534,8 @@ rc_read(struct rc_run *run)
 	ssize_t len;
 
 	while ((len = getline(&line, &cap, stdin)) != -1) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (
+		    len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		rc_input(run, line, ++n);
 	}
@@ -567,7 +568,7 @@ ctl_cmd_recheck(const struct ctl *ctl, int argc, char **argv)
 			run->error = 1;
 		}
 		rc_summary(run);
-		status = run->error       ? CTL_EXIT_ERROR
+		status = run->error      ? CTL_EXIT_ERROR
 		         : run->none > 0 ? CTL_EXIT_DISALLOWED
 		                         : CTL_EXIT_OK;
 	}

@@ -67,8 +67,8 @@ struct rc_sources {
  * the archive directory) into s and build each origin's timeline: 0, or
  * -1 (reported).
  */
-int rc_sources_load(struct rc_sources *, const struct ctl *,
-    char *const *files, int nfiles);
+int rc_sources_load(
+    struct rc_sources *, const struct ctl *, char *const *files, int nfiles);
 /* An origin's timeline, or NULL when the sources hold none. */
 const struct rc_origin *rc_sources_origin(
     const struct rc_sources *, const char *origin, size_t len);

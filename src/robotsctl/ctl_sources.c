@@ -182,8 +182,8 @@ origin_get(struct rc_sources *s, const char *name, size_t len)
 
 /* A capture of version ver at at for the origin named; 0 or -1. */
 static int
-origin_add(struct rc_sources *s, const char *name, size_t len, double at,
-    long ver)
+origin_add(
+    struct rc_sources *s, const char *name, size_t len, double at, long ver)
 {
 	long oi = origin_get(s, name, len);
 	struct ctl_capture *caps;
@@ -195,15 +195,14 @@ origin_add(struct rc_sources *s, const char *name, size_t len, double at,
 	if ((caps = room(o->caps, &o->cap, o->n, sizeof(*caps))) == NULL)
 		return -1;
 	o->caps = caps;
-	o->caps[o->n++] =
-	    (struct ctl_capture){ at, (unsigned)ver, s->seq++ };
+	o->caps[o->n++] = (struct ctl_capture){ at, (unsigned)ver, s->seq++ };
 	return 0;
 }
 
 /* A capture of URL key (its origin origin_len bytes); 0 or -1. */
 static int
-url_add(struct rc_sources *s, const char *key, size_t origin_len,
-    struct rc_cap c)
+url_add(
+    struct rc_sources *s, const char *key, size_t origin_len, struct rc_cap c)
 {
 	struct rc_cap *caps;
 	struct rc_url *u;
@@ -267,9 +266,9 @@ http_parse(const char *p, size_t len, struct rc_http *h)
 
 	memset(h, 0, sizeof(*h));
 	if (len < 12 || memcmp(p, "HTTP/", 5) != 0 ||
-	    (sp = memchr(p, ' ', len)) == NULL || end - sp < 4 ||
-	    sp[1] < '1' || sp[1] > '5' || sp[2] < '0' || sp[2] > '9' ||
-	    sp[3] < '0' || sp[3] > '9')
+	    (sp = memchr(p, ' ', len)) == NULL || end - sp < 4 || sp[1] < '1' ||
+	    sp[1] > '5' || sp[2] < '0' || sp[2] > '9' || sp[3] < '0' ||
+	    sp[3] > '9')
 		return -1;
 	h->status = (sp[1] - '0') * 100 + (sp[2] - '0') * 10 + (sp[3] - '0');
 	for (p = sp; p < end; p = nl + 1) {
@@ -424,8 +423,8 @@ load_other(struct rc_sources *s, const struct ctl_warc_rec *r,
 
 /* One record (header r, block b) of a file; 0, or -1 out of memory. */
 static int
-load_record(struct rc_sources *s, const struct ctl_warc_rec *r,
-    const struct buf *b)
+load_record(
+    struct rc_sources *s, const struct ctl_warc_rec *r, const struct buf *b)
 {
 	struct rc_http h;
 	double at;
@@ -451,8 +450,8 @@ load_file(struct rc_sources *s, const char *path)
 
 	errno = 0;
 	if ((g = gzopen(path, "rb")) == NULL) {
-		ctl_warnx("recheck: %s: %s", path,
-		    strerror(errno ? errno : ENOMEM));
+		ctl_warnx(
+		    "recheck: %s: %s", path, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
 	while (rc == 0 && (h = ctl_warc_header(g, &r)) == 1) {
@@ -555,8 +554,8 @@ resolve_url(struct rc_sources *s, size_t ui)
 		}
 		if (ver == -2) {
 			version_of_error_class("too_many_redirects", tooid);
-			if ((ver = version_get(s, tooid, RC_ALLOW_ALL, NULL, 0)) <
-			    0)
+			if ((ver = version_get(
+			         s, tooid, RC_ALLOW_ALL, NULL, 0)) < 0)
 				return -1;
 		}
 		u = &s->urls[ui];
@@ -589,8 +588,8 @@ finish(struct rc_sources *s)
 
 /* See ctl_recheck_int.h. */
 int
-rc_sources_load(struct rc_sources *s, const struct ctl *ctl,
-    char *const *files, int nfiles)
+rc_sources_load(
+    struct rc_sources *s, const struct ctl *ctl, char *const *files, int nfiles)
 {
 	const char *dir;
 	int i;

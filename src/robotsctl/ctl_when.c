@@ -27,8 +27,8 @@ digits(const char *s, size_t n)
 static long
 month_days(long y, long m)
 {
-	static const long days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
-		30, 31 };
+	static const long days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+		31 };
 
 	if (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))
 		return 29;
@@ -108,8 +108,8 @@ parse_rfc3339(const char *s, size_t len, double *t)
 		return -1;
 	if ((f = fraction(s, len, &i)) < 0 || offset(s + i, len - i, &off))
 		return -1;
-	*t = (double)(civil_days(y, mo, d) * 86400 + h * 3600 +
-	                 mi * 60 + sec - off) +
+	*t = (double)(civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
+	              off) +
 	     f;
 	return 0;
 }
