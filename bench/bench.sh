@@ -66,6 +66,24 @@ wire=$(on_client_cpu "$build/bench/bench_wire" "$tmp/batches.txt")
 row "decode a 100-URL batch line, ns (fast path)" "$(field "$wire" fast_ns)" \
 	"$(field "$wire" jansson_ns) (jansson, proto_decode)" "-"
 
+# --- robotsctl recheck: URLs/s against the versions loaded ---------------
+note "robotsctl recheck over a WARC file of the corpus"
+python3 "$here/recheck_bench.py" "$corpus" "$tmp"
+rc_secs() {
+	t0=$(date +%s.%N)
+	on_client_cpu "$build/robotsctl" recheck --agent Googlebot \
+		--warc "$tmp/corpus.warc.gz" <"$1" >/dev/null 2>&1 || :
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+}
+rc_load=$(rc_secs /dev/null)
+rc_all=$(rc_secs "$tmp/recheck-urls.txt")
+rc_n=$(wc -l <"$tmp/recheck-urls.txt")
+row "recheck, k URLs/s (versions loaded; one core)" \
+	"$(awk -v n="$rc_n" -v a="$rc_all" -v l="$rc_load" \
+		'BEGIN { printf "%.0f", n / (a - l) / 1000 }')" \
+	"loading $(awk -v l="$rc_load" 'BEGIN { printf "%.1f", l }') s" ">= 100"
+
 # --- servers ----------------------------------------------------------------
 start_nginx
 start_redis

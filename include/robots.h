@@ -104,6 +104,26 @@ int robots_has_prefs(const struct robots *);
 void robots_check(const struct robots *, const char *agent, size_t agent_len,
     const char *path, size_t path_len, struct robots_verdict *);
 
+/*
+ * What the fetch of a robots.txt means (RFC 9309 section 2.3.1, the
+ * contract's status table): answered says whether an HTTP status came back
+ * (else a network error or timeout), redirects whether it ended on too
+ * many redirects (an allow-all whatever the status). robotsd's cache and
+ * robotsctl recheck (judging captures robotsd did not make) both use it.
+ */
+enum robots_status_class {
+	/* 2xx: the body's rules */
+	ROBOTS_STATUS_RULES,
+	/* 3xx left unfollowed, 4xx but 429, too many redirects */
+	ROBOTS_STATUS_ALLOW_ALL,
+	/* 5xx, 429, network error, timeout: disallow all */
+	ROBOTS_STATUS_FAILED,
+	/* 503 and 429: failed, retried sooner */
+	ROBOTS_STATUS_FAILED_SOON,
+};
+enum robots_status_class robots_status_class(
+    int answered, int redirects, int status);
+
 /* Lines as in an "Allow all" / "Disallow all" answer, for callers' reports. */
 const char *robots_directive_name(enum robots_directive);
 const char *robots_reason_name(enum robots_reason);

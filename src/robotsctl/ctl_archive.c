@@ -14,19 +14,17 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <jansson.h>
 #include <zlib.h>
 
 #include "wire/buf.h"
 #include "robotsctl.h"
+#include "ctl_warc.h"
 
-#define CTL_MAX_BLOCK (2u << 20) /* a record's block: 500 KiB body, headers */
 #define CTL_VERSION_LEN 16
 
 /*
@@ -38,15 +36,9 @@ struct search {
 	int dir_denied; /* the directory itself cannot be listed */
 };
 
-/* What one record's WARC header says, as far as show and diff care. */
-struct rec {
-	char type[32], origin[2048], version[32];
-	unsigned long long length;
-};
-
-/* The archive directory, or NULL (reported). */
-static const char *
-archive_dir(const struct ctl *ctl, const char *cmd)
+/* See robotsctl.h. */
+const char *
+ctl_archive_dir(const struct ctl *ctl, const char *cmd)
 {
 	const char *d = ctl->archive_dir;
 
@@ -62,9 +54,9 @@ archive_dir(const struct ctl *ctl, const char *cmd)
 	return d;
 }
 
-/* 1 when v is a version id: 16 lower-case hex digits. */
-static int
-is_version(const char *v)
+/* See robotsctl.h. */
+int
+ctl_is_version(const char *v)
 {
 	size_t i;
 
@@ -73,80 +65,6 @@ is_version(const char *v)
 		        (v[i] >= 'a' && v[i] <= 'f')))
 			return 0;
 	return i == CTL_VERSION_LEN;
-}
-
-/* Copy a header's value (after "Name:", blanks and CRLF trimmed). */
-static void
-field(const char *line, size_t nlen, char *out, size_t outsz)
-{
-	const char *v = line + nlen + 1;
-	size_t n;
-
-	while (*v == ' ' || *v == '\t')
-		v++;
-	n = strcspn(v, "\r\n");
-	if (n >= outsz)
-		n = outsz - 1;
-	memcpy(out, v, n);
-	out[n] = '\0';
-}
-
-/* Read the next record's header; 1 read, 0 at the end, -1 not WARC. */
-static int
-read_header(gzFile g, struct rec *r)
-{
-	static const struct {
-		const char *name;
-		size_t off, size;
-	} keep[] = {
-		{ "WARC-Type", offsetof(struct rec, type), sizeof(r->type) },
-		{ "WARC-Robotsd-Origin", offsetof(struct rec, origin),
-		    sizeof(r->origin) },
-		{ "WARC-Robotsd-Version", offsetof(struct rec, version),
-		    sizeof(r->version) },
-	};
-	char line[8192];
-	size_t i, n;
-
-	memset(r, 0, sizeof(*r));
-	do { /* the blank lines that end the record before */
-		if (gzgets(g, line, sizeof(line)) == NULL)
-			return 0;
-	} while (strcmp(line, "\r\n") == 0 || strcmp(line, "\n") == 0);
-	if (strncmp(line, "WARC/1.", 7) != 0)
-		return -1;
-	while (gzgets(g, line, sizeof(line)) != NULL &&
-	       strcmp(line, "\r\n") != 0 && strcmp(line, "\n") != 0) {
-		for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-			n = strlen(keep[i].name);
-			if (strncasecmp(line, keep[i].name, n) == 0 &&
-			    line[n] == ':')
-				field(line, n, (char *)r + keep[i].off,
-				    keep[i].size);
-		}
-		if (strncasecmp(line, "Content-Length:", 15) == 0)
-			r->length = strtoull(line + 15, NULL, 10);
-	}
-	return 1;
-}
-
-/* Read (keep != NULL) or skip the block of len bytes; -1 cut short. */
-static int
-read_block(gzFile g, unsigned long long len, struct buf *keep)
-{
-	char chunk[65536];
-	int n;
-
-	while (len > 0) {
-		n = gzread(g, chunk,
-		    len < sizeof(chunk) ? (unsigned)len : sizeof(chunk));
-		if (n <= 0)
-			return -1;
-		if (keep != NULL)
-			buf_add(keep, chunk, (size_t)n);
-		len -= (unsigned long long)n;
-	}
-	return 0;
 }
 
 /*
@@ -161,7 +79,7 @@ find_in_file(struct search *s, const char *path, const char *origin,
 	struct buf block = BUF_INIT(CTL_MAX_BLOCK);
 	gzFile g;
 	const char *p;
-	struct rec r;
+	struct ctl_warc_rec r;
 	int rc = 0, h;
 
 	errno = 0;
@@ -174,14 +92,14 @@ find_in_file(struct search *s, const char *path, const char *origin,
 			    "%s: %s", path, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
-	while (rc == 0 && (h = read_header(g, &r)) == 1) {
+	while (rc == 0 && (h = ctl_warc_header(g, &r)) == 1) {
 		int want = strcmp(r.type, "response") == 0 &&
 		           strcmp(r.origin, origin) == 0 &&
 		           strcmp(r.version, version) == 0 &&
 		           r.length <= CTL_MAX_BLOCK;
 
 		buf_reset(&block);
-		if (read_block(g, r.length, want ? &block : NULL) == -1) {
+		if (ctl_warc_block(g, r.length, want ? &block : NULL) == -1) {
 			ctl_warnx("%s: a record is cut short", path);
 			break;
 		}
@@ -198,9 +116,9 @@ find_in_file(struct search *s, const char *path, const char *origin,
 	return rc;
 }
 
-/* 1 for robotsd's archive file names. */
-static int
-is_archive_file(const struct dirent *d)
+/* See robotsctl.h. */
+int
+ctl_archive_is_file(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
 
@@ -220,7 +138,7 @@ find_version(struct search *s, const char *dir, const char *origin,
 	char path[4096];
 	int n, i, found = 0;
 
-	if ((n = scandir(dir, &ents, is_archive_file, alphasort)) == -1) {
+	if ((n = scandir(dir, &ents, ctl_archive_is_file, alphasort)) == -1) {
 		if (errno == EACCES)
 			s->dir_denied = 1;
 		else
@@ -252,7 +170,7 @@ cached_version(const struct ctl *ctl, const char *origin)
 	if (ans == NULL)
 		return NULL;
 	v = ctl_str_or(json_object_get(ans, "version"), NULL);
-	if (v == NULL || !is_version(v))
+	if (v == NULL || !ctl_is_version(v))
 		ctl_warnx("show: %s: the cached entry has no version", origin);
 	else if ((out = strdup(v)) == NULL)
 		ctl_warnx("out of memory");
@@ -271,7 +189,7 @@ load(const char *cmd, const char *dir, const char *origin, const char *version,
 {
 	struct search s = { 0, 0, 0 };
 
-	if (!is_version(version)) {
+	if (!ctl_is_version(version)) {
 		ctl_warnx(
 		    "%s: %s: not a version (16 hex digits)", cmd, version);
 		return -1;
@@ -296,7 +214,7 @@ load(const char *cmd, const char *dir, const char *origin, const char *version,
 int
 ctl_cmd_show(const struct ctl *ctl, int argc, char **argv)
 {
-	const char *dir = archive_dir(ctl, "show");
+	const char *dir = ctl_archive_dir(ctl, "show");
 	struct buf body = BUF_INIT(0);
 	char *cached = NULL;
 	const char *v;
@@ -322,7 +240,7 @@ ctl_cmd_show(const struct ctl *ctl, int argc, char **argv)
 int
 ctl_cmd_diff(const struct ctl *ctl, int argc, char **argv)
 {
-	const char *dir = archive_dir(ctl, "diff");
+	const char *dir = ctl_archive_dir(ctl, "diff");
 	struct buf a = BUF_INIT(0), b = BUF_INIT(0);
 	char la[2200], lb[2200];
 	int rc = CTL_EXIT_ERROR;

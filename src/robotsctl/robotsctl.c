@@ -248,6 +248,7 @@ static const struct ctl_cmd cmds[] = {
 	{ "test", 3, -1, ctl_cmd_test },
 	{ "show", 1, 2, ctl_cmd_show },
 	{ "diff", 3, 3, ctl_cmd_diff },
+	{ "recheck", 0, -1, ctl_cmd_recheck },
 };
 
 /* Print a usage error's hint on stderr. */
@@ -290,6 +291,10 @@ usage(void)
 	    "                           the version the daemon answers from)\n"
 	    "  diff ORIGIN V1 V2        how two archived versions differ "
 	    "(exit 0 same, 1 not)\n"
+	    "  recheck [WARC...]        'URL [TIME]' lines on stdin: each "
+	    "verdict under the\n"
+	    "                           robots.txt in force at TIME (or "
+	    "--as-of), a JSON line\n"
 	    "options (before or after COMMAND; after '--' every word is an "
 	    "ARG):\n"
 	    "  -s, --socket PATH        daemon socket (default "
@@ -302,15 +307,25 @@ usage(void)
 	    "  -n, --count N            top: stop after N lines (default 0: "
 	    "never)\n"
 	    "  -a, --agent AGENT        watch: the changes for AGENT "
-	    "(repeatable, 16 at most)\n"
-	    "  --usage                  check, test: the usage preferences of "
-	    "allowed URLs too\n"
-	    "  --token T                check, test: the verdict for control "
-	    "token T too\n"
+	    "(repeatable, 16 at most);\n"
+	    "                           recheck: the agent (once)\n"
+	    "  --usage                  check, test, recheck: the usage "
+	    "preferences too\n"
+	    "  --token T                check, test, recheck: the verdict for "
+	    "control token T\n"
 	    "                           (repeatable, 16)\n"
-	    "  --archive-dir DIR        show, diff: robotsd's --archive-dir "
-	    "(default\n"
-	    "                           $ROBOTSD_ARCHIVE_DIR)\n"
+	    "  --archive-dir DIR        show, diff, recheck: robotsd's "
+	    "--archive-dir (default\n"
+	    "                           $ROBOTSD_ARCHIVE_DIR; --archive DIR "
+	    "too)\n"
+	    "  --warc FILE              recheck: read these WARC files "
+	    "instead (repeatable)\n"
+	    "  --as-of TIME|now         recheck: the version in force at TIME "
+	    "(RFC 3339 or\n"
+	    "                           Unix seconds); now: ask the daemon\n"
+	    "  --changed                recheck: only URLs whose verdict at "
+	    "their TIME differs\n"
+	    "                           from --as-of's\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            the version\n",
 	    stdout);
@@ -384,6 +399,10 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "usage", no_argument, NULL, 'U' },
 		{ "token", required_argument, NULL, 'T' },
 		{ "archive-dir", required_argument, NULL, 'A' },
+		{ "archive", required_argument, NULL, 'A' },
+		{ "warc", required_argument, NULL, 'W' },
+		{ "as-of", required_argument, NULL, 'O' },
+		{ "changed", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -424,6 +443,21 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return parse_token_option(optarg, ctl);
 	case 'A':
 		ctl->archive_dir = optarg;
+		return 0;
+	case 'W':
+		if (ctl->nwarc == CTL_MAX_WARC) {
+			ctl_warnx("at most %d --warc options (more files may "
+			          "follow the last)",
+			    CTL_MAX_WARC);
+			return -1;
+		}
+		ctl->warc[ctl->nwarc++] = optarg;
+		return 0;
+	case 'O':
+		ctl->as_of = optarg;
+		return 0;
+	case 'C':
+		ctl->changed = 1;
 		return 0;
 	case 'h':
 		usage();

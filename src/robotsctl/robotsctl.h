@@ -22,6 +22,7 @@ enum ctl_exit {
 #define CTL_MAX_AGENTS 16 /* watch --agent, at most (the daemon's limit) */
 /* --token may be given this many times (the daemon's limit). */
 #define CTL_MAX_TOKENS 16
+#define CTL_MAX_WARC 64 /* recheck --warc, at most (operands: any) */
 
 struct ctl {
 	const char *socket;
@@ -36,6 +37,10 @@ struct ctl {
 	const char *tokens[CTL_MAX_TOKENS]; /* --token T, in order */
 	int ntokens;
 	const char *archive_dir; /* show, diff: robotsd's --archive-dir */
+	const char *warc[CTL_MAX_WARC]; /* recheck --warc FILE, in order */
+	int nwarc;
+	const char *as_of; /* recheck --as-of TIME|now, or NULL */
+	int changed;       /* recheck --changed */
 };
 
 /* Print "robotsctl: MESSAGE" on stderr, control characters escaped. */
@@ -91,8 +96,22 @@ int ctl_cmd_test(const struct ctl *, int argc, char **argv);
  * show ORIGIN [VERSION] and diff ORIGIN V1 V2: read robotsd's WARC archive
  * (--archive-dir or $ROBOTSD_ARCHIVE_DIR; ctl_archive.c).
  */
+/*
+ * recheck [WARC...]: URL [TIME] lines on stdin against the versions in
+ * force then (ctl_recheck.c): exit 0 every URL had a version, 1 not, 2
+ * error.
+ */
+int ctl_cmd_recheck(const struct ctl *, int argc, char **argv);
+
 int ctl_cmd_show(const struct ctl *, int argc, char **argv);
 int ctl_cmd_diff(const struct ctl *, int argc, char **argv);
+/* 1 when v is a version id: 16 lower-case hex digits. */
+int ctl_is_version(const char *v);
+/* The archive directory for cmd, or NULL (reported). */
+const char *ctl_archive_dir(const struct ctl *, const char *cmd);
+/* 1 for robotsd's archive file names (robotsd-*.warc.gz). */
+struct dirent;
+int ctl_archive_is_file(const struct dirent *);
 /*
  * A unified diff (diff -u, three lines of context) of the lines of a and b
  * under the labels la and lb, on out: 0 the same (nothing printed), 1 they

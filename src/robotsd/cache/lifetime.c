@@ -9,8 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "robots.h"
 #include "cache/lifetime.h"
 #include "iface/outcome.h"
+#include "wire/civil.h"
 
 /* Parse leading decimal seconds; see lifetime.h. */
 double
@@ -115,21 +117,6 @@ date_time(const char **s)
 	return (long)h * 3600 + m * 60 + sec;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian, m 0-11). */
-static long
-date_days(int y, int m, int d)
-{
-	long era, yoe, doy, doe;
-
-	m += 1;
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /*
  * RFC 9110 section 5.6.7: a two-digit year is the most recent year with
  * those digits that is not more than 50 years after now's year.
@@ -176,7 +163,7 @@ date_forms(const char *s, int form, double now, double *t)
 	}
 	if (*s != '\0' || d > 31)
 		return -1;
-	*t = (double)date_days(y, m, d) * 86400 + (double)secs;
+	*t = (double)civil_days(y, m + 1, d) * 86400 + (double)secs;
 	return 0;
 }
 
@@ -225,20 +212,20 @@ http_delta(const char *t, const char *date_hdr, double wall, double *delta)
 	return 0;
 }
 
-/* The class of an outcome; see lifetime.h. */
+/* The class of an outcome: librobots' status table; see lifetime.h. */
 enum lifetime_class
 lifetime_classify(int answered, int redirects, int status)
 {
-	if (redirects)
-		return LT_ALLOW_ALL;
-	if (!answered)
-		return LT_FAILED;
-	if (status >= 200 && status < 300)
+	switch (robots_status_class(answered, redirects, status)) {
+	case ROBOTS_STATUS_RULES:
 		return LT_RULES;
-	if (status == 503 || status == 429)
-		return LT_FAILED_SOON;
-	if (status >= 300 && status < 500)
+	case ROBOTS_STATUS_ALLOW_ALL:
 		return LT_ALLOW_ALL;
+	case ROBOTS_STATUS_FAILED_SOON:
+		return LT_FAILED_SOON;
+	case ROBOTS_STATUS_FAILED:
+		break;
+	}
 	return LT_FAILED;
 }
 

@@ -43,7 +43,8 @@ enum lifetime_class {
 /*
  * The class of an outcome: answered says whether an HTTP status came back
  * (else a network error or timeout), redirects whether it ended on too
- * many redirects (an allow-all whatever the status).
+ * many redirects (an allow-all whatever the status). The table itself is
+ * librobots' robots_status_class(), which robotsctl shares.
  */
 enum lifetime_class lifetime_classify(int answered, int redirects, int status);
 /*

@@ -1,0 +1,138 @@
+"""robotsctl recheck (issue 28): each URL's verdict under the robots.txt
+in force when it was fetched, or at --as-of; against robotsd's own
+archive (the real robotsd fetching two versions of a site from the real
+local origin, a day apart) and against a WARC file robotsd did not write
+(written here with the standard library only, a capture that redirects
+to another host's and a 503 capture among them), the version ids being
+the ones robotsd answers with."""
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+
+from harness import ROBOTSCTL, DaemonTest, poll
+
+V1 = "User-agent: *\nDisallow: /one/\n"
+V2 = "User-agent: *\nDisallow: /one/\nDisallow: /two/\n"
+DAY = 86400
+
+
+def version(text):
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record(target, date, status, headers, body):
+    """One gzipped WARC/1.0 response record, as another crawler writes
+    it (no WARC-Robotsd-* fields)."""
+    http = ("HTTP/1.1 %d X\r\n" % status +
+            "".join("%s: %s\r\n" % h for h in headers) +
+            "\r\n").encode() + body
+    head = ("WARC/1.0\r\nWARC-Type: response\r\n"
+            "WARC-Record-ID: <urn:uuid:%s>\r\nWARC-Date: %s\r\n"
+            "WARC-Target-URI: %s\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            "Content-Length: %d\r\n\r\n"
+            % (uuid.uuid4(), date, target, len(http))).encode()
+    return gzip.compress(head + http + b"\r\n\r\n")
+
+
+class Recheck(DaemonTest):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp(prefix="robotsd-recheck-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def recheck(self, lines, *args):
+        e = dict(os.environ)
+        e.pop("ROBOTSD_ARCHIVE_DIR", None)
+        sock = ["-s", self.d.socket] if getattr(self, "d", None) else []
+        p = subprocess.run([ROBOTSCTL] + sock + ["recheck"] + list(args),
+                           input="".join(x + "\n" for x in lines).encode(),
+                           capture_output=True, timeout=60, env=e)
+        return (p.returncode,
+                [json.loads(x) for x in p.stdout.decode().splitlines()],
+                p.stderr.decode())
+
+    def test_a_warc_file_of_another_tool(self):
+        w = os.path.join(self.tmp, "other.warc.gz")
+        with open(w, "wb") as f:
+            f.write(record("http://a.test/robots.txt",
+                           "2024-01-01T00:00:00Z", 200, [], V1.encode()))
+            f.write(record("http://a.test/robots.txt",
+                           "2024-06-01T00:00:00Z", 200, [], V2.encode()))
+            f.write(record("http://b.test/robots.txt",
+                           "2024-01-01T00:00:00Z", 301,
+                           [("Location", "https://www.b.test/robots.txt")],
+                           b""))
+            f.write(record("https://www.b.test/robots.txt",
+                           "2024-01-01T00:00:01Z", 200, [],
+                           b"User-agent: *\nDisallow: /b/\n"))
+            f.write(record("http://c.test/robots.txt",
+                           "2024-01-01T00:00:00Z", 503, [], b"busy"))
+        rc, out, err = self.recheck(
+            ["http://a.test/one/x 2023-12-31T23:59:59Z",
+             "http://a.test/two/x 2024-03-01T00:00:00Z",
+             "http://a.test/two/x 1719792000",
+             "http://b.test/b/x 2024-02-01T00:00:00+01:00",
+             "http://c.test/x 2024-02-01T00:00:00Z"],
+            "--agent", "FooBot/1.0", "--warc", w)
+        self.assertEqual(rc, 1, err)  # the first URL had no version
+        self.assertEqual([(r["allowed"], r["version"], r["reason"],
+                           r["first_seen"]) for r in out], [
+            (None, None, "no_version", None),
+            (True, version(V1), "no_rule", 1704067200),
+            (False, version(V2), "rule", 1717200000),
+            (False, version("User-agent: *\nDisallow: /b/\n"), "rule",
+             1704067200),
+            (False, version("status:503"), "unreachable", 1704067200)])
+        self.assertEqual(out[2]["rule"],
+                         {"directive": "disallow", "pattern": "/two/",
+                          "line": 3})
+        self.assertEqual(out[3]["at"], 1706742000)
+        self.assertIn("1 redirects, 0 unresolved", err)
+        # as of June, only the URL whose verdict changed
+        rc, out, err = self.recheck(
+            ["http://a.test/one/x 2024-03-01T00:00:00Z",
+             "http://a.test/two/x 2024-03-01T00:00:00Z"],
+            "--agent", "foobot", "--warc", w, "--as-of",
+            "2024-07-01T00:00:00Z", "--changed")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([(r["url"], r["allowed"]) for r in out],
+                         [("http://a.test/two/x", False)])
+
+    def test_robotsd_archive_two_versions(self):
+        adir = os.path.join(self.tmp, "archive")
+        os.mkdir(adir)
+        self.origin.robots("a.test", V1)
+        self.start("--archive-dir", adir)
+        a1 = self.check("http://a.test/two/x")
+        t1 = self.now()
+        self.origin.robots("a.test", V2)
+        self.advance(DAY + 1)
+        self.check("http://a.test/two/x")  # stale: starts the refresh
+        poll(lambda: self.check("http://a.test/two/x").get("allowed") is
+             False)
+        a2 = self.check("http://a.test/two/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 2),
+                        self.stats())
+        t2 = self.now()
+        rc, out, err = self.recheck(
+            ["http://a.test/two/x %d" % int(t1 + 1),
+             "http://a.test/two/x %d" % int(t2 + 1)],
+            "--agent", "TestBot", "--archive", adir)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([(r["allowed"], r["version"]) for r in out],
+                         [(True, a1["version"]), (False, a2["version"])])
+        # now, from the daemon
+        rc, out, err = self.recheck(
+            ["http://a.test/two/x %d" % int(t1 + 1)],
+            "--agent", "TestBot", "--archive", adir, "--as-of", "now",
+            "--changed")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([(r["allowed"], r["version"]) for r in out],
+                         [(False, a2["version"])])
