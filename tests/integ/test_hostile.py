@@ -39,7 +39,8 @@ def checksum(data):
 
 
 def records(data):
-    """(offset of the tag, origin) of each record of a state file."""
+    """(offset of the tag, origin) of each record of a state file (format 4:
+    the image is followed by a count of versions, 28 bytes each)."""
     out, pos = [], len(MAGIC) + HEAD
     while data[pos] == 1:
         rec = data[pos + 1:pos + 1 + REC]
@@ -52,7 +53,9 @@ def records(data):
                 strs.append(data[p:p + n])
                 p += n
         out.append((pos, strs[0].decode()))
-        pos = p + image_len
+        p += image_len
+        nvers, = struct.unpack_from("=I", data, p)  # format 4: the versions
+        pos = p + 4 + nvers * 28
     return out
 
 
