@@ -54,16 +54,16 @@ robots_parse_author_share(const struct parser *p, uint32_t x, uint32_t y)
 {
 	const struct robots_tgroup *g = p->groups.v;
 	const struct robots_tagent *a = p->agents.v;
-	uint32_t i, k;
+	uint32_t i, k, xend, yend;
 
 	if (x == y || (g[x].global && g[y].global))
 		return 1;
-	for (i = g[x].agent_first; i < g[x].agent_first + g[x].agent_count;
-	     i++) {
+	xend = g[x].agent_first + g[x].agent_count;
+	yend = g[y].agent_first + g[y].agent_count;
+	for (i = g[x].agent_first; i < xend; i++) {
 		if (a[i].id == ROBOTS_NONE)
 			continue;
-		for (k = g[y].agent_first;
-		     k < g[y].agent_first + g[y].agent_count; k++)
+		for (k = g[y].agent_first; k < yend; k++)
 			if (a[k].id == a[i].id)
 				return 1;
 	}

@@ -163,14 +163,13 @@ slots_full(struct robots *r)
 			SLOTS(r)[i] = 1;
 }
 
+/* clang-format off */
+#define C(f) { #f, f }
+/* clang-format on */
 static const struct corruption {
 	const char *name;
 	void (*apply)(struct robots *);
 } corruptions[] = {
-#define C(f)                                                                   \
-	{                                                                      \
-#f, f                                                          \
-	}
 	C(rule_pat_past_text),
 	C(rule_src_past_text),
 	C(rule_lit_past_pat),
