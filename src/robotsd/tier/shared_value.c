@@ -77,7 +77,7 @@ shared_purged(const struct tier_value *v, int64_t purged_ms, int64_t now_ms)
 {
 	return purged_ms > 0 &&
 	       purged_ms <= now_ms + shared_ms(LIFETIME_SKEW) &&
-	       v->fetched_at < purged_ms;
+	       v->fetched_at <= purged_ms;
 }
 
 /* The lifetime of a purge record. */

@@ -43,7 +43,8 @@ int shared_usable(const struct tier_value *v, int64_t now_ms,
 int shared_recent(const struct tier_value *v, int64_t since_ms);
 
 /*
- * 1 when v was fetched before the origin's purge at purged_ms (0: none):
+ * 1 when v was fetched before the origin's purge at purged_ms (0: none),
+ * or in its millisecond (a fetch and the purge after it may share one):
  * a value written again after the purge, refused (neither installed nor
  * kept as the previous copy). A purge record more than LIFETIME_SKEW
  * ahead of now_ms counts as none: it would refuse every value until then.
