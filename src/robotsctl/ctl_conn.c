@@ -286,6 +286,25 @@ ctl_conn_answer(struct ctl_conn *c, char **raw)
 }
 
 /*
+ * An ok:false answer's error: "CODE: MESSAGE"; for ping, the error config
+ * says that robotsd is in config-error mode, with the message's cause.
+ */
+static void
+ctl_report(const struct ctl *ctl, const json_t *err)
+{
+	const char *code = ctl_str_or(json_object_get(err, "code"), "error");
+	const char *msg =
+	    ctl_str_or(json_object_get(err, "message"), "no message");
+
+	if (ctl->ping && strcmp(code, "config") == 0)
+		ctl_warnx("robotsd is in config-error mode (it answers every "
+		          "request with error config): %s",
+		    msg);
+	else
+		ctl_warnx("%s: %s", code, msg);
+}
+
+/*
  * Open c, send req (an "id" is added; the reference is taken) and return
  * the answer with its raw line in *raw; an ok:false answer is reported
  * ("CODE: MESSAGE") and gives NULL, as does any failure. c stays open.
@@ -313,9 +332,7 @@ ctl_conn_exchange(
 		ctl_put_json(*raw);
 	if (!json_is_true(json_object_get(ans, "ok"))) {
 		err = json_object_get(ans, "error");
-		ctl_warnx("%s: %s",
-		    ctl_str_or(json_object_get(err, "code"), "error"),
-		    ctl_str_or(json_object_get(err, "message"), "no message"));
+		ctl_report(ctl, err);
 		json_decref(ans);
 		ans = NULL;
 	}

@@ -213,15 +213,21 @@ cmd_purge(const struct ctl *ctl, int argc, char **argv)
 	return CTL_EXIT_OK;
 }
 
-/* ping: "robotsd VERSION". */
+/*
+ * ping: "robotsd VERSION"; an error config is reported as config-error
+ * mode (ctl_conn.c), with its cause.
+ */
 static int
 cmd_ping(const struct ctl *ctl, int argc, char **argv)
 {
+	struct ctl pinging = *ctl;
 	json_t *ans;
 
 	(void)argc;
 	(void)argv;
-	if ((ans = ctl_call(ctl, json_pack("{s:s}", "op", "ping"))) == NULL)
+	pinging.ping = 1;
+	if ((ans = ctl_call(&pinging, json_pack("{s:s}", "op", "ping"))) ==
+	    NULL)
 		return CTL_EXIT_ERROR;
 	if (!ctl->json) {
 		fputs("robotsd ", stdout);

@@ -41,6 +41,7 @@ struct ctl {
 	int nwarc;
 	const char *as_of; /* recheck --as-of TIME|now, or NULL */
 	int changed;       /* recheck --changed */
+	int ping;          /* ping: an error config is config-error mode */
 };
 
 /* Print "robotsctl: MESSAGE" on stderr, control characters escaped. */

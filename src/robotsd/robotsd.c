@@ -289,18 +289,41 @@ robotsd_configure(struct robotsd *rd)
 		server_configure(rd->server, &ss);
 }
 
+/*
+ * A reload applied: say so, naming the options it kept for want of a
+ * restart (kept, comma-separated, or NULL) in its log line and in
+ * systemctl status until the next reload.
+ */
+static void
+robotsd_reloaded(struct robotsd *rd, const char *kept)
+{
+	if (kept == NULL) {
+		log_event(LOG_INFO, "reload", "outcome=ok");
+		sysd_status("serving %s", rd->where);
+	} else {
+		log_event(LOG_WARNING, "reload",
+		    "outcome=ok needs_restart=%s note=\"applied, except these "
+		    "options: they take effect after a restart\"",
+		    kept);
+		sysd_status("serving %s; reloaded, but these options take "
+		            "effect only after a restart: %s",
+		    rd->where, kept);
+	}
+	sysd_ready();
+}
+
 /* SIGHUP: reload the config file; the command line keeps winning. */
 static void
 robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 {
 	struct robotsd *rd = arg;
 	struct config *cf;
-	char *cause = NULL, kv[LOG_KV_BUF];
+	char *cause = NULL, *kept = NULL, kv[LOG_KV_BUF];
 
 	(void)signo;
 	(void)what;
 	sysd_reloading();
-	if ((cf = config_reload(rd->conf, &cause)) == NULL) {
+	if ((cf = config_reload(rd->conf, &kept, &cause)) == NULL) {
 		log_event(LOG_ERR, "reload", "outcome=failed error=%s",
 		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
@@ -311,8 +334,8 @@ robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
 	rd->conf = cf;
 	robotsd_configure(rd);
 	robotsd_schedule_save(rd);
-	log_event(LOG_INFO, "reload", "outcome=ok");
-	sysd_ready();
+	robotsd_reloaded(rd, kept);
+	free(kept);
 }
 
 /* Install the signal events. */
@@ -803,7 +826,7 @@ main(int argc, char **argv)
 {
 	struct robotsd rd = { 0 };
 	struct signals sig = { 0 };
-	char *cause = NULL, where[256], kv[LOG_KV_BUF];
+	char *cause = NULL, kv[LOG_KV_BUF];
 	unsigned long long wd_usec;
 	int exit_now = 0;
 
@@ -833,7 +856,7 @@ main(int argc, char **argv)
 	 * action.
 	 */
 	startup_hold_signals(SIG_BLOCK);
-	if ((cause = robotsd_start(&rd, where, sizeof(where))) != NULL) {
+	if ((cause = robotsd_start(&rd, rd.where, sizeof(rd.where))) != NULL) {
 		robotsd_unclaim(&rd);
 		return startup_start_error(argc, argv, cause);
 	}
@@ -844,8 +867,8 @@ main(int argc, char **argv)
 		log_event(
 		    LOG_INFO, "watchdog", "interval_ms=%llu", wd_usec / 1000);
 	log_event(LOG_INFO, "start", "version=%s socket=%s", PACKAGE_VERSION,
-	    log_kvs(where, kv, sizeof(kv)));
-	sysd_status("serving %s", where);
+	    log_kvs(rd.where, kv, sizeof(kv)));
+	sysd_status("serving %s", rd.where);
 	sysd_ready();
 	metrics_set_health(rd.metrics, METRICS_SERVING);
 	event_base_dispatch(rd.base);

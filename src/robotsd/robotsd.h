@@ -44,7 +44,8 @@ struct robotsd {
 	struct stats_sources stats; /* what the counters table reads */
 	struct stats_limits limits; /* the configured limits, as gauges */
 	struct signals *signals;
-	int stopping; /* SIGTERM/SIGINT seen: draining */
+	int stopping;    /* SIGTERM/SIGINT seen: draining */
+	char where[256]; /* the socket served, as systemctl status shows it */
 };
 
 #endif /* ROBOTSD_ROBOTSD_H */

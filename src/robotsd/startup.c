@@ -25,7 +25,11 @@
 #include "base/xmalloc.h"
 #include "conf/conf.h"
 #include "conn/cfgerr.h"
+#include "conn/metrics.h"
 #include "startup.h"
+
+/* Scrapers config-error mode's /metrics serves at once (the default). */
+#define CFGERR_METRICS_CONNS 64
 
 /* Block (SIG_BLOCK) or release (SIG_UNBLOCK) the signals robotsd handles. */
 void
@@ -72,6 +76,7 @@ static const struct cfgerr_kind cfgerr_start = {
 struct cfgerr_loop {
 	struct event_base *base;
 	struct cfgerr *ce;
+	struct metrics *metrics; /* NULL: no metrics address, or no bind */
 	int argc;
 	char **argv;
 	int reexec; /* the file loads now: execute robotsd anew */
@@ -113,6 +118,42 @@ startup_config_error_reload(struct cfgerr_loop *l)
 	    "outcome=reexec note=\"the config loads now: robotsd starts "
 	    "anew on the same socket\"");
 	return 1;
+}
+
+/* Config-error mode's counters table: robotsd_config_error 1. */
+static size_t
+startup_config_error_stats(void *arg, struct metric *out)
+{
+	(void)arg;
+	out[0] = cfgerr_metric(1);
+	return 1;
+}
+
+/*
+ * Serve /metrics, where the config would have it if it can be read that
+ * far (config_metrics_address()), so that robotsd_config_error reaches
+ * the scraper; /healthz answers 503 "starting". NULL if there is no such
+ * address or it cannot be bound (logged).
+ */
+static struct metrics *
+startup_config_error_metrics(struct event_base *base, int argc, char **argv)
+{
+	char *addr = config_metrics_address(argc, argv), *cause = NULL;
+	char kv[LOG_KV_BUF];
+	struct metrics *m;
+
+	if (addr == NULL)
+		return NULL;
+	m = metrics_new(base, addr, CFGERR_METRICS_CONNS,
+	    startup_config_error_stats, NULL, &cause);
+	if (m == NULL) {
+		log_event(LOG_WARNING, "metrics_failed", "addr=%s error=%s",
+		    addr, log_kvs(cause != NULL ? cause : "", kv, sizeof(kv)));
+		free(cause);
+	} else
+		log_event(LOG_INFO, "metrics", "addr=%s config_error=1", addr);
+	free(addr);
+	return m;
 }
 
 /*
@@ -191,7 +232,7 @@ static int
 startup_config_error(int argc, char **argv, int fd, const char *where,
     const struct cfgerr_kind *k, const char *cause)
 {
-	struct cfgerr_loop l = { NULL, NULL, argc, argv, 0 };
+	struct cfgerr_loop l = { NULL, NULL, NULL, argc, argv, 0 };
 	struct event *sigev, *watchdog;
 	unsigned long long wd_usec;
 	char kv[LOG_KV_BUF];
@@ -210,6 +251,7 @@ startup_config_error(int argc, char **argv, int fd, const char *where,
 	         startup_config_error_cb, &l)) == NULL ||
 	    event_add(sigev, NULL) == -1)
 		fatalx("cannot set up the event loop");
+	l.metrics = startup_config_error_metrics(l.base, argc, argv);
 	watchdog = sysd_watchdog_start(l.base, &wd_usec);
 	log_event(LOG_WARNING, "config_error", "socket=%s note=\"%s\"",
 	    log_kvs(where, kv, sizeof(kv)), k->note);
@@ -220,6 +262,7 @@ startup_config_error(int argc, char **argv, int fd, const char *where,
 	event_free(sigev);
 	close(sfd);
 	cfgerr_free(l.ce);
+	metrics_free(l.metrics); /* its port, free for the new image */
 	event_base_free(l.base);
 	if (!l.reexec) {
 		log_event(LOG_INFO, "stopped", "%s", "");

@@ -24,6 +24,7 @@
 #include "cache/fetchlog.h"
 #include "base/looplag.h"
 #include "iface/reply.h"
+#include "conn/cfgerr.h"
 #include "conn/server.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
@@ -224,6 +225,14 @@ stats_redis_up(const struct stats_now *now, struct metric *out, size_t *n)
 }
 #endif
 
+/* Serving: robotsd_config_error is 0. */
+static void
+stats_config_ok(const struct stats_now *now, struct metric *out, size_t *n)
+{
+	(void)now;
+	metric_put(out, n, cfgerr_metric(0));
+}
+
 /* The event loop's lateness, every tick. */
 static void
 stats_loop_lag(const struct stats_now *now, struct metric *out, size_t *n)
@@ -392,6 +401,7 @@ static const struct stats_row stats_rows[] = {
 	STAT("loop_late", "robotsd_loop_late_total", COUNTER, lag.late,
 	    "Ticks of the 10 ms timer over 10 ms late."),
 	STAT_FAMILY(ALWAYS, stats_loop_lag),
+	STAT_FAMILY(ALWAYS, stats_config_ok),
 };
 
 /* Read every module's numbers into *now. */

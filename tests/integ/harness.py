@@ -11,6 +11,7 @@ matched by id, pipelining and raw bytes. DaemonTest is the TestCase base:
 one shared Origin, daemons stopped (and checked) after each test, their
 stderr printed when the test failed.
 """
+import http.client
 import json
 import os
 import shutil
@@ -44,6 +45,18 @@ def origin():
     if not _origin:
         _origin.append(Origin())
     return _origin[0]
+
+
+def http_get(port, path):
+    """(status, body) of GET path on 127.0.0.1:port; OSError if nothing
+    answers."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, r.read().decode()
+    finally:
+        conn.close()
 
 
 def poll(pred, timeout=ANSWER_TIMEOUT, interval=0.01):

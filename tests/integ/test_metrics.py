@@ -1,7 +1,6 @@
 """What an operator reads: /metrics (checked with promtool), its histograms
 and labelled counters moving with checks and fetches, /healthz through a
 drain, and the key=value log lines of a fetch and of a failing origin."""
-import http.client
 import os
 import re
 import shutil
@@ -10,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from harness import VERSION, DaemonTest, closed_port, poll
+from harness import VERSION, DaemonTest, closed_port, http_get, poll
 
 PROMTOOL = shutil.which("promtool")
 
@@ -38,13 +37,7 @@ class MetricsBase(DaemonTest):
     def get(self, path, quiet=False):
         """(status, body) of GET path; None if nothing answers (quiet)."""
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", self.port,
-                                              timeout=5)
-            conn.request("GET", path)
-            r = conn.getresponse()
-            got = r.status, r.read().decode()
-            conn.close()
-            return got
+            return http_get(self.port, path)
         except OSError:
             if quiet:
                 return None

@@ -17,8 +17,8 @@ import tempfile
 import time
 import unittest
 
-from harness import (ROBOTSD, VERSION, START_TIMEOUT, Daemon, DaemonTest,
-                     closed_port, poll)
+from harness import (ROBOTSCTL, ROBOTSD, VERSION, START_TIMEOUT, Daemon,
+                     DaemonTest, closed_port, http_get, poll)
 
 EX_CONFIG = 78
 ACTIVATE = shutil.which("systemd-socket-activate")
@@ -382,6 +382,88 @@ class Service(DaemonTest):
         self.assertRegex(self.stderr(), r"robotsd\[%d\]: info: event=start "
                          r"version=%s socket=%s\n" % (p.pid, VERSION, sock))
         self.assertFalse(os.path.exists(self.path("configured.sock")))
+        self.stop_notified(p, notify)
+
+    def http_get(self, port, path):
+        """(status, body) of GET path on 127.0.0.1:port; None if refused."""
+        try:
+            return http_get(port, path)
+        except OSError:
+            return None
+
+    @needs_activate
+    def test_config_error_mode_serves_metrics_and_ping_names_it(self):
+        # The metrics line comes after the bad one: the file is read past
+        # its errors for it (config_metrics_address()).
+        port = closed_port()
+        with open(self.conf, "w") as f:
+            f.write("max-fetchs 3\nmetrics 127.0.0.1:%d\n" % port)
+        sock = self.path("passed.sock")
+        p, notify, s = self.activate_notify(sock)
+        notify.wait_for("READY=1")
+        why = ("%s:1: unknown option 'max-fetchs'; did you mean "
+               "max-fetches?" % self.conf)
+        got = poll(lambda: self.http_get(port, "/metrics"), START_TIMEOUT,
+                   0.02)
+        self.assertTrue(got, self.stderr())
+        self.assertEqual(got[0], 200)
+        self.assertIn("\n# TYPE robotsd_config_error gauge\n"
+                      "robotsd_config_error 1\n", got[1])
+        self.assertIn('robotsd_build_info{version="%s"} 1\n' % VERSION,
+                      got[1])
+        self.assertEqual(self.http_get(port, "/healthz"), (503, "starting\n"))
+        self.assertRegex(self.stderr(), r"robotsd\[%d\]: info: event=metrics "
+                         r"addr=127.0.0.1:%d config_error=1\n" % (p.pid, port))
+        r = subprocess.run([ROBOTSCTL, "-s", sock, "ping"],
+                           capture_output=True, timeout=START_TIMEOUT)
+        self.assertEqual(
+            (r.returncode, r.stdout.decode(), r.stderr.decode()),
+            (2, "", "robotsctl: robotsd is in config-error mode (it answers "
+             "every request with error config): robotsd's configuration "
+             "does not load: %s\n" % why))
+        # Other commands keep the plain "CODE: MESSAGE".
+        r = subprocess.run([ROBOTSCTL, "-s", sock, "stats"],
+                           capture_output=True, timeout=START_TIMEOUT)
+        self.assertEqual(r.stderr.decode(), "robotsctl: config: robotsd's "
+                         "configuration does not load: %s\n" % why)
+        # Fixed, SIGHUP: the new image serves /metrics on the same port,
+        # robotsd_config_error 0.
+        with open(self.conf, "w") as f:
+            f.write("metrics 127.0.0.1:%d\n" % port)
+        p.send_signal(signal.SIGHUP)
+        self.wait_listening(sock)
+
+        def serving():
+            got = self.http_get(port, "/metrics")
+            return got is not None and "robotsd_config_error 0\n" in got[1]
+        self.assertTrue(poll(serving, START_TIMEOUT, 0.02), self.stderr())
+        self.assertEqual(self.http_get(port, "/healthz"), (200, "serving\n"))
+        self.stop_notified(p, notify)
+
+    @needs_activate
+    def test_reload_names_the_options_that_need_a_restart(self):
+        with open(self.conf, "w") as f:
+            f.write("max-connections 10\n")
+        sock = self.path("passed.sock")
+        p, notify, s = self.activate_notify(sock)
+        notify.wait_for("READY=1")
+        self.wait_listening(sock)
+        with open(self.conf, "w") as f:
+            f.write("max-connections 20\nmax-fetches 3\nmax-line 1024\n")
+        p.send_signal(signal.SIGHUP)
+        msgs = notify.wait_for("READY=1", count=2)
+        self.assertIn("STATUS=serving %s; reloaded, but these options take "
+                      "effect only after a restart: max-connections,"
+                      "max-line" % sock, msgs)
+        self.assertRegex(
+            self.stderr(), r"robotsd\[%d\]: warn: event=reload outcome=ok "
+            r"needs_restart=max-connections,max-line note=" % p.pid)
+        # The file back as robotsd runs it: the status is plain again.
+        with open(self.conf, "w") as f:
+            f.write("max-connections 10\n")
+        p.send_signal(signal.SIGHUP)
+        msgs = notify.wait_for("READY=1", count=3)
+        self.assertEqual(msgs[-2:], ["STATUS=serving " + sock, "READY=1"])
         self.stop_notified(p, notify)
 
     @needs_activate

@@ -150,7 +150,9 @@ START_TEST(test_file_unknown_option_names_file_and_line)
 {
 	LOAD("# robotsd\n\nmax-fetchs 3\n", NULL);
 	ck_assert_ptr_null(cf);
-	ck_assert_str_eq(cause, at_line(3, "unknown option 'max-fetchs'"));
+	ck_assert_str_eq(cause,
+	    at_line(
+	        3, "unknown option 'max-fetchs'; did you mean max-fetches?"));
 }
 END_TEST
 
@@ -243,6 +245,11 @@ START_TEST(test_argv_syntax_errors)
 		{ "--bogus", NULL, "unknown option '--bogus'" },
 		{ "--bogus=1", NULL, "unknown option '--bogus'" },
 		{ "-x", NULL, "unknown option '-x'" },
+		{ "--max-fetchs", "3",
+		    "unknown option '--max-fetchs'; did you mean "
+		    "--max-fetches?" },
+		{ "--confg=/x", NULL,
+		    "unknown option '--confg'; did you mean --config?" },
 		{ "--socket", NULL, "--socket: missing value" },
 		{ "-s", NULL, "-s: missing value" },
 		{ "--redis", "", "--redis: missing value" },
@@ -349,6 +356,7 @@ END_TEST
 START_TEST(test_reload_keeps_argv_and_reads_file_changes)
 {
 	struct config *re;
+	char *kept = (char *)"unset";
 	char **argv = calloc(6, sizeof(*argv));
 	int exit_now;
 
@@ -364,11 +372,12 @@ START_TEST(test_reload_keeps_argv_and_reads_file_changes)
 	free(argv);
 	ck_assert_ptr_nonnull(cf);
 	rewrite_conf("max-fetches 11\nfetch-timeout 6\n");
-	re = config_reload(cf, &cause);
+	re = config_reload(cf, &kept, &cause);
 	ck_assert_ptr_nonnull(re);
 	ck_assert_int_eq(re->max_fetches, 11);
 	ck_assert_int_eq(re->fetch_timeout, 7);
 	ck_assert_int_eq(cf->max_fetches, 10);
+	ck_assert_ptr_null(kept); /* every change applied */
 	config_free(re);
 }
 END_TEST
@@ -376,31 +385,148 @@ END_TEST
 START_TEST(test_reload_keeps_options_that_need_a_restart)
 {
 	struct config *re;
+	char *kept = NULL;
 
 	LOAD("socket /tmp/a.sock\nmax-connections 10\n", NULL);
 	ck_assert_ptr_nonnull(cf);
 	rewrite_conf("socket /tmp/b.sock\nmax-connections 20\nmax-fetches 3\n");
-	re = config_reload(cf, &cause);
+	re = config_reload(cf, &kept, &cause);
 	ck_assert_ptr_nonnull(re);
 	ck_assert_str_eq(re->socket_path, "/tmp/a.sock");
 	ck_assert_int_eq(re->max_connections, 10);
 	ck_assert_int_eq(re->max_fetches, 3);
+	/* Named in the table's order; max-fetches is applied, not named. */
+	ck_assert_str_eq(kept, "socket,max-connections");
+	free(kept);
 	config_free(re);
 }
 END_TEST
 
 START_TEST(test_reload_error_names_file_and_line)
 {
-	char want[PATH_MAX + 64], *real;
+	char want[PATH_MAX + 64], *real, *kept = (char *)"unset";
 
 	LOAD("max-fetches 10\n", NULL);
 	ck_assert_ptr_nonnull(cf);
 	rewrite_conf("max-fetches 10\nmax-fetchs 3\n");
-	ck_assert_ptr_null(config_reload(cf, &cause));
+	ck_assert_ptr_null(config_reload(cf, &kept, &cause));
 	real = realpath(conf_path, NULL);
-	snprintf(want, sizeof(want), "%s:2: unknown option 'max-fetchs'", real);
+	snprintf(want, sizeof(want),
+	    "%s:2: unknown option 'max-fetchs'; did you mean max-fetches?",
+	    real);
 	free(real);
 	ck_assert_str_eq(cause, want);
+	ck_assert_ptr_null(kept);
+}
+END_TEST
+
+/* The "did you mean" rule (opt_suggest()), by table. */
+START_TEST(test_suggest_rule)
+{
+	static const struct {
+		const char *name;
+		int in_file;
+		const char *want; /* NULL: no suggestion */
+	} cases[] = {
+		{ "max-fetchs", 1, "max-fetches" },   /* a deletion */
+		{ "max-fetchess", 1, "max-fetches" }, /* an insertion */
+		{ "max_fetches", 1, "max-fetches" },  /* a substitution */
+		{ "max-fecthes", 1,
+		    "max-fetches" },               /* two neighbours swapped */
+		{ "max-fetch", 1, "max-fetches" }, /* distance 2 */
+		{ "MAX-FETCHES", 1, "max-fetches" }, /* case aside */
+		{ "metric", 1, "metrics" }, { "sokcet", 1, "socket" },
+		{ "retry-mix", 1,
+		    "retry-min" },          /* a tie: the first in the table */
+		{ "max-fxtchxx", 1, NULL }, /* distance 3 */
+		{ "mx", 1, NULL },   /* distance 1, not under half of 2 bytes */
+		{ "abcd", 1, NULL }, /* nothing near */
+		{ "bogus-option", 1, NULL },
+		{ "confg", 1, NULL }, /* config: the command line's only */
+		{ "confg", 0, "config" }, { "hepl", 0, "help" },
+		{ "test-clok", 0, NULL }, /* hidden */
+		{ "", 1, NULL },
+		{ "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm"
+		  "mmmm",
+		    1, NULL }, /* 64 bytes: checked, far from all */
+		{ "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm"
+		  "mmmmm",
+		    1, NULL }, /* 65 bytes: too long to be checked */
+	};
+	const char *got;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		got = opt_suggest(cases[i].name, cases[i].in_file);
+		if (cases[i].want == NULL)
+			ck_assert_msg(got == NULL, "%s: got %s", cases[i].name,
+			    got != NULL ? got : "");
+		else
+			ck_assert_msg(
+			    got != NULL && strcmp(got, cases[i].want) == 0,
+			    "%s: want %s, got %s", cases[i].name, cases[i].want,
+			    got != NULL ? got : "(none)");
+	}
+}
+END_TEST
+
+/* config_metrics_address on "robotsd" plus argv (NULL-terminated). */
+static char *
+metrics_address(const char *first, ...)
+{
+	const char *argv[MAXARGS];
+	int argc;
+	va_list ap;
+
+	va_start(ap, first);
+	argc = fill_argv(argv, first, ap);
+	va_end(ap);
+	return config_metrics_address(argc, (char **)argv);
+}
+
+/* Where config-error mode serves /metrics: the file read past its errors. */
+START_TEST(test_metrics_address_of_a_bad_config)
+{
+	static const struct {
+		const char *file, *argv_metrics, *want;
+	} cases[] = {
+		{ "bogus 1\nmetrics 127.0.0.1:9100\n", NULL, "127.0.0.1:9100" },
+		{ "metrics 127.0.0.1:9100\nmax-fetches x\n", NULL,
+		    "127.0.0.1:9100" },
+		{ "metrics [::1]:1\nmetrics  127.0.0.1:2 \n", NULL,
+		    "127.0.0.1:2" }, /* the last one, stripped */
+		{ "metrics 127.0.0.1:2\nmetrics nope\n", NULL, "127.0.0.1:2" },
+		{ "metrics\n# metrics 127.0.0.1:1\n", NULL, NULL },
+		{ "max-fetches x\n", NULL, NULL },
+		{ "metrics 127.0.0.1:1\n", "127.0.0.1:3", "127.0.0.1:3" },
+		{ "metrics 127.0.0.1:1\n", "nope", "127.0.0.1:1" },
+	};
+	char *got;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_conf(cases[i].file);
+		got = cases[i].argv_metrics == NULL
+		          ? metrics_address("-f", "-c", conf_path, NULL)
+		          : metrics_address("-c", conf_path, "--metrics",
+		                cases[i].argv_metrics, NULL);
+		if (cases[i].want == NULL)
+			ck_assert_msg(got == NULL, "case %zu: got %s", i, got);
+		else
+			ck_assert_msg(
+			    got != NULL && strcmp(got, cases[i].want) == 0,
+			    "case %zu: got %s", i, got != NULL ? got : "NULL");
+		free(got);
+		unlink(conf_path);
+		conf_path[0] = '\0';
+	}
+	/* A command line that does not scan is read as far as it goes. */
+	write_conf("metrics 127.0.0.1:4\n");
+	got = metrics_address("-c", conf_path, "--bogus", NULL);
+	ck_assert_str_eq(got, "127.0.0.1:4");
+	free(got);
+	got = metrics_address("-c", "/nonexistent/robotsd.conf", NULL);
+	ck_assert_ptr_null(got);
 }
 END_TEST
 
@@ -434,6 +560,8 @@ config_suite(void)
 	tcase_add_test(tc, test_reload_keeps_argv_and_reads_file_changes);
 	tcase_add_test(tc, test_reload_keeps_options_that_need_a_restart);
 	tcase_add_test(tc, test_reload_error_names_file_and_line);
+	tcase_add_test(tc, test_suggest_rule);
+	tcase_add_test(tc, test_metrics_address_of_a_bad_config);
 	suite_add_tcase(s, tc);
 	return s;
 }

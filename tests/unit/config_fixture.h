@@ -58,22 +58,35 @@ rewrite_conf(const char *text)
 	ck_assert_int_eq(fclose(fp), 0);
 }
 
+/*
+ * argv (room for MAXARGS): "robotsd", first and the arguments of ap up to
+ * a NULL, NULL-terminated; argc.
+ */
+static inline int
+fill_argv(const char **argv, const char *first, va_list ap)
+{
+	int argc = 0;
+
+	argv[argc++] = "robotsd";
+	while (first != NULL && argc < MAXARGS - 1) {
+		argv[argc++] = first;
+		first = va_arg(ap, const char *);
+	}
+	argv[argc] = NULL;
+	return argc;
+}
+
 /* config_load on "robotsd" plus the NULL-terminated arguments after first. */
 static inline struct config *
 load_args(int *exit_now, const char *first, ...)
 {
 	const char *argv[MAXARGS];
-	int argc = 0, dummy;
+	int argc, dummy;
 	va_list ap;
 
-	argv[argc++] = "robotsd";
 	va_start(ap, first);
-	while (first != NULL && argc < MAXARGS - 1) {
-		argv[argc++] = first;
-		first = va_arg(ap, const char *);
-	}
+	argc = fill_argv(argv, first, ap);
 	va_end(ap);
-	argv[argc] = NULL;
 	free(cause);
 	cause = NULL;
 	return config_load(

@@ -54,13 +54,34 @@ strip(char *s)
 	return s;
 }
 
+/*
+ * "; did you mean PREFIXNAME?" when the unknown option name (len bytes) is
+ * a slip for one (opt_suggest()), else "": in buf.
+ */
+static const char *
+config_did_you_mean(const char *name, size_t len, int in_file,
+    const char *prefix, char *buf, size_t size)
+{
+	char key[OPT_SUGGEST_MAX + 1];
+	const char *near;
+
+	buf[0] = '\0';
+	if (len > OPT_SUGGEST_MAX)
+		return buf;
+	memcpy(key, name, len);
+	key[len] = '\0';
+	if ((near = opt_suggest(key, in_file)) != NULL)
+		snprintf(buf, size, "; did you mean %s%s?", prefix, near);
+	return buf;
+}
+
 /* Apply one config file line; -1 and *cause ("FILE:LINE: ...") on error. */
 static int
 config_file_line(struct config *cf, char *line, const char *file,
     unsigned lineno, unsigned char *seen, char **cause)
 {
 	const struct option_def *d;
-	char *name, *value, *err = NULL;
+	char *name, *value, *err = NULL, near[OPT_SUGGEST_MAX + 32];
 
 	name = strip(line);
 	if (*name == '\0' || *name == '#')
@@ -70,8 +91,10 @@ config_file_line(struct config *cf, char *line, const char *file,
 		*value++ = '\0';
 	value = strip(value);
 	if ((d = opt_find(name)) == NULL) {
-		xasprintf(
-		    cause, "%s:%u: unknown option '%s'", file, lineno, name);
+		xasprintf(cause, "%s:%u: unknown option '%s'%s", file, lineno,
+		    name,
+		    config_did_you_mean(
+		        name, strlen(name), 1, "", near, sizeof(near)));
 		return -1;
 	}
 	if (opt_argv_only(d)) {
@@ -200,6 +223,8 @@ config_getopt_error(int c, char **argv, char **cause)
 {
 	const struct option_def *d = opt_for_getopt(optopt);
 	const char *arg = argv[optind - 1];
+	char near[OPT_SUGGEST_MAX + 32];
+	size_t len = strcspn(arg, "=");
 
 	if (c == ':' && d != NULL && optopt < 256)
 		xasprintf(cause, "-%c: missing value", optopt);
@@ -210,8 +235,11 @@ config_getopt_error(int c, char **argv, char **cause)
 	else if (optopt != 0)
 		xasprintf(cause, "unknown option '-%c'", optopt);
 	else
-		xasprintf(cause, "unknown option '%.*s'",
-		    (int)strcspn(arg, "="), arg);
+		xasprintf(cause, "unknown option '%.*s'%s", (int)len, arg,
+		    len > 2 && strncmp(arg, "--", 2) == 0
+		        ? config_did_you_mean(
+		              arg + 2, len - 2, 0, "--", near, sizeof(near))
+		        : "");
 }
 
 /*
@@ -588,6 +616,69 @@ config_load(int argc, char **argv, int *exit_now, char **cause)
 	return config_build(argc, argv, NULL, exit_now, cause);
 }
 
+/*
+ * The last "metrics" line of the file at path whose value is ADDR:PORT,
+ * every other line, good or bad, passed over; NULL if none.
+ */
+static char *
+config_scan_metrics(const char *path)
+{
+	char *line = NULL, *name, *value, *addr = NULL;
+	size_t cap = 0;
+	FILE *fp;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		return NULL;
+	while (getline(&line, &cap, fp) != -1) {
+		name = strip(line);
+		value = name + strcspn(name, " \t");
+		if (*value != '\0')
+			*value++ = '\0';
+		value = strip(value);
+		if (strcmp(name, "metrics") != 0 ||
+		    parse_hostport(value, NULL, NULL) == -1)
+			continue;
+		free(addr);
+		addr = xstrdup(value);
+	}
+	free(line);
+	fclose(fp);
+	return addr;
+}
+
+/* Where metrics go while the config does not load; see conf.h. */
+char *
+config_metrics_address(int argc, char **argv)
+{
+	struct argv_opt *opts = xcalloc((size_t)argc + 1, sizeof(*opts));
+	char **copy = argv_dup(argc, argv), *cause = NULL, *addr = NULL;
+	const char *file = NULL, *given = NULL;
+	size_t n = 0, i;
+	int exit_now = 0, j;
+
+	/* What argv says as far as it scans: -c, --metrics. */
+	(void)config_scan_argv(argc, copy, opts, &n, &exit_now, &cause);
+	free(cause);
+	for (i = 0; i < n; i++) {
+		if (opts[i].def->type == OT_CONFIG)
+			file = opts[i].value;
+		else if (opts[i].def->off == OFF(metrics) &&
+		         parse_hostport(opts[i].value, NULL, NULL) == 0)
+			given = opts[i].value;
+	}
+	if (given != NULL)
+		addr = xstrdup(given);
+	else if (file != NULL)
+		addr = config_scan_metrics(file);
+	else if (access(CONFIG_DEFAULT_FILE, F_OK) == 0)
+		addr = config_scan_metrics(CONFIG_DEFAULT_FILE);
+	for (j = 0; j < argc; j++)
+		free(copy[j]);
+	free(copy);
+	free(opts);
+	return addr;
+}
+
 /* 1 when option d has the same value in a and b. */
 static int
 opt_equal(
@@ -641,14 +732,19 @@ opt_copy(
 		*(unsigned *)pd = *(const unsigned *)ps;
 }
 
-/* Re-read the file, re-apply argv; options that need a restart keep. */
+/*
+ * Re-read the file, re-apply argv; options that need a restart keep, and
+ * *kept names them (see conf.h).
+ */
 struct config *
-config_reload(const struct config *old, char **cause)
+config_reload(const struct config *old, char **kept, char **cause)
 {
 	const struct option_def *d;
 	struct config *cf;
+	char *names;
 	int exit_now;
 
+	*kept = NULL;
 	cf = config_build(
 	    old->argc, old->argv, old->config_file, &exit_now, cause);
 	if (cf == NULL)
@@ -661,6 +757,10 @@ config_reload(const struct config *old, char **cause)
 		    "restart\"",
 		    d->name);
 		opt_copy(d, cf, old);
+		xasprintf(&names, "%s%s%s", *kept != NULL ? *kept : "",
+		    *kept != NULL ? "," : "", d->name);
+		free(*kept);
+		*kept = names;
 	}
 	return cf;
 }

@@ -17,10 +17,22 @@
  * error; *exit_now is set (with *cause NULL) after --help or --version.
  */
 struct config *config_load(int argc, char **argv, int *exit_now, char **cause);
-/* Re-read the file for SIGHUP, keeping what argv said; NULL + *cause on error.
+/*
+ * Re-read the file for SIGHUP, keeping what argv said; NULL + *cause on
+ * error. Options that only a restart applies keep their old values: *kept
+ * names those the file changed, comma-separated in the table's order
+ * (allocated), or is NULL when there is none.
  */
-struct config *config_reload(const struct config *, char **cause);
+struct config *config_reload(const struct config *, char **kept, char **cause);
 void config_free(struct config *); /* NULL is fine */
+/*
+ * For config-error mode, whose config does not load: the metrics address
+ * it would have had, as far as argv and the file can be read (allocated),
+ * or NULL. argv's --metrics if it scans that far with a valid one, else
+ * the last "metrics" line of the file (-c's, else the default one) whose
+ * value is ADDR:PORT, whatever the other lines hold.
+ */
+char *config_metrics_address(int argc, char **argv);
 /*
  * The password of --redis-password-file (its first line), malloc'd; NULL
  * when the option is not set, or with *cause on error (a message that

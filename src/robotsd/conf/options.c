@@ -333,3 +333,67 @@ opt_find(const char *name)
 			return d;
 	return NULL;
 }
+
+/* Two bytes of names alike, case aside. */
+static int
+opt_same_char(char a, char b)
+{
+	return tolower((unsigned char)a) == tolower((unsigned char)b);
+}
+
+/*
+ * The edit distance of a and b, case aside: insertions, deletions,
+ * substitutions and swaps of two neighbours (optimal string alignment),
+ * each 1. Both are at most OPT_SUGGEST_MAX bytes long.
+ */
+static size_t
+opt_distance(const char *a, const char *b)
+{
+	size_t row[3][OPT_SUGGEST_MAX + 1], la = strlen(a), lb = strlen(b);
+	size_t i, j, v, *cur, *prev, *prev2;
+
+	for (j = 0; j <= lb; j++)
+		row[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		cur = row[i % 3], prev = row[(i - 1) % 3];
+		prev2 = row[(i + 1) % 3];
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			v = prev[j - 1] + !opt_same_char(a[i - 1], b[j - 1]);
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    opt_same_char(a[i - 1], b[j - 2]) &&
+			    opt_same_char(a[i - 2], b[j - 1]) &&
+			    prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
+			cur[j] = v;
+		}
+	}
+	return row[la % 3][lb];
+}
+
+/* The option an unknown name is a slip for; see options.h. */
+const char *
+opt_suggest(const char *name, int in_file)
+{
+	const struct option_def *d, *best = NULL;
+	size_t len = strlen(name), dist, best_dist = 3;
+
+	if (len == 0 || len > OPT_SUGGEST_MAX)
+		return NULL;
+	for (d = options; d < options + NOPTIONS; d++) {
+		if (d->name == NULL || (d->flags & OPT_HIDDEN) ||
+		    (in_file && opt_argv_only(d)) ||
+		    strlen(d->name) > OPT_SUGGEST_MAX)
+			continue;
+		dist = opt_distance(name, d->name);
+		if (dist < best_dist && 2 * dist < len) {
+			best = d;
+			best_dist = dist;
+		}
+	}
+	return best != NULL ? best->name : NULL;
+}

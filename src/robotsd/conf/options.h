@@ -120,5 +120,16 @@ int opt_set(struct config *cf, const struct option_def *d, const char *value,
 void opt_defaults(struct config *);
 /* The table entry for a config file key; NULL if none. */
 const struct option_def *opt_find(const char *name);
+/*
+ * A pure rule, for "did you mean": the option an unknown name is a slip
+ * for, or NULL. The closest name (the first in the table on a tie) at an
+ * edit distance of at most 2 that is less than half the unknown name's
+ * length; case aside; insertion, deletion, substitution and the swap of
+ * two neighbours each count 1. Hidden options are never suggested, nor,
+ * in_file, those only the command line takes. Names longer than
+ * OPT_SUGGEST_MAX bytes get no suggestion.
+ */
+#define OPT_SUGGEST_MAX 64
+const char *opt_suggest(const char *name, int in_file);
 
 #endif /* ROBOTSD_OPTIONS_H */

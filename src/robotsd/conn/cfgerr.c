@@ -280,3 +280,13 @@ cfgerr_free(struct cfgerr *ce)
 	free(ce->message);
 	free(ce);
 }
+
+/* robotsd_config_error; see cfgerr.h. */
+struct metric
+cfgerr_metric(int on)
+{
+	return (struct metric){ NULL, "robotsd_config_error",
+		"1 while robotsd answers every request with error config "
+		"(its config does not load or start), else 0.",
+		METRIC_GAUGE, on != 0, NULL, NULL };
+}

@@ -8,6 +8,8 @@
 #ifndef ROBOTSD_CFGERR_H
 #define ROBOTSD_CFGERR_H
 
+#include "iface/metric.h"
+
 struct event_base;
 struct cfgerr;
 
@@ -24,5 +26,11 @@ struct cfgerr *cfgerr_new(struct event_base *, int fd);
 void cfgerr_set_message(struct cfgerr *, const char *message);
 /* Close every connection and stop listening; the listening fd stays open. */
 void cfgerr_free(struct cfgerr *);
+/*
+ * The sample robotsd_config_error (on /metrics only): 1 (on) in
+ * config-error mode, whose counters table is that one sample; 0 in the
+ * serving daemon's (stats.c).
+ */
+struct metric cfgerr_metric(int on);
 
 #endif /* ROBOTSD_CFGERR_H */
