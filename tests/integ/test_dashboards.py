@@ -1,7 +1,8 @@
 """test_dashboards.py: the shipped Prometheus alert rules and Grafana
 dashboard (contrib/) name only metrics a real robotsd exports (each
 robotsd_ name in them, less a histogram's _bucket/_sum/_count, is a family
-of /metrics), and the rules pass promtool check rules; the new families
+of /metrics), the rules pass promtool check rules and the unit tests of
+tests/data/robotsd-alerts-test.yml (promtool test rules); the new families
 (verdict label, configured limits) move and hold the settings."""
 import http.client
 import json
@@ -17,6 +18,7 @@ from test_metrics import sample
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", ".."))
 RULES = os.path.join(TOP, "contrib", "prometheus", "robotsd-alerts.yml")
+RULES_TEST = os.path.join(TOP, "tests", "data", "robotsd-alerts-test.yml")
 DASHBOARD = os.path.join(TOP, "contrib", "grafana", "robotsd-dashboard.json")
 PROMTOOL = shutil.which("promtool")
 
@@ -74,6 +76,13 @@ class Dashboards(DaemonTest):
         if PROMTOOL is None:
             self.skipTest("promtool is not installed (Debian: prometheus)")
         r = subprocess.run([PROMTOOL, "check", "rules", RULES],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_promtool_tests_the_config_error_alert(self):
+        if PROMTOOL is None:
+            self.skipTest("promtool is not installed (Debian: prometheus)")
+        r = subprocess.run([PROMTOOL, "test", "rules", RULES_TEST],
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
