@@ -95,6 +95,40 @@ class Waits(SharedTest):
         self.assertEqual(st["shared_lock_takeovers"], 1)
         self.assertEqual(st["shared_local"], 0)
 
+    def test_stopped_holder_past_the_checks_deadline(self):
+        # The lock outlives the check's deadline (twice the 1 s fetch
+        # timeout plus 5 s: 7 s): b's check of the origin a stopped
+        # holding is answered "timeout" at that deadline (protocol.md),
+        # not before; b goes on waiting, takes the lock over once it
+        # expires (8 s after a's last renewal at most), and fetches: the
+        # origin still hangs, so the next check is told unreachable.
+        self.origin.robots("late.stop.test", RULES, hold=True)
+        a, b = self.fleet(2, "--fetch-timeout", "1",
+                          "--redis-lock-time", "8")
+        holder = self.daemons[0]
+        a.send({"op": "check", "agent": "Bot", "wait": False,
+                "url": "http://late.stop.test/private/x"})
+        self.origin.wait_hits("late.stop.test", 1)
+        holder.proc.send_signal(signal.SIGSTOP)
+        self.addCleanup(holder.proc.send_signal, signal.SIGCONT)
+        t0 = time.monotonic()
+        ans = b.wait_id(b.send({"op": "check", "agent": "Bot",
+                                "url": "http://late.stop.test/private/x"}),
+                        timeout=15)
+        took = time.monotonic() - t0
+        self.assertError(ans, "timeout")
+        self.assertBetween(took, 7 - SLACK, 7 + 4 * SLACK + 0.5)
+        self.assertEqual(len(self.origin.wait_hits("late.stop.test", 2)), 2)
+        self.assertTrue(poll(lambda: self.inspect(
+            "http://late.stop.test", client=b).get("fetching") is False))
+        ans = self.check("http://late.stop.test/private/x", client=b)
+        self.assertAnswer(ans, ok=True, allowed=False, reason="unreachable",
+                          http_status=None)
+        st = self.stats(b)
+        self.assertEqual((st["shared_lock_takeovers"], st["shared_local"]),
+                         (1, 0))
+        self.assertEqual(len(self.origin.hits("late.stop.test")), 2)
+
     def _notice(self, origin, k, c):
         """A notice of origin that no publish sent, heard by both
         instances; returns once c has read it: c has read the k-th feed
