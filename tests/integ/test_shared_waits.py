@@ -100,7 +100,7 @@ class Waits(SharedTest):
         # timeout plus 5 s: 7 s): b's check of the origin a stopped
         # holding is answered "timeout" at that deadline (protocol.md),
         # not before; b goes on waiting, takes the lock over once it
-        # expires (8 s after a's last renewal at most), and fetches: the
+        # expires (8 s after a's last renewal), and fetches: the
         # origin still hangs, so the next check is told unreachable.
         self.origin.robots("late.stop.test", RULES, hold=True)
         a, b = self.fleet(2, "--fetch-timeout", "1",
@@ -111,6 +111,10 @@ class Waits(SharedTest):
         self.origin.wait_hits("late.stop.test", 1)
         holder.proc.send_signal(signal.SIGSTOP)
         self.addCleanup(holder.proc.send_signal, signal.SIGCONT)
+        # a renewed its lock at most 4 s ago: its expiry is 4 to 8 s away;
+        # made 8 s, as after a renewal just before the stop
+        self.assertEqual(self.redis.cmd(
+            "PEXPIRE", lock_key("http://late.stop.test"), 8000), 1)
         t0 = time.monotonic()
         ans = b.wait_id(b.send({"op": "check", "agent": "Bot",
                                 "url": "http://late.stop.test/private/x"}),
