@@ -240,6 +240,17 @@ robotsd_admin_gid(const struct config *cf)
 	return (long)gr->gr_gid;
 }
 
+/*
+ * When a check waiting on fetches is answered ("timeout" if still
+ * waiting): after two fetch timeouts, plus slack. A wait for another
+ * instance's fetch looks again then (shared.h).
+ */
+static double
+robotsd_answer_s(const struct config *cf)
+{
+	return 2.0 * (double)cf->fetch_timeout + 5;
+}
+
 /* The server's settings from the config. */
 static struct server_settings
 robotsd_server_settings(const struct config *cf)
@@ -267,10 +278,9 @@ robotsd_configure(struct robotsd *rd)
 	struct server_settings ss = robotsd_server_settings(cf);
 	struct cache_settings cs = robotsd_cache_settings(cf);
 	struct fetch_settings fs = robotsd_fetch_settings(cf);
-	/* A waiting check gives up after two fetch timeouts, plus slack. */
 	struct dispatch_settings ds = {
 		.test_clock = cf->test_clock,
-		.wait_timeout = 2.0 * (double)cf->fetch_timeout + 5,
+		.wait_timeout = robotsd_answer_s(cf),
 	};
 
 	log_set_level(cf->log_level);
@@ -278,7 +288,8 @@ robotsd_configure(struct robotsd *rd)
 	cache_configure(rd->cache, &cs);
 #ifdef HAVE_REDIS
 	if (rd->shared != NULL)
-		shared_configure(rd->shared, &cs.life);
+		shared_configure(
+		    rd->shared, &cs.life, (long)(robotsd_answer_s(cf) * 1000));
 #endif
 	dispatch_configure(rd->dispatch, &ds);
 	feed_configure(rd->feed, cf->max_output, cf->all_output);
@@ -584,10 +595,11 @@ robotsd_tier_start(struct robotsd *rd)
 
 	if (rd->tier == NULL)
 		return;
-	rd->shared = shared_new(
-	    rd->tier, rd->fetcher, &rd->clock, cf->redis_lock_time * 1000);
+	rd->shared = shared_new(rd->tier, rd->fetcher, &rd->clock,
+	    (long)(robotsd_answer_s(cf) * 1000));
 	life = robotsd_cache_settings(cf).life;
-	shared_configure(rd->shared, &life);
+	shared_configure(
+	    rd->shared, &life, (long)(robotsd_answer_s(cf) * 1000));
 	log_event(LOG_INFO, "shared_tier", "servers=%zu", cf->nredis);
 #else
 	(void)rd;

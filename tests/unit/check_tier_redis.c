@@ -277,6 +277,81 @@ START_TEST(wait_fallback_poll)
 }
 END_TEST
 
+/*
+ * Server 0 up, its lock of O held by someone else (within a robotsd
+ * lock's lifetime) and a tier waiting on it past its first poll, with no
+ * poll after that one.
+ */
+static struct tier *
+wait_on_held(const char *const *urls, struct res *w)
+{
+	struct tier *t;
+
+	redis_start(0, NULL);
+	t = tier_up(urls, 1, 1000, 60000);
+	freeReplyObject(
+	    redis_cmd(0, "SET %s held PX 20000", "robotsd:v1:l:{" O "}"));
+	memset(w, 0, sizeof(*w));
+	tier_wait(t, O, 60000, on_res, w);
+	drive_for(50); /* its first poll sees the lock */
+	ck_assert_int_eq(w->n, 0);
+	return t;
+}
+
+/*
+ * Notices nobody's publish sent (anyone may PUBLISH on the channel) while
+ * a holder still holds the lock: each makes the wait read the lock again,
+ * and the wait goes on; once the lock is gone a notice ends it.
+ */
+START_TEST(wait_forged_notices)
+{
+	const char *urls[] = { srv[0].url };
+	struct res w;
+	struct tier *t;
+	redisReply *r;
+	int i;
+
+	t = wait_on_held(urls, &w);
+	for (i = 0; i < 200; i++) {
+		r = redis_cmd(0, "PUBLISH %s %s", TIER_CHANNEL, O);
+		ck_assert_int_eq(r->integer, 1);
+		freeReplyObject(r);
+	}
+	drive_for(300);
+	ck_assert_int_eq(w.n, 0);
+	ck_assert_uint_eq(tier_stats(t)->notifications, 0);
+	freeReplyObject(redis_cmd(0, "DEL %s", "robotsd:v1:l:{" O "}"));
+	freeReplyObject(redis_cmd(0, "PUBLISH %s %s", TIER_CHANNEL, O));
+	ck_assert(drive_until(&w.n, 1, 5000));
+	ck_assert_str_eq(tier_result_name(w.r), "notified");
+	ck_assert_uint_eq(tier_stats(t)->notifications, 1);
+	tier_free(t);
+}
+END_TEST
+
+/*
+ * A lock no robotsd set (no expiry, or longer than --redis-lock-time)
+ * would never be released: the first poll ends the wait, for a takeover.
+ */
+START_TEST(wait_foreign_lock)
+{
+	const char *urls[] = { srv[0].url };
+	struct res w;
+	struct tier *t;
+
+	redis_start(0, NULL);
+	t = tier_up(urls, 1, 1000, 60000);
+	freeReplyObject(redis_cmd(0, "SET %s by-hand", "robotsd:v1:l:{" O "}"));
+	RUN(w, tier_wait(t, O, 60000, on_res, &w));
+	ck_assert_str_eq(tier_result_name(w.r), "unlocked");
+	freeReplyObject(
+	    redis_cmd(0, "SET %s long PX 40000", "robotsd:v1:l:{" O "}"));
+	RUN(w, tier_wait(t, O, 60000, on_res, &w));
+	ck_assert_str_eq(tier_result_name(w.r), "unlocked");
+	tier_free(t);
+}
+END_TEST
+
 /* A wait that sees neither a publish nor a release ends at its timeout. */
 START_TEST(wait_timeout)
 {
@@ -288,7 +363,7 @@ START_TEST(wait_timeout)
 	redis_start(0, NULL);
 	t = tier_up(urls, 1, 1000, 50);
 	freeReplyObject(
-	    redis_cmd(0, "SET %s held PX 60000", "robotsd:v1:l:{" O "}"));
+	    redis_cmd(0, "SET %s held PX 20000", "robotsd:v1:l:{" O "}"));
 	t0 = now_ms();
 	RUN(w, tier_wait(t, O, 300, on_res, &w));
 	ck_assert_int_eq(w.r, TIER_TIMEOUT);
@@ -676,13 +751,7 @@ START_TEST(wait_ends_with_the_connection)
 	struct res w;
 	struct tier *t;
 
-	redis_start(0, NULL);
-	t = tier_up(urls, 1, 1000, 60000); /* no poll after the first */
-	freeReplyObject(
-	    redis_cmd(0, "SET %s held PX 60000", "robotsd:v1:l:{" O "}"));
-	memset(&w, 0, sizeof(w));
-	tier_wait(t, O, 60000, on_res, &w);
-	drive_for(50); /* its first poll sees the lock */
+	t = wait_on_held(urls, &w);
 	ck_assert_int_eq(w.n, 0);
 	redis_kill(0);
 	ck_assert_msg(drive_until(&w.n, 1, 5000), "the wait goes on");
@@ -788,6 +857,8 @@ tier_redis_suite(void)
 	tcase_add_test(tc, wait_notified);
 	tcase_add_test(tc, wait_fallback_poll);
 	tcase_add_test(tc, wait_timeout);
+	tcase_add_test(tc, wait_forged_notices);
+	tcase_add_test(tc, wait_foreign_lock);
 	tcase_add_test(tc, purge);
 	tcase_add_test(tc, corrupt_values);
 	tcase_add_test(tc, two_servers);

@@ -9,8 +9,11 @@
  *   LOCK  tier_lock: taken: RECHECK; busy: WAIT;
  *   RECHECK tier_get under the lock (a holder may have published between
  *         our get and our lock): install that value, else FETCH;
- *   WAIT  tier_wait: published, unlocked or timed out: GET again, then
- *         LOCK with TIER_LOCK_TAKEOVER if still missing;
+ *   WAIT  tier_wait: published, unlocked (the holder died or stopped:
+ *         its lock expired) or the answer due: GET again, then LOCK with
+ *         TIER_LOCK_TAKEOVER if still missing, and BUSY waits again: a
+ *         holder that lives (renews its lock) is waited on to its end,
+ *         never fetched beside (no round counts);
  *   FETCH the real fetch (a refresh sends the validators of the copy held
  *         here: a 304 keeps it, and publishes it with the tier's body
  *         of the same version); the cache's settled hook publishes the
@@ -42,7 +45,6 @@
 #include "base/xmalloc.h"
 
 #define SHARED_LOG_EVERY 10.0 /* seconds between two tier failure lines */
-#define SHARED_WAIT_ROUNDS 3  /* waits on other holders before giving up */
 
 enum stage { ST_GET, ST_LOCK, ST_RECHECK, ST_WAIT, ST_FETCH };
 
@@ -53,8 +55,9 @@ struct load {
 	fetch_done_cb cb;
 	void *arg;
 	enum stage stage;
-	int rounds;              /* waits so far */
+	int waited;              /* it waited on another holder */
 	double began;            /* clock_monotonic() when the budget began */
+	double due;              /* clock_monotonic() when its answer is due */
 	int cancelled;           /* free when the pending tier call ends */
 	struct fetch *fetch;     /* ST_FETCH */
 	struct tier_value *prev; /* the tier's unusable value, or NULL */
@@ -67,7 +70,7 @@ struct shared {
 	struct tier *tier;
 	struct fetcher *fetcher;
 	struct clock *clock;
-	long wait_ms;
+	long answer_ms; /* a wait's bound: when a waiting check is answered */
 	struct shared_stats stats;
 	struct lifetime_settings life; /* bounds what the tier's values say */
 	LIST_HEAD(, load) loads;
@@ -204,7 +207,7 @@ load_takes(const struct load *l, const struct tier_value *v)
 {
 	return shared_usable(
 	           v, shared_ms(clock_now(l->sh->clock)), &l->sh->life) &&
-	       (l->rounds > 0 || shared_recent(v, shared_ms(l->since)));
+	       (l->waited || shared_recent(v, shared_ms(l->since)));
 }
 
 /*
@@ -250,7 +253,7 @@ load_waited_cb(struct tier_reply *rep, void *arg)
 	switch (rep->result) {
 	case TIER_NOTIFIED:
 	case TIER_UNLOCKED:
-	case TIER_TIMEOUT: /* the holder took too long: look again */
+	case TIER_TIMEOUT: /* the answer is due: look again */
 		l->stage = ST_GET;
 		l->began = clock_monotonic(); /* a new budget */
 		tier_get(l->sh->tier, l->origin, 0, load_got_cb, l);
@@ -287,6 +290,21 @@ load_rechecked_cb(struct tier_reply *rep, void *arg)
 	load_fetch(l);
 }
 
+/*
+ * How long a wait may last: until the load's answer is due; once it is
+ * (checks that waited that long were answered "timeout"), as long again
+ * for the checks that came since.
+ */
+static long
+load_due_ms(struct load *l)
+{
+	double now = clock_monotonic();
+
+	if (l->due - now < 0.001)
+		l->due = now + (double)l->sh->answer_ms / 1000.0;
+	return (long)((l->due - now) * 1000.0) + 1;
+}
+
 /* The lock's answer: fetch, wait for its holder, or go local-only. */
 static void
 load_locked_cb(struct tier_reply *rep, void *arg)
@@ -313,15 +331,11 @@ load_locked_cb(struct tier_reply *rep, void *arg)
 		l->stage = ST_RECHECK;
 		tier_get(l->sh->tier, l->origin, left, load_rechecked_cb, l);
 		break;
-	case TIER_BUSY:
-		if (l->rounds >= SHARED_WAIT_ROUNDS) {
-			load_local(l, "lock", rep);
-			break;
-		}
+	case TIER_BUSY: /* its holder lives: wait for it, however long */
 		l->stage = ST_WAIT;
-		l->rounds++;
+		l->waited = 1;
 		tier_wait(
-		    l->sh->tier, l->origin, l->sh->wait_ms, load_waited_cb, l);
+		    l->sh->tier, l->origin, load_due_ms(l), load_waited_cb, l);
 		break;
 	default:
 		load_local(l, "lock", rep);
@@ -358,8 +372,8 @@ load_got_cb(struct tier_reply *rep, void *arg)
 		return;
 	}
 	l->stage = ST_LOCK;
-	tier_lock(sh->tier, l->origin, l->rounds > 0 ? TIER_LOCK_TAKEOVER : 0,
-	    left, load_locked_cb, l);
+	tier_lock(sh->tier, l->origin, l->waited ? TIER_LOCK_TAKEOVER : 0, left,
+	    load_locked_cb, l);
 }
 
 /* cache_fetch_ops.start: begin with the tier's value of the origin. */
@@ -389,6 +403,7 @@ shared_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 	LIST_INSERT_HEAD(&sh->loads, l, link);
 	l->stage = ST_GET;
 	l->began = clock_monotonic();
+	l->due = l->began + (double)sh->answer_ms / 1000.0;
 	tier_get(sh->tier, l->origin, 0, load_got_cb, l);
 	return l;
 }
@@ -503,24 +518,29 @@ shared_names(struct shared *sh)
 
 /* A loader on the tier and the fetcher. */
 struct shared *
-shared_new(struct tier *t, struct fetcher *f, struct clock *clk, long wait_ms)
+shared_new(struct tier *t, struct fetcher *f, struct clock *clk, long answer_ms)
 {
 	struct shared *sh = xcalloc(1, sizeof(*sh));
 
 	sh->tier = t;
 	sh->fetcher = f;
 	sh->clock = clk;
-	sh->wait_ms = wait_ms;
+	sh->answer_ms = answer_ms;
 	LIST_INIT(&sh->loads);
 	shared_names(sh);
 	return sh;
 }
 
-/* This instance's lifetime bounds, which every value read must keep. */
+/*
+ * This instance's lifetime bounds, which every value read must keep, and
+ * when a waiting check is answered (both change on a reload).
+ */
 void
-shared_configure(struct shared *sh, const struct lifetime_settings *ls)
+shared_configure(
+    struct shared *sh, const struct lifetime_settings *ls, long answer_ms)
 {
 	sh->life = *ls;
+	sh->answer_ms = answer_ms;
 }
 
 /* Free what is left: loads whose tier calls tier_free dropped. */

@@ -31,19 +31,21 @@ struct shared_stats {
 extern const struct cache_fetch_ops shared_fetch_ops;
 
 /*
- * wait_ms: how long a load waits for another instance's fetch before it
- * looks again (the lock's lifetime, --redis-lock-time).
+ * answer_ms: when a check waiting on a fetch is answered (twice
+ * --fetch-timeout plus 5 s): a wait for another instance's fetch lasts
+ * while its holder renews the lock, and looks again each time this long.
  */
 struct shared *shared_new(
-    struct tier *, struct fetcher *, struct clock *, long wait_ms);
+    struct tier *, struct fetcher *, struct clock *, long answer_ms);
 /*
  * Free the loads still there (cancelled ones whose tier calls tier_free
  * dropped): call after cache_free and tier_free. NULL is fine.
  */
 void shared_free(struct shared *);
-/* This instance's lifetime bounds (at start and each reload). */
+/* This instance's lifetime bounds and answer_ms (start, each reload). */
 struct lifetime_settings;
-void shared_configure(struct shared *, const struct lifetime_settings *);
+void shared_configure(
+    struct shared *, const struct lifetime_settings *, long answer_ms);
 const struct shared_stats *shared_stats(const struct shared *);
 struct tier *shared_tier(const struct shared *);
 /*

@@ -412,19 +412,19 @@ tier_queue_pump(struct tier_server *srv)
 	}
 }
 
-/* Send a wait's poll and arm its deadline. */
-static void
-wait_poll(struct tier_call *c)
+/* Send a wait's poll; its deadline is armed once it is sent. */
+void
+tier_wait_poll(struct tier_call *c)
 {
 	char *key = tier_lock_key(c->origin);
 	int rc;
 
-	rc = call_cmd(c, "EXISTS %s", key);
+	rc = call_cmd(c, "PTTL %s", key);
 	free(key);
 	if (rc == -1)
 		return;
 	c->polling = 1;
-	call_go(c); /* its deadline is armed once it is sent */
+	call_go(c);
 }
 
 static void
@@ -435,7 +435,7 @@ on_wait_poll(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd, (void)what;
 	if (!c->polling) {
-		wait_poll(c);
+		tier_wait_poll(c);
 		return;
 	}
 	if (call_drain(c) == 0) /* the poll's answer was here */
@@ -470,19 +470,31 @@ tier_server_lost(struct tier_server *srv)
 	}
 }
 
+/*
+ * A notice of origin (anyone may publish one): its waits read the lock
+ * again, at once, and end only when Redis says it is gone (got_poll).
+ * One poll at a time per wait: a flood of notices costs a wait one more.
+ */
 void
 tier_notified(struct tier_server *srv, const char *origin, size_t len)
 {
 	struct tier *t = srv->t;
 	struct tier_calls *b = &t->waits[wait_bucket(origin, len)];
-	struct tier_call *c, *next;
+	struct tier_call *c;
 	uint64_t seq = ++t->seq;
 
-	for (c = TAILQ_FIRST(b); c != NULL; c = next) {
-		next = TAILQ_NEXT(c, link);
-		if (c->seq < seq && c->srv == srv && strlen(c->origin) == len &&
-		    memcmp(c->origin, origin, len) == 0)
-			tier_call_finish(c, TIER_NOTIFIED, NULL);
+	TAILQ_FOREACH(c, b, link) {
+		if (c->seq >= seq || c->srv != srv ||
+		    strlen(c->origin) != len ||
+		    memcmp(c->origin, origin, len) != 0 || c->deferred)
+			continue;
+		c->noticed = 1;
+		if (c->polling) {
+			c->repoll = 1;
+			continue;
+		}
+		evtimer_del(&c->poll);
+		tier_wait_poll(c);
 	}
 }
 
@@ -692,7 +704,7 @@ tier_wait(
 	TAILQ_INSERT_TAIL(
 	    &t->waits[wait_bucket(origin, strlen(origin))], c, link);
 	c->waiting = 1;
-	wait_poll(c); /* at once: the publish may have come before the wait */
+	tier_wait_poll(c); /* at once: the publish may have come before */
 }
 
 /* The purge record first: a value written after the DEL is refused. */

@@ -37,9 +37,9 @@
  *   - local miss: tier_get; TIER_OK installs the value (recompile the body)
  *     if it is still usable, TIER_MISS/TIER_CORRUPT go on to fetch;
  *   - before a fetch: tier_lock; TIER_OK fetches (keep the token),
- *     TIER_BUSY calls tier_wait, then tier_get again on TIER_NOTIFIED or
- *     TIER_UNLOCKED (and tier_lock with TIER_LOCK_TAKEOVER if still
- *     missing: the holder died or gave up);
+ *     TIER_BUSY calls tier_wait, then tier_get again (and tier_lock with
+ *     TIER_LOCK_TAKEOVER if still missing: the holder died or gave up;
+ *     busy again, it waits again);
  *   - the get, the lock and the get under the lock of one miss share one
  *     budget of timeout_ms (shared.c);
  *   - after every fetch, failures included: tier_publish with the token,
@@ -66,8 +66,8 @@ enum tier_result {
 	TIER_MISS, /* get: no value; unlock: not held with that token;
 	              purge: nothing was there */
 	TIER_BUSY, /* lock: another instance holds it */
-	TIER_NOTIFIED, /* wait: the origin was published */
-	TIER_UNLOCKED, /* wait: the lock is gone, no publish seen by this wait
+	TIER_NOTIFIED, /* wait: a notice came, and the lock is gone */
+	TIER_UNLOCKED, /* wait: the lock is gone, no notice heard by this wait
 	                */
 	TIER_CORRUPT,  /* get: a value is there but refused (error says why) */
 	TIER_TIMEOUT,  /* no answer in time (a wait: its own timeout_ms) */
@@ -125,7 +125,7 @@ struct tier_stats {
 	uint64_t locks;      /* lock: taken */
 	uint64_t lock_waits; /* waits begun */
 	uint64_t lock_takeovers; /* lock taken with TIER_LOCK_TAKEOVER */
-	uint64_t notifications;  /* waits answered by a publish */
+	uint64_t notifications;  /* waits ended by a notice, the lock gone */
 	uint64_t errors;         /* calls ended TIER_ERROR or TIER_DOWN */
 	uint64_t timeouts;       /* Redis calls ended TIER_TIMEOUT */
 	/* Connections closed because a reply broke the protocol. */
@@ -185,7 +185,14 @@ void tier_lock(struct tier *, const char *origin, int flags, long timeout_ms,
 /* Release only when token still holds the lock (compare-and-delete). */
 void tier_unlock(
     struct tier *, const char *origin, const char *token, tier_cb, void *arg);
-/* Until a publish of origin, the lock's release, or timeout_ms. */
+/*
+ * Until origin's lock is gone (released, expired, or one no robotsd set:
+ * no expiry or longer than lock_ms), read with PTTL at once and every
+ * poll_ms, or timeout_ms. A notice of origin on the channel only makes
+ * the wait read the lock at once (anyone may publish one): TIER_NOTIFIED
+ * when a notice came and the lock is gone, TIER_UNLOCKED when it is gone
+ * without one.
+ */
 void tier_wait(
     struct tier *, const char *origin, long timeout_ms, tier_cb, void *arg);
 /*

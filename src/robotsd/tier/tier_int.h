@@ -166,6 +166,8 @@ struct tier_call {
 	int owed;           /* replies hiredis still owes */
 	int nreplies;       /* replies seen */
 	int polling;        /* wait: a poll is out */
+	int noticed;        /* wait: a notice of its origin came */
+	int repoll;         /* wait: it came while a poll was out */
 	int waiting;        /* wait: in t->waits */
 	int flags;          /* lock: TIER_LOCK_* */
 	int pinned;         /* on_timer reads replies: c must stay */
@@ -190,6 +192,8 @@ void tier_call_finish(struct tier_call *, enum tier_result, const char *why);
 void tier_call_free_if_idle(struct tier_call *);
 /* tier.c: send queued calls while srv's connection has room. */
 void tier_queue_pump(struct tier_server *);
+/* tier.c: send a wait's poll of its lock (PTTL) now. */
+void tier_wait_poll(struct tier_call *);
 /* tier_reply.c: hiredis's callback of every command of a call. */
 void tier_on_reply(redisAsyncContext *, void *reply, void *priv);
 

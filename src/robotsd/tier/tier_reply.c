@@ -129,7 +129,13 @@ got_count(struct tier_call *c, const redisReply *r)
 		tier_call_finish(c, r->integer > 0 ? TIER_OK : TIER_MISS, NULL);
 }
 
-/* A wait's poll: does the lock still exist? */
+/*
+ * A wait's poll: the lock's PTTL. Gone (-2): released or expired; one no
+ * robotsd set (no expiry, -1, or longer than any robotsd lock): nobody
+ * would release it, so the wait ends too and the caller takes it over.
+ * Else its holder lives (it renews the lock): wait on, and read it again
+ * at once when a notice came while this poll was out.
+ */
 static void
 got_poll(struct tier_call *c, const redisReply *r)
 {
@@ -138,9 +144,14 @@ got_poll(struct tier_call *c, const redisReply *r)
 	c->polling = 0;
 	evtimer_del(&c->poll);
 	if (r->type != REDIS_REPLY_INTEGER) {
-		tier_call_finish(c, TIER_ERROR, "unexpected reply to EXISTS");
-	} else if (r->integer == 0) {
-		tier_call_finish(c, TIER_UNLOCKED, NULL);
+		tier_call_finish(c, TIER_ERROR, "unexpected reply to PTTL");
+	} else if (r->integer == -2 || r->integer == -1 ||
+	           r->integer > c->t->cf.lock_ms) {
+		tier_call_finish(
+		    c, c->noticed ? TIER_NOTIFIED : TIER_UNLOCKED, NULL);
+	} else if (c->repoll) {
+		c->repoll = 0;
+		tier_wait_poll(c);
 	} else {
 		tier_ms_to_tv(c->t->cf.poll_ms, &tv);
 		evtimer_add(&c->poll, &tv);
