@@ -95,6 +95,10 @@ static const struct parse_case parse_cases[] = {
 	{ "[{\"location\": \"/\", \"tdm-reservation\": 1, "
 	  "\"tdm-policy\": null}]",
 	    TDMREP_OK, 0, -1, { W(0, POLICY), { -1, 0 } } },
+	/* A duplicate key: the last counts (jansson's rule). */
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 0, "
+	  "\"tdm-reservation\": 1}]",
+	    TDMREP_OK, 1, 1, { { -1, 0 } } },
 	/* Unknown properties are no error. */
 	{ "[{\"location\": \"/\", \"tdm-reservation\": 0, \"x\": [{}]}]",
 	    TDMREP_OK, 1, 0, { { -1, 0 } } },
