@@ -76,7 +76,7 @@ robots_tag_known(const char *s, size_t len)
 	       robots_tag_valued_index(s, len) >= 0;
 }
 
-/* Keep the unknown name s (lowercased), once. */
+/* Keep the unknown name s (lowercased), once: printable ASCII only. */
 static void
 robots_tag_unknown(struct robots_tag_set *set, const char *s, size_t len)
 {
@@ -89,8 +89,14 @@ robots_tag_unknown(struct robots_tag_set *set, const char *s, size_t len)
 		set->unknown_dropped++;
 		return;
 	}
-	for (i = 0; i < len; i++)
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e) {
+			set->unknown_dropped++; /* a NUL, a control, not ASCII
+			                         */
+			return;
+		}
 		low[i] = robots_tag_lower(s[i]);
+	}
 	low[len] = '\0';
 	for (i = 0; i < set->nunknown; i++)
 		if (strcmp(set->unknown[i], low) == 0)

@@ -16,7 +16,10 @@
 
 /* Bytes of one field (Robots-Tag) or line (X-Robots-Tag) parsed. */
 #define ROBOTS_TAG_LIMIT 8192
-/* Unknown rules kept per set (lowercased, deduplicated), and their size. */
+/*
+ * Unknown rules kept per set (lowercased, deduplicated, printable ASCII:
+ * others are only counted), and their size.
+ */
 #define ROBOTS_TAG_MAX_UNKNOWN 32
 #define ROBOTS_TAG_UNKNOWN_LEN 64
 

@@ -245,6 +245,8 @@ static const struct xrt_case xrt_cases[] = {
 	{ "", "g", 1, 0, "", -1 },
 	/* a name with a space is no agent: an unknown rule "a b" */
 	{ "a b: noindex", "g", 1, 0, "a b", -1 },
+	/* unknown names that are not printable ASCII are counted only */
+	{ "caf\xC3\xA9, x\x01y, ok", "g", 1, 0, "ok", -1 },
 };
 
 START_TEST(test_xrt_table)
