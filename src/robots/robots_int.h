@@ -4,7 +4,9 @@
  * robots_parse_author.c, robots_build.c), the matcher and the preference
  * answers that read it (robots_match.c, robots_usage.c), the product-token
  * helpers (robots_agent.c) and the image and its deep check (robots_image.c,
- * robots_image_check.c). Not part of the API.
+ * robots_image_check.c); tdmrep.json's matcher (robots_tdmrep.c) and the
+ * page's robots rules (robots_tag.c, robots_tag_xrt.c, robots_tag_date.c)
+ * use its matcher, product tokens and trimming. Not part of the API.
  *
  * A ruleset is one allocation: this header, then its tables (hot ones
  * first) and its text. Tables are found by 32-bit offsets from the header;
@@ -258,6 +260,20 @@ static inline uint64_t
 robots_crule_need(const struct robots_crule *c)
 {
 	return (uint64_t)c->need_hi << 32 | c->need_lo;
+}
+
+/* s[0..*len) trimmed of SP and HTAB at both ends (header values). */
+static inline const char *
+robots_trim_ows(const char *s, size_t *len)
+{
+	size_t n = *len;
+
+	while (n > 0 && (s[0] == ' ' || s[0] == '\t'))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	*len = n;
+	return s;
 }
 
 /* Length of the product token at the start of s: its [A-Za-z_-] run. */

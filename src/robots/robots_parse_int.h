@@ -4,7 +4,8 @@
  * lines (robots_parse_prefs.c), the warnings for the file's author
  * (robots_parse_author.c), the compiled form of their patterns
  * (robots_pattern.c) and the layout that compiles its tables into a
- * ruleset (robots_build.c). Nothing else includes it.
+ * ruleset (robots_build.c), and tdmrep.json's locations, compiled as
+ * patterns (robots_tdmrep.c). Nothing else includes it.
  */
 #ifndef ROBOTS_PARSE_INT_H
 #define ROBOTS_PARSE_INT_H

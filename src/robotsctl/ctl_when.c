@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "wire/civil.h"
+#include "civil.h"
 #include "ctl_when.h"
 
 /* n digits at s as a number, or -1 when one is not a digit. */

@@ -12,7 +12,7 @@
 #include "robots.h"
 #include "cache/lifetime.h"
 #include "iface/outcome.h"
-#include "wire/civil.h"
+#include "civil.h"
 
 /* Parse leading decimal seconds; see lifetime.h. */
 double

@@ -1,7 +1,8 @@
 /*
  * civil.h: days of the proleptic Gregorian calendar, for the dates robotsd
- * reads (HTTP dates, lifetime.c) and robotsctl reads (RFC 3339 times,
- * ctl_when.c). Header-only, pure.
+ * reads (HTTP dates, lifetime.c), robotsctl reads (RFC 3339 times,
+ * ctl_when.c) and librobots reads (unavailable_after, robots_tag_date.c).
+ * Header-only, pure.
  */
 #ifndef ROBOTS_CIVIL_H
 #define ROBOTS_CIVIL_H

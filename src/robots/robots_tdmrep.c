@@ -1,0 +1,268 @@
+/*
+ * robots_tdmrep.c: the TDMRep rules of tdmrep.h, pure: the rules that
+ * src/wire/tdmrep_json.c reads from tdmrep.json with jansson (librobots
+ * reads no JSON), the depth scan it runs first (jansson's own depth limit
+ * is a build constant of 2048), the match and the header and meta values.
+ * A location is compiled as a robots.txt pattern (robots_pattern.c) and
+ * matched by the robots.txt matcher, so '*', '$' and percent-encoding
+ * behave as for Allow/Disallow.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "robots_int.h"
+#include "robots_parse_int.h"
+#include "tdmrep.h"
+
+struct tdmrep_ent {
+	struct tdmrep_rule pub;
+	struct robots_crule m;
+	const char *pat; /* the compiled location (m.pat is 0) */
+};
+
+struct tdmrep {
+	struct tdmrep_ent *ents;
+	size_t n, cap;
+	struct tdmrep_warning warns[TDMREP_MAX_WARNINGS];
+	size_t nwarns, total;
+};
+
+static void
+tdmrep_warn_by(
+    struct tdmrep *t, uint32_t member, enum tdmrep_wcode code, uint32_t by)
+{
+	if (t->nwarns < TDMREP_MAX_WARNINGS) {
+		t->warns[t->nwarns].member = member;
+		t->warns[t->nwarns].code = code;
+		t->warns[t->nwarns].by = by;
+		t->nwarns++;
+	}
+	t->total++;
+}
+
+void
+robots_tdmrep_warn(struct tdmrep *t, uint32_t member, enum tdmrep_wcode code)
+{
+	tdmrep_warn_by(t, member, code, 0);
+}
+
+int
+robots_tdmrep_depth_ok(const char *s, size_t len)
+{
+	size_t i;
+	int depth = 0, in_str = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"')
+			in_str = 1;
+		else if (c == '[' || c == '{') {
+			if (++depth > TDMREP_MAX_DEPTH)
+				return 0;
+		} else if (c == ']' || c == '}')
+			depth--;
+	}
+	return 1;
+}
+
+/* The first earlier rule whose location matches all that e's can. */
+static long
+tdmrep_shadowed_by(const struct tdmrep *t, const struct tdmrep_ent *e)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct tdmrep_ent *p = &t->ents[i];
+
+		if (!p->m.anchored && p->m.pat_len <= e->m.pat_len &&
+		    memcmp(p->pat, e->pat, p->m.pat_len) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* Compile e's location into o (room for 3 times its length). */
+static void
+tdmrep_compile(struct tdmrep_ent *e, char *o)
+{
+	struct trule tr;
+	uint64_t need;
+
+	memset(&tr, 0, sizeof(tr));
+	robots_pattern_compile(e->pub.location, e->pub.location_len, o, &tr);
+	e->pat = o;
+	e->m.pat_len = (uint16_t)tr.comp_len;
+	e->m.lit_len = (uint16_t)tr.lit_len;
+	e->m.anchored = tr.anchored;
+	need = robots_match_need(o, tr.comp_len, tr.lit_len);
+	e->m.need_lo = (uint32_t)need;
+	e->m.need_hi = (uint32_t)(need >> 32);
+}
+
+struct tdmrep *
+robots_tdmrep_new(size_t cap)
+{
+	struct tdmrep *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	if (cap > TDMREP_MAX_RULES)
+		cap = TDMREP_MAX_RULES;
+	if (cap > 0 && (t->ents = calloc(cap, sizeof(*t->ents))) == NULL) {
+		free(t);
+		return NULL;
+	}
+	t->cap = cap;
+	return t;
+}
+
+/* Why a location cannot be a rule's, or -1 when it can. */
+static int
+tdmrep_location_check(const char *loc, size_t ll)
+{
+	if (ll == 0 || (loc[0] != '/' && loc[0] != '*'))
+		return TDMREP_W_LOCATION;
+	if (ll > TDMREP_MAX_LOCATION)
+		return TDMREP_W_LOCATION_LONG;
+	return -1;
+}
+
+int
+robots_tdmrep_add(struct tdmrep *t, uint32_t member, const char *loc, size_t ll,
+    int reservation, const char *pol, size_t pl)
+{
+	struct tdmrep_ent *e;
+	int why;
+	char *b;
+	long by;
+
+	if ((why = tdmrep_location_check(loc, ll)) >= 0 || t->n == t->cap) {
+		tdmrep_warn_by(t, member,
+		    why >= 0 ? (enum tdmrep_wcode)why : TDMREP_W_TOO_MANY, 0);
+		return 0;
+	}
+	if (pol != NULL && pl > TDMREP_MAX_POLICY) {
+		tdmrep_warn_by(t, member, TDMREP_W_POLICY_LONG, 0);
+		pol = NULL;
+	}
+	pl = pol != NULL ? pl : 0;
+	if ((b = malloc(ll + 1 + pl + 1 + 3 * ll)) == NULL)
+		return -1;
+	e = &t->ents[t->n];
+	memset(e, 0, sizeof(*e));
+	memcpy(b, loc, ll), b[ll] = '\0';
+	e->pub.location = b;
+	e->pub.location_len = ll;
+	if (pol != NULL) {
+		memcpy(b + ll + 1, pol, pl), b[ll + 1 + pl] = '\0';
+		e->pub.policy = b + ll + 1;
+		e->pub.policy_len = pl;
+	}
+	e->pub.member = member;
+	e->pub.reservation = reservation != 0;
+	tdmrep_compile(e, b + ll + 1 + pl + 1);
+	if ((by = tdmrep_shadowed_by(t, e)) >= 0)
+		tdmrep_warn_by(
+		    t, member, TDMREP_W_SHADOWED, t->ents[by].pub.member);
+	t->n++;
+	return 0;
+}
+
+void
+robots_tdmrep_free(struct tdmrep *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n; i++)
+		free((char *)t->ents[i].pub.location);
+	free(t->ents);
+	free(t);
+}
+
+size_t
+robots_tdmrep_count(const struct tdmrep *t)
+{
+	return t->n;
+}
+
+const struct tdmrep_rule *
+robots_tdmrep_rule(const struct tdmrep *t, size_t i)
+{
+	return i < t->n ? &t->ents[i].pub : NULL;
+}
+
+const struct tdmrep_warning *
+robots_tdmrep_warnings(const struct tdmrep *t, size_t *kept, size_t *total)
+{
+	*kept = t->nwarns;
+	*total = t->total;
+	return t->warns;
+}
+
+const struct tdmrep_rule *
+robots_tdmrep_match(const struct tdmrep *t, const char *path, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (robots_crule_match(
+		        t->ents[i].pat, &t->ents[i].m, path, len))
+			return &t->ents[i].pub;
+	return NULL;
+}
+
+int
+robots_tdm_reservation_value(const char *s, size_t len)
+{
+	s = robots_trim_ows(s, &len);
+	if (len != 1 || (s[0] != '0' && s[0] != '1'))
+		return -1;
+	return s[0] - '0';
+}
+
+size_t
+robots_tdm_policy_value(const char *s, size_t len, const char **out)
+{
+	size_t i;
+
+	s = robots_trim_ows(s, &len);
+	if (len == 0 || len > TDMREP_MAX_POLICY)
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	*out = s;
+	return len;
+}
+
+const char *
+robots_tdmrep_error_name(enum tdmrep_error e)
+{
+	static const char *const names[] = { "ok", "too_big", "too_deep",
+		"not_json", "not_array", "no_memory" };
+
+	return (size_t)e < sizeof(names) / sizeof(names[0]) ? names[e]
+	                                                    : "unknown";
+}
+
+const char *
+robots_tdmrep_wcode_name(enum tdmrep_wcode c)
+{
+	static const char *const names[] = { "tdmrep_not_object",
+		"tdmrep_location", "tdmrep_location_long", "tdmrep_reservation",
+		"tdmrep_policy", "tdmrep_policy_long", "tdmrep_too_many",
+		"tdmrep_shadowed" };
+
+	return (size_t)c < sizeof(names) / sizeof(names[0]) ? names[c]
+	                                                    : "unknown";
+}
