@@ -329,6 +329,54 @@ class Archive(DaemonTest):
                 self.d.stop()
                 self.origin.reset()
 
+    def test_a_removed_directory_or_file_is_never_written_into(self):
+        """rm -rf of the archive directory while robotsd has a file open
+        in it: the next version is not written into the unlinked file (it
+        would count in archive_records and vanish); it is counted and
+        logged as op=gone, and the new file cannot be opened (robotsd
+        creates no directory). Once the directory is back, records go
+        into a new file there; a file removed alone is replaced too."""
+        adir = os.path.join(self.adir, "a")
+        os.mkdir(adir)
+        self.origin.robots("rm.test", V1)
+        self.start("--archive-dir", adir)
+        self.fetch("http://rm.test/one/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 1))
+        shutil.rmtree(adir)
+        self.origin.robots("rm.test", V2)
+        self.refresh("http://rm.test", "http://rm.test/two/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_errors"] == 2),
+                        self.stats())
+        s = self.stats()
+        self.assertEqual((s["archive_records"], s["archive_errors"]), (1, 2))
+        log = poll(lambda: "op=open" in self.d.log(1000) and
+                   self.d.log(1000))
+        self.assertTrue(log, self.d.log(1000))
+        self.assertIn("event=archive_error op=gone", log)
+        self.assertIn('error="No such file or directory"', log)
+        self.assertFalse(os.path.exists(adir))  # robotsd made none
+        # the directory is back: the next version goes into a new file
+        os.mkdir(adir)
+        self.origin.robots("rm.test", V1 + "Disallow: /three/\n")
+        self.refresh("http://rm.test", "http://rm.test/three/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 2),
+                        self.stats())
+        self.assertEqual(self.stats()["archive_errors"], 2)
+        first = os.listdir(adir)
+        self.assertEqual(len(first), 1, first)
+        # the file alone removed: one error, the record in a new file
+        os.unlink(os.path.join(adir, first[0]))
+        self.origin.robots("rm.test", V1 + "Disallow: /four/\n")
+        self.refresh("http://rm.test", "http://rm.test/four/x")
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 3),
+                        self.stats())
+        self.assertEqual(self.stats()["archive_errors"], 3)
+        self.d.stop()
+        rows = read_archive(self, adir)
+        self.assertEqual([r["type"] for r in rows], ["warcinfo", "response"])
+        self.assertEqual(rows[1]["body"],
+                         (V1 + "Disallow: /four/\n").encode())
+
     def test_full_file_system_keeps_answers_and_counts(self):
         mnt = os.path.join(self.adir, "small")
         os.mkdir(mnt)

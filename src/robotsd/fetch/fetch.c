@@ -88,6 +88,34 @@ fetch_maybe_trim(struct fetcher *f)
 	}
 }
 
+/* The fetch thread's loop renewals, as read under the lock. */
+struct fetch_loop_seen {
+	unsigned long renewed, kept, spared;
+	int err;
+};
+
+/*
+ * Log the fetch thread's loop renewals since the last look: each one at
+ * debug, each one kept (no descriptor or memory for a new base: the old
+ * loop goes on, robotsd with it) as a warning.
+ */
+static void
+fetch_log_loop(struct fetcher *f, const struct fetch_loop_seen *s)
+{
+	char ebuf[LOG_KV_BUF];
+
+	if (s->renewed != f->logged_renewed)
+		log_event(LOG_DEBUG, "fetch_loop_renewed",
+		    "renewed=%lu spare_used=%lu", s->renewed, s->spared);
+	if (s->kept != f->logged_kept)
+		log_event(LOG_WARNING, "fetch_loop_kept",
+		    "kept=%lu error=%s note=\"the fetch thread keeps its "
+		    "loop: no new one could be made\"",
+		    s->kept, log_kvs(strerror(s->err), ebuf, sizeof(ebuf)));
+	f->logged_renewed = s->renewed;
+	f->logged_kept = s->kept;
+}
+
 /*
  * The thread ended fetches: call one back per callback (the loop looks at
  * the clients between them), and come again while more wait.
@@ -96,6 +124,7 @@ static void
 fetch_outbox_cb(evutil_socket_t fd, short kind, void *arg)
 {
 	struct fetcher *f = arg;
+	struct fetch_loop_seen seen;
 	struct fetch_result r;
 	struct fetch *fe;
 	int more, dead;
@@ -105,12 +134,15 @@ fetch_outbox_cb(evutil_socket_t fd, short kind, void *arg)
 	fetch_take_post(f->wake_main);
 	pthread_mutex_lock(&f->lock);
 	dead = f->dead;
+	seen = (struct fetch_loop_seen){ f->loop_renewed, f->loop_kept,
+		f->loop_spared, f->loop_errno };
 	if ((fe = TAILQ_FIRST(&f->outbox)) != NULL) {
 		TAILQ_REMOVE(&f->outbox, fe, link);
 		fe->where = FETCH_MAIN;
 	}
 	more = !TAILQ_EMPTY(&f->outbox);
 	pthread_mutex_unlock(&f->lock);
+	fetch_log_loop(f, &seen);
 	if (dead)
 		fatalx("out of memory: the fetch thread cannot set up curl");
 	if (more)

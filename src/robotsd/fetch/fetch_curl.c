@@ -548,6 +548,8 @@ fetch_thread_prepare(struct fetcher *f)
 {
 	if ((f->tbase = event_base_new()) == NULL)
 		return -1;
+	f->spare[0] = f->spare[1] = -1;
+	(void)fetch_spare_make(f->spare); /* or at the first renewal */
 	TAILQ_INIT(&f->running);
 	TAILQ_INIT(&f->queued);
 	LIST_INIT(&f->socks);
@@ -555,6 +557,22 @@ fetch_thread_prepare(struct fetcher *f)
 	f->set.ca = (struct cabundle)CABUNDLE_NONE;
 	f->burst = FETCH_BURST;
 	return fetch_loop_events(f);
+}
+
+/* Count a renewal of the loop (err 0) or why it was kept, for main. */
+static void
+fetch_loop_note(struct fetcher *f, int err, int used)
+{
+	pthread_mutex_lock(&f->lock);
+	if (err != 0) {
+		f->loop_kept++;
+		f->loop_errno = err;
+	} else {
+		f->loop_renewed++;
+		f->loop_spared += (unsigned long)used;
+	}
+	pthread_mutex_unlock(&f->lock);
+	fetch_post(f->wake_main);
 }
 
 /*
@@ -565,15 +583,18 @@ fetch_thread_prepare(struct fetcher *f)
  * every few freed bodies, and each one pins a page of the thread's heap
  * (about 1.4 MB after the 2,000 corpus origins). Nothing runs or waits,
  * and ended fetches forgot their deadline (fetch_release_easy()), so
- * nothing refers to the old base. Should no new base be had, the old one
- * goes on.
+ * nothing refers to the old base. Should no new base be had (no memory,
+ * or no descriptor: fetch_spare.c), the old one goes on. Main logs each.
  */
 static void
 fetch_loop_renew(struct fetcher *f)
 {
 	struct event_base *old = f->tbase, *nb;
+	int used;
 
-	if ((nb = event_base_new()) == NULL)
+	nb = fetch_spare_base(f->spare, event_base_get_method(old), &used);
+	fetch_loop_note(f, nb == NULL ? errno : 0, used);
+	if (nb == NULL)
 		return;
 	evtimer_del(&f->timer);
 	evtimer_del(&f->kick);
@@ -709,6 +730,7 @@ fetch_thread_release(struct fetcher *f)
 	evtimer_del(&f->idle);
 	event_del(&f->inbox_ev);
 	event_base_free(f->tbase);
+	fetch_spare_close(f->spare);
 	fetch_conf_clear(&f->set);
 	cabundles_free(&f->ca);
 }

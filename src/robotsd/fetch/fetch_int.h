@@ -1,9 +1,10 @@
 /*
  * fetch_int.h: the fetcher's structures, shared by fetch.c (the main
  * thread's side: the API, the mailboxes), fetch_curl.c (the fetch thread:
- * every libcurl call), fetch_common.c (what both threads call) and
- * fetch_resp.c (what a response leaves: headers, body, the result). Only
- * those and the fetcher's unit test include it.
+ * every libcurl call), fetch_common.c (what both threads call),
+ * fetch_resp.c (what a response leaves: headers, body, the result) and
+ * fetch_spare.c (the thread's next loop base, whatever descriptors are
+ * left). Only those and the fetcher's unit test include it.
  *
  * Who owns a struct fetch (f->lock guards where, phase and cancelled, the
  * lists inbox, outbox and cancels, and the counters' changes):
@@ -131,6 +132,7 @@ struct fetcher {
 	int ca_made;            /* a bundle was made (and posted) once */
 	size_t churn; /* bytes held by fetches ended since the last trim */
 	int started;
+	unsigned long logged_renewed, logged_kept; /* loop renewals logged */
 	int wake_thread; /* eventfds: a message waits */
 	int wake_main;
 	/* Under lock. */
@@ -140,7 +142,10 @@ struct fetcher {
 	struct fetch_cancels cancels;
 	struct fetch_conf *conf; /* newer settings, not yet taken */
 	int stop;
-	int dead;         /* the thread could not set curl up */
+	int dead; /* the thread could not set curl up */
+	/* The thread's loop renewals, for main to log (fetch_log_loop()). */
+	unsigned long loop_renewed, loop_kept, loop_spared;
+	int loop_errno;   /* why the last one was kept */
 	pthread_t thread; /* the one running: an idle thread hands over */
 	/* Read anywhere; changed under lock (bytes: anywhere, atomically). */
 	atomic_size_t nrunning;
@@ -170,12 +175,23 @@ struct fetcher {
 	LIST_HEAD(, fetch_sock) socks;
 	struct fetch_conf set;
 	struct cabundles ca;
+	int spare[2]; /* a pipe for the next loop base (fetch_spare.c) */
 };
 
 /* The fetch thread (fetch_curl.c). */
 int fetch_thread_prepare(struct fetcher *); /* on main, before it runs */
 void *fetch_thread_main(void *);
 void fetch_thread_release(struct fetcher *); /* on main, after it ended */
+
+/*
+ * The fetch thread's next loop base, made with method only and, should the
+ * system have no pipe left, the spare pipe (made here first if need be);
+ * NULL with errno when none can be had. *used: the spare went into it.
+ */
+struct event_base *fetch_spare_base(
+    int spare[2], const char *method, int *used);
+int fetch_spare_make(int spare[2]); /* 0, or -1 with errno */
+void fetch_spare_close(int spare[2]);
 
 /* Both sides (fetch_common.c). */
 void fetch_post(int fd);

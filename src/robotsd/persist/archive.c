@@ -347,12 +347,49 @@ archive_format(struct archive *a, const struct archive_job *j, struct buf *gz)
 	return rc;
 }
 
+/*
+ * Whether the current file is no longer at its path: unlinked (its
+ * directory removed, or the file alone), or the path now names another
+ * file. A path that cannot be looked up for another reason (say the
+ * directory lost its search permission) is not taken as gone: the file
+ * is still where it was.
+ */
+static int
+archive_file_gone(const struct archive *a)
+{
+	struct stat fs, ps;
+
+	if (fstat(a->fd, &fs) == -1 || fs.st_nlink == 0)
+		return 1;
+	if (stat(a->path, &ps) == -1)
+		return errno == ENOENT || errno == ENOTDIR;
+	return ps.st_dev != fs.st_dev || ps.st_ino != fs.st_ino;
+}
+
+/*
+ * Never append to a file that is gone: count and log it, close it, and
+ * let the record open a new file (which fails, counted, while the
+ * directory is missing: robotsd creates none). The total is counted
+ * again from the directory.
+ */
+static void
+archive_check_file(struct archive *a)
+{
+	if (a->fd == -1 || !archive_file_gone(a))
+		return;
+	archive_fail(a, "gone", a->path, ENOENT);
+	(void)close(a->fd);
+	a->fd = -1;
+	a->total_known = 0;
+}
+
 /* Write one job: open or rotate the file, append, keep the total. */
 static void
 archive_write_job(struct archive *a, const struct archive_job *j)
 {
 	struct buf gz = BUF_INIT(0);
 
+	archive_check_file(a);
 	if (a->fd == -1 && archive_open(a, j->date) == -1)
 		goto out;
 	if (archive_format(a, j, &gz) == -1) {
