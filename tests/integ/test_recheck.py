@@ -77,9 +77,13 @@ class Recheck(DaemonTest):
         self.tmp = tempfile.mkdtemp(prefix="robotsd-recheck-")
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
-    def recheck(self, lines, *args):
+    def env_without_archive(self):
         e = dict(os.environ)
         e.pop("ROBOTSD_ARCHIVE_DIR", None)
+        return e
+
+    def recheck(self, lines, *args):
+        e = self.env_without_archive()
         sock = ["-s", self.d.socket] if getattr(self, "d", None) else []
         p = subprocess.run([ROBOTSCTL] + sock + ["recheck"] + list(args),
                            input="".join(x + "\n" for x in lines).encode(),
@@ -158,6 +162,37 @@ class Recheck(DaemonTest):
         self.assertEqual(rc, 0, err)
         self.assertEqual([(r["allowed"], r["version"]) for r in out],
                          [(True, a1["version"]), (False, a2["version"])])
+        # No --archive: robotsd's config file names the directory.
+        conf = os.path.join(self.tmp, "robotsd.conf")
+        with open(conf, "w") as f:
+            f.write("# robotsd.conf\nsocket /x.sock\n"
+                    "#archive-dir /nowhere\n  archive-dir  %s  \n" % adir)
+        rc, again, err = self.recheck(
+            ["http://a.test/two/x %d" % int(t1 + 1),
+             "http://a.test/two/x %d" % int(t2 + 1)],
+            "--agent", "TestBot", "--config", conf)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(again, out)
+        p = subprocess.run([ROBOTSCTL, "-s", self.d.socket, "--config", conf,
+                            "show", "http://a.test", a1["version"]],
+                           capture_output=True, timeout=60,
+                           env=self.env_without_archive())
+        self.assertEqual((p.returncode, p.stdout.decode()), (0, V1),
+                         p.stderr)
+        # A config without the line, and one that is not there.
+        with open(conf, "w") as f:
+            f.write("#archive-dir %s\n" % adir)
+        rc, _, err = self.recheck(["http://a.test/x"], "--agent", "T",
+                                  "--config", conf)
+        self.assertEqual(rc, 2)
+        self.assertIn("recheck: which archive? give --archive-dir DIR "
+                      "(robotsd's --archive-dir), set ROBOTSD_ARCHIVE_DIR, "
+                      "or set archive-dir in " + conf, err)
+        rc, _, err = self.recheck(["http://a.test/x"], "--agent", "T",
+                                  "--config", conf + ".none")
+        self.assertEqual(rc, 2)
+        self.assertIn("recheck: %s.none: No such file or directory" % conf,
+                      err)
         # now, from the daemon
         rc, out, err = self.recheck(
             ["http://a.test/two/x %d" % int(t1 + 1)],
