@@ -1,7 +1,8 @@
 /*
  * ctl_archive.c: "robotsctl show ORIGIN [VERSION]" and "robotsctl diff
  * ORIGIN V1 V2" read robotsd's WARC archive themselves: the directory is
- * --archive-dir DIR (or $ROBOTSD_ARCHIVE_DIR), the daemon's own
+ * --archive-dir DIR (or $ROBOTSD_ARCHIVE_DIR, or the archive-dir line of
+ * robotsd's config file, --config or the default one), the daemon's own
  * --archive-dir. Every robotsd-*.warc.gz file there is read, oldest first,
  * record by record (zlib reads the gzip members one after the other), and
  * the body of the response record whose WARC-Robotsd-Origin and
@@ -12,6 +13,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +38,61 @@ struct search {
 	int dir_denied; /* the directory itself cannot be listed */
 };
 
+/*
+ * The value of the archive-dir line of the config file f (robotsd.conf(5):
+ * "name value" lines, '#' comments), into out; 1 found, 0 not there.
+ */
+static int
+conf_archive(FILE *f, char *out, size_t outsz)
+{
+	static const char name[] = "archive-dir";
+	char line[8192], *p;
+	size_t n;
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		if (strncmp(p, name, sizeof(name) - 1) != 0 ||
+		    !isspace((unsigned char)p[sizeof(name) - 1]))
+			continue;
+		for (p += sizeof(name) - 1; isspace((unsigned char)*p); p++)
+			;
+		n = strlen(p);
+		while (n > 0 && isspace((unsigned char)p[n - 1]))
+			n--;
+		if (n == 0 || n >= outsz)
+			continue;
+		memcpy(out, p, n);
+		out[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The archive directory robotsd's config file names (--config, else the
+ * default file), or NULL: none (reported when --config was given and
+ * cannot be read).
+ */
+static const char *
+conf_archive_dir(const struct ctl *ctl, const char *cmd)
+{
+	static char dir[4096];
+	const char *path =
+	    ctl->config != NULL ? ctl->config : CTL_DEFAULT_CONFIG;
+	FILE *f;
+	int found;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		if (ctl->config != NULL)
+			ctl_warnx("%s: %s: %s", cmd, path, strerror(errno));
+		return NULL;
+	}
+	found = conf_archive(f, dir, sizeof(dir));
+	fclose(f);
+	return found ? dir : NULL;
+}
+
 /* See robotsctl.h. */
 const char *
 ctl_archive_dir(const struct ctl *ctl, const char *cmd)
@@ -44,11 +101,14 @@ ctl_archive_dir(const struct ctl *ctl, const char *cmd)
 
 	if (d == NULL || *d == '\0')
 		d = getenv("ROBOTSD_ARCHIVE_DIR");
+	if (d == NULL || *d == '\0')
+		d = conf_archive_dir(ctl, cmd);
 	if (d == NULL || *d == '\0') {
-		ctl_warnx(
-		    "%s: which archive? give --archive-dir DIR (robotsd's "
-		    "--archive-dir) or set ROBOTSD_ARCHIVE_DIR",
-		    cmd);
+		ctl_warnx("%s: which archive? give --archive-dir DIR "
+		          "(robotsd's --archive-dir), set ROBOTSD_ARCHIVE_DIR, "
+		          "or set archive-dir in %s",
+		    cmd,
+		    ctl->config != NULL ? ctl->config : CTL_DEFAULT_CONFIG);
 		return NULL;
 	}
 	return d;

@@ -28,6 +28,7 @@
 #include "fnv.h"
 #include "wire/buf.h"
 #include "ctl_recheck_int.h"
+#include "ctl_payload.h"
 #include "ctl_warc.h"
 
 #define RC_MAX_HOPS 5 /* RFC 9309 section 2.3.1.2 */
@@ -239,12 +240,15 @@ struct rc_http {
 	size_t location_len;
 	const char *body;
 	size_t body_len;
+	struct ctl_payload pl; /* how the body was sent */
+	int undecodable;       /* the body could not be decoded */
 };
 
 /* The header line at p (len bytes, no line end) if it is Location. */
 static void
 http_header(const char *p, size_t len, struct rc_http *h)
 {
+	ctl_payload_header(p, len, &h->pl);
 	if (len < 9 || strncasecmp(p, "Location:", 9) != 0)
 		return;
 	p += 9;
@@ -314,7 +318,10 @@ http_version(struct rc_sources *s, const struct rc_http *h, const char *id)
 
 	if (len > ROBOTS_MAX_BODY)
 		len = ROBOTS_MAX_BODY; /* robotsd's cut */
-	if (id == NULL && st == RC_RULES)
+	if (id == NULL && st == RC_RULES && h->undecodable) {
+		st = RC_DISALLOW_ALL; /* robotsd: a network error */
+		version_of_error_class("network", own);
+	} else if (id == NULL && st == RC_RULES)
 		version_of_body(h->body, len, own);
 	else if (id == NULL)
 		version_of_status(h->status, own);
@@ -426,17 +433,31 @@ static int
 load_record(
     struct rc_sources *s, const struct ctl_warc_rec *r, const struct buf *b)
 {
+	struct buf body = BUF_INIT(0);
 	struct rc_http h;
 	double at;
+	int rc;
 
 	if (strcmp(r->type, "response") != 0 || b->state != BUF_OK ||
 	    ctl_parse_time(r->date, strlen(r->date), &at) == -1 ||
 	    http_parse(b->p, b->len, &h) == -1)
 		return 0; /* no capture of an HTTP answer */
 	s->records++;
+	if (h.pl.chunked || h.pl.coding != CTL_CODING_IDENTITY ||
+	    h.pl.unknown) { /* as another crawler kept it */
+		if (ctl_payload_decode(h.body, h.body_len, &h.pl,
+		        ROBOTS_MAX_BODY, &body) == 0) {
+			h.body = body.p != NULL ? body.p : "";
+			h.body_len = body.len;
+		} else
+			h.undecodable = 1;
+	}
 	if (r->origin[0] != '\0' && ctl_is_version(r->version))
-		return load_own(s, r, &h, at);
-	return load_other(s, r, &h, at);
+		rc = load_own(s, r, &h, at);
+	else
+		rc = load_other(s, r, &h, at);
+	buf_clear(&body);
+	return rc;
 }
 
 /* Every record of the WARC file at path; 0, or -1 (reported). */

@@ -322,8 +322,11 @@ usage(void)
 	    "                           (repeatable, 16)\n"
 	    "  --archive-dir DIR        show, diff, recheck: robotsd's "
 	    "--archive-dir (default\n"
-	    "                           $ROBOTSD_ARCHIVE_DIR; --archive DIR "
-	    "too)\n"
+	    "                           $ROBOTSD_ARCHIVE_DIR, then archive-dir "
+	    "in robotsd's\n"
+	    "                           config file; --archive DIR too)\n"
+	    "  -c, --config FILE        robotsd's config file "
+	    "(default " CTL_DEFAULT_CONFIG ")\n"
 	    "  --warc FILE              recheck: read these WARC files "
 	    "instead (repeatable)\n"
 	    "  --as-of TIME|now         recheck: the version in force at TIME "
@@ -406,6 +409,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		{ "token", required_argument, NULL, 'T' },
 		{ "archive-dir", required_argument, NULL, 'A' },
 		{ "archive", required_argument, NULL, 'A' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "warc", required_argument, NULL, 'W' },
 		{ "as-of", required_argument, NULL, 'O' },
 		{ "changed", no_argument, NULL, 'C' },
@@ -418,7 +422,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	int opt;
 
 	switch (
-	    opt = getopt_long(argc, argv, "+:s:t:i:n:a:hV", longopts, NULL)) {
+	    opt = getopt_long(argc, argv, "+:s:t:i:n:a:c:hV", longopts, NULL)) {
 	case 's':
 		ctl->socket = optarg;
 		return 0;
@@ -449,6 +453,9 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return parse_token_option(optarg, ctl);
 	case 'A':
 		ctl->archive_dir = optarg;
+		return 0;
+	case 'c':
+		ctl->config = optarg;
 		return 0;
 	case 'W':
 		if (ctl->nwarc == CTL_MAX_WARC) {

@@ -37,6 +37,7 @@ struct ctl {
 	const char *tokens[CTL_MAX_TOKENS]; /* --token T, in order */
 	int ntokens;
 	const char *archive_dir; /* show, diff: robotsd's --archive-dir */
+	const char *config; /* --config: robotsd's file, or NULL: default */
 	const char *warc[CTL_MAX_WARC]; /* recheck --warc FILE, in order */
 	int nwarc;
 	const char *as_of; /* recheck --as-of TIME|now, or NULL */
@@ -110,6 +111,8 @@ int ctl_cmd_diff(const struct ctl *, int argc, char **argv);
 int ctl_is_version(const char *v);
 /* The archive directory for cmd, or NULL (reported). */
 const char *ctl_archive_dir(const struct ctl *, const char *cmd);
+/* robotsd's config file, where --archive-dir is looked up last. */
+#define CTL_DEFAULT_CONFIG SYSCONFDIR "/robotsd.conf"
 /* 1 for robotsd's archive file names (robotsd-*.warc.gz). */
 struct dirent;
 int ctl_archive_is_file(const struct dirent *);

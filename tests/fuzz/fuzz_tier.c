@@ -51,12 +51,14 @@ one(unsigned char *copy, size_t size)
 		again = tier_value_encode(&v, &len);
 		/*
 		 * The header this build writes: 56 bytes, the provenance
-		 * fields (36 and the validators) and the cause (1). Only
+		 * fields (36 and the validators), the cause (1) and the
+		 * history (1 and 35 per version). Only
 		 * another header length (an older writer's, or a newer minor
 		 * revision's) may differ, and what this build writes reads
 		 * back to the same bytes.
 		 */
-		hdr = 56 + 36 + 1 + (v.etag != NULL ? strlen(v.etag) : 0) +
+		hdr = 56 + 36 + 1 + 1 + 35 * v.nhist +
+		      (v.etag != NULL ? strlen(v.etag) : 0) +
 		      (v.last_modified != NULL ? strlen(v.last_modified) : 0);
 		if (again == NULL ||
 		    ((size_t)(copy[6] << 8 | copy[7]) == hdr &&

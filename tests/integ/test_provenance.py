@@ -11,6 +11,7 @@ import tempfile
 
 from harness import ROBOTSCTL, DaemonTest, closed_port, poll
 from test_metrics import sample
+from redisfix import SharedTest
 from test_shared import Redis, entry_key, tier_built
 
 
@@ -371,3 +372,85 @@ class FleetVersions(DaemonTest):
         self.assertEqual(len(self.origin.hits("rv.test")), 2)
         self.assertEqual(sum(self.stats(c)["revalidated"] for c in (a, b)),
                          1)
+
+
+KEY = "5f" * 32 + "\n"
+TAG = 36  # "RBTH" and an HMAC-SHA256 (--redis-key-file)
+V1 = "User-agent: *\nDisallow: /a\n"
+V2 = "User-agent: *\nDisallow: /b\n"
+DAY = 86400 + 1
+
+
+class FleetHistory(SharedTest):
+    """History through the shared tier: an instance publishes the versions
+    it holds with the origin's value (tagged with the fleet's key), and an
+    instance that takes the value merges them into its own; a value
+    without a valid tag brings no versions."""
+
+    def setUp(self):
+        super().setUp()
+        self.key = os.path.join(self.tmp, "redis.key")
+        with open(self.key, "w") as f:
+            f.write(KEY)
+        os.chmod(self.key, 0o600)
+
+    def instance(self):
+        return self.start("--redis", self.redis.url, "--redis-key-file",
+                          self.key, "--redis-timeout", "5000")
+
+    def history(self, c):
+        a = c.call({"op": "history", "origin": "http://fh.test"})
+        self.assertAnswer(a, ok=True, origin="http://fh.test")
+        return a["versions"]
+
+    def two_versions_on_a(self):
+        """A sees V1, then (a day later on its clock) V2, and publishes
+        V2's value; returns A's history and that value."""
+        key = entry_key("http://fh.test")
+        self.origin.robots("fh.test", V1)
+        a = self.instance()
+        self.assertAnswer(self.check("http://fh.test/a", client=a),
+                          allowed=False, source="fetched",
+                          version=version_of(V1))
+        first = poll(lambda: self.redis.cmd("GET", key))
+        self.assertIsNotNone(first)
+        self.origin.robots("fh.test", V2)
+        self.advance(DAY, client=a)
+        self.check("http://fh.test/b", client=a)
+        self.assertEqual(len(self.origin.wait_hits("fh.test", 2)), 2)
+        i = self.wait_fetched("http://fh.test")
+        self.assertEqual(i["version"], version_of(V2))
+        hist = self.history(a)
+        self.assertEqual([v["version"] for v in hist],
+                         [version_of(V2), version_of(V1)])
+        value = poll(lambda: (lambda v: v if v and v != first else None)(
+            self.redis.cmd("GET", key)))
+        self.assertIsNotNone(value)
+        self.assertEqual(value[-TAG:-32], b"RBTH")
+        return hist, value
+
+    def test_a_new_instance_learns_the_versions_the_fleet_saw(self):
+        hist, _ = self.two_versions_on_a()
+        b = self.instance()  # started after both versions
+        self.advance(DAY, client=b)  # the fleet's clocks agree
+        self.assertAnswer(self.check("http://fh.test/b", client=b),
+                          allowed=False, source="shared",
+                          version=version_of(V2))
+        self.assertEqual(self.history(b), hist)
+        self.assertEqual(len(self.origin.hits("fh.test")), 2)
+        self.assertEqual(self.stats(b)["shared_untagged"], 0)
+
+    def test_an_unsigned_history_is_refused(self):
+        hist, value = self.two_versions_on_a()
+        # The same bytes without the tag: well formed, V1 in its history.
+        self.redis.cmd("SET", entry_key("http://fh.test"), value[:-TAG],
+                       "PX", 600000)
+        b = self.instance()
+        self.advance(DAY, client=b)
+        self.assertAnswer(self.check("http://fh.test/b", client=b),
+                          allowed=False, source="fetched",
+                          version=version_of(V2))
+        self.assertGreaterEqual(self.stats(b)["shared_untagged"], 1)
+        self.assertEqual([v["version"] for v in self.history(b)],
+                         [version_of(V2)])
+        self.assertEqual(len(self.origin.hits("fh.test")), 3)

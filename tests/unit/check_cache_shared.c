@@ -15,6 +15,7 @@
 
 #include "robots.h"
 #include "cache/cache.h"
+#include "wire/version.h"
 #include "base/clock.h"
 #include "scripted_fetch.h"
 #include "test_main.h"
@@ -22,9 +23,12 @@
 #define ORIGIN "https://a.test"
 #define BODY "User-agent: *\nDisallow: /private\n"
 
+static struct cache_version hist_seen[CACHE_MAX_HISTORY];
+
 /* What the hooks saw. */
 static struct {
 	int settled, good;
+	size_t versions; /* the entry's history when settled */
 	double expires_at;
 	char purged[64];
 } seen;
@@ -38,6 +42,7 @@ hook_settled(void *fetch, const struct cache_entry *e, int good,
 	seen.settled++;
 	seen.good = good;
 	seen.expires_at = e->expires_at;
+	seen.versions = cache_history(e, hist_seen, CACHE_MAX_HISTORY);
 }
 
 static void
@@ -338,6 +343,85 @@ START_TEST(test_refresh_for_a_told_change)
 }
 END_TEST
 
+/*
+ * The fleet's versions are merged into the entry's: its own version first
+ * (its times its own), the others newest first_seen first, one given twice
+ * once with the widest times, up to --history-depth.
+ */
+START_TEST(test_fleet_versions_merged)
+{
+	struct shared_state s = fleet_rules();
+	struct cache_version in[4] = {
+		{ "", SCRIPT_T0 - 50, SCRIPT_T0 - 1, 200, CACHE_RULES },
+		{ "2222222222222222", SCRIPT_T0 - 9000, SCRIPT_T0 - 8000, 404,
+		    CACHE_ALLOW_ALL },
+		{ "1111111111111111", SCRIPT_T0 - 5000, SCRIPT_T0 - 4000, 503,
+		    CACHE_DISALLOW_ALL },
+		{ "3333333333333333", SCRIPT_T0 - 99999, SCRIPT_T0 - 99990, 200,
+		    CACHE_RULES },
+	};
+	struct cache_version out[CACHE_MAX_HISTORY];
+	const struct cache_entry *e;
+	size_t n;
+
+	set.history_depth = 3;
+	cache_configure(cache, &set);
+	version_of_body(BODY, sizeof(BODY) - 1, in[0].version);
+	s.version_since = SCRIPT_T0 - 100;
+	s.validated_at = SCRIPT_T0 - 100;
+	s.versions = in;
+	s.nversions = 4;
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	fill_shared(&s);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	n = cache_history(e, out, CACHE_MAX_HISTORY);
+	ck_assert_uint_eq(n, 3); /* the depth: the oldest goes */
+	ck_assert_str_eq(out[0].version, in[0].version);
+	ck_assert_double_eq(out[0].first_seen, SCRIPT_T0 - 100); /* its own */
+	ck_assert_str_eq(out[1].version, "1111111111111111");
+	ck_assert_int_eq(out[1].http_status, 503);
+	ck_assert_int_eq(out[1].policy, CACHE_DISALLOW_ALL);
+	ck_assert_str_eq(out[2].version, "2222222222222222");
+	ck_assert_double_eq(out[2].first_seen, SCRIPT_T0 - 9000);
+	ck_assert_double_eq(out[2].last_seen, SCRIPT_T0 - 8000);
+	/* Told again, with 2222's times wider: one record, widened. */
+	in[1].first_seen = SCRIPT_T0 - 9500;
+	in[1].last_seen = SCRIPT_T0 - 7000;
+	clock_advance(&clk, 3600);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	s.fetched_at = SCRIPT_T0 + 3500;
+	s.expires_at = SCRIPT_T0 + 7200;
+	fill_shared(&s);
+	n = cache_history(e, out, CACHE_MAX_HISTORY);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(out[2].version, "2222222222222222");
+	ck_assert_double_eq(out[2].first_seen, SCRIPT_T0 - 9500);
+	ck_assert_double_eq(out[2].last_seen, SCRIPT_T0 - 7000);
+}
+END_TEST
+
+/* A fetch here is published with its new version in its history. */
+START_TEST(test_settled_with_the_new_version_in_history)
+{
+	const struct cache_entry *e;
+	char v404[VERSION_HEX + 1];
+
+	set.history_depth = 4;
+	cache_configure(cache, &set);
+	fetch_status(ORIGIN, FETCH_OK, 404);
+	ck_assert_uint_eq(seen.versions, 1);
+	clock_advance(&clk, 86400);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_STALE);
+	fill_status(ORIGIN, FETCH_OK, 410);
+	ck_assert_int_eq(seen.settled, 2);
+	ck_assert_uint_eq(seen.versions, 2);
+	version_of_status(404, v404);
+	ck_assert_str_eq(hist_seen[0].version, e->version);
+	ck_assert_int_eq(hist_seen[0].http_status, 410);
+	ck_assert_str_eq(hist_seen[1].version, v404);
+}
+END_TEST
+
 static Suite *
 cache_shared_suite(void)
 {
@@ -354,6 +438,8 @@ cache_shared_suite(void)
 	    (int)(sizeof(fleet_causes) / sizeof(fleet_causes[0])));
 	tcase_add_test(tc, test_purge_reaches_the_tier);
 	tcase_add_test(tc, test_refresh_for_a_told_change);
+	tcase_add_test(tc, test_fleet_versions_merged);
+	tcase_add_test(tc, test_settled_with_the_new_version_in_history);
 	suite_add_tcase(s, tc);
 	return s;
 }

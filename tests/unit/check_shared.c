@@ -138,9 +138,10 @@ START_TEST(test_state_of)
 		.fail_since = NOW - 500,
 		.next_retry = NOW + 1500,
 		.final_url = (char *)"http://a.test/robots.txt" };
+	struct cache_version hist[TIER_VALUE_MAX_HISTORY];
 	struct shared_state s;
 
-	shared_state_of(&v, &s);
+	shared_state_of(&v, 0, &s, hist);
 	ck_assert_int_eq(s.policy, state_cases[_i].cache_policy);
 	ck_assert_int_eq(s.good, state_cases[_i].good);
 	ck_assert_int_eq(s.stale, state_cases[_i].stale);
@@ -272,13 +273,14 @@ START_TEST(test_cause_published_and_read)
 	    entry(CACHE_ALLOW_ALL, 1000.0, 1120.0, cause_cases[_i].streak);
 	struct fetch_result r = { .http_status = 503 };
 	struct tier_value v;
+	struct cache_version hist[TIER_VALUE_MAX_HISTORY];
 	struct shared_state s;
 
 	e.cause = cause_cases[_i].cause;
 	ck_assert_int_eq(shared_value_of(&e, 0, &r, NULL, -1, &v), 0);
 	ck_assert_uint_eq(v.cause, cause_cases[_i].published);
 	v.cause = cause_cases[_i].cause; /* as a writer put it */
-	shared_state_of(&v, &s);
+	shared_state_of(&v, 0, &s, hist);
 	ck_assert_uint_eq(s.cause, cause_cases[_i].installed);
 }
 END_TEST
@@ -375,6 +377,49 @@ START_TEST(test_purge_px)
 }
 END_TEST
 
+/*
+ * A value's history as the cache's versions at NOW: a version first seen
+ * more than the skew (60 s) ahead is dropped, a last_seen past it brought
+ * back to it, the others kept as they are, in their order.
+ */
+static const struct {
+	int64_t first, last;
+	int kept;
+	double last_secs; /* the last_seen kept */
+} hist_cases[] = {
+	{ NOW - 5000, NOW - 1000, 1, (NOW - 1000) / 1000.0 },
+	{ NOW + 60000, NOW + 60000, 1, (NOW + 60000) / 1000.0 },
+	{ NOW - 5000, NOW + 3600000, 1, (NOW + 60000) / 1000.0 },
+	{ NOW + 60001, NOW + 60001, 0, 0 },
+};
+
+START_TEST(test_versions_of_a_value)
+{
+	struct tier_hist h[2] = {
+		{ "0123456789abcdef", hist_cases[_i].first, hist_cases[_i].last,
+		    404, TIER_POLICY_ALLOW },
+		{ "fedcba9876543210", NOW - 9000, NOW - 8000, 200,
+		    TIER_POLICY_RULES },
+	};
+	struct tier_value v = { .hist = h, .nhist = 2 };
+	struct cache_version out[2];
+	size_t n = shared_versions_of(&v, NOW, out, 2);
+
+	ck_assert_uint_eq(n, 1 + (size_t)hist_cases[_i].kept);
+	if (hist_cases[_i].kept) {
+		ck_assert_str_eq(out[0].version, "0123456789abcdef");
+		ck_assert_double_eq(
+		    out[0].first_seen, hist_cases[_i].first / 1000.0);
+		ck_assert_double_eq(out[0].last_seen, hist_cases[_i].last_secs);
+		ck_assert_int_eq(out[0].http_status, 404);
+		ck_assert_int_eq(out[0].policy, CACHE_ALLOW_ALL);
+	}
+	ck_assert_str_eq(out[n - 1].version, "fedcba9876543210");
+	ck_assert_int_eq(out[n - 1].policy, CACHE_RULES);
+	ck_assert_uint_eq(shared_versions_of(&v, NOW, out, 0), 0);
+}
+END_TEST
+
 static Suite *
 shared_suite(void)
 {
@@ -396,6 +441,8 @@ shared_suite(void)
 	tcase_add_test(tc, test_value_fresh_copy);
 	tcase_add_test(tc, test_value_failure_state);
 	tcase_add_test(tc, test_value_stale_copy);
+	tcase_add_loop_test(tc, test_versions_of_a_value, 0,
+	    (int)(sizeof(hist_cases) / sizeof(hist_cases[0])));
 	tcase_add_loop_test(tc, test_cause_published_and_read, 0,
 	    (int)(sizeof(cause_cases) / sizeof(cause_cases[0])));
 	tcase_add_loop_test(tc, test_value_revalidated, 0,

@@ -165,7 +165,7 @@ START_TEST(value_provenance_roundtrip_and_old_readers)
 	tier_value_clear(&d);
 	/* The old reader's view: prefix, 56 bytes, skip to hdr, strings. */
 	hdr = (size_t)(buf[6] << 8 | buf[7]);
-	ck_assert_uint_eq(hdr, 56 + 16 + 16 + 2 + 4 + 2 + 29 + 1);
+	ck_assert_uint_eq(hdr, 56 + 16 + 16 + 2 + 4 + 2 + 29 + 1 + 1);
 	ck_assert_mem_eq(buf + 12, obuf + 12, 56);
 	ck_assert_uint_eq(len - hdr, olen - (size_t)(obuf[6] << 8 | obuf[7]));
 	ck_assert_mem_eq(buf + 12 + hdr, obuf + 12 + (obuf[6] << 8 | obuf[7]),
@@ -228,13 +228,17 @@ START_TEST(value_before_cause_loads)
 		ck_assert_str_eq(d.version, rows[i].version);
 		ck_assert_ptr_nonnull(strstr(d.last_error, rows[i].error));
 		ck_assert_uint_eq(d.cause, 0);
-		/* written again: one byte longer, the old bytes before it */
+		/*
+		 * written again: two bytes longer (no cause, no history),
+		 * the old bytes before them
+		 */
 		ck_assert_ptr_nonnull(
 		    re = (unsigned char *)tier_value_encode(&d, &relen));
-		ck_assert_uint_eq(relen, len + 1);
+		ck_assert_uint_eq(relen, len + 2);
 		ck_assert_mem_eq(
 		    re + 12, buf + 12, (size_t)(buf[6] << 8 | buf[7]));
 		ck_assert_uint_eq(re[12 + (buf[6] << 8 | buf[7])], 0);
+		ck_assert_uint_eq(re[13 + (buf[6] << 8 | buf[7])], 0);
 		free(re);
 		tier_value_clear(&d);
 	}
@@ -292,6 +296,153 @@ START_TEST(value_encode_refuses)
 }
 END_TEST
 
+/* --- history in a value ------------------------------------------------- */
+
+#define HREC 35 /* one version: id, first, last, status, policy */
+
+/* The sample with three versions, encoded; *at: where the history begins. */
+static unsigned char *
+hist_sample(size_t *len, size_t *at)
+{
+	static const struct tier_hist h[3] = {
+		{ "0123456789abcdef", 1700000000000LL, 1700000500000LL, 200,
+		    TIER_POLICY_RULES },
+		{ "fedcba9876543210", 1690000000000LL, 1699999999999LL, 404,
+		    TIER_POLICY_ALLOW },
+		{ "00000000000000ff", 1680000000000LL, 1680000000000LL, 0,
+		    TIER_POLICY_DISALLOW },
+	};
+	struct tier_value v;
+	unsigned char *buf;
+
+	sample(&v);
+	v.hist = (struct tier_hist *)(uintptr_t)h;
+	v.nhist = 3;
+	ck_assert_ptr_nonnull(
+	    buf = (unsigned char *)tier_value_encode(&v, len));
+	*at = 12 + (size_t)(buf[6] << 8 | buf[7]) - (1 + 3 * HREC);
+	return buf;
+}
+
+/* The history comes back as it was, newest first. */
+START_TEST(value_history_roundtrip)
+{
+	struct tier_value d;
+	size_t len, at;
+	unsigned char *buf = hist_sample(&len, &at);
+
+	ck_assert_uint_eq(buf[at], 3);
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &d), TV_OK);
+	ck_assert_uint_eq(d.nhist, 3);
+	ck_assert_str_eq(d.hist[0].version, "0123456789abcdef");
+	ck_assert(d.hist[0].first_seen == 1700000000000LL &&
+	          d.hist[0].last_seen == 1700000500000LL);
+	ck_assert_int_eq(d.hist[1].http_status, 404);
+	ck_assert_int_eq(d.hist[1].policy, TIER_POLICY_ALLOW);
+	ck_assert_str_eq(d.hist[2].version, "00000000000000ff");
+	ck_assert_int_eq(d.hist[2].http_status, 0);
+	ck_assert_int_eq(d.hist[2].policy, TIER_POLICY_DISALLOW);
+	ck_assert_str_eq(d.origin, "https://example.com");
+	tier_value_clear(&d);
+	free(buf);
+}
+END_TEST
+
+/* Hostile history bytes (CRC right): each refused, never guessed at. */
+static const struct {
+	const char *what;
+	long at;         /* from the history's count byte */
+	unsigned char b; /* the byte put there */
+} hist_damages[] = {
+	{ "more versions than bytes", 0, 4 },
+	{ "a count past them all", 0, 255 },
+	{ "an id not hex", 1 + 3, 'g' },
+	{ "an id in upper case", 1 + 5, 'A' },
+	{ "an id of NULs", 1 + 0, 0 },
+	{ "the same id twice", 1 + HREC + 15, '1' }, /* ...ba98765432 1 0 */
+	{ "first_seen before 1970", 1 + 16, 0x80 },
+	{ "last_seen before first_seen", 1 + 24 + 2, 0x00 },
+	{ "a status over 999", 1 + 32, 0x04 },
+	{ "policy none", 1 + 34, 0 },
+	{ "an unknown policy", 1 + 34, 4 },
+};
+
+START_TEST(value_history_damaged)
+{
+	struct tier_value d;
+	size_t len, at;
+	unsigned char *buf = hist_sample(&len, &at);
+
+	if (hist_damages[_i].at == 1 + HREC + 15) { /* make id 2 = id 1 */
+		memcpy(buf + at + 1 + HREC, buf + at + 1, 16);
+	} else
+		buf[at + (size_t)hist_damages[_i].at] = hist_damages[_i].b;
+	be(buf + len - 4, tier_crc32(buf, len - 4), 4);
+	ck_assert_msg(tier_value_decode(buf, len, NULL, &d) == TV_FIELD, "%s",
+	    hist_damages[_i].what);
+	ck_assert_ptr_null(d.hist);
+	free(buf);
+}
+END_TEST
+
+/* Histories the encoder refuses, like the decoder. */
+START_TEST(value_history_encode_refuses)
+{
+	struct tier_hist h[2] = {
+		{ "0123456789abcdef", 1000, 2000, 200, TIER_POLICY_RULES },
+		{ "0123456789abcdef", 500, 600, 200, TIER_POLICY_RULES },
+	};
+	struct tier_value v;
+	size_t len;
+
+	sample(&v);
+	v.hist = h;
+	v.nhist = 2; /* one id twice */
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	memcpy(h[1].version, "0123456789ABCDEF", 16);
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	memcpy(h[1].version, "1123456789abcdef", 16);
+	h[1].policy = TIER_POLICY_NONE;
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	h[1].policy = TIER_POLICY_ALLOW;
+	v.nhist = TIER_VALUE_MAX_HISTORY + 1;
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	v.nhist = 2;
+	char *ok = tier_value_encode(&v, &len);
+	ck_assert_ptr_nonnull(ok);
+	free(ok);
+}
+END_TEST
+
+/*
+ * Bytes a later revision appends after the history are skipped (the
+ * header length covers them; the strings still follow it).
+ */
+START_TEST(value_history_then_more)
+{
+	unsigned char *buf, *big;
+	struct tier_value d;
+	size_t len, at, hdr;
+
+	buf = hist_sample(&len, &at);
+	hdr = (size_t)(buf[6] << 8 | buf[7]);
+	ck_assert_ptr_nonnull(big = malloc(len + 3));
+	memcpy(big, buf, 12 + hdr);
+	memcpy(big + 12 + hdr, "new", 3);
+	memcpy(big + 12 + hdr + 3, buf + 12 + hdr, len - 12 - hdr);
+	be(big + 6, hdr + 3, 2);
+	be(big + 8, len + 3, 4);
+	be(big + len + 3 - 4, tier_crc32(big, len + 3 - 4), 4);
+	ck_assert_int_eq(tier_value_decode(big, len + 3, NULL, &d), TV_OK);
+	ck_assert_uint_eq(d.nhist, 3);
+	ck_assert_str_eq(d.hist[2].version, "00000000000000ff");
+	ck_assert_mem_eq(d.body, "User-agent: *\nDisallow: /private\n", 33);
+	tier_value_clear(&d);
+	free(big);
+	free(buf);
+}
+END_TEST
+
 /* Damage to an encoded value, and the reason the decoder must give. */
 enum damage { CUT, EXTEND, FLIP, SET_BYTE, SET_BYTE_RESUM };
 static const struct {
@@ -320,11 +471,11 @@ static const struct {
 	{ "bad policy", SET_BYTE_RESUM, 12, 9, TV_FIELD },
 	{ "bad truncated flag", SET_BYTE_RESUM, 13, 2, TV_FIELD },
 	/* The strings begin after the prefix (12 bytes), the header of 56
-	 * bytes, its provenance fields (36 without validators) and the
-	 * cause (1). */
-	{ "origin length past the end", SET_BYTE_RESUM, 105, 0x7f,
+	 * bytes, its provenance fields (36 without validators), the
+	 * cause (1) and the history's count (1: none). */
+	{ "origin length past the end", SET_BYTE_RESUM, 106, 0x7f,
 	    TV_TRUNCATED },
-	{ "NUL in origin", SET_BYTE_RESUM, 109, 0, TV_FIELD },
+	{ "NUL in origin", SET_BYTE_RESUM, 110, 0, TV_FIELD },
 };
 
 START_TEST(value_damaged)
@@ -840,6 +991,10 @@ tier_suite(void)
 	tcase_add_test(tc, value_other_origin);
 	tcase_add_test(tc, purge_record);
 	tcase_add_test(tc, value_crc);
+	tcase_add_test(tc, value_history_roundtrip);
+	tcase_add_loop_test(tc, value_history_damaged, 0, NELEM(hist_damages));
+	tcase_add_test(tc, value_history_encode_refuses);
+	tcase_add_test(tc, value_history_then_more);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tag");
 	tcase_add_test(tc, tag_is_hmac_sha256);

@@ -355,12 +355,14 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		cache_apply_shared(c, e, r->shared);
 		/* failing for --unreachable-allow-after: allowed from now on */
 		cache_apply_fallback(c, e, clock_now(c->clock));
-	} else {
+	} else
 		cache_apply_fetch(c, e, r);
-		if (c->fetch.settled != NULL)
-			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
-	}
 	cache_history_note(c, e, &old);
+	if (r->shared != NULL)
+		cache_history_merge(
+		    c, e, r->shared->versions, r->shared->nversions);
+	else if (c->fetch.settled != NULL) /* published with its history */
+		c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	cache_account(c, e);
 	cache_tell_change(c, e, old.version, old_rb, old.policy, r);
 	robots_unref(old_rb);

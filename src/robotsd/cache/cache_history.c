@@ -198,3 +198,57 @@ cache_history(
 	hist_out(&h, &out[0]);
 	return 1;
 }
+
+/* qsort: the version first seen last goes first. */
+static int
+hist_newer_first(const void *a, const void *b)
+{
+	const struct cache_version *x = a, *y = b;
+
+	if (x->first_seen != y->first_seen)
+		return x->first_seen < y->first_seen ? 1 : -1;
+	return x->last_seen < y->last_seen ? 1 : x->last_seen > y->last_seen;
+}
+
+/* Where version id is in v[0..n), or n. */
+static size_t
+hist_find(const struct cache_version *v, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].version, id) == 0)
+			break;
+	return i;
+}
+
+/* See cache_int.h. */
+void
+cache_history_merge(const struct cache *c, struct entry *e,
+    const struct cache_version *in, size_t n)
+{
+	struct cache_version *all;
+	size_t i, k, m;
+
+	if (n == 0 || c->set.history_depth < 2 || e->pub.version[0] == '\0')
+		return;
+	if (n > CACHE_MAX_HISTORY)
+		n = CACHE_MAX_HISTORY;
+	if ((all = malloc((CACHE_MAX_HISTORY + n) * sizeof(*all))) == NULL)
+		return;
+	m = cache_history(&e->pub, all, CACHE_MAX_HISTORY);
+	for (i = 0; i < n; i++) {
+		if ((k = hist_find(all, m, in[i].version)) == m)
+			all[m++] = in[i];
+		else if (k > 0) { /* the current one is the entry's own */
+			all[k].first_seen =
+			    fmin(all[k].first_seen, in[i].first_seen);
+			all[k].last_seen =
+			    fmax(all[k].last_seen, in[i].last_seen);
+		}
+	}
+	if (m > 1)
+		qsort(all + 1, m - 1, sizeof(*all), hist_newer_first);
+	(void)cache_history_set(c, e, all, m);
+	free(all);
+}

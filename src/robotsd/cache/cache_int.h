@@ -96,6 +96,15 @@ void cache_history_free(struct entry *);
  */
 int cache_history_set(const struct cache *, struct entry *,
     const struct cache_version *v, size_t n);
+/*
+ * Add the versions another instance saw, v[0..n) (newest first), to e's:
+ * one e holds already keeps e's record (an older one widened to the
+ * earlier first_seen and the later last_seen), the others are taken; e's
+ * own version stays first, the rest newest first_seen first, the newest
+ * --history-depth of them kept. Nothing changes on no memory.
+ */
+void cache_history_merge(const struct cache *, struct entry *,
+    const struct cache_version *v, size_t n);
 
 /* What an outcome makes of an entry (cache_apply.c). */
 void cache_apply_fetch(

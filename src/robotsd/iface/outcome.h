@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+struct cache_version;
+
 /* The longest ETag or Last-Modified kept and sent back (bytes). */
 #define FETCH_MAX_VALIDATOR 256
 
@@ -112,6 +114,12 @@ struct shared_state {
 	const char *etag, *last_modified; /* a 2xx copy's validators */
 	/* enum fetch_cause of a failing origin; NONE: the writer kept none */
 	unsigned char cause;
+	/*
+	 * The versions the fleet saw (the writer's history, cache_history()'s
+	 * order), merged into the entry's; none from an older writer.
+	 */
+	const struct cache_version *versions;
+	size_t nversions;
 };
 
 /*

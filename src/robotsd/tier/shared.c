@@ -231,10 +231,11 @@ load_drop_purged(const struct load *l, struct tier_reply *rep)
 static void
 load_install(struct load *l, const struct tier_value *v)
 {
+	struct cache_version hist[TIER_VALUE_MAX_HISTORY];
 	struct shared_state s;
 	struct fetch_result r = { .shared = &s };
 
-	shared_state_of(v, &s);
+	shared_state_of(v, shared_ms(clock_now(l->sh->clock)), &s, hist);
 	l->sh->stats.hits++;
 	l->cb(&r, l->arg);
 	load_free(l);
@@ -470,11 +471,14 @@ shared_settled(void *fetch, const struct cache_entry *e, int good,
 	struct http_meta m = { r->cache_control, r->expires, r->age,
 		r->retry_after, r->date };
 	double ra = lifetime_retry_after(&m, clock_wall(sh->clock));
+	struct tier_hist hist[TIER_VALUE_MAX_HISTORY];
 	struct tier_value v;
 
 	if (l->token[0] == '\0' || r->error == FETCH_LOCAL ||
 	    shared_value_of(e, good, r, l->prev, ra, &v) == -1)
 		return; /* local-only, or nothing true to say: unlock */
+	v.hist = hist;  /* what this instance saw, the fleet's included */
+	v.nhist = shared_hist_of(e, hist);
 	tier_publish(sh->tier, &v,
 	    shared_px(&v, shared_ms(clock_now(sh->clock))), l->token,
 	    shared_published_cb, sh);

@@ -91,9 +91,53 @@ shared_purge_px(const struct lifetime_settings *ls)
 	return (long long)shared_ms(keep + LIFETIME_SKEW);
 }
 
+/* A value's history as the cache's versions. */
+size_t
+shared_versions_of(const struct tier_value *v, int64_t now_ms,
+    struct cache_version *out, size_t max)
+{
+	int64_t ahead = now_ms + shared_ms(LIFETIME_SKEW);
+	size_t i, n = 0;
+
+	for (i = 0; i < v->nhist && n < max; i++) {
+		const struct tier_hist *h = &v->hist[i];
+
+		if (h->first_seen > ahead)
+			continue;
+		memcpy(out[n].version, h->version, sizeof(out[n].version));
+		out[n].first_seen = shared_secs(h->first_seen);
+		out[n].last_seen =
+		    shared_secs(h->last_seen > ahead ? ahead : h->last_seen);
+		out[n].http_status = h->http_status;
+		out[n++].policy = shared_policy(h->policy);
+	}
+	return n;
+}
+
+/* An entry's versions as a value's history. */
+size_t
+shared_hist_of(const struct cache_entry *e, struct tier_hist *out)
+{
+	struct cache_version cv[TIER_VALUE_MAX_HISTORY];
+	size_t i, n = 0, m = cache_history(e, cv, TIER_VALUE_MAX_HISTORY);
+
+	for (i = 0; i < m; i++) {
+		out[n] = (struct tier_hist){
+			.first_seen = shared_ms(cv[i].first_seen),
+			.last_seen = shared_ms(cv[i].last_seen),
+			.http_status = cv[i].http_status,
+			.policy = (enum tier_policy)cv[i].policy,
+		};
+		memcpy(out[n].version, cv[i].version, sizeof(out[n].version));
+		n += tier_hist_ok(out, n);
+	}
+	return n;
+}
+
 /* The cache's view of a value: what it installs. */
 void
-shared_state_of(const struct tier_value *v, struct shared_state *s)
+shared_state_of(const struct tier_value *v, int64_t now_ms,
+    struct shared_state *s, struct cache_version *hist)
 {
 	int good =
 	    v->policy == TIER_POLICY_RULES || v->policy == TIER_POLICY_ALLOW;
@@ -122,6 +166,9 @@ shared_state_of(const struct tier_value *v, struct shared_state *s)
 		.cause = v->fail_streak > 0 && v->cause < CAUSE_COUNT
 		             ? v->cause
 		             : CAUSE_NONE,
+		.versions = hist,
+		.nversions =
+		    shared_versions_of(v, now_ms, hist, TIER_VALUE_MAX_HISTORY),
 	};
 }
 

@@ -59,8 +59,29 @@ int shared_purged(
  */
 long long shared_purge_px(const struct lifetime_settings *ls);
 
-/* The cache's view of v (strings borrowed from v). */
-void shared_state_of(const struct tier_value *v, struct shared_state *s);
+/*
+ * The cache's view of v (strings borrowed from v). Its versions (v's
+ * history) go into hist (room for TIER_VALUE_MAX_HISTORY), as
+ * shared_versions_of() makes them at now_ms.
+ */
+void shared_state_of(const struct tier_value *v, int64_t now_ms,
+    struct shared_state *s, struct cache_version *hist);
+
+/*
+ * v's history as the cache's versions, into out (room for max), newest
+ * first; how many. A version first seen more than LIFETIME_SKEW after
+ * now_ms is dropped (a writer's clock ahead of ours: it would sort first
+ * for ever), a last_seen past that is brought back to it.
+ */
+size_t shared_versions_of(const struct tier_value *v, int64_t now_ms,
+    struct cache_version *out, size_t max);
+
+/*
+ * The versions entry e holds (cache_history()) as a value's history, into
+ * out (room for TIER_VALUE_MAX_HISTORY), newest first; how many. One
+ * the value format cannot hold (no policy, a time before 1970) is left out.
+ */
+size_t shared_hist_of(const struct cache_entry *e, struct tier_hist *out);
 
 /*
  * The value that publishes entry e, settled here by fetch r (good: e holds

@@ -17,6 +17,8 @@
 /* The provenance fields appended to the header, without the validators. */
 #define PROV_LEN (TIER_VALUE_VERSION_HEX + 8 + 8 + 2 + 2)
 #define CAUSE_LEN 1 /* the cause, appended after the provenance */
+/* One version of the history appended after the cause. */
+#define HIST_REC (TIER_VALUE_VERSION_HEX + 8 + 8 + 2 + 1)
 
 uint32_t
 tier_crc32(const void *buf, size_t len)
@@ -85,10 +87,45 @@ str_len(const char *s)
 	return s == NULL ? 0 : strlen(s);
 }
 
+/* 1 when s is TIER_VALUE_VERSION_HEX lower-case hex digits. */
+static int
+hex_id(const unsigned char *s)
+{
+	size_t i;
+
+	for (i = 0; i < TIER_VALUE_VERSION_HEX; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		        (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* See tier_value.h. */
+int
+tier_hist_ok(const struct tier_hist *hs, size_t i)
+{
+	const struct tier_hist *h = &hs[i];
+	size_t j;
+
+	if (!hex_id((const unsigned char *)h->version) ||
+	    h->version[TIER_VALUE_VERSION_HEX] != '\0' || h->first_seen <= 0 ||
+	    h->last_seen < h->first_seen || h->http_status < 0 ||
+	    h->http_status > 999 || h->policy < TIER_POLICY_RULES ||
+	    h->policy > TIER_POLICY_DISALLOW)
+		return 0;
+	for (j = 0; j < i; j++)
+		if (memcmp(hs[j].version, h->version, TIER_VALUE_VERSION_HEX) ==
+		    0)
+			return 0;
+	return 1;
+}
+
 /* 0 when v can be encoded. */
 static int
 value_check(const struct tier_value *v, size_t body_len)
 {
+	size_t i;
+
 	if (v->origin == NULL || v->origin[0] == '\0' ||
 	    strlen(v->origin) > TIER_VALUE_MAX_ORIGIN)
 		return -1;
@@ -101,7 +138,30 @@ value_check(const struct tier_value *v, size_t body_len)
 	    str_len(v->etag) > TIER_VALUE_MAX_VALIDATOR ||
 	    str_len(v->last_modified) > TIER_VALUE_MAX_VALIDATOR)
 		return -1;
+	if (v->nhist > TIER_VALUE_MAX_HISTORY ||
+	    (v->nhist > 0 && v->hist == NULL))
+		return -1;
+	for (i = 0; i < v->nhist; i++)
+		if (!tier_hist_ok(v->hist, i))
+			return -1;
 	return body_len > TIER_VALUE_MAX_BODY ? -1 : 0;
+}
+
+/* The history appended after the cause. */
+static unsigned char *
+put_hist(unsigned char *p, const struct tier_value *v)
+{
+	size_t i;
+
+	*p++ = (unsigned char)v->nhist;
+	for (i = 0; i < v->nhist; i++) {
+		memcpy(p, v->hist[i].version, TIER_VALUE_VERSION_HEX);
+		p = put_i64(p + TIER_VALUE_VERSION_HEX, v->hist[i].first_seen);
+		p = put_i64(p, v->hist[i].last_seen);
+		p = put_u16(p, (unsigned)v->hist[i].http_status);
+		*p++ = (unsigned char)v->hist[i].policy;
+	}
+	return p;
 }
 
 static unsigned char *
@@ -128,7 +188,7 @@ put_header(unsigned char *p, const struct tier_value *v)
 	    str_len(v->last_modified));
 	p += str_len(v->last_modified);
 	*p++ = v->cause;
-	return p;
+	return put_hist(p, v);
 }
 
 char *
@@ -141,7 +201,7 @@ tier_value_encode(const struct tier_value *v, size_t *len)
 	if (value_check(v, body_len) == -1)
 		return NULL;
 	hdr = HEADER_LEN + PROV_LEN + str_len(v->etag) +
-	      str_len(v->last_modified) + CAUSE_LEN;
+	      str_len(v->last_modified) + CAUSE_LEN + 1 + v->nhist * HIST_REC;
 	total = PREFIX_LEN + hdr + NSTRINGS * 4 + strlen(v->origin) +
 	        str_len(v->final_url) + str_len(v->last_error) + body_len + 4;
 	if ((buf = malloc(total)) == NULL)
@@ -188,6 +248,37 @@ check_frame(const unsigned char *b, size_t len, size_t *hdr)
 }
 
 /*
+ * The history at p (before end), appended after the cause: every version
+ * checked as the encoder checks them; TV_FIELD when one is wrong or they
+ * do not fit. What follows them is a later revision's: skipped.
+ */
+static enum tier_value_err
+get_hist(const unsigned char *p, const unsigned char *end, struct tier_value *v)
+{
+	size_t i, n = *p++;
+	struct tier_hist *h;
+
+	if (n == 0)
+		return TV_OK;
+	if ((size_t)(end - p) / HIST_REC < n)
+		return TV_FIELD;
+	if ((v->hist = calloc(n, sizeof(*v->hist))) == NULL)
+		return TV_NOMEM;
+	for (i = 0; i < n; i++, p += HIST_REC) {
+		h = &v->hist[i];
+		memcpy(h->version, p, TIER_VALUE_VERSION_HEX);
+		h->first_seen = get_i64(p + TIER_VALUE_VERSION_HEX);
+		h->last_seen = get_i64(p + TIER_VALUE_VERSION_HEX + 8);
+		h->http_status = p[HIST_REC - 3] << 8 | p[HIST_REC - 2];
+		h->policy = (enum tier_policy)p[HIST_REC - 1];
+		v->nhist = i + 1;
+		if (!tier_hist_ok(v->hist, i))
+			return TV_FIELD;
+	}
+	return TV_OK;
+}
+
+/*
  * The provenance fields and the cause appended to a header of hdr bytes at
  * p, if there; TV_FIELD when they are malformed.
  */
@@ -224,9 +315,10 @@ get_provenance(const unsigned char *p, size_t hdr, struct tier_value *v)
 		}
 		p += 2 + n;
 	}
-	if (p < end) /* else written before the cause */
-		v->cause = *p;
-	return TV_OK;
+	if (p == end)
+		return TV_OK; /* written before the cause */
+	v->cause = *p++;
+	return p < end ? get_hist(p, end, v) : TV_OK; /* else before history */
 }
 
 static void
@@ -356,6 +448,7 @@ tier_value_clear(struct tier_value *v)
 	free(v->body);
 	free(v->etag);
 	free(v->last_modified);
+	free(v->hist);
 	memset(v, 0, sizeof(*v));
 }
 

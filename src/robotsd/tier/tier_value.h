@@ -25,6 +25,15 @@
  *   Appended after the provenance (a value without it is read as keeping
  *   no cause, 0): u8 the cause of a failing origin, the values of enum
  *   fetch_cause (outcome.h), which are only ever appended to.
+ *
+ *   Appended after the cause (a value without it is read as keeping no
+ *   history): u8 n (at most TIER_VALUE_MAX_HISTORY), then n versions the
+ *   writer kept for the origin, newest first, each 16 ASCII hex digits of
+ *   its id, i64 first_seen and i64 last_seen (ms), u16 its HTTP status
+ *   and u8 its policy (enum tier_policy, never NONE). Refused (TV_FIELD)
+ *   when a digit is not lower-case hex, an id comes twice, a time is not
+ *   after 1970, last_seen is before first_seen, a status is over 999 or a
+ *   policy unknown. Bytes after them are skipped (a later revision's).
  */
 #ifndef ROBOTSD_TIER_VALUE_H
 #define ROBOTSD_TIER_VALUE_H
@@ -41,6 +50,7 @@
 #define TIER_VALUE_MAX_ERROR 1024
 #define TIER_VALUE_MAX_VALIDATOR 256 /* FETCH_MAX_VALIDATOR */
 #define TIER_VALUE_VERSION_HEX 16
+#define TIER_VALUE_MAX_HISTORY 255 /* --history-depth's bound */
 
 /* The fetch outcome; wire values, never renumber. */
 enum tier_policy {
@@ -48,6 +58,14 @@ enum tier_policy {
 	TIER_POLICY_RULES = 1,    /* 2xx: the rules of the body */
 	TIER_POLICY_ALLOW = 2,    /* 4xx, too many redirects: allow all */
 	TIER_POLICY_DISALLOW = 3, /* 5xx, 429, network error: disallow all */
+};
+
+/* One version of an origin the writer kept (its history). */
+struct tier_hist {
+	char version[TIER_VALUE_VERSION_HEX + 1]; /* 16 hex digits */
+	int64_t first_seen, last_seen;            /* ms */
+	int http_status;                          /* 0: no HTTP answer */
+	enum tier_policy policy;                  /* never NONE */
 };
 
 /* One origin's shared entry. Strings are NUL-terminated; body may hold NULs. */
@@ -74,6 +92,9 @@ struct tier_value {
 	char *etag, *last_modified;
 	/* enum fetch_cause of a failing origin; 0: none kept (older writer) */
 	uint8_t cause;
+	/* The writer's versions, newest first (decode: malloc'd), or NULL. */
+	struct tier_hist *hist;
+	size_t nhist;
 };
 
 /* Why a value was refused; TV_OK is 0. */
@@ -103,6 +124,11 @@ char *tier_value_encode(const struct tier_value *v, size_t *len);
 enum tier_value_err tier_value_decode(
     const void *buf, size_t len, const char *origin, struct tier_value *v);
 const char *tier_value_strerror(enum tier_value_err);
+/*
+ * 1 when version i of hs (those before it being right) is one a value may
+ * hold (the rules above: its id not given before i).
+ */
+int tier_hist_ok(const struct tier_hist *hs, size_t i);
 void tier_value_clear(struct tier_value *); /* frees the strings; NULL ok */
 /*
  * An origin's purge record, kept beside its entry after a purge: "RBTP",
