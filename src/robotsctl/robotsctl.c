@@ -194,23 +194,22 @@ cmd_history(const struct ctl *ctl, int argc, char **argv)
 }
 
 /*
- * The admin socket: --admin-socket or $ROBOTSD_ADMIN_SOCKET, else the one
- * beside the socket (NAME-admin.sock for NAME.sock, PATH-admin for another
- * PATH) when it exists, else NULL: admin ops go to the socket itself.
+ * The admin socket: --admin-socket or $ROBOTSD_ADMIN_SOCKET, else DIR-admin/
+ * NAME for the socket DIR/NAME (/run/robotsd-admin/robotsd.sock for
+ * /run/robotsd/robotsd.sock) when it exists, else NULL: admin ops go to
+ * the socket itself.
  */
 static const char *
 ctl_admin_socket(const struct ctl *ctl, char *buf, size_t bufsz)
 {
-	static const char ext[] = ".sock";
-	size_t n = strlen(ctl->socket), e = sizeof(ext) - 1;
+	const char *slash = strrchr(ctl->socket, '/');
 	struct stat sb;
 
 	if (ctl->admin_socket != NULL)
 		return ctl->admin_socket;
-	if (n > e && strcmp(ctl->socket + n - e, ext) == 0)
-		n -= e;
-	if ((size_t)snprintf(buf, bufsz, "%.*s-admin%s", (int)n, ctl->socket,
-	        n < strlen(ctl->socket) ? ext : "") >= bufsz ||
+	if (slash == NULL || slash == ctl->socket ||
+	    (size_t)snprintf(buf, bufsz, "%.*s-admin%s",
+	        (int)(slash - ctl->socket), ctl->socket, slash) >= bufsz ||
 	    lstat(buf, &sb) == -1 || !S_ISSOCK(sb.st_mode))
 		return NULL;
 	return buf;
@@ -331,8 +330,8 @@ usage(void)
 	    "$ROBOTSD_SOCKET or " CTL_DEFAULT_SOCKET ")\n"
 	    "  --admin-socket PATH      purge's socket (default "
 	    "$ROBOTSD_ADMIN_SOCKET, else\n"
-	    "                           NAME-admin.sock beside NAME.sock if "
-	    "it exists)\n"
+	    "                           DIR-admin/NAME for DIR/NAME if it "
+	    "exists)\n"
 	    "  --json                   print JSON answers, one per line\n"
 	    "  -t, --timeout SECONDS    wait this long for an answer (default "
 	    "70, 0 = forever)\n"
