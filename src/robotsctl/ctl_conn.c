@@ -57,7 +57,7 @@ ctl_conn_remaining_ms(const struct ctl_conn *c)
  * group when permission was denied, start robotsd when nothing listens.
  */
 static void
-ctl_conn_refused(const char *path, int err)
+ctl_conn_refused(const char *path, int err, int admin)
 {
 	struct group *gr;
 	struct stat sb;
@@ -84,10 +84,12 @@ ctl_conn_refused(const char *path, int err)
 		snprintf(gid, sizeof(gid), "%lu", (unsigned long)sb.st_gid);
 		name = gid;
 	}
-	ctl_warnx("cannot connect to %s: %s (the socket is for group %s, "
-	          "mode %04o: join the group, e.g. \"sudo usermod -aG %s "
-	          "$USER\", then log in again)",
-	    path, strerror(err), name, (unsigned)(sb.st_mode & 07777), name);
+	ctl_warnx("cannot connect to %s: %s (%s is for group %s, mode %04o: "
+	          "join the group, e.g. \"sudo usermod -aG %s $USER\", then "
+	          "log in again)",
+	    path, strerror(err),
+	    admin ? "robotsd's admin socket, which purge uses," : "the socket",
+	    name, (unsigned)(sb.st_mode & 07777), name);
 }
 
 /*
@@ -122,7 +124,8 @@ ctl_conn_open(struct ctl_conn *c, const struct ctl *ctl)
 		(void)setsockopt(
 		    c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		ctl_conn_refused(c->path, errno);
+		ctl_conn_refused(
+		    c->path, errno, ctl->socket == ctl->admin_socket);
 		close(c->fd);
 		c->fd = -1;
 		return -1;

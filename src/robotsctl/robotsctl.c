@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include <jansson.h>
 
 #include "robotsctl.h"
@@ -191,13 +193,40 @@ cmd_history(const struct ctl *ctl, int argc, char **argv)
 	return CTL_EXIT_OK;
 }
 
-/* purge ORIGIN | purge --all: "purged N". */
-static int
-cmd_purge(const struct ctl *ctl, int argc, char **argv)
+/*
+ * The admin socket: --admin-socket or $ROBOTSD_ADMIN_SOCKET, else DIR-admin/
+ * NAME for the socket DIR/NAME (/run/robotsd-admin/robotsd.sock for
+ * /run/robotsd/robotsd.sock) when it exists, else NULL: admin ops go to
+ * the socket itself.
+ */
+static const char *
+ctl_admin_socket(const struct ctl *ctl, char *buf, size_t bufsz)
 {
+	const char *slash = strrchr(ctl->socket, '/');
+	struct stat sb;
+
+	if (ctl->admin_socket != NULL)
+		return ctl->admin_socket;
+	if (slash == NULL || slash == ctl->socket ||
+	    (size_t)snprintf(buf, bufsz, "%.*s-admin%s",
+	        (int)(slash - ctl->socket), ctl->socket, slash) >= bufsz ||
+	    lstat(buf, &sb) == -1 || !S_ISSOCK(sb.st_mode))
+		return NULL;
+	return buf;
+}
+
+/* purge ORIGIN | purge --all: "purged N", through the admin socket. */
+static int
+cmd_purge(const struct ctl *octl, int argc, char **argv)
+{
+	struct ctl admin = *octl, *ctl = &admin;
+	char buf[PATH_MAX];
 	json_t *ans, *req;
 
 	(void)argc;
+	if ((admin.admin_socket = ctl_admin_socket(octl, buf, sizeof(buf))) !=
+	    NULL)
+		admin.socket = admin.admin_socket;
 	if (ctl->purge_all)
 		req = json_pack("{s:s, s:b}", "op", "purge", "all", 1);
 	else
@@ -305,6 +334,10 @@ usage(void)
 	    "ARG):\n"
 	    "  -s, --socket PATH        daemon socket (default "
 	    "$ROBOTSD_SOCKET or " CTL_DEFAULT_SOCKET ")\n"
+	    "  --admin-socket PATH      purge's socket (default "
+	    "$ROBOTSD_ADMIN_SOCKET, else\n"
+	    "                           DIR-admin/NAME for DIR/NAME if it "
+	    "exists)\n"
 	    "  --json                   print JSON answers, one per line\n"
 	    "  -t, --timeout SECONDS    wait this long for an answer (default "
 	    "70, 0 = forever)\n"
@@ -400,6 +433,7 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "admin-socket", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -425,6 +459,9 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	    opt = getopt_long(argc, argv, "+:s:t:i:n:a:c:hV", longopts, NULL)) {
 	case 's':
 		ctl->socket = optarg;
+		return 0;
+	case 'S':
+		ctl->admin_socket = optarg;
 		return 0;
 	case 'j':
 		ctl->json = 1;
@@ -534,6 +571,9 @@ main(int argc, char **argv)
 	if ((ctl.socket = getenv("ROBOTSD_SOCKET")) == NULL ||
 	    *ctl.socket == '\0')
 		ctl.socket = CTL_DEFAULT_SOCKET;
+	if ((ctl.admin_socket = getenv("ROBOTSD_ADMIN_SOCKET")) != NULL &&
+	    *ctl.admin_socket == '\0')
+		ctl.admin_socket = NULL;
 	if ((nops = parse_args(argc, argv, &ctl)) == -1)
 		return CTL_EXIT_ERROR;
 	if (nops == 0) {

@@ -26,11 +26,12 @@ enum ctl_exit {
 
 struct ctl {
 	const char *socket;
-	int json;        /* print JSON lines instead of text */
-	int timeout;     /* seconds for the whole exchange; 0 = none */
-	int purge_all;   /* purge --all */
-	double interval; /* top: seconds between lines */
-	long count;      /* top: lines to print; 0 = until interrupted */
+	const char *admin_socket; /* purge's, or NULL (robotsctl.c) */
+	int json;                 /* print JSON lines instead of text */
+	int timeout;              /* seconds for the whole exchange; 0 = none */
+	int purge_all;            /* purge --all */
+	double interval;          /* top: seconds between lines */
+	long count; /* top: lines to print; 0 = until interrupted */
 	const char *agents[CTL_MAX_AGENTS]; /* watch --agent */
 	int nagents;
 	int usage; /* --usage: answer the usage preferences too */

@@ -544,6 +544,28 @@ robotsd_passed_socket(const struct config *cf, char *where, size_t wsz)
 }
 
 /*
+ * The admin socket: the one socket activation passed beside the main one
+ * (FileDescriptorName=admin), else admin-socket's, if set, created with
+ * admin-group's group. A passed one wins, as the main socket does.
+ */
+static void
+robotsd_admin_socket(struct robotsd *rd, const struct config *cf)
+{
+	char *cause = NULL, where[256], kv[LOG_KV_BUF];
+	int fd = sysd_admin_fd(where, sizeof(where));
+
+	if (fd == -1 && cf->admin_socket == NULL)
+		return;
+	if (fd == -1)
+		snprintf(where, sizeof(where), "%s", cf->admin_socket);
+	if (server_listen_admin(rd->server, cf->admin_socket,
+	        robotsd_admin_gid(cf), fd, &cause) == -1)
+		fatalx("admin-socket %s", cause);
+	log_event(LOG_INFO, "admin_socket", "socket=%s passed=%s",
+	    log_kvs(where, kv, sizeof(kv)), fd == -1 ? "no" : "yes");
+}
+
+/*
  * With --redis: the shared tier's connections; -1 and the cause when it
  * cannot start (the password file unreadable, a TLS file that does not
  * load). The tier's options take effect at start only; a reload keeps the
@@ -785,6 +807,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	if ((rd->server = server_new(
 	         rd->base, rd->dispatch, &ss, fd, &cause)) == NULL)
 		fatalx("%s", cause);
+	robotsd_admin_socket(rd, cf);
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
 		rd->looplag, rd->archive, rd->feed, &rd->limits };

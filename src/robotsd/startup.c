@@ -77,6 +77,7 @@ struct cfgerr_loop {
 	struct event_base *base;
 	struct cfgerr *ce;
 	struct metrics *metrics; /* NULL: no metrics address, or no bind */
+	struct cfgerr *ace; /* on the passed admin socket, or NULL */
 	int argc;
 	char **argv;
 	int reexec; /* the file loads now: execute robotsd anew */
@@ -85,12 +86,14 @@ struct cfgerr_loop {
 /* Answer, and show in "systemctl status robotsd", cause of kind k. */
 static void
 startup_config_error_cause(
-    struct cfgerr *ce, const struct cfgerr_kind *k, const char *cause)
+    struct cfgerr_loop *l, const struct cfgerr_kind *k, const char *cause)
 {
 	char *msg;
 
 	xasprintf(&msg, "%s%s", k->message, cause);
-	cfgerr_set_message(ce, msg);
+	cfgerr_set_message(l->ce, msg);
+	if (l->ace != NULL)
+		cfgerr_set_message(l->ace, msg);
 	free(msg);
 	sysd_status("%s%s%s", k->status, cause, k->until);
 }
@@ -108,7 +111,7 @@ startup_config_error_reload(struct cfgerr_loop *l)
 		log_event(LOG_ERR, "reload", "outcome=failed error=%s",
 		    log_kvs(cause != NULL ? cause : "", kv, sizeof(kv)));
 		if (cause != NULL)
-			startup_config_error_cause(l->ce, &cfgerr_load, cause);
+			startup_config_error_cause(l, &cfgerr_load, cause);
 		free(cause);
 		sysd_ready();
 		return 0;
@@ -232,7 +235,9 @@ static int
 startup_config_error(int argc, char **argv, int fd, const char *where,
     const struct cfgerr_kind *k, const char *cause)
 {
-	struct cfgerr_loop l = { NULL, NULL, NULL, argc, argv, 0 };
+	struct cfgerr_loop l = { .argc = argc, .argv = argv };
+	char apath[256];
+	int afd = sysd_admin_fd(apath, sizeof(apath));
 	struct event *sigev, *watchdog;
 	unsigned long long wd_usec;
 	char kv[LOG_KV_BUF];
@@ -247,6 +252,7 @@ startup_config_error(int argc, char **argv, int fd, const char *where,
 		fatal("signalfd");
 	if ((l.base = event_base_new()) == NULL ||
 	    (l.ce = cfgerr_new(l.base, fd)) == NULL ||
+	    (afd != -1 && (l.ace = cfgerr_new(l.base, afd)) == NULL) ||
 	    (sigev = event_new(l.base, sfd, EV_READ | EV_PERSIST,
 	         startup_config_error_cb, &l)) == NULL ||
 	    event_add(sigev, NULL) == -1)
@@ -255,7 +261,7 @@ startup_config_error(int argc, char **argv, int fd, const char *where,
 	watchdog = sysd_watchdog_start(l.base, &wd_usec);
 	log_event(LOG_WARNING, "config_error", "socket=%s note=\"%s\"",
 	    log_kvs(where, kv, sizeof(kv)), k->note);
-	startup_config_error_cause(l.ce, k, cause);
+	startup_config_error_cause(&l, k, cause);
 	sysd_ready();
 	event_base_dispatch(l.base);
 	sysd_watchdog_stop(watchdog);
@@ -263,6 +269,8 @@ startup_config_error(int argc, char **argv, int fd, const char *where,
 	close(sfd);
 	cfgerr_free(l.ce);
 	metrics_free(l.metrics); /* its port, free for the new image */
+	if (l.ace != NULL)
+		cfgerr_free(l.ace);
 	event_base_free(l.base);
 	if (!l.reexec) {
 		log_event(LOG_INFO, "stopped", "%s", "");

@@ -3,7 +3,8 @@ systemd-socket-activate with the sd_notify(3) messages on a NOTIFY_SOCKET
 datagram socket of the test's own (READY=1, STATUS= naming the passed
 socket, WATCHDOG=1 at half of WATCHDOG_USEC, STOPPING=1), -f logging to
 stderr under LISTEN_FDS/NOTIFY_SOCKET, "<N>" priorities when stderr is the
-journal, passed sockets robotsd cannot serve, --test-clock only on the
+journal, an admin socket passed beside the socket (named admin, kept in
+config-error mode), passed sockets robotsd cannot serve, --test-clock only on the
 command line, exit status 78 (EX_CONFIG) for configuration errors, and,
 handed its socket, the config-error mode instead of that exit (issue 20):
 every request answered with the error "config", READY=1 with the reason as
@@ -106,18 +107,22 @@ class Service(DaemonTest):
         except subprocess.TimeoutExpired:
             self.fail("robotsd still running:\n%s" % self.stderr())
 
-    def activate(self, listen, env=(), args=(), binary=ROBOTSD):
+    def activate(self, listen, env=(), args=(), binary=ROBOTSD,
+                 prefix=False):
         """binary -f under systemd-socket-activate, listening on listen
         (a list of -l addresses), with -E env; its configured socket is
-        another path that must stay unused."""
+        another path that must stay unused. args go to robotsd, or with
+        prefix to systemd-socket-activate (--fdname=)."""
         cmd = [ACTIVATE]
         for addr in listen:
             cmd += ["-l", addr]
         for e in env:
             cmd += ["-E", e]
+        if prefix:
+            cmd += list(args)
         cmd += [binary, "-f", "-c", self.conf, "-s",
                 self.path("configured.sock"), "--log-level", "info"]
-        return self.run_proc(cmd + list(args))
+        return self.run_proc(cmd + ([] if prefix else list(args)))
 
     def activate_notify(self, sock, env=(), binary=ROBOTSD):
         """activate([sock]) with a NOTIFY_SOCKET of the test's own, and a
@@ -228,7 +233,64 @@ class Service(DaemonTest):
         self.connect(a)
         self.assertEqual(self.wait(p), EX_CONFIG, self.stderr())
         self.assertIn("error: socket activation: 2 sockets passed; robotsd "
-                      "serves exactly one Unix stream socket\n",
+                      "serves exactly one Unix stream socket, and an admin "
+                      "socket named admin (FileDescriptorName=admin)\n",
+                      self.stderr())
+
+    @needs_activate
+    def test_passed_admin_socket_is_served_and_may_purge(self):
+        a, b = self.path("a.sock"), self.path("b.sock")
+        p = self.activate([a, b], args=["--fdname=robotsd.socket:admin"],
+                          prefix=True)
+        self.connect(a).close()
+        admin = self.connect(b)
+        admin.sendall(b'{"op":"purge","all":true,"id":1}\n')
+        self.assertEqual(admin.makefile("rb").readline(),
+                         b'{"id":1,"ok":true,"purged":0}\n')
+        self.assertIn("info: event=admin_socket socket=%s passed=yes\n" % b,
+                      self.stderr())
+        admin.close()
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+        # systemd's sockets: robotsd removes neither file.
+        self.assertTrue(os.path.exists(a) and os.path.exists(b))
+
+    @needs_activate
+    def test_config_error_mode_keeps_the_admin_socket(self):
+        with open(self.conf, "w") as f:
+            f.write("bogus-option 1\n")
+        a, b = self.path("a.sock"), self.path("b.sock")
+        p = self.activate([a, b], args=["--fdname=robotsd.socket:admin"],
+                          prefix=True)
+        self.connect(a).close()
+        admin = self.connect(b)
+        admin.sendall(b'{"op":"purge","all":true,"id":1}\n')
+        self.assertEqual(admin.makefile("rb").readline(), self.config_error(
+            "%s:1: unknown option 'bogus-option'" % self.conf)("1"))
+        admin.close()
+        # Fixed, SIGHUP: robotsd executes itself anew with both sockets.
+        open(self.conf, "w").close()
+        p.send_signal(signal.SIGHUP)
+        self.assertTrue(poll(lambda: "event=admin_socket" in self.stderr(),
+                             START_TIMEOUT), self.stderr())
+        admin = self.connect(b)
+        admin.sendall(b'{"op":"purge","all":true,"id":2}\n')
+        self.assertEqual(admin.makefile("rb").readline(),
+                         b'{"id":2,"ok":true,"purged":0}\n')
+        self.assertIn("info: event=admin_socket socket=%s passed=yes\n" % b,
+                      self.stderr())
+        admin.close()
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(self.wait(p), 0, self.stderr())
+
+    @needs_activate
+    def test_only_an_admin_socket_passed_is_refused(self):
+        a = self.path("a.sock")
+        p = self.activate([a], args=["--fdname=admin"], prefix=True)
+        self.connect(a)
+        self.assertEqual(self.wait(p), EX_CONFIG, self.stderr())
+        self.assertIn("error: socket activation: only the admin socket was "
+                      "passed; robotsd needs its own socket too\n",
                       self.stderr())
 
     @needs_activate

@@ -78,8 +78,9 @@ START_TEST(test_purge_without_the_admin_right_is_forbidden)
 	ck_assert_uint_eq(client.nlines, 1);
 	ck_assert_str_eq(client.lines[0],
 	    "{\"id\":1,\"ok\":false,\"error\":{\"code\":\"forbidden\","
-	    "\"message\":\"purge needs the admin right: run it as root, as "
-	    "robotsd's user or as a member of its admin-group\"}}\n");
+	    "\"message\":\"purge needs the admin right: use robotsd's admin "
+	    "socket, or run it as root, as robotsd's user or as a member of "
+	    "its admin-group\"}}\n");
 	send_line("{\"op\":\"ping\",\"id\":2}");
 	ck_assert_uint_eq(client.nlines, 2);
 	ck_assert_str_eq(client.lines[1],

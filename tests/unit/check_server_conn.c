@@ -174,7 +174,7 @@ setup(void)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
 	peer = sv[1];
-	conn = conn_new(srv, sv[0]);
+	conn = conn_new(srv, sv[0], 0);
 }
 
 static void
@@ -449,7 +449,7 @@ START_TEST(test_shared_line_counted_once)
 	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
 	ck_assert_int_eq(
 	    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
-	c2 = conn_new(srv, sv[0]);
+	c2 = conn_new(srv, sv[0], 0);
 	conn->reply.ops->share(&conn->reply, &l);
 	c2->reply.ops->send(&c2->reply, "abc\n", 4); /* copies around it */
 	c2->reply.ops->share(&c2->reply, &l);

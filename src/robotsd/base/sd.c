@@ -1,8 +1,9 @@
 /*
  * sd.c: systemd integration. Owns nothing but the calls to libsystemd:
  * readiness, reload, stop and watchdog notifications (sd_notify(3)) and the
- * socket passed by socket activation (sd_listen_fds(3)), which must be the
- * one listening Unix stream socket robotsd serves. Built without libsystemd
+ * sockets passed by socket activation (sd_listen_fds(3)), which must be the
+ * one listening Unix stream socket robotsd serves and, optionally, its admin
+ * socket, named "admin" (FileDescriptorName=admin). Built without libsystemd
  * (no HAVE_SYSTEMD), notifications do nothing and there is no passed socket.
  */
 #include <config.h>
@@ -75,27 +76,14 @@ sysd_sock_path(int fd, char *path, size_t pathsz)
 		    sun.sun_path);
 }
 
-/* The passed socket; see sd.h. */
-int
-sysd_listen_fd(char *path, size_t pathsz, char **cause)
-{
-	int n, fd = SD_LISTEN_FDS_START;
+/* The admin socket passed beside the main one, or -1; how many were. */
+static int sysd_admin = -1;
+static int sysd_nfds;
 
-	*cause = NULL;
-	if ((n = sd_listen_fds(0)) == 0)
-		return -1;
-	if (n < 0) {
-		xasprintf(
-		    cause, "socket activation: LISTEN_FDS: %s", strerror(-n));
-		return -1;
-	}
-	if (n > 1) {
-		xasprintf(cause,
-		    "socket activation: %d sockets passed; robotsd "
-		    "serves exactly one Unix stream socket",
-		    n);
-		return -1;
-	}
+/* Is fd a listening Unix stream socket? 0, or -1 with *cause. */
+static int
+sysd_check_unix(int fd, char **cause)
+{
 	if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
 		xasprintf(cause,
 		    "socket activation: the passed socket is %s; "
@@ -111,22 +99,103 @@ sysd_listen_fd(char *path, size_t pathsz, char **cause)
 		    cause, "socket activation: fcntl: %s", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Of the n passed sockets, named names: the main one (returned) and the
+ * one named "admin" (FileDescriptorName=admin) in sysd_admin. -1 with
+ * *cause when they are not one main socket and at most one admin socket.
+ */
+static int
+sysd_pick(int n, char **names, char **cause)
+{
+	int i, fd, main_fd = -1;
+
+	for (i = 0; i < n; i++) {
+		fd = SD_LISTEN_FDS_START + i;
+		if (sysd_check_unix(fd, cause) == -1)
+			return -1;
+		if (names != NULL && names[i] != NULL &&
+		    strcmp(names[i], SYSD_ADMIN_NAME) == 0 && sysd_admin == -1)
+			sysd_admin = fd;
+		else if (main_fd == -1)
+			main_fd = fd;
+		else {
+			xasprintf(cause,
+			    "socket activation: %d sockets passed; robotsd "
+			    "serves exactly one Unix stream socket, and an "
+			    "admin socket named " SYSD_ADMIN_NAME
+			    " (FileDescriptorName=" SYSD_ADMIN_NAME ")",
+			    n);
+			return -1;
+		}
+	}
+	if (main_fd == -1)
+		xasprintf(cause,
+		    "socket activation: only the admin socket "
+		    "was passed; robotsd needs its own socket too");
+	return main_fd;
+}
+
+/* The passed socket; see sd.h. */
+int
+sysd_listen_fd(char *path, size_t pathsz, char **cause)
+{
+	char **names = NULL;
+	int i, n, fd;
+
+	*cause = NULL;
+	sysd_admin = -1;
+	sysd_nfds = 0;
+	if ((n = sd_listen_fds_with_names(0, &names)) == 0)
+		return -1;
+	if (n < 0) {
+		xasprintf(
+		    cause, "socket activation: LISTEN_FDS: %s", strerror(-n));
+		return -1;
+	}
+	fd = sysd_pick(n, names, cause);
+	for (i = 0; names != NULL && i < n; i++)
+		free(names[i]);
+	free(names);
+	if (fd == -1) {
+		sysd_admin = -1;
+		return -1;
+	}
+	sysd_nfds = n;
 	sysd_sock_path(fd, path, pathsz);
 	return fd;
+}
+
+/* The admin socket passed with the main one; see sd.h. */
+int
+sysd_admin_fd(char *path, size_t pathsz)
+{
+	if (sysd_admin != -1)
+		sysd_sock_path(sysd_admin, path, pathsz);
+	return sysd_admin;
 }
 
 /* Pass fd on to the program execv()'d next; see sd.h. */
 int
 sysd_listen_fd_pass_on(int fd)
 {
-	char pid[32];
-	int fl;
+	char pid[32], nfds[16];
+	int fl, i;
 
-	if (fd != SD_LISTEN_FDS_START || (fl = fcntl(fd, F_GETFD)) == -1 ||
-	    fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) == -1)
+	if (fd < SD_LISTEN_FDS_START || sysd_nfds < 1 ||
+	    fd >= SD_LISTEN_FDS_START + sysd_nfds)
 		return -1;
+	/* Every passed socket, the admin socket too, with LISTEN_FDNAMES. */
+	for (i = 0; i < sysd_nfds; i++)
+		if ((fl = fcntl(SD_LISTEN_FDS_START + i, F_GETFD)) == -1 ||
+		    fcntl(SD_LISTEN_FDS_START + i, F_SETFD, fl & ~FD_CLOEXEC) ==
+		        -1)
+			return -1;
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	if (setenv("LISTEN_FDS", "1", 1) == -1 ||
+	snprintf(nfds, sizeof(nfds), "%d", sysd_nfds);
+	if (setenv("LISTEN_FDS", nfds, 1) == -1 ||
 	    setenv("LISTEN_PID", pid, 1) == -1)
 		return -1;
 	return 0;
@@ -217,6 +286,15 @@ sysd_listen_fd(char *path, size_t pathsz, char **cause)
 	(void)path;
 	(void)pathsz;
 	*cause = NULL;
+	return -1;
+}
+
+/* No admin socket without libsystemd. */
+int
+sysd_admin_fd(char *path, size_t pathsz)
+{
+	(void)path;
+	(void)pathsz;
 	return -1;
 }
 

@@ -16,15 +16,25 @@ struct event_base;
 /*
  * The listening Unix stream socket passed by socket activation, with the
  * path it is bound to in path; -1 with *cause NULL when none was passed.
- * Anything but exactly one listening Unix stream socket (a TCP socket, two
- * sockets) is refused: -1 and an allocated *cause. The fd is non-blocking
+ * Anything but exactly one listening Unix stream socket, plus at most one
+ * named SYSD_ADMIN_NAME (sysd_admin_fd()), is refused (a TCP socket, two
+ * unnamed sockets): -1 and an allocated *cause. The fd is non-blocking
  * and close-on-exec on return.
  */
 int sysd_listen_fd(char *path, size_t pathsz, char **cause);
+/* The name (FileDescriptorName=) that marks the passed admin socket. */
+#define SYSD_ADMIN_NAME "admin"
 /*
- * Keep fd, the socket sysd_listen_fd() returned, open across execv() and
- * set LISTEN_FDS and LISTEN_PID so that the program executed next, in this
- * process, finds it as its passed socket; -1 on failure.
+ * The listening Unix stream socket named SYSD_ADMIN_NAME that the last
+ * sysd_listen_fd() found beside the main one, with its path in path; every
+ * connection on it may run admin ops. -1 when none was passed.
+ */
+int sysd_admin_fd(char *path, size_t pathsz);
+/*
+ * Keep fd, the socket sysd_listen_fd() returned, and the admin socket open
+ * across execv() and set LISTEN_FDS and LISTEN_PID (LISTEN_FDNAMES stays) so
+ * that the program executed next, in this process, finds it as its passed
+ * socket; -1 on failure.
  */
 int sysd_listen_fd_pass_on(int fd);
 /*

@@ -2,7 +2,8 @@
  * sockfile.c: the listening socket's file. robotsd creates it with its
  * mode from the start, refuses a path another robotsd serves or that is
  * not a socket, and at exit removes the file only if it is still the
- * socket it bound.
+ * socket it bound. The admin socket is created closed (0600) and opened
+ * to its group (0660) only once the file has that group.
  */
 #include <config.h>
 
@@ -12,6 +13,9 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -145,4 +149,47 @@ sockfile_unlink(struct sockfile *sf)
 		log_event(LOG_WARNING, "socket_not_removed", "path=%s error=%s",
 		    log_kvs(sf->path, kv, sizeof(kv)),
 		    log_kvs(strerror(errno), kv2, sizeof(kv2)));
+}
+
+/* The name of group gid, or its number, into buf. */
+static const char *
+sockfile_group_name(long gid, char *buf, size_t bufsz)
+{
+	struct group *gr = getgrgid((gid_t)gid);
+
+	if (gr != NULL)
+		snprintf(buf, bufsz, "%s", gr->gr_name);
+	else
+		snprintf(buf, bufsz, "%ld", gid);
+	return buf;
+}
+
+/* Bind and listen on path, 0660 and group gid (else 0600); see .h. */
+int
+sockfile_listen_group(const char *path, long gid, char **cause)
+{
+	char name[64];
+	int fd;
+
+	if ((fd = sockfile_listen(path, 0600, cause)) == -1 || gid < 0)
+		return fd;
+	/* Not following a symbolic link that replaced the socket. */
+	if (fchownat(AT_FDCWD, path, (uid_t)-1, (gid_t)gid,
+	        AT_SYMLINK_NOFOLLOW) == -1) {
+		xasprintf(cause,
+		    "%s: cannot give it group %s: %s (robotsd must run as "
+		    "root or as a member of admin-group)",
+		    path, sockfile_group_name(gid, name, sizeof(name)),
+		    strerror(errno));
+		close(fd);
+		sockfile_unlink_stale(path);
+		return -1;
+	}
+	if (fchmodat(AT_FDCWD, path, 0660, AT_SYMLINK_NOFOLLOW) == -1) {
+		xasprintf(cause, "%s: chmod 0660: %s", path, strerror(errno));
+		close(fd);
+		sockfile_unlink_stale(path);
+		return -1;
+	}
+	return fd;
 }

@@ -505,6 +505,12 @@ config_check_values(const struct config *cf, char **cause)
 		xasprintf(cause, "admin-group: no group '%s'", cf->admin_group);
 		return -1;
 	}
+	if (cf->admin_socket != NULL &&
+	    strcmp(cf->admin_socket, cf->socket_path) == 0) {
+		xasprintf(cause, "admin-socket: %s is the socket itself",
+		    cf->admin_socket);
+		return -1;
+	}
 	if (cf->ca_file != NULL && access(cf->ca_file, R_OK) == -1) {
 		xasprintf(
 		    cause, "ca-file: %s: %s", cf->ca_file, strerror(errno));
@@ -790,6 +796,7 @@ config_free(struct config *cf)
 	free(cf->metrics);
 	free(cf->archive_dir);
 	free(cf->admin_group);
+	free(cf->admin_socket);
 	free(cf->redis_password_file);
 	free(cf->redis_tls_ca_file);
 	free(cf->redis_tls_cert_file);

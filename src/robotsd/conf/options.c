@@ -42,6 +42,9 @@ const struct option_def options[] = {
 	    "MODE", "permissions of the socket file, octal" },
 	{ "admin-group", 0, OT_STR, 0, 0, NULL, OFF(admin_group), OPT_RELOAD,
 	    "GROUP", "members may purge, besides root and robotsd's own user" },
+	{ "admin-socket", 0, OT_STR, 0, 0, NULL, OFF(admin_socket), 0, "PATH",
+	    "also listen on PATH, mode 0660, group admin-group: every client "
+	    "there may purge" },
 	{ "user-agent", 0, OT_STR, 0, 0, "robotsd/" PACKAGE_VERSION,
 	    OFF(user_agent), OPT_RELOAD, "STRING",
 	    "User-Agent sent when fetching robots.txt" },

@@ -35,8 +35,9 @@ struct config {
 	long max_waiting;
 	long history_depth;
 	int deny_private_addresses;
-	char *admin_group; /* may run admin ops, or NULL: root and our uid */
-	char **redis;      /* NULL-terminated --redis URLs, or NULL: none */
+	char *admin_group;  /* may run admin ops, or NULL: root and our uid */
+	char *admin_socket; /* admin ops socket to create, or NULL: none */
+	char **redis;       /* NULL-terminated --redis URLs, or NULL: none */
 	size_t nredis;
 	long redis_timeout;   /* milliseconds */
 	long redis_lock_time; /* seconds */

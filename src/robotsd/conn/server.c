@@ -1,8 +1,9 @@
 /*
- * server.c: the listening Unix socket and the life of the client
- * connections on it: accepting them (refusing past max-connections),
- * the budget of all their output together, and freeing the closed ones.
- * What one connection reads and writes is server_conn.c's.
+ * server.c: the listening Unix socket (and the admin socket, whose every
+ * client may run admin ops) and the life of the client connections on it:
+ * accepting them (refusing past max-connections), the budget of all their
+ * output together, and freeing the closed ones. What one connection reads and
+ * writes is server_conn.c's.
  *
  * One budget covers the output queued for all clients together
  * (max-output-total): past half of it, a client that queues an answer while
@@ -118,17 +119,12 @@ refuse_close(int fd)
 
 /* A new client: refuse it with "overloaded" past --max-connections. */
 static void
-server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
-    struct sockaddr *sa, int socklen, void *arg)
+server_accept(struct server *srv, int fd, int admin)
 {
 	static const char busy[] = "{\"id\":null,\"ok\":false,\"error\":{"
 	                           "\"code\":\"overloaded\",\"message\":"
 	                           "\"too many connections\"}}\n";
-	struct server *srv = arg;
 
-	(void)lev;
-	(void)sa;
-	(void)socklen;
 	if (srv->nconns >= srv->set.max_connections) {
 		log_event(LOG_WARNING, "connection_refused",
 		    "why=max_connections open=%zu", srv->nconns);
@@ -136,7 +132,29 @@ server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		refuse_close(fd);
 		return;
 	}
-	conn_new(srv, fd);
+	conn_new(srv, fd, admin);
+}
+
+/* A client on the socket. */
+static void
+server_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	(void)lev;
+	(void)sa;
+	(void)socklen;
+	server_accept(arg, fd, 0);
+}
+
+/* A client on the admin socket: it may run admin ops. */
+static void
+server_admin_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	(void)lev;
+	(void)sa;
+	(void)socklen;
+	server_accept(arg, fd, 1);
 }
 
 /* Resume accepting after running out of file descriptors. */
@@ -149,6 +167,8 @@ server_resume_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (srv->lev != NULL)
 		evconnlistener_enable(srv->lev);
+	if (srv->alev != NULL)
+		evconnlistener_enable(srv->alev);
 }
 
 /* accept() failed in a way libevent does not retry: pause on EMFILE. */
@@ -208,6 +228,24 @@ server_new(struct event_base *base, struct dispatch *d,
 	return srv;
 }
 
+/* Listen on the admin socket too; see server.h. */
+int
+server_listen_admin(
+    struct server *srv, const char *path, long gid, int fd, char **cause)
+{
+	if (fd == -1) {
+		if ((fd = sockfile_listen_group(path, gid, cause)) == -1)
+			return -1;
+		sockfile_note(&srv->asock, path);
+	}
+	srv->alev = evconnlistener_new(srv->base, server_admin_accept_cb, srv,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (srv->alev == NULL)
+		fatalx("libevent could not set up the admin listener");
+	evconnlistener_set_error_cb(srv->alev, server_error_cb);
+	return 0;
+}
+
 /* New limits after a reload; the socket's path and mode stay. */
 void
 server_configure(struct server *srv, const struct server_settings *set)
@@ -220,6 +258,11 @@ server_configure(struct server *srv, const struct server_settings *set)
 void
 server_stop_accepting(struct server *srv)
 {
+	if (srv->alev != NULL) {
+		evconnlistener_free(srv->alev);
+		srv->alev = NULL;
+		sockfile_unlink(&srv->asock);
+	}
 	if (srv->lev == NULL)
 		return;
 	evconnlistener_free(srv->lev);
@@ -243,6 +286,7 @@ server_free(struct server *srv)
 	event_free(srv->next_turn);
 	event_free(srv->resume);
 	free(srv->sock.path);
+	free(srv->asock.path);
 	free(srv);
 }
 

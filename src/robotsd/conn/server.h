@@ -41,6 +41,14 @@ struct server_settings {
  */
 struct server *server_new(struct event_base *, struct dispatch *,
     const struct server_settings *, int fd, char **cause);
+/*
+ * Listen on the admin socket too, whose every client may run admin ops: on
+ * fd when it is not -1 (passed by socket activation), else on a socket
+ * file created at path with mode 0660 and group gid (0600 when gid is -1).
+ * -1 with *cause (allocated) on error.
+ */
+int server_listen_admin(
+    struct server *, const char *path, long gid, int fd, char **cause);
 /* New limits (a reload); path and mode are ignored. */
 void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */

@@ -674,7 +674,7 @@ conn_peer_admin(const struct server *srv, int fd)
 
 /* Set up a connection on an accepted socket; see server_int.h. */
 struct conn *
-conn_new(struct server *srv, int fd)
+conn_new(struct server *srv, int fd, int admin)
 {
 	struct conn *c = xcalloc(1, sizeof(*c));
 
@@ -682,7 +682,7 @@ conn_new(struct server *srv, int fd)
 	c->id = ++srv->total;
 	c->reply.ops = &conn_reply_ops;
 	c->session = session_new(srv->dispatch, &c->reply);
-	session_set_admin(c->session, conn_peer_admin(srv, fd));
+	session_set_admin(c->session, admin || conn_peer_admin(srv, fd));
 	c->fd = fd;
 	c->rev =
 	    event_new(srv->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);

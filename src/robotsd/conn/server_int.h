@@ -71,6 +71,8 @@ struct server {
 	struct event *reaper; /* frees closed connections */
 	struct event *shed;   /* closes the largest holders past the budget */
 	struct sockfile sock; /* our socket file, removed at stop */
+	struct evconnlistener *alev; /* the admin socket's, or NULL */
+	struct sockfile asock;       /* the admin socket's file */
 	struct conn_list conns;
 	struct conn_list dead;
 	struct conn_list flushq; /* answers queued this turn, to write */
@@ -90,8 +92,11 @@ struct server {
 	uint64_t turn_start_us;  /* when this turn first handled a line */
 };
 
-/* server_conn.c: a connection accepted on fd, on srv->conns. */
-struct conn *conn_new(struct server *, int fd);
+/*
+ * server_conn.c: a connection accepted on fd, on srv->conns; admin: on the
+ * admin socket (it may run admin ops whoever its peer is).
+ */
+struct conn *conn_new(struct server *, int fd, int admin);
 /* Unhook c (cancelling its waiting checks); the reaper frees it. */
 void conn_close(struct conn *, const char *why);
 /* Free a closed connection (the reaper). */

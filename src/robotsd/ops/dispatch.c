@@ -46,8 +46,10 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 			dispatch_purge(d, s, req);
 		else
 			dispatch_error(s, req->id, PE_FORBIDDEN,
-			    "purge needs the admin right: run it as root, as "
-			    "robotsd's user or as a member of its admin-group");
+			    "purge needs the admin right: use robotsd's admin "
+			    "socket, or run it as root, as robotsd's user or "
+			    "as "
+			    "a member of its admin-group");
 		break;
 	case OP_HISTORY:
 		dispatch_history(d, s, req);
