@@ -77,7 +77,7 @@ struct cfgerr_loop {
 	struct event_base *base;
 	struct cfgerr *ce;
 	struct metrics *metrics; /* NULL: no metrics address, or no bind */
-	struct cfgerr *ace; /* on the passed admin socket, or NULL */
+	struct cfgerr *ace;      /* on the passed admin socket, or NULL */
 	int argc;
 	char **argv;
 	int reexec; /* the file loads now: execute robotsd anew */
