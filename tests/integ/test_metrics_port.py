@@ -73,11 +73,12 @@ def closed_by_peer(s):
 
 HOST = b"Host: x\r\n"
 KEEP_ALIVE = "stays, saying so or not"  # a row's "stays" for HTTP/1.0
+HTML = "libmicrohttpd's own HTML body"  # a row's body, among others
 HEALTHZ = b"GET /healthz HTTP/1.1\r\n" + HOST + b"\r\n"
 H11 = b" HTTP/1.1\r\n" + HOST  # a request line's end, with its Host
 
 # (request bytes, status (or the statuses allowed, None: no answer but the
-# close), body or None: any, whether the connection stays open after the
+# close), body (or the bodies allowed) or None: any, whether the connection stays open after the
 # answer), after RFC 9112 (persistence: HTTP/1.1 keeps the
 # connection unless "close", HTTP/1.0 only with "keep-alive") and RFC
 # 9110 (405, 413, 404; HEAD: no body, the GET's Content-Length).
@@ -113,7 +114,7 @@ HTTP_ROWS = [
     (b"GET /healthz" + H11 + b"X: \0\r\nContent-Length: 5\r\n\r\nGET /",
      (400, 413), None, False),
     (b"GET /healthz" + H11 + b"Content-Length : 5\r\n\r\nGET /", 400,
-     b"bad request\n", False),
+     (b"bad request\n", HTML), False),
     # a field line begun with a space (obs-fold, RFC 9112 5.2) is a 400,
     # here for the Host it folds into
     (b"GET /healthz" + H11 + b" Content-Length: 5\r\n\r\nGET /", 400,
@@ -132,7 +133,8 @@ HTTP_ROWS = [
 # to any request message that contains more than one Host header field
 # line or a Host header field with an invalid field value" (uri-host
 # [ ":" port ], RFC 9110 7.2). HTTP/1.0 needs none.
-NO_HOST = b"one valid Host field needed\n"
+# libmicrohttpd 1.0 refuses some of these itself, with a body of its own
+NO_HOST = (b"one valid Host field needed\n", HTML)
 HOST_ROWS = [
     (b"GET /metrics HTTP/1.1\r\n\r\n", 400, NO_HOST, False),
     (b"GET /healthz HTTP/1.1\r\n\r\n", 400, NO_HOST, False),
@@ -194,8 +196,10 @@ class MetricsPort(test_metrics.MetricsBase):
                     continue  # closed with no answer
                 got = read_answer(f, req.startswith(b"HEAD"))
                 self.assertIn(got[0], allowed)
-                if body is not None:
-                    self.assertEqual(got[2], body)
+                bodies = body if isinstance(body, tuple) else (body,)
+                if body is not None and not (HTML in bodies and
+                                             got[2].startswith(b"<html>")):
+                    self.assertIn(got[2], bodies)
                 said = got[1].get(b"connection")
                 if stays == KEEP_ALIVE:
                     self.assertIn(said, (None, b"Keep-Alive", b"keep-alive"))
