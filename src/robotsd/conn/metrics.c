@@ -1,18 +1,19 @@
 /*
- * metrics.c: the optional Prometheus text endpoint. Owns its listener and
- * its connections: a small HTTP/1.x server (GET and HEAD of /metrics and
- * /healthz, keep-alive) whose every resource is bounded, since the port
- * may be open to more than the scraper: at most max_conns connections
- * (past them the listener is paused, the rest wait in the kernel's
- * backlog), a request head of at most METRICS_MAX_HEAD bytes completed
- * within METRICS_HEAD_TIMEOUT of its first byte, an idle connection
- * closed after METRICS_IDLE_TIMEOUT, an answer left unread closed after
- * METRICS_WRITE_TIMEOUT, and when descriptors run out (EMFILE, ENFILE)
- * accepting paused for METRICS_BACKOFF_MIN doubling to _MAX, with one
- * rate-limited log line, never a loop retrying accept(). Formats the
- * counters table it is handed (metric.h) at request time, with
- * robotsd_build_info and the process metrics (from /proc/self) after it,
- * and answers /healthz from the daemon's state.
+ * metrics.c: the optional Prometheus endpoint's HTTP side: GET and HEAD
+ * of /metrics and /healthz, served by libmicrohttpd on robotsd's own
+ * libevent loop (its epoll descriptor is one event, its timeout one timer;
+ * every call into it is from the loop's thread). The port may be open to
+ * more than the scraper, so every resource is bounded: robotsd accepts
+ * (so the listener pauses at max_conns connections, the rest waiting in
+ * the kernel's backlog, and when descriptors run out, EMFILE or ENFILE,
+ * accepting pauses METRICS_BACKOFF_MIN doubling to _MAX with one
+ * rate-limited log line) and hands each connection to libmicrohttpd,
+ * which refuses an address's connections past a quarter of the cap, keeps
+ * each to a METRICS_MEMORY pool (a longer head is a 431) and closes one
+ * whose answer stays unread METRICS_WRITE_TIMEOUT; a connection gets
+ * METRICS_HEAD_TIMEOUT from its accept or its last answer to send a
+ * complete request head, trickled or not, else it is shut. The body is
+ * metrics_text.c's.
  */
 #include <config.h>
 
@@ -20,10 +21,10 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,27 +33,23 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <microhttpd.h>
 
 #include "base/clock.h"
-#include "base/histo.h"
 #include "base/log.h"
-#include "policy/parse.h"
 #include "base/xmalloc.h"
 #include "conn/metrics.h"
+#include "conn/metrics_text.h"
+#include "policy/parse.h"
 
-#define METRICS_MAX_HEAD 8192    /* bytes of a request line and headers */
-#define METRICS_HEAD_TIMEOUT 5   /* seconds from a head's first byte */
-#define METRICS_IDLE_TIMEOUT 30  /* seconds between requests */
-#define METRICS_WRITE_TIMEOUT 10 /* seconds an answer may stay unread */
-#define METRICS_LINGER 2         /* seconds read after the last answer */
+#define METRICS_MEMORY 8192      /* bytes a connection's head may take */
+#define METRICS_HEAD_TIMEOUT 5   /* seconds to send a complete head */
+#define METRICS_WRITE_TIMEOUT 10 /* seconds without any progress */
 #define METRICS_BACKOFF_MIN 0.1  /* seconds accepting pauses at EMFILE */
 #define METRICS_BACKOFF_MAX 2.0
 #define METRICS_LOG_EVERY 60.0 /* seconds between two lines of pauses */
-
-struct metrics_conn;
 
 struct metrics {
 	stats_fn stats;
@@ -65,166 +62,18 @@ struct metrics {
 	double logged;        /* clock_monotonic() of the last such line */
 	unsigned long pauses; /* pauses since that line */
 	size_t nconns, max_conns;
-	struct metrics_conn *conns; /* every open connection */
 	enum metrics_health health;
+	struct MHD_Daemon *mhd;
+	struct event *ready; /* libmicrohttpd's epoll descriptor */
+	struct event *tick;  /* libmicrohttpd's next timeout */
 };
 
-/* One client of the port. */
+/* One client of the port, as libmicrohttpd's socket context. */
 struct metrics_conn {
 	struct metrics *m;
-	struct bufferevent *bev;
-	struct event *timer; /* the head or idle deadline */
-	int in_head;         /* bytes of a request head have come */
-	int closing;         /* the last answer is being written */
-	struct metrics_conn *prev, *next;
+	int fd;
+	struct event *deadline; /* for a complete request head */
 };
-
-/* "# HELP" and "# TYPE" when v starts a family (prev is the sample before). */
-static void
-metrics_family(
-    struct evbuffer *out, const struct metric *v, const struct metric *prev)
-{
-	static const char *const types[] = { "counter", "gauge", "histogram" };
-
-	if (prev != NULL && strcmp(prev->prom, v->prom) == 0)
-		return;
-	evbuffer_add_printf(out, "# HELP %s %s\n# TYPE %s %s\n", v->prom,
-	    v->help, v->prom, types[v->type]);
-}
-
-/* A histogram's buckets, sum and count; label ('k="v",...') or NULL. */
-static void
-metrics_histogram(struct evbuffer *out, const char *prom, const char *label,
-    const struct histo *h)
-{
-	const char *l = label != NULL ? label : "",
-	           *c = label != NULL ? "," : "";
-	const char *o = label != NULL ? "{" : "", *e = label != NULL ? "}" : "";
-	size_t i;
-
-	for (i = 0; i < HISTO_BUCKETS; i++)
-		evbuffer_add_printf(out, "%s_bucket{%s%sle=\"%g\"} %llu\n",
-		    prom, l, c, histo_bounds[i],
-		    (unsigned long long)histo_cumulative(h, i));
-	evbuffer_add_printf(out,
-	    "%s_bucket{%s%sle=\"+Inf\"} %llu\n%s_sum%s%s%s %.9g\n"
-	    "%s_count%s%s%s %llu\n",
-	    prom, l, c, (unsigned long long)h->count, prom, o, l, e, h->sum,
-	    prom, o, l, e, (unsigned long long)h->count);
-}
-
-/* The counters table, in the exposition format. */
-static void
-metrics_table(struct metrics *m, struct evbuffer *out)
-{
-	struct metric v[METRICS_MAX];
-	size_t i, n = m->stats(m->stats_arg, v);
-
-	for (i = 0; i < n; i++) {
-		metrics_family(out, &v[i], i > 0 ? &v[i - 1] : NULL);
-		if (v[i].type == METRIC_HISTOGRAM)
-			metrics_histogram(
-			    out, v[i].prom, v[i].label, v[i].histo);
-		else if (v[i].label != NULL)
-			evbuffer_add_printf(out, "%s{%s} %llu\n", v[i].prom,
-			    v[i].label, (unsigned long long)v[i].value);
-		else
-			evbuffer_add_printf(out, "%s %llu\n", v[i].prom,
-			    (unsigned long long)v[i].value);
-	}
-}
-
-/* Open file descriptors: the entries of /proc/self/fd; -1 if unknown. */
-static long
-metrics_open_fds(void)
-{
-	struct dirent *de;
-	long n = 0;
-	DIR *d;
-
-	if ((d = opendir("/proc/self/fd")) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own descriptor */
-}
-
-/*
- * The boot time, seconds since the epoch: the wall clock less the time
- * since boot (CLOCK_BOOTTIME, the clock of /proc/self/stat's start time).
- * Not /proc/stat's btime, which a unit's ProcSubset=pid hides; 0 if unknown.
- */
-static double
-metrics_boot_time(void)
-{
-	struct timespec now, up;
-	double secs;
-
-	if (clock_gettime(CLOCK_REALTIME, &now) == -1 ||
-	    clock_gettime(CLOCK_BOOTTIME, &up) == -1)
-		return 0;
-	secs = (double)(now.tv_sec - up.tv_sec);
-	return secs + (double)(now.tv_nsec - up.tv_nsec) / 1e9;
-}
-
-/* The process metrics of the Prometheus client libraries, from /proc. */
-static void
-metrics_process(struct evbuffer *out)
-{
-	unsigned long long ut, st, start, rss;
-	double tck = (double)sysconf(_SC_CLK_TCK);
-	char buf[1024], *p;
-	long fds = metrics_open_fds();
-	FILE *f;
-	size_t n;
-
-	if ((f = fopen("/proc/self/stat", "r")) == NULL)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* After "pid (comm)": fields 3.. ; utime is 14, rss 24. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2,
-	        "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
-	        "%*d %*d %*d %*d %*d %*d %llu %*u %llu",
-	        &ut, &st, &start, &rss) != 4 ||
-	    tck <= 0)
-		return;
-	evbuffer_add_printf(out,
-	    "# HELP process_cpu_seconds_total User and system CPU time.\n"
-	    "# TYPE process_cpu_seconds_total counter\n"
-	    "process_cpu_seconds_total %.2f\n"
-	    "# HELP process_resident_memory_bytes Resident memory.\n"
-	    "# TYPE process_resident_memory_bytes gauge\n"
-	    "process_resident_memory_bytes %llu\n"
-	    "# HELP process_start_time_seconds Start time since the epoch.\n"
-	    "# TYPE process_start_time_seconds gauge\n"
-	    "process_start_time_seconds %.2f\n",
-	    (double)(ut + st) / tck,
-	    rss * (unsigned long long)sysconf(_SC_PAGESIZE),
-	    metrics_boot_time() + (double)start / tck);
-	if (fds >= 0)
-		evbuffer_add_printf(out,
-		    "# HELP process_open_fds Open file descriptors.\n"
-		    "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
-		    fds);
-}
-
-/* The /metrics body: the table, the build info, the process. */
-static void
-metrics_body(struct metrics *m, struct evbuffer *out)
-{
-	metrics_table(m, out);
-	evbuffer_add_printf(out,
-	    "# HELP robotsd_build_info The running robotsd's version.\n"
-	    "# TYPE robotsd_build_info gauge\n"
-	    "robotsd_build_info{version=\"%s\"} 1\n",
-	    PACKAGE_VERSION);
-	metrics_process(out);
-}
 
 /* What /healthz answers from now on. */
 void
@@ -234,173 +83,182 @@ metrics_set_health(struct metrics *m, enum metrics_health h)
 		m->health = h;
 }
 
-static void metrics_conn_read(struct bufferevent *, void *);
-static void metrics_conn_closing(struct metrics_conn *);
 static void metrics_listen_on(struct metrics *);
 
-/* Close c and forget it; accept again if the cap had paused it. */
+/*
+ * Let libmicrohttpd do what is ready (reads, answers, writes, timeouts),
+ * then wake it again when its next timeout falls due.
+ */
 static void
-metrics_conn_free(struct metrics_conn *c)
+metrics_run(struct metrics *m)
 {
-	struct metrics *m = c->m;
+	MHD_UNSIGNED_LONG_LONG ms;
+	struct timeval tv;
 
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		m->conns = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
-	event_free(c->timer);
-	bufferevent_free(c->bev);
-	free(c);
-	if (m->nconns-- == m->max_conns)
-		metrics_listen_on(m);
+	evtimer_del(m->tick);
+	MHD_run(m->mhd);
+	if (MHD_get_timeout(m->mhd, &ms) != MHD_YES)
+		return;
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(m->tick, &tv);
 }
 
-/* Wait at most seconds for the next step of c. */
+/* libmicrohttpd's epoll descriptor is readable, or its timeout is due. */
 static void
-metrics_conn_deadline(struct metrics_conn *c, long seconds)
-{
-	struct timeval tv = { seconds, 0 };
-
-	evtimer_add(c->timer, &tv);
-}
-
-/* The head or idle deadline passed. */
-static void
-metrics_conn_timeout(evutil_socket_t fd, short what, void *arg)
+metrics_ready(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	metrics_conn_free(arg);
+	metrics_run(arg);
 }
 
 /*
- * The peer closed, an error, or an answer stayed unread too long. A peer
- * that only shut its side of the connection after its requests still gets
- * the answers to all of them: libevent stopped reading, the answer being
- * written reads the next request (metrics_conn_written()), and reading
- * again once none is left finds the end of file with nothing to write.
+ * A connection sent no complete head in time: shut it, so libmicrohttpd
+ * reads its end and closes it (it has no call to close one).
  */
 static void
-metrics_conn_event(struct bufferevent *bev, short what, void *arg)
+metrics_conn_late(evutil_socket_t fd, short what, void *arg)
 {
 	struct metrics_conn *c = arg;
 
-	if ((what & BEV_EVENT_EOF) && !c->closing &&
-	    evbuffer_get_length(bufferevent_get_output(bev)) > 0)
-		return;
-	metrics_conn_free(c);
+	(void)fd;
+	(void)what;
+	shutdown(c->fd, SHUT_RDWR);
+	metrics_run(c->m);
 }
 
-/* Lingering after the last answer: what the client still sends. */
+/* Our state of connection mc; NULL if none. */
+static struct metrics_conn *
+metrics_conn_of(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *i =
+	    MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i != NULL ? i->socket_context : NULL;
+}
+
+/* Give c METRICS_HEAD_TIMEOUT from now to send a complete head. */
 static void
-metrics_conn_discard(struct bufferevent *bev, void *arg)
+metrics_conn_wait_head(struct metrics_conn *c)
+{
+	struct timeval tv = { METRICS_HEAD_TIMEOUT, 0 };
+
+	if (c != NULL)
+		evtimer_add(c->deadline, &tv);
+}
+
+/* A connection starts (counted against the cap) or is closed. */
+static void
+metrics_conn_notify(void *arg, struct MHD_Connection *mc, void **ctx,
+    enum MHD_ConnectionNotificationCode what)
+{
+	const union MHD_ConnectionInfo *i;
+	struct metrics *m = arg;
+	struct metrics_conn *c;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if ((c = *ctx) != NULL) {
+			event_free(c->deadline);
+			free(c);
+			*ctx = NULL;
+		}
+		if (m->nconns-- == m->max_conns)
+			metrics_listen_on(m);
+		return;
+	}
+	if (++m->nconns >= m->max_conns)
+		evconnlistener_disable(m->listener);
+	i = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	c = xcalloc(1, sizeof(*c));
+	c->m = m;
+	c->fd = i != NULL ? i->connect_fd : -1;
+	if ((c->deadline = evtimer_new(m->base, metrics_conn_late, c)) ==
+	    NULL) {
+		if (c->fd != -1)
+			shutdown(c->fd, SHUT_RDWR);
+		free(c);
+		return;
+	}
+	*ctx = c;
+	metrics_conn_wait_head(c);
+}
+
+/* A request is over: the next head has its own deadline. */
+static void
+metrics_completed(void *arg, struct MHD_Connection *mc, void **req,
+    enum MHD_RequestTerminationCode why)
 {
 	(void)arg;
-	evbuffer_drain(bufferevent_get_input(bev),
-	    evbuffer_get_length(bufferevent_get_input(bev)));
+	(void)req;
+	(void)why;
+	metrics_conn_wait_head(metrics_conn_of(mc));
+}
+
+/* A response of len bytes at data; NULL if out of memory. */
+static struct MHD_Response *
+metrics_response(size_t len, const char *data)
+{
+#if MHD_VERSION >= 0x00097701
+	return MHD_create_response_from_buffer_copy(len, data);
+#else
+	return MHD_create_response_from_buffer(
+	    len, (void *)(uintptr_t)data, MHD_RESPMEM_MUST_COPY);
+#endif
 }
 
 /*
- * An answer is written: read the next, or after the last one shut the
- * sending side and read what the client still sends until it closes, at
- * most METRICS_LINGER seconds (closing with unread bytes would reset the
- * connection, and the client could lose the answer).
+ * Queue an answer: status, Content-Type type, len bytes of data as the
+ * body (libmicrohttpd leaves it out for HEAD). last: close after it.
  */
-static void
-metrics_conn_written(struct bufferevent *bev, void *arg)
+static enum MHD_Result
+metrics_answer(struct MHD_Connection *mc, unsigned int status, const char *type,
+    const char *data, size_t len, int last)
 {
-	struct metrics_conn *c = arg;
+	struct MHD_Response *r = metrics_response(len, data);
+	enum MHD_Result ok = MHD_NO;
 
-	if (c->closing) {
-		shutdown(bufferevent_getfd(bev), SHUT_WR);
-		bufferevent_setcb(
-		    bev, metrics_conn_discard, NULL, metrics_conn_event, c);
-		bufferevent_setwatermark(bev, EV_READ, 0, 0);
-		evbuffer_drain(bufferevent_get_input(bev),
-		    evbuffer_get_length(bufferevent_get_input(bev)));
-		bufferevent_enable(bev, EV_READ);
-		metrics_conn_deadline(c, METRICS_LINGER);
-		return;
-	}
-	bufferevent_enable(bev, EV_READ);
-	metrics_conn_read(bev, c);
+	if (r == NULL)
+		return MHD_NO;
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) ==
+	        MHD_YES &&
+	    (status != MHD_HTTP_METHOD_NOT_ALLOWED || /* RFC 9110 15.5.6 */
+	        MHD_add_response_header(
+	            r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES) &&
+	    (!last || MHD_add_response_header(
+	                  r, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES))
+		ok = MHD_queue_response(mc, status, r);
+	MHD_destroy_response(r);
+	return ok;
 }
 
-/* Write what is queued, then close. */
-static void
-metrics_conn_closing(struct metrics_conn *c)
+/* An answer with a short text body, text and a newline. */
+static enum MHD_Result
+metrics_answer_text(
+    struct MHD_Connection *mc, unsigned int status, const char *text, int last)
 {
-	c->closing = 1;
-	event_del(c->timer);
-	bufferevent_disable(c->bev, EV_READ);
+	char body[64];
+	int n = snprintf(body, sizeof(body), "%s\n", text);
+
+	return metrics_answer(mc, status, "text/plain", body, (size_t)n, last);
 }
 
-/*
- * Queue one answer: status line, headers, and the body (body, or text
- * and a newline) unless head. last: say so, and close once it is written.
- */
-static void
-metrics_answer(struct metrics_conn *c, int status, const char *reason,
-    const char *type, struct evbuffer *body, const char *text, int head,
-    int last)
+/* GET /metrics: the body, formatted now. */
+static enum MHD_Result
+metrics_scrape(struct metrics *m, struct MHD_Connection *mc)
 {
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-	size_t len =
-	    body != NULL ? evbuffer_get_length(body) : strlen(text) + 1;
+	struct evbuffer *out = evbuffer_new();
+	enum MHD_Result ok;
 
-	evbuffer_add_printf(out,
-	    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-	    "%s%s\r\n",
-	    status, reason, type, len,
-	    status == 405 ? "Allow: GET, HEAD\r\n" : "", /* RFC 9110 */
-	    last ? "Connection: close\r\n" : "");
-	if (head)
-		;
-	else if (body != NULL)
-		evbuffer_add_buffer(out, body);
-	else
-		evbuffer_add_printf(out, "%s\n", text);
-	if (last)
-		metrics_conn_closing(c);
-}
-
-/* An answer with a short text body. */
-static void
-metrics_answer_text(struct metrics_conn *c, int status, const char *reason,
-    const char *text, int head, int last)
-{
-	metrics_answer(c, status, reason, "text/plain", NULL, text, head, last);
-}
-
-/* The value of a header line "name: value" (case aside); NULL if not. */
-static const char *
-metrics_header(const char *line, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (strncasecmp(line, name, n) != 0 || line[n] != ':')
-		return NULL;
-	line += n + 1;
-	return line + strspn(line, " \t");
-}
-
-/* Whether the comma-separated list v holds token (case aside). */
-static int
-metrics_has_token(const char *v, const char *token)
-{
-	size_t n = strlen(token), len;
-
-	for (; *v != '\0'; v += *v == ',') {
-		v += strspn(v, " \t");
-		len = strcspn(v, ",");
-		if (strncasecmp(v, token, n) == 0 &&
-		    v[n + strspn(v + n, " \t")] == v[len])
-			return 1;
-		v += len;
-	}
-	return 0;
+	if (out == NULL)
+		return metrics_answer_text(
+		    mc, MHD_HTTP_INTERNAL_SERVER_ERROR, "no memory", 1);
+	metrics_body(m->stats, m->stats_arg, out);
+	ok = metrics_answer(mc, MHD_HTTP_OK, "text/plain; version=0.0.4",
+	    (const char *)evbuffer_pullup(out, -1), evbuffer_get_length(out),
+	    0);
+	evbuffer_free(out);
+	return ok;
 }
 
 /* Whether a Content-Length value announces a body: anything but 0. */
@@ -505,192 +363,162 @@ metrics_host_ok(int http11, size_t n, const char *host)
 	       strspn(host + h + 1, "0123456789") == len - (size_t)h - 1;
 }
 
+/* Of a request's fields: how many Host, the first one's value, and
+ * whether a name holds whitespace (before its colon). */
+struct metrics_fields {
+	size_t nhost;
+	const char *host;
+	int bad_name;
+};
+
+/* Look at one field of a request. */
+static enum MHD_Result
+metrics_field(
+    void *arg, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct metrics_fields *f = arg;
+
+	(void)kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0 && f->nhost++ == 0)
+		f->host = value != NULL ? value : "";
+	if (strpbrk(key, " \t") != NULL)
+		f->bad_name = 1;
+	return MHD_YES;
+}
+
+/* Whether request mc announces a body (Content-Length but 0, any
+ * Transfer-Encoding): robotsd reads none, so it answers 413 and closes. */
+static int
+metrics_announces_body(struct MHD_Connection *mc)
+{
+	const char *v = MHD_lookup_connection_value(
+	    mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (v != NULL && metrics_has_body(v)) ||
+	       MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+	           MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
+/* The path of a target, an absolute-form one's too (RFC 9112 3.2.2);
+ * libmicrohttpd has taken the query off. */
+static const char *
+metrics_path(const char *url)
+{
+	const char *p;
+
+	if (strncasecmp(url, "http://", 7) != 0 &&
+	    strncasecmp(url, "https://", 8) != 0)
+		return url;
+	p = strchr(strchr(url, ':') + 3, '/');
+	return p != NULL ? p : "/";
+}
+
 /*
- * Answer one request head (len bytes, NUL-terminated, lines ending "\r\n"
- * or "\n"). A NUL in it, a space before a field's colon or a line begun
- * with one (obs-fold) is a 400 (RFC 9112 5.1, 5.2): each could hide a
- * Content-Length from the checks here, and the body would then be read as
- * the next request. So are an HTTP/1.1 request without Host and any with
- * two or an invalid one (RFC 9112 3.2, metrics_host_ok()).
+ * At the head: refuse it (and close) if it must be, before a byte of
+ * a body is read; whether it was, *ok what queueing the answer gave.
+ * libmicrohttpd has refused what it could not parse; left here: a space
+ * before a field's colon (RFC 9112 5.1: 400, else the field could hide a
+ * Content-Length and the body be read as the next request), the Host rule
+ * (RFC 9112 3.2, metrics_host_ok()), a body announced (413), a method but
+ * GET and HEAD (405).
  */
-static void
-metrics_request(struct metrics_conn *c, char *req, size_t len)
+static int
+metrics_refused(struct MHD_Connection *mc, const char *method,
+    const char *version, enum MHD_Result *ok)
+{
+	struct metrics_fields f = { 0, NULL, 0 };
+	unsigned int status = MHD_HTTP_BAD_REQUEST;
+	const char *why = NULL;
+
+	MHD_get_connection_values(mc, MHD_HEADER_KIND, metrics_field, &f);
+	if (f.bad_name)
+		why = "bad request";
+	else if (!metrics_host_ok(strcmp(version, MHD_HTTP_VERSION_1_0) != 0,
+	             f.nhost, f.host))
+		why = "one valid Host field needed";
+	else if (metrics_announces_body(mc)) {
+		status = MHD_HTTP_CONTENT_TOO_LARGE;
+		why = "no request body";
+	} else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	           strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+		why = "GET or HEAD only";
+	}
+	if (why == NULL)
+		return 0;
+	*ok = metrics_answer_text(mc, status, why, 1);
+	return 1;
+}
+
+/* Answer a complete request that passed metrics_refused(): the route. */
+static enum MHD_Result
+metrics_request(struct metrics *m, struct MHD_Connection *mc, const char *url)
 {
 	static const char *const names[] = { "starting", "serving",
 		"stopping" };
-	struct metrics *m = c->m;
-	char *line, *next, *colon, method[8], target[256], version[16];
-	int head, last, body = 0, keep = 0, shut = 0, bad, v11;
-	const char *v, *host = NULL;
-	size_t nhost = 0;
-	struct evbuffer *out;
+	int serving = m->health == METRICS_SERVING;
 
-	bad = memchr(req, '\0', len) != NULL;
-	next = req;
-	line = strsep(&next, "\n");
-	bad = bad ||
-	      sscanf(line, "%7s %255s %15s", method, target, version) != 3 ||
-	      strncmp(version, "HTTP/1.", 7) != 0;
-	while (!bad && (line = strsep(&next, "\n")) != NULL) {
-		line[strcspn(line, "\r")] = '\0';
-		colon = strchr(line, ':');
-		if ((colon != NULL && colon > line &&
-		        (colon[-1] == ' ' || colon[-1] == '\t')) ||
-		    line[0] == ' ' || line[0] == '\t')
-			bad = 1;
-		if ((v = metrics_header(line, "Content-Length")) != NULL &&
-		    metrics_has_body(v))
-			body = 1;
-		if (metrics_header(line, "Transfer-Encoding") != NULL)
-			body = 1;
-		if ((v = metrics_header(line, "Host")) != NULL && nhost++ == 0)
-			host = v;
-		if ((v = metrics_header(line, "Connection")) != NULL) {
-			shut |= metrics_has_token(v, "close");
-			keep |= metrics_has_token(v, "keep-alive");
-		}
-	}
-	if (bad) {
-		metrics_answer_text(c, 400, "Bad Request", "bad request", 0, 1);
-		return;
-	}
-	v11 = strcmp(version, "HTTP/1.0") != 0;
-	head = strcmp(method, "HEAD") == 0;
-	if (!metrics_host_ok(v11, nhost, host)) {
-		metrics_answer_text(c, 400, "Bad Request",
-		    "one valid Host field needed", head, 1);
-		return;
-	}
-	last = shut || !(v11 || keep) || body;
-	target[strcspn(target, "?")] = '\0';
-	if (strncasecmp(target, "http://", 7) == 0 ||
-	    strncasecmp(target, "https://", 8) == 0) { /* absolute-form */
-		line = strchr(strchr(target, ':') + 3, '/');
-		memmove(target, line != NULL ? line : "/",
-		    line != NULL ? strlen(line) + 1 : 2);
-	}
-	if (body)
-		metrics_answer_text(
-		    c, 413, "Payload Too Large", "no request body", head, 1);
-	else if (!head && strcmp(method, "GET") != 0)
-		metrics_answer_text(
-		    c, 405, "Method Not Allowed", "GET or HEAD only", 0, 1);
-	else if (strcmp(target, "/healthz") == 0)
-		metrics_answer_text(c, m->health == METRICS_SERVING ? 200 : 503,
-		    m->health == METRICS_SERVING ? "OK" : "Service Unavailable",
-		    names[m->health], head, last);
-	else if (strcmp(target, "/metrics") != 0)
-		metrics_answer_text(
-		    c, 404, "Not Found", "not found", head, last);
-	else if ((out = evbuffer_new()) == NULL)
-		metrics_answer_text(
-		    c, 500, "Internal Server Error", "no memory", head, 1);
-	else {
-		metrics_body(m, out);
-		metrics_answer(c, 200, "OK", "text/plain; version=0.0.4", out,
-		    NULL, head, last);
-		evbuffer_free(out);
-	}
-}
-
-/* The length of the request head at the start of in, with its blank
- * line; 0 while it is incomplete. */
-static size_t
-metrics_head_len(struct evbuffer *in)
-{
-	struct evbuffer_ptr crlf = evbuffer_search(in, "\r\n\r\n", 4, NULL);
-	struct evbuffer_ptr lf = evbuffer_search(in, "\n\n", 2, NULL);
-
-	if (crlf.pos != -1 && (lf.pos == -1 || crlf.pos < lf.pos))
-		return (size_t)crlf.pos + 4;
-	return lf.pos != -1 ? (size_t)lf.pos + 2 : 0;
+	url = metrics_path(url);
+	if (strcmp(url, "/healthz") == 0)
+		return metrics_answer_text(mc,
+		    serving ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+		    names[m->health], 0);
+	if (strcmp(url, "/metrics") != 0)
+		return metrics_answer_text(
+		    mc, MHD_HTTP_NOT_FOUND, "not found", 0);
+	return metrics_scrape(m, mc);
 }
 
 /*
- * Bytes came: answer the complete request head first in line, the next
- * once that answer is written (a client that sends many and reads none
- * holds one answer, not all).
+ * libmicrohttpd's access handler, called with the head (refused then if
+ * it must be) and again once the request is complete, when it is
+ * answered (an answer queued earlier would close the connection).
  */
-static void
-metrics_conn_read(struct bufferevent *bev, void *arg)
+static enum MHD_Result
+metrics_handler(void *arg, struct MHD_Connection *mc, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_len, void **req)
 {
-	struct metrics_conn *c = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	char req[METRICS_MAX_HEAD + 1];
-	size_t len;
+	static char refused; /* *req of a request answered at its head */
+	struct metrics *m = arg;
+	struct metrics_conn *c;
+	enum MHD_Result ok = MHD_YES;
 
-	if (c->closing || evbuffer_get_length(in) == 0 ||
-	    evbuffer_get_length(bufferevent_get_output(bev)) > 0)
-		return;
-	if ((len = metrics_head_len(in)) == 0 || len > METRICS_MAX_HEAD) {
-		if (len > METRICS_MAX_HEAD ||
-		    evbuffer_get_length(in) >= METRICS_MAX_HEAD) {
-			evbuffer_drain(in, evbuffer_get_length(in));
-			metrics_answer_text(c, 431,
-			    "Request Header Fields Too Large",
-			    "request head too large", 0, 1);
-		} else if (!c->in_head) {
-			c->in_head = 1;
-			metrics_conn_deadline(c, METRICS_HEAD_TIMEOUT);
-		}
-		return;
+	(void)upload;
+	if (*req == NULL) {
+		*req = m;
+		if ((c = metrics_conn_of(mc)) != NULL)
+			evtimer_del(c->deadline);
+		if (metrics_refused(mc, method, version, &ok))
+			*req = &refused;
+		return ok;
 	}
-	evbuffer_remove(in, req, len);
-	req[len] = '\0';
-	c->in_head = 0;
-	metrics_conn_deadline(c, METRICS_IDLE_TIMEOUT);
-	metrics_request(c, req, len);
+	if (*upload_len != 0 || *req == &refused) {
+		*upload_len = 0;
+		return MHD_YES;
+	}
+	return metrics_request(m, mc, url);
 }
 
 /* Accept again, unless the cap or a pause for descriptors holds it. */
 static void
 metrics_listen_on(struct metrics *m)
 {
-	if (!m->paused && m->nconns < m->max_conns)
+	if (!m->paused && m->nconns < m->max_conns && m->listener != NULL)
 		evconnlistener_enable(m->listener);
 }
 
-/* A new client. */
+/* A new client: libmicrohttpd's from now on (it closes fd on failure). */
 static void
 metrics_accept(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
-	struct timeval wt = { METRICS_WRITE_TIMEOUT, 0 };
 	struct metrics *m = arg;
-	struct metrics_conn *c;
 
-	(void)sa;
-	(void)salen;
+	(void)l;
 	m->backoff = 0; /* accept works again */
-	if (m->nconns >= m->max_conns || (c = calloc(1, sizeof(*c))) == NULL) {
-		close(fd);
-		return;
-	}
-	c->m = m;
-	if ((c->bev = bufferevent_socket_new(
-	         m->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL ||
-	    (c->timer = evtimer_new(m->base, metrics_conn_timeout, c)) ==
-	        NULL) {
-		if (c->bev != NULL)
-			bufferevent_free(c->bev);
-		else
-			close(fd);
-		free(c);
-		return;
-	}
-	bufferevent_setcb(c->bev, metrics_conn_read, metrics_conn_written,
-	    metrics_conn_event, c);
-	bufferevent_set_timeouts(c->bev, NULL, &wt);
-	/* reading stops with a full head's worth unanswered */
-	bufferevent_setwatermark(c->bev, EV_READ, 0, METRICS_MAX_HEAD);
-	bufferevent_enable(c->bev, EV_READ);
-	metrics_conn_deadline(c, METRICS_IDLE_TIMEOUT);
-	c->next = m->conns;
-	if (m->conns != NULL)
-		m->conns->prev = c;
-	m->conns = c;
-	if (++m->nconns == m->max_conns)
-		evconnlistener_disable(l);
+	MHD_add_connection(m->mhd, fd, sa, (socklen_t)salen);
+	metrics_run(m);
 }
 
 /* The pause for descriptors is over. */
@@ -738,16 +566,71 @@ metrics_accept_error(struct evconnlistener *l, void *arg)
 	m->pauses = 0;
 }
 
+/* The listening socket on addr, or NULL + errno (or *gai). */
+static struct evconnlistener *
+metrics_listen(
+    struct metrics *m, const char *host, unsigned short port, int *gai)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	struct evconnlistener *l = NULL;
+	char ports[8];
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(ports, sizeof(ports), "%u", port);
+	errno = ENOMEM;
+	if ((*gai = getaddrinfo(
+	         host[0] != '\0' ? host : NULL, ports, &hints, &res)) != 0)
+		return NULL;
+	for (ai = res; ai != NULL && l == NULL; ai = ai->ai_next)
+		l = evconnlistener_new_bind(m->base, metrics_accept, m,
+		    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC |
+		        LEV_OPT_REUSEABLE,
+		    128, ai->ai_addr, (int)ai->ai_addrlen);
+	freeaddrinfo(res);
+	return l;
+}
+
+/*
+ * libmicrohttpd, with no listener and no thread of its own, its epoll
+ * descriptor and its timer on m's loop; 0, or -1.
+ */
+static int
+metrics_http(struct metrics *m)
+{
+	const union MHD_DaemonInfo *i;
+	unsigned int per_ip = (unsigned int)(m->max_conns / 4);
+
+	m->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0,
+	    NULL, NULL, metrics_handler, m, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)m->max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    per_ip > 0 ? per_ip : 1, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)METRICS_WRITE_TIMEOUT,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_MEMORY,
+	    MHD_OPTION_NOTIFY_CONNECTION, metrics_conn_notify, m,
+	    MHD_OPTION_NOTIFY_COMPLETED, metrics_completed, m, MHD_OPTION_END);
+	if (m->mhd == NULL ||
+	    (i = MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD)) ==
+	        NULL ||
+	    (m->ready = event_new(m->base, i->epoll_fd, EV_READ | EV_PERSIST,
+	         metrics_ready, m)) == NULL ||
+	    (m->tick = evtimer_new(m->base, metrics_ready, m)) == NULL ||
+	    event_add(m->ready, NULL) == -1)
+		return -1;
+	return 0;
+}
+
 /* Listen for GET /metrics; see metrics.h. */
 struct metrics *
 metrics_new(struct event_base *base, const char *addr, size_t max_conns,
     stats_fn stats, void *stats_arg, char **cause)
 {
-	struct addrinfo hints, *res = NULL, *ai;
 	struct metrics *m;
 	unsigned short port;
-	char *host, ports[8];
-	int gai, err = ENOMEM;
+	char *host;
+	int gai = 0;
 
 	if (parse_hostport(addr, &host, &port) == -1) {
 		xasprintf(cause, "metrics: '%s' is not ADDR:PORT", addr);
@@ -758,29 +641,18 @@ metrics_new(struct event_base *base, const char *addr, size_t max_conns,
 	m->stats_arg = stats_arg;
 	m->base = base;
 	m->max_conns = max_conns > 0 ? max_conns : 1;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	snprintf(ports, sizeof(ports), "%u", port);
-	if ((gai = getaddrinfo(
-	         host[0] != '\0' ? host : NULL, ports, &hints, &res)) == 0)
-		for (ai = res; ai != NULL && !m->listener; ai = ai->ai_next) {
-			m->listener =
-			    evconnlistener_new_bind(base, metrics_accept, m,
-			        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC |
-			            LEV_OPT_REUSEABLE,
-			        128, ai->ai_addr, (int)ai->ai_addrlen);
-			if (m->listener == NULL)
-				err = errno;
-		}
-	if (res != NULL)
-		freeaddrinfo(res);
-	free(host);
+	m->listener = metrics_listen(m, host, port, &gai);
 	if (m->listener == NULL ||
 	    (m->resume = evtimer_new(base, metrics_resume, m)) == NULL) {
 		xasprintf(cause, "metrics: cannot listen on %s (%s)", addr,
-		    gai != 0 ? gai_strerror(gai) : strerror(err));
+		    gai != 0 ? gai_strerror(gai) : strerror(errno));
+		free(host);
+		metrics_free(m);
+		return NULL;
+	}
+	free(host);
+	if (metrics_http(m) == -1) {
+		xasprintf(cause, "metrics: cannot start libmicrohttpd");
 		metrics_free(m);
 		return NULL;
 	}
@@ -795,8 +667,12 @@ metrics_free(struct metrics *m)
 	if (m == NULL)
 		return;
 	m->max_conns = 0; /* no listening again while closing */
-	while (m->conns != NULL)
-		metrics_conn_free(m->conns);
+	if (m->ready != NULL)
+		event_free(m->ready);
+	if (m->mhd != NULL)
+		MHD_stop_daemon(m->mhd); /* closes every connection */
+	if (m->tick != NULL)
+		event_free(m->tick);
 	if (m->listener != NULL)
 		evconnlistener_free(m->listener);
 	if (m->resume != NULL)

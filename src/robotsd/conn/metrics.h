@@ -1,8 +1,8 @@
 /*
  * metrics.h: the Prometheus endpoint (--metrics ADDR:PORT, GET /metrics
- * and GET /healthz over HTTP/1.x, every resource bounded). It formats the
- * counters table handed to it (stats.h), the same one the stats op answers
- * with.
+ * and GET /healthz over HTTP/1.x by libmicrohttpd, every resource
+ * bounded). It formats the counters table handed to it (stats.h), the
+ * same one the stats op answers with.
  */
 #ifndef ROBOTSD_METRICS_H
 #define ROBOTSD_METRICS_H
@@ -14,7 +14,8 @@ struct metrics;
 
 /*
  * Serve GET /metrics on addr ("HOST:PORT", "[V6]:PORT") to at most
- * max_conns connections at once; NULL + *cause.
+ * max_conns connections at once, a quarter of them (at least one) from
+ * one address; NULL + *cause.
  */
 struct metrics *metrics_new(struct event_base *, const char *addr,
     size_t max_conns, stats_fn, void *stats_arg, char **cause);
