@@ -29,17 +29,21 @@ build_go_bench() {
 }
 
 # One client run: MODE of LANG (py, node, go) over socket $3 for $clsecs
-# seconds; prints its checks/s (0 when it failed).
-client_run() {
+# seconds; prints what it printed: "rate=N", or for MODE pair (a bare
+# loop and the client in turns, in one process) "bare=N client=N".
+client_out() {
 	case $1 in
-	py) r=$(PYTHONPATH="$here/../clients/python" on_client_cpu "$py" \
+	py) PYTHONPATH="$here/../clients/python" on_client_cpu "$py" \
 		"$here/clients_bench.py" "$2" "$3" "$tmp/client-urls.txt" \
-		"$corpus/robots" "$clsecs") ;;
-	node) r=$(on_client_cpu node "$here/clients_bench.mjs" "$2" "$3" \
-		"$tmp/client-urls.txt" "$clsecs") ;;
-	go) r=$(on_client_cpu "$gobench" "$2" "$3" "$tmp/client-urls.txt" \
-		"$clsecs") ;;
+		"$corpus/robots" "$clsecs" ;;
+	node) on_client_cpu node "$here/clients_bench.mjs" "$2" "$3" \
+		"$tmp/client-urls.txt" "$clsecs" ;;
+	go) on_client_cpu "$gobench" "$3" "$tmp/client-urls.txt" "$clsecs" ;;
 	esac
+}
+# The checks/s of a run of one mode (0 when it failed).
+client_run() {
+	r=$(client_out "$@" || :)
 	echo "${r:-rate=0}" | sed -n 's/^rate=//p'
 }
 
@@ -51,15 +55,22 @@ median() {
 		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Pairs A,B of LANG, interleaved $clrounds times: "rateA rateB ratio" per
-# round in $tmp/pairs-LANG-A-B.
+# Pairs A,B of LANG, $clrounds rounds: "rateA rateB ratio" per round in
+# $tmp/pairs-LANG-A-B. A bare loop and its client run in one process, in
+# turns of 64 checks (the same load for both); other pairs A then B.
 client_pairs() {
 	f="$tmp/pairs-$1-$2-$3"
 	: >"$f"
 	i=0
 	while [ "$i" -lt "$clrounds" ]; do
-		a=$(client_run "$1" "$2" "$4")
-		b=$(client_run "$1" "$3" "$4")
+		if [ "$2" = bare ]; then # in turns of 64 checks, one process
+			r=$(client_out "$1" pair "$4" || :)
+			a=$(field "$r" bare)
+			b=$(field "$r" client)
+		else
+			a=$(client_run "$1" "$2" "$4")
+			b=$(client_run "$1" "$3" "$4")
+		fi
 		awk -v a="$a" -v b="$b" 'BEGIN {
 			printf "%s %s %.3f\n", a, b, (a > 0 ? b / a : 0) }' >>"$f"
 		i=$((i + 1))

@@ -8,6 +8,8 @@ MODE is one of
   sync      robotsd.Client.check, one call at a time
   async64   robotsd.AsyncClient.check, 64 tasks each with one in flight
   protego   Protego can_fetch on robots.txt files parsed beforehand
+  pair      bare and sync in turns of 64 checks, in one process: prints
+            "bare=CHECKS_PER_SECOND client=CHECKS_PER_SECOND"
   cprofile  sync under cProfile (the top functions on stderr)
 Every mode checks the URLs of URLS in turn as Googlebot for SECONDS
 (after 0.3 s of warm-up) and prints "rate=CHECKS_PER_SECOND"."""
@@ -40,6 +42,55 @@ def timed(step, urls, secs):
         t = time.monotonic()
         if t >= end:
             return n / (t - t0)
+
+
+def pair(step_a, step_b, urls, secs):
+    """step_a and step_b over urls in turns of 64 checks for secs seconds
+    (after the warm-up), so that both see the same load: their checks/s."""
+    spent, i, n = [0.0, 0.0], 0, 0
+    end = time.monotonic() + WARMUP
+    while time.monotonic() < end:
+        for step in (step_a, step_b):
+            for _ in range(8):
+                step(urls[i % len(urls)])
+                i += 1
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        for k, step in enumerate((step_a, step_b)):
+            t0 = time.monotonic()
+            for _ in range(64):
+                step(urls[i % len(urls)])
+                i += 1
+            spent[k] += time.monotonic() - t0
+        n += 64
+    return n / spent[0], n / spent[1]
+
+
+def bare_step(path):
+    """The bare loop's step: sendall of the line Client.check writes (the
+    same keys in the same order, a new id each), readline of the answer."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    rd = s.makefile("rb")
+    ids = iter(range(1, 1 << 62))
+
+    def step(u):
+        s.sendall((json.dumps({"op": "check", "url": u, "agent": AGENT,
+                               "id": next(ids)}, separators=(",", ":"),
+                              ensure_ascii=False) + "\n").encode())
+        if not rd.readline().endswith(b"\n"):
+            raise SystemExit("robotsd closed the connection")
+    return step
+
+
+def sync_step(path):
+    import robotsd
+    c = robotsd.Client(path)
+
+    def step(u):
+        if c.check(u, AGENT).allowed is None:
+            raise SystemExit("no verdict for %s" % u)
+    return step
 
 
 def bare(path, urls, secs):
@@ -136,6 +187,10 @@ def main():
         pr.disable()
         pstats.Stats(pr, stream=sys.stderr).sort_stats(
             "tottime").print_stats(25)
+    elif mode == "pair":
+        a, b = pair(bare_step(path), sync_step(path), urls, secs)
+        print("bare=%.0f client=%.0f" % (a, b))
+        return
     elif mode in ("bare", "sync", "async64"):
         rate = globals()[mode](path, urls, secs)
     else:
