@@ -1,12 +1,13 @@
 // Command bench measures the Go client against a bare socket loop, one
 // figure per run (bench/clients-bench.sh, make bench).
 //
-// usage: bench [-cpuprofile FILE] MODE SOCKET URLS SECONDS
+// usage: bench [-cpuprofile FILE] SOCKET URLS SECONDS
 //
-// MODE bare: write the very line Client.Check writes and read its answer
-// line; client: Client.Check, one call at a time. Both check the URLs of
-// URLS in turn as Googlebot for SECONDS (after 0.3 s of warm-up) and print
-// "rate=CHECKS_PER_SECOND".
+// A bare loop writes the very line Client.Check writes and reads its
+// answer line; the client calls Client.Check, one call at a time. Both
+// check the URLs of URLS in turn as Googlebot, in turns of 64 checks, for
+// SECONDS (after 0.3 s of warm-up); it prints "bare=CHECKS/S
+// client=CHECKS/S".
 package main
 
 import (
@@ -27,36 +28,51 @@ import (
 
 const agent = "Googlebot"
 
-func timed(step func(string) error, urls []string, secs float64) (float64, error) {
-	i := 0
-	for warm := time.Now().Add(300 * time.Millisecond); time.Now().Before(warm); i++ {
-		if err := step(urls[i%len(urls)]); err != nil {
+// block runs step over n URLs from urls[*i] on: the seconds it took.
+func block(step func(string) error, urls []string, i *int, n int) (float64, error) {
+	t0 := time.Now()
+	for k := 0; k < n; k, *i = k+1, *i+1 {
+		if err := step(urls[*i%len(urls)]); err != nil {
 			return 0, err
 		}
 	}
-	t0 := time.Now()
-	end := t0.Add(time.Duration(secs * float64(time.Second)))
-	for n := 0; ; n += 64 {
-		if t := time.Now(); !t.Before(end) {
-			return float64(n) / t.Sub(t0).Seconds(), nil
-		}
-		for k := 0; k < 64; k, i = k+1, i+1 {
-			if err := step(urls[i%len(urls)]); err != nil {
-				return 0, err
+	return time.Since(t0).Seconds(), nil
+}
+
+// pair runs the bare loop and the client in turns, 64 checks each, for
+// secs seconds after 0.3 s of warm-up, so that both see the same load;
+// their checks/s.
+func pair(bare, client func(string) error, urls []string, secs float64) (float64, float64, error) {
+	steps := [2]func(string) error{bare, client}
+	var spent [2]float64
+	i, n := 0, 0
+	for warm := time.Now().Add(300 * time.Millisecond); time.Now().Before(warm); {
+		for _, st := range steps {
+			if _, err := block(st, urls, &i, 8); err != nil {
+				return 0, 0, err
 			}
 		}
 	}
+	for end := time.Now().Add(time.Duration(secs * float64(time.Second))); time.Now().Before(end); n += 64 {
+		for k, st := range steps {
+			d, err := block(st, urls, &i, 64)
+			if err != nil {
+				return 0, 0, err
+			}
+			spent[k] += d
+		}
+	}
+	return float64(n) / spent[0], float64(n) / spent[1], nil
 }
 
-func bare(path string, urls []string, secs float64) (float64, error) {
+func bareStep(path string) (func(string) error, error) {
 	nc, err := net.Dial("unix", path)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer nc.Close()
 	r := bufio.NewReaderSize(nc, 64<<10)
 	id := 0
-	return timed(func(url string) error {
+	return func(url string) error {
 		id++
 		u, _ := json.Marshal(url)
 		line := `{"agent":"` + agent + `","id":` + strconv.Itoa(id) + `,"op":"check","url":` + string(u) + "}\n"
@@ -65,35 +81,33 @@ func bare(path string, urls []string, secs float64) (float64, error) {
 		}
 		_, err := r.ReadSlice('\n')
 		return err
-	}, urls, secs)
+	}, nil
 }
 
-func client(path string, urls []string, secs float64) (float64, error) {
+func clientStep(path string) func(string) error {
 	c := robotsd.New(&robotsd.Options{Socket: path})
-	defer c.Close()
 	ctx := context.Background()
-	return timed(func(url string) error {
+	return func(url string) error {
 		_, err := c.Check(ctx, url, agent)
 		return err
-	}, urls, secs)
+	}
 }
 
 func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	args := flag.Args()
-	modes := map[string]func(string, []string, float64) (float64, error){"bare": bare, "client": client}
-	if len(args) != 4 || modes[args[0]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: bench [-cpuprofile FILE] bare|client SOCKET URLS SECONDS")
+	if len(args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: bench [-cpuprofile FILE] SOCKET URLS SECONDS")
 		os.Exit(2)
 	}
-	data, err := os.ReadFile(args[2])
+	data, err := os.ReadFile(args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	urls := strings.Fields(string(data))
-	secs, _ := strconv.ParseFloat(args[3], 64)
+	secs, _ := strconv.ParseFloat(args[2], 64)
 	if *prof != "" {
 		f, err := os.Create(*prof)
 		if err == nil {
@@ -101,10 +115,15 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	rate, err := modes[args[0]](args[1], urls, secs)
+	bare, err := bareStep(args[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("rate=%.0f\n", rate)
+	a, b, err := pair(bare, clientStep(args[0]), urls, secs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("bare=%.0f client=%.0f\n", a, b)
 }
