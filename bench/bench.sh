@@ -43,6 +43,8 @@ trap 'exit 1' INT TERM HUP
 
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh"
+# shellcheck source=bench/clients-lib.sh
+. "$here/clients-lib.sh"
 
 # --- the library ----------------------------------------------------------
 note "librobots over the corpus"
@@ -94,6 +96,9 @@ memory_rows "$rss0"
 
 # --- the socket path: robotsd checks against redis PING -------------------
 socket_rows
+
+# --- the clients: each against a bare loop of its language, and Protego ----
+client_rows "$tmp/sock"
 
 # --- fetches ----------------------------------------------------------------
 fetch_rows http 10000

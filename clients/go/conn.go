@@ -2,6 +2,7 @@ package robotsd
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net"
@@ -199,9 +200,51 @@ type head struct {
 	Error *wireError      `json:"error"`
 }
 
+// okPrefix is how robotsd begins an ok answer to a request with an id.
+var okPrefix = []byte(`{"id":`)
+
+// quickHead reads the head of an ok answer as robotsd writes it,
+// {"id":DIGITS,"ok":true,... with no other "id" or "ok" in the line, valid
+// JSON, without decoding it into a struct (its caller decodes it all);
+// false for any other line, which json.Unmarshal then reads.
+func quickHead(line []byte, h *head) bool {
+	if !bytes.HasPrefix(line, okPrefix) {
+		return false
+	}
+	n := len(okPrefix)
+	for n < len(line) && line[n] >= '0' && line[n] <= '9' {
+		n++
+	}
+	rest := line[n:]
+	if n == len(okPrefix) || n-len(okPrefix) > 20 || line[len(okPrefix)] == '0' ||
+		!bytes.HasPrefix(rest, []byte(`,"ok":true,`)) || mayHoldHead(rest[10:]) || !json.Valid(line) {
+		return false
+	}
+	h.ID, h.OK, h.Error = line[len(okPrefix):n], true, nil
+	return true
+}
+
+// mayHoldHead: whether b may hold a key json.Unmarshal would read into
+// head: "id" or "ok" in any case, or anything it could fold to one (an
+// escape, a byte outside ASCII).
+func mayHoldHead(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c >= 0x80 || (c == '\\' && i+1 < len(b) && b[i+1] == 'u'):
+			return true
+		case c == '"' && i+3 < len(b) && b[i+3] == '"':
+			w := b[i+1 : i+3]
+			if bytes.EqualFold(w, []byte("id")) || bytes.EqualFold(w, []byte("ok")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (cn *conn) dispatch(line []byte) {
 	var h head
-	if json.Unmarshal(line, &h) != nil {
+	if !quickHead(line, &h) && json.Unmarshal(line, &h) != nil {
 		return // not an answer robotsd would send: nothing to match
 	}
 	var err error

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -155,9 +157,15 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 // more). An answer lacking what was asked for, or with a field of the
 // wrong type, is an error with CodeProtocol.
 func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptions) (Result, error) {
-	req := map[string]interface{}{"op": "check", "url": url, "agent": agent}
-	o.addTo(req)
-	raw, err := c.Do(ctx, req)
+	var raw json.RawMessage
+	var err error
+	if o == nil || (!o.Usage && o.Tokens == nil) {
+		raw, err = c.plainCheck(ctx, url, agent)
+	} else {
+		req := map[string]interface{}{"op": "check", "url": url, "agent": agent}
+		o.addTo(req)
+		raw, err = c.Do(ctx, req)
+	}
 	if err != nil {
 		return Result{URL: url}, err
 	}
@@ -166,6 +174,30 @@ func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptio
 		return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
 	}
 	return w.result(url, o)
+}
+
+// plainCheck sends a check of nothing more than url and agent: the line
+// Do would write (keys in json.Marshal's order, strings as it quotes
+// them), built without a map or reflection over one.
+func (c *Client) plainCheck(ctx context.Context, url, agent string) (json.RawMessage, error) {
+	id := atomic.AddUint64(&c.nextID, 1)
+	u, err := json.Marshal(url)
+	if err != nil {
+		return nil, fmt.Errorf("robotsd: encoding the request: %w", err)
+	}
+	a, err := json.Marshal(agent)
+	if err != nil {
+		return nil, fmt.Errorf("robotsd: encoding the request: %w", err)
+	}
+	line := make([]byte, 0, len(u)+len(a)+48)
+	line = append(append(append(line, `{"agent":`...), a...), `,"id":`...)
+	line = strconv.AppendUint(line, id, 10)
+	line = append(append(append(line, `,"op":"check","url":`...), u...), '}')
+	if len(line) > c.opts.MaxLine {
+		return nil, &Error{Code: CodeLineTooLong,
+			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}
+	}
+	return c.roundTrip(ctx, id, append(line, '\n'))
 }
 
 // CheckMany checks many URLs for one agent with robotsd's batch check, in

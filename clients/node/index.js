@@ -593,7 +593,7 @@ export class Client {
  * or null for an error answer or the answer to a raw line (`raw`).
  */
 function unasked(ans, line, nextId, raw) {
-  const ids = topLevel(line, "id");
+  const ids = leadingId(line) ?? topLevel(line, "id");
   if (ids.length !== 1) return `robotsd sent an answer with ${ids.length} ids`;
   if (ids[0] === "null") {
     return raw || ans.ok === false ? null : "robotsd sent an ok answer of id null, and no request went without an id";
@@ -604,6 +604,22 @@ function unasked(ans, line, nextId, raw) {
 }
 
 const STRING = /"(?:[^"\\]|\\.)*"/y;
+
+/**
+ * The id of `line` as robotsd writes it, first: `{"id":DIGITS,` and no
+ * other `"id"` nor `\u` escape anywhere after it, so that no other member
+ * can be an id (one in a string is written `\"id\"`); null for any other
+ * line, which
+ * topLevel reads. Reads the line once, natively, instead of walking it.
+ */
+function leadingId(line) {
+  if (!line.startsWith('{"id":')) return null;
+  const comma = line.indexOf(",", 6);
+  // an escape could spell a second "id" key (\u0069d)
+  if (comma < 7 || comma > 26 || line.includes('"id"', comma) || line.includes("\\u", comma)) return null;
+  const digits = line.slice(6, comma);
+  return /^[1-9][0-9]*$/.test(digits) ? [digits] : null;
+}
 
 /** The raw text of every value of `key` in the JSON object `line`. */
 function topLevel(line, key) {

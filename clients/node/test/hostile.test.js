@@ -108,6 +108,7 @@ test("an answer the client did not ask for is a ProtocolError", async () => {
     ["bool", () => `{"id":true,${verdict}}`, /id true,/],
     ["never sent", (id) => `{"id":${id + 1000},${verdict}}`, /id 1001,/],
     ["two ids", (id) => `{"id":${id},${verdict},"id":${id}}`, /with 2 ids/],
+    ["two ids, one escaped", (id) => `{"id":${id},${verdict},"\\u0069d":${id}}`, /with 2 ids/],
     ["no id", () => `{${verdict}}`, /with 0 ids/],
   ];
   for (const [name, line, why] of cases) {

@@ -228,6 +228,8 @@ class AnswerLines:
 
     def feed(self, chunk: bytes) -> List[bytes]:
         """The lines chunk completes, blank ones left out."""
+        if not self._buf and chunk.find(b"\n") == len(chunk) - 1:
+            return [chunk[:-1]] if chunk.strip() else []  # one whole line
         self._buf += chunk
         if b"\n" not in chunk:
             return []

@@ -1,15 +1,20 @@
 """The blocking client: one pipelined connection shared by any number of
 threads.
 
-A reader thread reads answers and hands each to the call waiting for its
-id; a writer thread sends the queued request lines, so a caller never
-blocks longer than its timeout, even when robotsd is slow to read. When the
-connection breaks (robotsd restarted), the calls in flight are sent again
-on a new connection while their timeouts allow."""
+A caller sends its line itself when it goes out at once (MSG_DONTWAIT),
+else a writer thread sends what is queued, so a caller never blocks longer
+than its timeout, even when robotsd is slow to read. A caller waiting for
+its answer reads the socket itself when no one else does, and hands every
+answer it reads to the call waiting for its id; a background reader reads
+only for calls no caller waits on (submit()). So one call at a time costs
+no thread switch. When the connection breaks (robotsd restarted), the
+calls in flight are sent again on a new connection while their timeouts
+allow."""
 import concurrent.futures
 import itertools
 import json
 import queue
+import select
 import socket
 import threading
 import time
@@ -34,7 +39,8 @@ _MAX_SENDS = 3
 
 
 class _Connection:
-    """One socket with its reader and writer threads."""
+    """One socket, read by the callers waiting on it (or its background
+    reader), written by its callers (or its writer thread)."""
 
     def __init__(self, path: str, connect_timeout: float):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -46,16 +52,28 @@ class _Connection:
             self.sock.close()
             raise
         self.lock = threading.Lock()
+        self.answered = threading.Condition(self.lock)  # callers wait here
+        self.unwaited = threading.Condition(self.lock)  # the background
+        self.reading = False  # someone is in _read_once
+        self.background: set = set()  # ids of calls no caller waits on
         self.pending = Pending()
         self.alive = True
         self.closed_by: Optional[RobotsdError] = None
+        self.rd = AnswerLines()
+        self.poll = select.poll()
+        self.poll.register(self.sock.fileno(), select.POLLIN)
+        self.send_lock = threading.Lock()
+        self.backlog = False  # lines wait in self.out: send after them
         self.out: "queue.Queue[Optional[bytes]]" = queue.Queue()
-        for target in (self._read_loop, self._write_loop):
+        for target in (self._background_loop, self._write_loop):
             threading.Thread(target=target, daemon=True,
                              name="robotsd-" + target.__name__).start()
 
-    def submit(self, rid: int, data: bytes, raw: bool) -> \
+    def submit(self, rid: int, data: bytes, raw: bool,
+               background: bool = False) -> \
             "concurrent.futures.Future[Dict[str, Any]]":
+        """Send data as call rid; background: no caller will wait for its
+        answer in wait() (the background reader reads it)."""
         fut: "concurrent.futures.Future[Dict[str, Any]]" = \
             concurrent.futures.Future()
         with self.lock:
@@ -64,12 +82,79 @@ class _Connection:
                 raise self.closed_by or ConnectionLostError(
                     "connection to robotsd closed")
             self.pending.add(rid, fut, len(data), raw)
-        self.out.put(data)
+            if background:
+                self.background.add(rid)
+                self.unwaited.notify()
+        self._send(data)
         return fut
+
+    def _send(self, data: bytes) -> None:
+        """Send data now if it goes out without blocking, else queue the
+        rest for the writer thread (lines keep their order)."""
+        with self.send_lock:
+            if not self.backlog:
+                try:
+                    n = self.sock.send(data, socket.MSG_DONTWAIT)
+                except (BlockingIOError, InterruptedError):
+                    n = 0
+                except OSError as e:
+                    self._send_failed(e)
+                    return
+                if n == len(data):
+                    return
+                data, self.backlog = data[n:], True
+            self.out.put(data)
+
+    def _send_failed(self, e: OSError) -> None:
+        """Fail the connection after a send error, with what robotsd said
+        before closing it when it refused it (overloaded): the answers
+        already in the socket are read first, unless someone reads."""
+        with self.lock:
+            mine = not self.reading
+            self.reading = True
+        try:
+            while mine:
+                chunk = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)
+                if not chunk:
+                    break
+                for line in self.rd.feed(chunk):
+                    self._dispatch(line)
+        except OSError:
+            pass
+        finally:
+            if mine:
+                with self.lock:
+                    self.reading = False
+        self._fail(self.closed_by or ConnectionLostError(
+            "send to robotsd: %s" % e))
 
     def forget(self, rid: int) -> None:
         with self.lock:
             self.pending.pop(rid)
+            self.background.discard(rid)
+
+    def wait(self, fut: "concurrent.futures.Future[Any]",
+             deadline: float) -> None:
+        """Return once fut is done, the connection is dead or deadline
+        has passed, reading the answers meanwhile when no one else does."""
+        with self.lock:
+            while not fut.done() and self.alive:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                if self.reading:
+                    self.answered.wait(left)
+                    continue
+                self.reading = True
+                self.lock.release()
+                try:
+                    self._read_once(left)
+                finally:
+                    self.lock.acquire()
+                    self.reading = False
+                    self.answered.notify_all()
+                    if self.background:
+                        self.unwaited.notify()
 
     def close(self) -> None:
         self._fail(ConnectionLostError("client closed"))
@@ -94,27 +179,48 @@ class _Connection:
                 self._fail(self.closed_by or ConnectionLostError(
                     "send to robotsd: %s" % e))
                 return
+            with self.send_lock:
+                if self.out.empty():
+                    self.backlog = False  # callers send themselves again
 
-    def _read_loop(self) -> None:
-        rd = AnswerLines()
+    def _background_loop(self) -> None:
+        """Read for the calls no caller waits on, while no caller reads."""
         while True:
+            with self.lock:
+                while self.alive and (self.reading or not self.background):
+                    self.unwaited.wait()
+                if not self.alive:
+                    return
+                self.reading = True
             try:
-                chunk = self.sock.recv(1 << 16)
-            except OSError as e:
-                # A reset after "overloaded" still means overloaded.
-                self._fail(self.closed_by or ConnectionLostError(
-                    "read from robotsd: %s" % e))
+                self._read_once(None)
+            finally:
+                with self.lock:
+                    self.reading = False
+                    self.answered.notify_all()
+
+    def _read_once(self, timeout: Optional[float]) -> None:
+        """Read what robotsd sent within timeout seconds (None: until it
+        sends something) and hand out the answers it completes."""
+        try:
+            if not self.poll.poll(None if timeout is None else
+                                  max(1, int(timeout * 1000 + 0.999))):
                 return
-            if not chunk:
-                self._fail(self.closed_by or ConnectionLostError(
-                    "robotsd closed the connection"))
-                return
-            for line in rd.feed(chunk):
-                self._dispatch(line)
-            overflow = rd.overflow()
-            if overflow is not None:
-                self._fail(overflow)
-                return
+            chunk = self.sock.recv(1 << 16)
+        except (ValueError, OSError) as e:  # ValueError: closed meanwhile
+            # A reset after "overloaded" still means overloaded.
+            self._fail(self.closed_by or ConnectionLostError(
+                "read from robotsd: %s" % e))
+            return
+        if not chunk:
+            self._fail(self.closed_by or ConnectionLostError(
+                "robotsd closed the connection"))
+            return
+        for line in self.rd.feed(chunk):
+            self._dispatch(line)
+        overflow = self.rd.overflow()
+        if overflow is not None:
+            self._fail(overflow)
 
     def _dispatch(self, line: bytes) -> None:
         try:
@@ -129,7 +235,9 @@ class _Connection:
                 self.closed_by = error_from(a["error"])
                 return
             try:
-                fut = self.pending.pop(self.pending.owner(a))
+                rid = self.pending.owner(a)
+                fut = self.pending.pop(rid)
+                self.background.discard(rid)
             except ProtocolError as e:
                 fut, bad = None, e
             else:
@@ -145,6 +253,9 @@ class _Connection:
                 return
             self.alive = False
             slots = self.pending.drain()
+            self.background.clear()
+            self.answered.notify_all()
+            self.unwaited.notify_all()
         self.out.put(None)
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
@@ -278,7 +389,19 @@ class Client:
         """Send one request (a dict with "op"; its id is set here) and
         return the ok answer as a dict, or raise its typed error."""
         deadline = self._deadline(timeout)
-        return self._await(self._submit_retrying(req, deadline), deadline)
+        try:  # the common case, without the resending machinery
+            fut = self._submit(req, deadline, None)
+        except ConnectionLostError:
+            fut = None  # not connected: connect with pauses, below
+        if fut is not None:
+            try:
+                return self._await(fut, deadline)
+            except ConnectionLostError as e:  # sent again, below
+                if isinstance(e, ProtocolError) or self._closed or \
+                        time.monotonic() >= deadline:
+                    raise
+        return self._await(self._submit_retrying(
+            req, deadline, 0 if fut is None else 1), deadline)
 
     def call_raw(self, line: bytes,
                  timeout: Optional[float] = None) -> Dict[str, Any]:
@@ -295,7 +418,8 @@ class Client:
         connects (one attempt, no waiting) if needed and does not resend
         after a lost connection; the Future fails with
         ConnectionLostError then. Used by the Scrapy middleware."""
-        return self._submit(req, self._deadline(timeout), raw=None)
+        return self._submit(req, self._deadline(timeout), raw=None,
+                            background=True)
 
     def forget(self, fut: "concurrent.futures.Future[Any]") -> None:
         """Stop waiting for a submitted request (its answer is dropped)."""
@@ -323,26 +447,27 @@ class Client:
                 self._conn = conn
             return conn
 
-    def _submit(self, req: Any, deadline: float, raw: Optional[bytes]) \
+    def _submit(self, req: Any, deadline: float, raw: Optional[bytes],
+                background: bool = False) \
             -> "concurrent.futures.Future[Dict[str, Any]]":
         rid = next(self._ids)
         data = raw if raw is not None else \
             encode(dict(req, id=rid), self.max_line)
         conn = self._connection(deadline)
-        fut = conn.submit(rid, data, raw is not None)
+        fut = conn.submit(rid, data, raw is not None, background)
         fut.robotsd_id = rid  # type: ignore[attr-defined]
         fut.robotsd_conn = conn  # type: ignore[attr-defined]
         return fut
 
-    def _submit_retrying(self, req: Dict[str, Any], deadline: float) \
+    def _submit_retrying(self, req: Dict[str, Any], deadline: float,
+                         sends: int = 0) \
             -> "concurrent.futures.Future[Dict[str, Any]]":
         """Submit, resending on a new connection whenever the connection
         breaks before the answer, until deadline (at most _MAX_SENDS
-        times)."""
+        times, sends of them made already)."""
         outer: "concurrent.futures.Future[Dict[str, Any]]" = \
             concurrent.futures.Future()
         pause = _RETRY_PAUSE
-        sends = 0
 
         def attempt() -> None:
             nonlocal pause, sends
@@ -382,6 +507,15 @@ class Client:
 
     def _await(self, fut: "concurrent.futures.Future[Dict[str, Any]]",
                deadline: float) -> Dict[str, Any]:
+        while not fut.done():
+            left = deadline - time.monotonic()
+            conn = getattr(fut, "robotsd_conn", None)
+            if left <= 0:
+                break
+            if conn is not None and conn.alive:
+                conn.wait(fut, deadline)  # reads the answer itself
+            else:  # sent again on a new connection soon: wait for it
+                concurrent.futures.wait([fut], min(left, _RETRY_PAUSE))
         try:
             a = fut.result(max(0.0, deadline - time.monotonic()))
         except concurrent.futures.TimeoutError:
