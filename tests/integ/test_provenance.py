@@ -454,3 +454,50 @@ class FleetHistory(SharedTest):
         self.assertEqual([v["version"] for v in self.history(b)],
                          [version_of(V2)])
         self.assertEqual(len(self.origin.hits("fh.test")), 3)
+
+    def test_history_of_an_origin_never_asked_here_reads_the_fleet(self):
+        # A takes V1 and publishes it; B, never asked about the origin,
+        # answers history from the shared value alone.
+        self.origin.robots("fh.test", V1)
+        a = self.instance()
+        self.assertAnswer(self.check("http://fh.test/a", client=a),
+                          allowed=False, source="fetched",
+                          version=version_of(V1))
+        self.assertIsNotNone(
+            poll(lambda: self.redis.cmd("GET", entry_key("http://fh.test"))))
+        hist = self.history(a)
+        self.assertEqual([v["version"] for v in hist], [version_of(V1)])
+        b = self.instance()
+        self.assertEqual(self.history(b), hist)
+        # Nothing fetched, nothing cached, no load on B.
+        self.assertEqual(len(self.origin.hits("fh.test")), 1)
+        self.assertError(self.inspect("http://fh.test", client=b),
+                         "not_cached")
+        st = self.stats(b)
+        self.assertEqual((st["shared_hits"], st["shared_misses"],
+                          st["shared_local"]), (0, 0, 0))
+
+    def test_history_unasked_gives_every_version_the_fleet_saw(self):
+        hist, _ = self.two_versions_on_a()
+        b = self.instance()
+        self.advance(DAY, client=b)  # the fleet's clocks agree
+        self.assertEqual(self.history(b), hist)
+        self.assertEqual(len(self.origin.hits("fh.test")), 2)
+        # Once B takes the value, its history is the same versions.
+        self.assertAnswer(self.check("http://fh.test/b", client=b),
+                          allowed=False, source="shared",
+                          version=version_of(V2))
+        self.assertEqual(self.history(b), hist)
+
+    def test_history_unasked_without_a_valid_value_is_not_cached(self):
+        b = self.instance()
+        a = b.call({"op": "history", "origin": "http://fh.test"})
+        self.assertError(a, "not_cached")  # no value in Redis
+        _, value = self.two_versions_on_a()
+        self.redis.cmd("SET", entry_key("http://fh.test"), value[:-TAG],
+                       "PX", 600000)
+        self.advance(DAY, client=b)
+        a = b.call({"op": "history", "origin": "http://fh.test"})
+        self.assertError(a, "not_cached")  # the untagged value refused
+        self.assertEqual(self.stats(b)["shared_untagged"], 1)
+        self.assertEqual(len(self.origin.hits("fh.test")), 2)

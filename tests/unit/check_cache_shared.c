@@ -422,6 +422,46 @@ START_TEST(test_settled_with_the_new_version_in_history)
 }
 END_TEST
 
+/*
+ * The history op of an origin not held: no peek without a tier; the
+ * fleet's versions answered as given while there is no entry or it has no
+ * version yet, merged into the entry's once it has one.
+ */
+START_TEST(test_history_learnt_unasked)
+{
+	struct cache_version in[2] = {
+		{ "2222222222222222", SCRIPT_T0 - 900, SCRIPT_T0 - 800, 200,
+		    CACHE_RULES },
+		{ "1111111111111111", SCRIPT_T0 - 5000, SCRIPT_T0 - 4000, 404,
+		    CACHE_ALLOW_ALL },
+	};
+	struct cache_version out[CACHE_MAX_HISTORY];
+	const struct cache_entry *e;
+	char v410[VERSION_HEX + 1];
+
+	set.history_depth = 4;
+	cache_configure(cache, &set);
+	ck_assert_int_eq(cache_peek_history(cache, ORIGIN, NULL, NULL), -1);
+	ck_assert_uint_eq(cache_history_learn(cache, ORIGIN, in, 2, out), 2);
+	ck_assert_str_eq(out[1].version, "1111111111111111");
+	ck_assert_double_eq(out[1].last_seen, SCRIPT_T0 - 4000);
+	ck_assert_ptr_null(cache_find(cache, ORIGIN)); /* no entry made */
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	ck_assert_uint_eq(cache_history_learn(cache, ORIGIN, in, 2, out), 2);
+	ck_assert_str_eq(out[0].version, "2222222222222222");
+	fill_status(ORIGIN, FETCH_OK, 410);
+	version_of_status(410, v410);
+	ck_assert_uint_eq(cache_history_learn(cache, ORIGIN, in, 2, out), 3);
+	ck_assert_str_eq(out[0].version, v410); /* its own first */
+	ck_assert_str_eq(out[1].version, "2222222222222222");
+	ck_assert_str_eq(out[2].version, "1111111111111111");
+	/* kept: the entry's history is those three now */
+	ck_assert_uint_eq(
+	    cache_history(entry(ORIGIN), out, CACHE_MAX_HISTORY), 3);
+	ck_assert_uint_eq(script_count(&sc, ORIGIN), 0); /* none started */
+}
+END_TEST
+
 static Suite *
 cache_shared_suite(void)
 {
@@ -440,6 +480,7 @@ cache_shared_suite(void)
 	tcase_add_test(tc, test_refresh_for_a_told_change);
 	tcase_add_test(tc, test_fleet_versions_merged);
 	tcase_add_test(tc, test_settled_with_the_new_version_in_history);
+	tcase_add_test(tc, test_history_learnt_unasked);
 	suite_add_tcase(s, tc);
 	return s;
 }

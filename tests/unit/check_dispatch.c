@@ -601,6 +601,113 @@ START_TEST(test_clock_op_under_test_clock_moves_the_cache_clock)
 }
 END_TEST
 
+/* The tier's read for the history op, as the test drives it. */
+static struct {
+	cache_peek_cb cb;
+	void *arg;
+	char origin[64];
+	int calls, refuse;
+} peeked;
+
+static int
+fake_peek(void *impl, const char *origin, cache_peek_cb cb, void *arg)
+{
+	(void)impl;
+	if (peeked.refuse)
+		return -1;
+	snprintf(peeked.origin, sizeof(peeked.origin), "%s", origin);
+	peeked.cb = cb;
+	peeked.arg = arg;
+	peeked.calls++;
+	return 0;
+}
+
+static const struct cache_fetch_ops peek_ops = {
+	.start = script_start,
+	.start_cond = script_start_cond,
+	.cancel = script_cancel,
+	.queued = script_queued,
+	.peek = fake_peek,
+};
+
+/* The fixture over a cache whose fetcher reads a (fake) shared tier. */
+static void
+setup_peek(void)
+{
+	struct dispatch_settings ds = { .wait_timeout = 65 };
+
+	dispatch_fixture_setup(0, 3);
+	session_free(s);
+	dispatch_free(d);
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &peek_ops, &sc, &clk));
+	d = dispatch_new(base, cache, &clk, fake_stats, NULL);
+	dispatch_configure(d, &ds);
+	s = session_new(d, &client.reply);
+	memset(&peeked, 0, sizeof(peeked));
+}
+
+#define HISTORY_A "{\"op\":\"history\",\"origin\":\"https://a.test\",\"id\":7}"
+#define NOT_CACHED_A                                                           \
+	"{\"id\":7,\"ok\":false,\"error\":{\"code\":\"not_cached\","           \
+	"\"message\":\"the origin is not in the cache\"}}\n"
+
+static const struct cache_version fleet_v = { "0123456789abcdef", 1795500000,
+	1795586400, 200, CACHE_RULES };
+
+/*
+ * history of an origin not cached waits for the tier's read, answers its
+ * versions as the op does (counted as a history answer, its latency from
+ * its own line), makes no entry and fetches nothing.
+ */
+START_TEST(test_history_unasked_answers_the_tiers_versions)
+{
+	send_line(HISTORY_A);
+	ck_assert_int_eq(peeked.calls, 1);
+	ck_assert_str_eq(peeked.origin, "https://a.test");
+	ck_assert_uint_eq(client.nlines, 0);
+	ck_assert_int_eq(session_waiting(s), 1);
+	client.reply.t0 = 99; /* a later line's */
+	peeked.cb(&fleet_v, 1, peeked.arg);
+	assert_last(1, "{\"id\":7,\"ok\":true,\"origin\":\"https://a.test\","
+	               "\"versions\":[{\"version\":\"0123456789abcdef\","
+	               "\"first_seen\":1795500000,\"last_seen\":1795586400,"
+	               "\"http_status\":200,\"state\":\"rules\"}]}\n");
+	ck_assert_int_eq(client.kind[0], REPLY_HISTORY);
+	ck_assert_double_eq(client.t0[0], 0);
+	ck_assert_double_eq(client.reply.t0, 99);
+	ck_assert_uint_eq(client.settled, 1);
+	ck_assert_int_eq(session_waiting(s), 0);
+	ck_assert_ptr_null(cache_find(cache, "https://a.test"));
+	ck_assert_uint_eq(script_count(&sc, "https://a.test"), 0);
+}
+END_TEST
+
+/* No versions from the tier, or no tier read at all: not_cached. */
+START_TEST(test_history_unasked_without_versions_is_not_cached)
+{
+	send_line(HISTORY_A);
+	peeked.cb(NULL, 0, peeked.arg);
+	assert_last(1, NOT_CACHED_A);
+	peeked.refuse = 1;
+	send_line(HISTORY_A);
+	assert_last(2, NOT_CACHED_A);
+	ck_assert_int_eq(session_waiting(s), 0);
+}
+END_TEST
+
+/* A session closed while the read runs gets nothing when it ends. */
+START_TEST(test_history_unasked_dropped_with_its_session)
+{
+	send_line(HISTORY_A);
+	session_close(s);
+	ck_assert_int_eq(session_waiting(s), 0);
+	peeked.cb(&fleet_v, 1, peeked.arg);
+	ck_assert_uint_eq(client.nlines, 0);
+	ck_assert_uint_eq(client.settled, 0);
+}
+END_TEST
+
 static Suite *
 dispatch_suite(void)
 {
@@ -629,6 +736,12 @@ dispatch_suite(void)
 	tcase_add_test(tc, test_stats_ping_purge_and_inspect_lines);
 	tcase_add_test(
 	    tc, test_clock_op_under_test_clock_moves_the_cache_clock);
+	suite_add_tcase(su, tc);
+	tc = tcase_create("history_tier");
+	tcase_add_checked_fixture(tc, setup_peek, dispatch_fixture_teardown);
+	tcase_add_test(tc, test_history_unasked_answers_the_tiers_versions);
+	tcase_add_test(tc, test_history_unasked_without_versions_is_not_cached);
+	tcase_add_test(tc, test_history_unasked_dropped_with_its_session);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -420,6 +420,57 @@ START_TEST(test_versions_of_a_value)
 }
 END_TEST
 
+/*
+ * The versions a value tells of to an instance without the origin: its
+ * history when it has one; from a writer that kept none, its own version
+ * (first seen at version_since, last at the later of it and validated_at,
+ * its status and policy), unless that is more than the skew ahead; none
+ * without a version.
+ */
+static const struct {
+	const char *version;
+	int64_t since, validated;
+	size_t nhist, n;
+	double first, last; /* out[0]'s */
+} known_cases[] = {
+	{ "0123456789abcdef", NOW - 9000, NOW - 1000, 0, 1, (NOW - 9000) / 1e3,
+	    (NOW - 1000) / 1e3 },
+	{ "0123456789abcdef", NOW - 9000, 0, 0, 1, (NOW - 9000) / 1e3,
+	    (NOW - 9000) / 1e3 },
+	{ "0123456789abcdef", NOW + 60001, NOW + 60001, 0, 0, 0, 0 },
+	{ "", 0, 0, 0, 0, 0, 0 },
+	{ "0123456789abcdef", NOW - 9000, NOW - 1000, 1, 1, (NOW - 5000) / 1e3,
+	    (NOW - 4000) / 1e3 },
+};
+
+START_TEST(test_known_versions_of_a_value)
+{
+	struct tier_hist h = { "fedcba9876543210", NOW - 5000, NOW - 4000, 200,
+		TIER_POLICY_RULES };
+	struct tier_value v = { .policy = TIER_POLICY_ALLOW,
+		.http_status = 404,
+		.version_since = known_cases[_i].since,
+		.validated_at = known_cases[_i].validated,
+		.hist = &h,
+		.nhist = known_cases[_i].nhist };
+	struct cache_version out[TIER_VALUE_MAX_HISTORY];
+	size_t n;
+
+	snprintf(v.version, sizeof(v.version), "%s", known_cases[_i].version);
+	n = shared_known_versions(&v, NOW, out);
+	ck_assert_uint_eq(n, known_cases[_i].n);
+	if (n == 0)
+		return;
+	ck_assert_str_eq(out[0].version,
+	    known_cases[_i].nhist ? h.version : known_cases[_i].version);
+	ck_assert_double_eq(out[0].first_seen, known_cases[_i].first);
+	ck_assert_double_eq(out[0].last_seen, known_cases[_i].last);
+	ck_assert_int_eq(out[0].http_status, known_cases[_i].nhist ? 200 : 404);
+	ck_assert_int_eq(out[0].policy,
+	    known_cases[_i].nhist ? CACHE_RULES : CACHE_ALLOW_ALL);
+}
+END_TEST
+
 static Suite *
 shared_suite(void)
 {
@@ -443,6 +494,8 @@ shared_suite(void)
 	tcase_add_test(tc, test_value_stale_copy);
 	tcase_add_loop_test(tc, test_versions_of_a_value, 0,
 	    (int)(sizeof(hist_cases) / sizeof(hist_cases[0])));
+	tcase_add_loop_test(tc, test_known_versions_of_a_value, 0,
+	    (int)(sizeof(known_cases) / sizeof(known_cases[0])));
 	tcase_add_loop_test(tc, test_cause_published_and_read, 0,
 	    (int)(sizeof(cause_cases) / sizeof(cause_cases[0])));
 	tcase_add_loop_test(tc, test_value_revalidated, 0,

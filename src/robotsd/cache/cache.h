@@ -124,6 +124,7 @@ struct cache_settings {
  * handle, or NULL when memory runs out; done runs exactly once unless the
  * handle is cancelled first. queued() counts fetches waiting for a slot.
  */
+struct cache_version;
 struct cache_fetch_ops {
 	void *(*start)(void *impl, const char *url, fetch_done_cb, void *arg);
 	void (*cancel)(void *fetch);
@@ -147,6 +148,14 @@ struct cache_fetch_ops {
 	    const struct fetch_result *r);
 	/* Optional: an origin was purged here; forget it there too. */
 	void (*purge)(void *impl, const char *origin);
+	/*
+	 * Optional (the shared tier): read origin's versions there without
+	 * fetching it; see cache_peek_history(). 0: cb runs once (maybe at
+	 * once), -1: it never runs.
+	 */
+	int (*peek)(void *impl, const char *origin,
+	    void (*cb)(const struct cache_version *, size_t n, void *arg),
+	    void *arg);
 };
 
 /*
@@ -244,6 +253,27 @@ struct cache_version {
  */
 size_t cache_history(
     const struct cache_entry *, struct cache_version *out, size_t max);
+
+/*
+ * The versions another instance saw, for the history op of an origin not
+ * cached here: 0 when the fetcher reads the shared tier (cb then runs once,
+ * maybe before this returns, with the versions of the origin's shared
+ * value, verified as a check's read verifies it, newest first; n 0 when
+ * there is none or the tier failed), -1 (cb never runs) without a tier or
+ * memory. Nothing is fetched and no entry made. Once cb has run, the
+ * caller may give them to cache_history_learn().
+ */
+typedef void (*cache_peek_cb)(const struct cache_version *, size_t n, void *);
+int cache_peek_history(
+    struct cache *, const char *origin, cache_peek_cb, void *arg);
+/*
+ * v[0..n) (newest first), another instance's versions of origin, merged
+ * into those of origin's entry when it has a version now (as a read of
+ * the shared value merges them); into out (room for CACHE_MAX_HISTORY) the
+ * versions to answer: the entry's then, else v's; how many.
+ */
+size_t cache_history_learn(struct cache *, const char *origin,
+    const struct cache_version *v, size_t n, struct cache_version *out);
 
 /* Borrowed, or NULL when the origin is not cached. Counts no hit. */
 const struct cache_entry *cache_find(struct cache *, const char *origin);

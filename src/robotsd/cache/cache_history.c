@@ -252,3 +252,31 @@ cache_history_merge(const struct cache *c, struct entry *e,
 	(void)cache_history_set(c, e, all, m);
 	free(all);
 }
+
+/* See cache.h. */
+int
+cache_peek_history(
+    struct cache *c, const char *origin, cache_peek_cb cb, void *arg)
+{
+	if (c->fetch.peek == NULL)
+		return -1;
+	return c->fetch.peek(c->fetch_impl, origin, cb, arg);
+}
+
+/* See cache.h. */
+size_t
+cache_history_learn(struct cache *c, const char *origin,
+    const struct cache_version *v, size_t n, struct cache_version *out)
+{
+	struct entry *e = cache_lookup(c, origin);
+
+	if (e == NULL || e->pub.version[0] == '\0' ||
+	    e->pub.policy == CACHE_NONE) {
+		if (n > CACHE_MAX_HISTORY)
+			n = CACHE_MAX_HISTORY;
+		memcpy(out, v, n * sizeof(*out));
+		return n;
+	}
+	cache_history_merge(c, e, v, n);
+	return cache_history(&e->pub, out, CACHE_MAX_HISTORY);
+}

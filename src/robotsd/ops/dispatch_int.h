@@ -54,6 +54,8 @@ void dispatch_error(
 /* The small ops, each answering req on s. */
 void dispatch_inspect(struct dispatch *, struct session *, struct request *);
 void dispatch_history(struct dispatch *, struct session *, struct request *);
+/* The session is closing: its history ops on the tier go unanswered. */
+void dispatch_history_cancel_all(struct session *);
 void dispatch_purge(struct dispatch *, struct session *, struct request *);
 void dispatch_stats(struct dispatch *, struct session *, struct request *);
 /* ping and the tests' clock. */

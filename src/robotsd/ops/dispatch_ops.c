@@ -294,27 +294,15 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	free(origin);
 }
 
-/* history: an origin's last distinct versions, newest first. */
-void
-dispatch_history(struct dispatch *d, struct session *s, struct request *req)
+/* The history answer of origin: its versions v[0..n). */
+static void
+history_answer(struct session *s, const json_t *id, const char *origin,
+    const struct cache_version *v, size_t n)
 {
-	struct cache_version v[CACHE_MAX_HISTORY];
-	const struct cache_entry *e;
 	struct buf b = BUF_INIT(0);
-	char *origin;
-	size_t i, n;
+	size_t i;
 
-	if ((origin = dispatch_origin(s, req)) == NULL)
-		return;
-	if ((e = cache_find(d->cache, origin)) == NULL ||
-	    e->policy == CACHE_NONE) {
-		dispatch_error(s, req->id, PE_NOT_CACHED,
-		    "the origin is not in the cache");
-		free(origin);
-		return;
-	}
-	n = cache_history(e, v, CACHE_MAX_HISTORY);
-	proto_begin(&b, req->id, 1);
+	proto_begin(&b, id, 1);
 	dispatch_key(&b, "origin");
 	jw_str(&b, origin, strlen(origin));
 	dispatch_key(&b, "versions");
@@ -336,7 +324,112 @@ dispatch_history(struct dispatch *d, struct session *s, struct request *req)
 	}
 	buf_lit(&b, "]");
 	proto_end(&b);
-	dispatch_send(s, req->id, &b);
+	dispatch_send(s, id, &b);
+}
+
+/*
+ * A history op of an origin not cached here, reading its shared value;
+ * s NULL once its session closed (freed when the read ends).
+ */
+struct history_wait {
+	TAILQ_ENTRY(history_wait) link;
+	struct session *s;
+	json_t *id;
+	char *origin;
+	double t0; /* when its line was read */
+};
+
+/* The shared value's versions v[0..n) came: answer, or not_cached. */
+static void
+history_peeked_cb(const struct cache_version *v, size_t n, void *arg)
+{
+	struct cache_version out[CACHE_MAX_HISTORY];
+	struct history_wait *w = arg;
+	struct session *s = w->s;
+	unsigned char kind;
+	double t0;
+
+	if (s != NULL) {
+		TAILQ_REMOVE(&s->histories, w, link);
+		t0 = s->out->t0;
+		kind = s->out->kind;
+		s->out->t0 = w->t0; /* the latency is this op's */
+		s->out->kind = REPLY_HISTORY;
+		if ((n = cache_history_learn(
+		         s->d->cache, w->origin, v, n, out)) > 0)
+			history_answer(s, w->id, w->origin, out, n);
+		else
+			dispatch_error(s, w->id, PE_NOT_CACHED,
+			    "the origin is not in the cache");
+		s->out->t0 = t0;
+		s->out->kind = kind;
+		if (s->out->ops->settled != NULL)
+			s->out->ops->settled(s->out);
+	}
+	json_decref(w->id);
+	free(w->origin);
+	free(w);
+}
+
+/* See dispatch_int.h. */
+void
+dispatch_history_cancel_all(struct session *s)
+{
+	struct history_wait *w;
+
+	while ((w = TAILQ_FIRST(&s->histories)) != NULL) {
+		TAILQ_REMOVE(&s->histories, w, link);
+		w->s = NULL;
+	}
+}
+
+/*
+ * Read origin (taken) from the shared tier for req; 0, or -1 (origin
+ * still the caller's) without a tier.
+ */
+static int
+history_peek(
+    struct dispatch *d, struct session *s, struct request *req, char *origin)
+{
+	struct history_wait *w = xcalloc(1, sizeof(*w));
+
+	w->s = s;
+	w->id = json_incref(req->id);
+	w->origin = origin;
+	w->t0 = s->out->t0;
+	TAILQ_INSERT_TAIL(&s->histories, w, link);
+	if (cache_peek_history(d->cache, origin, history_peeked_cb, w) == 0)
+		return 0;
+	TAILQ_REMOVE(&s->histories, w, link);
+	json_decref(w->id);
+	free(w);
+	return -1;
+}
+
+/*
+ * history: an origin's last distinct versions, newest first; for one not
+ * cached here, those of its shared value.
+ */
+void
+dispatch_history(struct dispatch *d, struct session *s, struct request *req)
+{
+	struct cache_version v[CACHE_MAX_HISTORY];
+	const struct cache_entry *e;
+	char *origin;
+
+	if ((origin = dispatch_origin(s, req)) == NULL)
+		return;
+	if ((e = cache_find(d->cache, origin)) == NULL ||
+	    e->policy == CACHE_NONE) {
+		if (history_peek(d, s, req, origin) == 0)
+			return;
+		dispatch_error(s, req->id, PE_NOT_CACHED,
+		    "the origin is not in the cache");
+		free(origin);
+		return;
+	}
+	history_answer(
+	    s, req->id, origin, v, cache_history(e, v, CACHE_MAX_HISTORY));
 	free(origin);
 }
 

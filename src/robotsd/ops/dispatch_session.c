@@ -105,6 +105,7 @@ session_new(struct dispatch *d, struct reply *out)
 	s->d = d;
 	s->out = out;
 	TAILQ_INIT(&s->waiting);
+	TAILQ_INIT(&s->histories);
 	TAILQ_INSERT_TAIL(&d->sessions, s, link);
 	return s;
 }
@@ -119,6 +120,7 @@ void
 session_close(struct session *s)
 {
 	check_cancel_all(s);
+	dispatch_history_cancel_all(s);
 	feed_unwatch(s->watch);
 	s->watch = NULL;
 }
@@ -129,6 +131,7 @@ session_free(struct session *s)
 	if (s == NULL)
 		return;
 	check_cancel_all(s);
+	dispatch_history_cancel_all(s);
 	feed_unwatch(s->watch);
 	TAILQ_REMOVE(&s->d->sessions, s, link);
 	free(s);
@@ -137,5 +140,5 @@ session_free(struct session *s)
 int
 session_waiting(const struct session *s)
 {
-	return !TAILQ_EMPTY(&s->waiting);
+	return !TAILQ_EMPTY(&s->waiting) || !TAILQ_EMPTY(&s->histories);
 }

@@ -66,6 +66,14 @@ struct load {
 	char token[TIER_TOKEN_LEN + 1]; /* the lock held, or "" */
 };
 
+/* A history op's read of the shared value (shared_peek). */
+struct peek {
+	LIST_ENTRY(peek) link;
+	struct shared *sh;
+	void (*cb)(const struct cache_version *, size_t, void *);
+	void *arg;
+};
+
 struct shared {
 	struct tier *tier;
 	struct fetcher *fetcher;
@@ -74,6 +82,7 @@ struct shared {
 	struct shared_stats stats;
 	struct lifetime_settings life; /* bounds what the tier's values say */
 	LIST_HEAD(, load) loads;
+	LIST_HEAD(, peek) peeks;
 	char **names, **labels; /* per server, for the counters table */
 	size_t nservers;
 	double log_next;        /* monotonic time of the next failure line */
@@ -495,6 +504,52 @@ shared_purge(void *impl, const char *origin)
 	    shared_purge_px(&sh->life), NULL, NULL);
 }
 
+/*
+ * The versions of the value a get gave: none when it failed, or for a
+ * value written before the origin's last purge (a check drops it too).
+ */
+static size_t
+peek_versions(const struct shared *sh, const struct tier_reply *rep,
+    struct cache_version *out)
+{
+	int64_t now = shared_ms(clock_now(sh->clock));
+
+	if (rep->result != TIER_OK ||
+	    shared_purged(rep->value, rep->purged_at, now))
+		return 0;
+	return shared_known_versions(rep->value, now, out);
+}
+
+/* The get of a peek answered. */
+static void
+peek_got_cb(struct tier_reply *rep, void *arg)
+{
+	struct cache_version out[TIER_VALUE_MAX_HISTORY];
+	struct peek *p = arg;
+
+	LIST_REMOVE(p, link);
+	p->cb(out, peek_versions(p->sh, rep, out), p->arg);
+	free(p);
+}
+
+/* The history op's read of origin's value: see cache_peek_history(). */
+static int
+shared_peek(void *impl, const char *origin,
+    void (*cb)(const struct cache_version *, size_t, void *), void *arg)
+{
+	struct shared *sh = impl;
+	struct peek *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -1;
+	p->sh = sh;
+	p->cb = cb;
+	p->arg = arg;
+	LIST_INSERT_HEAD(&sh->peeks, p, link);
+	tier_get(sh->tier, origin, 0, peek_got_cb, p);
+	return 0;
+}
+
 const struct cache_fetch_ops shared_fetch_ops = {
 	.start = shared_start,
 	.start_cond = shared_start_cond,
@@ -502,6 +557,7 @@ const struct cache_fetch_ops shared_fetch_ops = {
 	.queued = shared_queued,
 	.settled = shared_settled,
 	.purge = shared_purge,
+	.peek = shared_peek,
 };
 
 /* Each server's name in the counters table. */
@@ -531,6 +587,7 @@ shared_new(struct tier *t, struct fetcher *f, struct clock *clk, long answer_ms)
 	sh->clock = clk;
 	sh->answer_ms = answer_ms;
 	LIST_INIT(&sh->loads);
+	LIST_INIT(&sh->peeks);
 	shared_names(sh);
 	return sh;
 }
@@ -552,6 +609,7 @@ void
 shared_free(struct shared *sh)
 {
 	struct load *l;
+	struct peek *p;
 	size_t i;
 
 	if (sh == NULL)
@@ -560,6 +618,11 @@ shared_free(struct shared *sh)
 		if (l->fetch != NULL)
 			fetch_cancel(l->fetch);
 		load_free(l);
+	}
+	while ((p = LIST_FIRST(&sh->peeks)) != NULL) {
+		LIST_REMOVE(p, link); /* its get dropped: no versions */
+		p->cb(NULL, 0, p->arg);
+		free(p);
 	}
 	for (i = 0; i < sh->nservers; i++) {
 		free(sh->names[i]);

@@ -114,6 +114,26 @@ shared_versions_of(const struct tier_value *v, int64_t now_ms,
 	return n;
 }
 
+/* See shared_value.h. */
+size_t
+shared_known_versions(
+    const struct tier_value *v, int64_t now_ms, struct cache_version *out)
+{
+	size_t n = shared_versions_of(v, now_ms, out, TIER_VALUE_MAX_HISTORY);
+
+	if (n > 0 || v->version[0] == '\0' ||
+	    v->version_since > now_ms + shared_ms(LIFETIME_SKEW))
+		return n;
+	memcpy(out[0].version, v->version, sizeof(out[0].version));
+	out[0].first_seen = shared_secs(v->version_since);
+	out[0].last_seen =
+	    shared_secs(v->validated_at > v->version_since ? v->validated_at
+	                                                   : v->version_since);
+	out[0].http_status = v->http_status;
+	out[0].policy = shared_policy(v->policy);
+	return 1;
+}
+
 /* An entry's versions as a value's history. */
 size_t
 shared_hist_of(const struct cache_entry *e, struct tier_hist *out)

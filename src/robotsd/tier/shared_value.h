@@ -77,6 +77,16 @@ size_t shared_versions_of(const struct tier_value *v, int64_t now_ms,
     struct cache_version *out, size_t max);
 
 /*
+ * The versions v tells of, for an instance that does not hold the origin
+ * (the history op), into out (room for TIER_VALUE_MAX_HISTORY): its
+ * history as shared_versions_of() gives it, or, from a writer that kept
+ * none, v's own version (none when it was first seen more than
+ * LIFETIME_SKEW after now_ms); how many.
+ */
+size_t shared_known_versions(
+    const struct tier_value *v, int64_t now_ms, struct cache_version *out);
+
+/*
  * The versions entry e holds (cache_history()) as a value's history, into
  * out (room for TIER_VALUE_MAX_HISTORY), newest first; how many. One
  * the value format cannot hold (no policy, a time before 1970) is left out.
