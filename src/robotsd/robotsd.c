@@ -251,6 +251,24 @@ robotsd_answer_s(const struct config *cf)
 	return 2.0 * (double)cf->fetch_timeout + 5;
 }
 
+#ifdef HAVE_REDIS
+/*
+ * The lifetime of a fetch lock this instance sets and renews: at most
+ * --redis-lock-time, and --fetch-timeout plus 2 s. A holder that stops
+ * leaves a lock that expires that soon, so a waiter notices (a second
+ * more) and fetches (--fetch-timeout) before the deadline of any check
+ * that came after the holder's last renewal (twice --fetch-timeout plus
+ * 5 s): the real answer, not "timeout" (docs/scaling.md).
+ */
+static long
+robotsd_lock_hold_ms(const struct config *cf)
+{
+	long s = cf->fetch_timeout + 2;
+
+	return 1000 * (cf->redis_lock_time < s ? cf->redis_lock_time : s);
+}
+#endif
+
 /* The server's settings from the config. */
 static struct server_settings
 robotsd_server_settings(const struct config *cf)
@@ -290,6 +308,8 @@ robotsd_configure(struct robotsd *rd)
 	if (rd->shared != NULL)
 		shared_configure(
 		    rd->shared, &cs.life, (long)(robotsd_answer_s(cf) * 1000));
+	if (rd->tier != NULL)
+		tier_set_hold(rd->tier, robotsd_lock_hold_ms(cf));
 #endif
 	dispatch_configure(rd->dispatch, &ds);
 	feed_configure(rd->feed, cf->max_output, cf->all_output);

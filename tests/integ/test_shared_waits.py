@@ -63,6 +63,28 @@ class Waits(SharedTest):
             time.sleep(0.05)
         return False
 
+    def _stopped_holder(self, host, *args):
+        """A fleet of two, a the holder of host's lock, its fetch hanging
+        (the origin holds its answer), then stopped (SIGSTOP); returns
+        b's client."""
+        self.origin.robots(host, RULES, hold=True)
+        a, b = self.fleet(2, *args)
+        holder = self.daemons[0]
+        a.send({"op": "check", "agent": "Bot", "wait": False,
+                "url": "http://%s/private/x" % host})
+        self.origin.wait_hits(host, 1)
+        holder.proc.send_signal(signal.SIGSTOP)
+        self.addCleanup(holder.proc.send_signal, signal.SIGCONT)
+        return b
+
+    def _timed_check(self, b, host, timeout):
+        """b's check of host, waited for: its answer and how long it took."""
+        t0 = time.monotonic()
+        ans = b.wait_id(b.send({"op": "check", "agent": "Bot",
+                                "url": "http://%s/private/x" % host}),
+                        timeout=timeout)
+        return ans, time.monotonic() - t0
+
     def test_stopped_holder_and_hanging_origin(self):
         # a takes the lock and its fetch hangs; a then stops (SIGSTOP):
         # its lock is no longer renewed and expires within its 3 s. b's
@@ -71,20 +93,9 @@ class Waits(SharedTest):
         # origin still hangs, so the fetch times out after 2 s and the
         # check is answered unreachable, with no HTTP status, well before
         # its own deadline (twice the fetch timeout plus 5 s: 9 s).
-        self.origin.robots("hang.stop.test", RULES, hold=True)
-        a, b = self.fleet(2, "--fetch-timeout", "2",
-                          "--redis-lock-time", "3")
-        holder = self.daemons[0]
-        a.send({"op": "check", "agent": "Bot", "wait": False,
-                "url": "http://hang.stop.test/private/x"})
-        self.origin.wait_hits("hang.stop.test", 1)
-        holder.proc.send_signal(signal.SIGSTOP)
-        self.addCleanup(holder.proc.send_signal, signal.SIGCONT)
-        t0 = time.monotonic()
-        ans = b.wait_id(b.send({"op": "check", "agent": "Bot",
-                                "url": "http://hang.stop.test/private/x"}),
-                        timeout=15)
-        took = time.monotonic() - t0
+        b = self._stopped_holder("hang.stop.test", "--fetch-timeout", "2",
+                                 "--redis-lock-time", "3")
+        ans, took = self._timed_check(b, "hang.stop.test", 15)
         self.assertAnswer(ans, ok=True, allowed=False, reason="unreachable",
                           http_status=None, source="fetched")
         # lock lifetime + one poll + the fetch timeout
@@ -95,31 +106,45 @@ class Waits(SharedTest):
         self.assertEqual(st["shared_lock_takeovers"], 1)
         self.assertEqual(st["shared_local"], 0)
 
+    def test_stopped_holder_with_the_default_lock_time(self):
+        # The default --redis-lock-time (40 s) with a 4 s fetch timeout:
+        # the check's deadline is 13 s. a sets its lock for the fetch
+        # timeout plus 2 s (6 s), not 40: stopped right after taking it,
+        # it leaves a lock that expires within 6 s; b notices at its next
+        # poll (a second), takes over and fetches (4 s, the origin still
+        # hangs), and its check is answered unreachable, no HTTP status,
+        # as a single instance would, before its deadline. Before, the
+        # lock lived 40 s and the check was answered "timeout" at 13 s.
+        b = self._stopped_holder("dflt.stop.test", "--fetch-timeout", "4")
+        pttl = self.redis.cmd("PTTL", lock_key("http://dflt.stop.test"))
+        ans, took = self._timed_check(b, "dflt.stop.test", 20)
+        self.assertAnswer(ans, ok=True, allowed=False, reason="unreachable",
+                          http_status=None, source="fetched")
+        self.assertBetween(pttl, 1, 6000, "the stopped holder's lock")
+        # what was left of the lock + at most one poll + the fetch timeout
+        self.assertBetween(took, pttl / 1000 + 4 - SLACK,
+                           pttl / 1000 + 1 + 4 + 4 * SLACK + 0.5)
+        self.assertLess(took, 13)
+        self.assertEqual(len(self.origin.hits("dflt.stop.test")), 2)
+        st = self.stats(b)
+        self.assertEqual((st["shared_lock_takeovers"], st["shared_local"]),
+                         (1, 0))
+
     def test_stopped_holder_past_the_checks_deadline(self):
-        # The lock outlives the check's deadline (twice the 1 s fetch
-        # timeout plus 5 s: 7 s): b's check of the origin a stopped
-        # holding is answered "timeout" at that deadline (protocol.md),
-        # not before; b goes on waiting, takes the lock over once it
-        # expires (8 s after a's last renewal), and fetches: the
-        # origin still hangs, so the next check is told unreachable.
-        self.origin.robots("late.stop.test", RULES, hold=True)
-        a, b = self.fleet(2, "--fetch-timeout", "1",
-                          "--redis-lock-time", "8")
-        holder = self.daemons[0]
-        a.send({"op": "check", "agent": "Bot", "wait": False,
-                "url": "http://late.stop.test/private/x"})
-        self.origin.wait_hits("late.stop.test", 1)
-        holder.proc.send_signal(signal.SIGSTOP)
-        self.addCleanup(holder.proc.send_signal, signal.SIGCONT)
-        # a renewed its lock at most 4 s ago: its expiry is 4 to 8 s away;
-        # made 8 s, as after a renewal just before the stop
+        # A lock that outlives the check's deadline (twice the 1 s fetch
+        # timeout plus 5 s: 7 s), as one an instance with a longer fetch
+        # timeout renewed just before it stopped: b's check of the origin
+        # a stopped holding is answered "timeout" at that deadline
+        # (protocol.md), not before; b goes on waiting, takes the lock
+        # over once it expires (8 s after), and fetches: the origin still
+        # hangs, so the next check is told unreachable.
+        b = self._stopped_holder("late.stop.test", "--fetch-timeout", "1",
+                                 "--redis-lock-time", "8")
+        # a's own lock lives 3 s (the fetch timeout plus 2 s); made 8 s,
+        # within --redis-lock-time: a robotsd's lock, waited on
         self.assertEqual(self.redis.cmd(
             "PEXPIRE", lock_key("http://late.stop.test"), 8000), 1)
-        t0 = time.monotonic()
-        ans = b.wait_id(b.send({"op": "check", "agent": "Bot",
-                                "url": "http://late.stop.test/private/x"}),
-                        timeout=15)
-        took = time.monotonic() - t0
+        ans, took = self._timed_check(b, "late.stop.test", 15)
         self.assertError(ans, "timeout")
         self.assertBetween(took, 7 - SLACK, 7 + 4 * SLACK + 0.5)
         self.assertEqual(len(self.origin.wait_hits("late.stop.test", 2)), 2)

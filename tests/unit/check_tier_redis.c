@@ -219,6 +219,46 @@ START_TEST(lock_held_is_renewed)
 END_TEST
 
 /*
+ * A lock is set and renewed for hold_ms (tier_set_hold, at most lock_ms),
+ * while only one longer than lock_ms counts as no robotsd's: a lock of
+ * another instance with a longer hold is waited on, not taken over.
+ */
+START_TEST(lock_hold_below_lock_time)
+{
+	const char *urls[] = { srv[0].url };
+	const char *key = "robotsd:v1:l:{" O "}";
+	struct res a, b;
+	struct tier *t;
+	long long pttl;
+
+	redis_start(0, NULL);
+	t = tier_up_locking(urls, 1, 1000, 1000, 30000);
+	tier_set_hold(t, 2000);
+	RUN(a, tier_lock(t, O, 0, 0, on_res, &a));
+	ck_assert_int_eq(a.r, TIER_OK);
+	pttl = redis_int(0, "PTTL %s", key);
+	ck_assert_msg(pttl > 1500 && pttl <= 2000, "PTTL %lld", pttl);
+	drive_for(3000); /* renewed every second, for 2 s again */
+	pttl = redis_int(0, "PTTL %s", key);
+	ck_assert_msg(pttl > 0 && pttl <= 2000, "PTTL %lld", pttl);
+	freeReplyObject(redis_cmd(0, "SET %s other PX 20000", key));
+	RUN(b, tier_lock(t, O, TIER_LOCK_TAKEOVER, 0, on_res, &b));
+	ck_assert_int_eq(b.r, TIER_BUSY); /* within 30 s: a robotsd's */
+	freeReplyObject(redis_cmd(0, "SET %s other PX 40000", key));
+	RUN(b, tier_lock(t, O, TIER_LOCK_TAKEOVER, 0, on_res, &b));
+	ck_assert_int_eq(b.r, TIER_OK); /* past 30 s: nobody's, taken */
+	pttl = redis_int(0, "PTTL %s", key);
+	ck_assert_msg(pttl > 1500 && pttl <= 2000, "PTTL %lld", pttl);
+	tier_set_hold(t, 50000); /* more than lock_ms: lock_ms */
+	freeReplyObject(redis_cmd(0, "DEL %s", key));
+	RUN(b, tier_lock(t, O, 0, 0, on_res, &b));
+	pttl = redis_int(0, "PTTL %s", key);
+	ck_assert_msg(pttl > 29000 && pttl <= 30000, "PTTL %lld", pttl);
+	tier_free(t);
+}
+END_TEST
+
+/*
  * Another instance waits; the holder's publish (with its token) stores the
  * value, releases the lock and wakes the waiter by notification, long
  * before its fallback poll would.
@@ -854,6 +894,7 @@ tier_redis_suite(void)
 	tcase_add_test(tc, get_publish_get);
 	tcase_add_test(tc, lock_unlock);
 	tcase_add_test(tc, lock_held_is_renewed);
+	tcase_add_test(tc, lock_hold_below_lock_time);
 	tcase_add_test(tc, wait_notified);
 	tcase_add_test(tc, wait_fallback_poll);
 	tcase_add_test(tc, wait_timeout);

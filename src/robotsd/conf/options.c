@@ -97,7 +97,7 @@ const struct option_def options[] = {
 	{ "redis-timeout", 0, OT_LONG, 1, 60000, "250", OFF(redis_timeout), 0,
 	    "MS", "Redis time a miss may take, milliseconds" },
 	{ "redis-lock-time", 0, OT_LONG, 1, DAY, "40", OFF(redis_lock_time), 0,
-	    "SECONDS", "lifetime of a fetch lock in Redis" },
+	    "SECONDS", "longest lifetime of a fetch lock in Redis" },
 	{ "archive-dir", 0, OT_STR, 0, 0, NULL, OFF(archive_dir), 0, "DIR",
 	    "append each new robots.txt version fetched here to WARC files "
 	    "in DIR" },

@@ -40,15 +40,15 @@
 	"return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 
 /*
- * A takeover: the lock if free, or if what holds it would outlive any lock
- * a robotsd sets (no expiry, or one longer than ARGV[2] ms): written by
- * hand or by something else, nobody would ever release it.
+ * A takeover, for ARGV[2] ms: the lock if free, or if what holds it would
+ * outlive any lock a robotsd sets (no expiry, or one longer than ARGV[3]
+ * ms): written by hand or by something else, nobody would ever release it.
  */
 #define TAKEOVER_LUA                                                           \
 	"local r = redis.call('set', KEYS[1], ARGV[1], 'nx', 'px', ARGV[2]) "  \
 	"if r then return r end "                                              \
 	"local ttl = redis.call('pttl', KEYS[1]) "                             \
-	"if ttl == -1 or ttl > tonumber(ARGV[2]) then "                        \
+	"if ttl == -1 or ttl > tonumber(ARGV[3]) then "                        \
 	"return redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2]) end "       \
 	"return false"
 
@@ -514,11 +514,11 @@ on_hold(evutil_socket_t fd, short what, void *arg)
 	if (call_start(c, 0) == 0) {
 		key = tier_lock_key(h->origin);
 		call_cmd(c, "EVAL %s 1 %s %s %ld", RENEW_LUA, key, h->token,
-		    t->cf.lock_ms);
+		    t->cf.hold_ms);
 		free(key);
 		call_go(c);
 	}
-	tier_ms_to_tv(t->cf.lock_ms / 2, &tv);
+	tier_ms_to_tv(t->cf.hold_ms / 2, &tv);
 	evtimer_add(&h->timer, &tv);
 }
 
@@ -532,7 +532,7 @@ tier_hold(struct tier *t, const char *origin, const char *token)
 	h->origin = xstrdup(origin);
 	snprintf(h->token, sizeof(h->token), "%s", token);
 	evtimer_assign(&h->timer, t->base, on_hold, h);
-	tier_ms_to_tv(t->cf.lock_ms / 2, &tv);
+	tier_ms_to_tv(t->cf.hold_ms / 2, &tv);
 	evtimer_add(&h->timer, &tv);
 	TAILQ_INSERT_TAIL(&t->holds, h, link);
 }
@@ -665,11 +665,11 @@ tier_lock(struct tier *t, const char *origin, int flags, long timeout_ms,
 		return;
 	key = tier_lock_key(origin);
 	if (flags & TIER_LOCK_TAKEOVER)
-		call_cmd(c, "EVAL %s 1 %s %s %ld", TAKEOVER_LUA, key, c->token,
-		    t->cf.lock_ms);
+		call_cmd(c, "EVAL %s 1 %s %s %ld %ld", TAKEOVER_LUA, key,
+		    c->token, t->cf.hold_ms, t->cf.lock_ms);
 	else
 		call_cmd(
-		    c, "SET %s %s NX PX %ld", key, c->token, t->cf.lock_ms);
+		    c, "SET %s %s NX PX %ld", key, c->token, t->cf.hold_ms);
 	free(key);
 	call_go(c);
 }

@@ -100,8 +100,9 @@ struct tier_config {
 	const char *const *urls; /* --redis URLs (tier_url.h), nurls >= 1 */
 	size_t nurls;
 	long timeout_ms; /* deadline of every Redis call, a miss's budget */
-	long lock_ms;    /* lifetime of a lock (PX) */
-	long poll_ms;    /* a wait's fallback poll period */
+	long lock_ms;    /* the longest lock a robotsd sets: longer, foreign */
+	long hold_ms; /* a lock's lifetime (PX), renewed; 0 or more: lock_ms */
+	long poll_ms; /* a wait's fallback poll period */
 	long reconnect_min_ms; /* backoff after a failure, doubling ... */
 	long reconnect_max_ms; /* ... up to this */
 	size_t max_inflight;   /* commands sent, unanswered, per server */
@@ -177,7 +178,7 @@ void tier_publish(struct tier *, const struct tier_value *v, long long px_ms,
     const char *token, tier_cb, void *arg);
 /*
  * The previous holder never published: also take a lock that would never
- * expire on its own (no expiry, or longer than --redis-lock-time).
+ * expire on its own (no expiry, or longer than lock_ms).
  */
 #define TIER_LOCK_TAKEOVER 0x1
 void tier_lock(struct tier *, const char *origin, int flags, long timeout_ms,
@@ -223,6 +224,8 @@ char *tier_purge_key(const char *origin);
 #define TIER_FEED_CHANNEL "robotsd:v1:f"
 typedef void (*tier_feed_cb)(void *arg, const char *msg, size_t len);
 void tier_set_feed(struct tier *, tier_feed_cb, void *arg);
+/* A reload: the lifetime of the locks taken from now (hold_ms, above). */
+void tier_set_hold(struct tier *, long hold_ms);
 void tier_feed_publish(
     struct tier *, const char *origin, const char *msg, size_t len);
 

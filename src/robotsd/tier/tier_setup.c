@@ -70,6 +70,13 @@ tier_set_feed(struct tier *t, tier_feed_cb cb, void *arg)
 	t->feed_arg = arg;
 }
 
+void
+tier_set_hold(struct tier *t, long hold_ms)
+{
+	t->cf.hold_ms =
+	    hold_ms > 0 && hold_ms <= t->cf.lock_ms ? hold_ms : t->cf.lock_ms;
+}
+
 static void
 config_defaults(struct tier_config *cf)
 {
@@ -77,6 +84,8 @@ config_defaults(struct tier_config *cf)
 		cf->timeout_ms = 250;
 	if (cf->lock_ms <= 0)
 		cf->lock_ms = 40000;
+	if (cf->hold_ms <= 0 || cf->hold_ms > cf->lock_ms)
+		cf->hold_ms = cf->lock_ms;
 	if (cf->poll_ms <= 0)
 		cf->poll_ms = 1000;
 	if (cf->reconnect_min_ms <= 0)
