@@ -15,6 +15,7 @@
 #include "robots.h"
 #include "wire/buf.h"
 #include "wire/jsonw.h"
+#include "wire/page.h"
 #include "wire/proto.h"
 
 static const struct {
@@ -164,6 +165,7 @@ static const char *
 proto_decode_check(json_t *o, struct request *req)
 {
 	json_t *urls = json_object_get(o, "urls");
+	const char *msg;
 	int has_url;
 	size_t i;
 
@@ -188,6 +190,12 @@ proto_decode_check(json_t *o, struct request *req)
 		return "'wait' must be true or false";
 	if (proto_get_bool(o, "usage", &req->usage) == -1)
 		return "'usage' must be true or false";
+	if ((req->page = json_object_get(o, "page")) != NULL) {
+		if (urls != NULL)
+			return "'page' goes with one 'url', not 'urls'";
+		if (page_validate(req->page, &msg) == -1)
+			return msg;
+	}
 	return proto_decode_tokens(o, req);
 }
 
