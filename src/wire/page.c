@@ -1,7 +1,7 @@
 /*
  * page.c: the page's own signals of a check (page.h): the "page" member
- * checked, its header lines and meta pairs read with librobots' parsers
- * (robots_tag.h, robots_prefs.h), and its evidence id.
+ * (proto.c validated it), its header lines and meta pairs read with
+ * librobots' parsers (robots_tag.h, robots_prefs.h), and its evidence id.
  */
 #include <config.h>
 
@@ -40,46 +40,6 @@ page_named(const struct page_pair *p, const char *w)
 {
 	return p->name_len == strlen(w) &&
 	       strncasecmp(p->name, w, p->name_len) == 0;
-}
-
-/* An array of [string, string] pairs whose names are not empty. */
-static int
-page_pairs_ok(const json_t *a)
-{
-	const json_t *pair;
-	size_t i;
-
-	if (!json_is_array(a))
-		return 0;
-	json_array_foreach(a, i, pair)
-	{
-		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
-		    !json_is_string(json_array_get(pair, 0)) ||
-		    !json_is_string(json_array_get(pair, 1)) ||
-		    json_string_length(json_array_get(pair, 0)) == 0)
-			return 0;
-	}
-	return 1;
-}
-
-int
-page_validate(const json_t *page, const char **msg)
-{
-	const json_t *v;
-
-	*msg = "'page' must be an object";
-	if (!json_is_object(page))
-		return -1;
-	*msg = "'page.headers' must be an array of [name, value] string "
-	       "pairs, names not empty";
-	if ((v = json_object_get(page, "headers")) != NULL && !page_pairs_ok(v))
-		return -1;
-	*msg = "'page.meta' must be an array of [name, content] string "
-	       "pairs, names not empty";
-	if ((v = json_object_get(page, "meta")) != NULL && !page_pairs_ok(v))
-		return -1;
-	*msg = NULL;
-	return 0;
 }
 
 /*

@@ -1,9 +1,10 @@
 /*
  * page.h: the page's own signals of a check, the request member
- * "page":{"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]}: its
- * validation, the robots rules it gives an agent (Robots-Tag, X-Robots-Tag,
- * robots <meta>), its Content-Usage / Content-Signal header statements and
- * the evidence id of what robotsd read of it (docs/protocol.md).
+ * "page":{"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]} (as
+ * proto.c validated it): the robots rules it gives an agent (Robots-Tag,
+ * X-Robots-Tag, robots <meta>), its Content-Usage / Content-Signal header
+ * statements and the evidence id of what robotsd read of it
+ * (docs/protocol.md).
  */
 #ifndef ROBOTS_WIRE_PAGE_H
 #define ROBOTS_WIRE_PAGE_H
@@ -18,9 +19,6 @@
 
 /* Sources listed in robots_tag's "from", at most. */
 #define PAGE_FROM_MAX 16
-
-/* 0 when page is a well-formed "page" member, else -1 with a message. */
-int page_validate(const json_t *page, const char **msg);
 
 /* A field, line or meta element that gave the agent rules. */
 struct page_tag_from {

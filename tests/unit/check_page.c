@@ -1,10 +1,10 @@
 /*
  * check_page.c: a check's "page" member (src/wire/page.c) against the
  * contract ("Every signal, not only robots.txt", After the fetch): its
- * validation, the most restrictive combination of the Content-Usage /
- * Content-Signal headers with robots.txt per purpose (AIPREF: any
- * disallow wins), the robots rules for an agent, and the evidence id (the
- * first 16 hex digits of the SHA-256 of the header lines robotsd reads,
+ * validation by proto_decode() (bad_request), the most restrictive combination
+ * of the Content-Usage / Content-Signal headers with robots.txt per purpose
+ * (AIPREF: any disallow wins), the robots rules for an agent, and the evidence
+ * id (the first 16 hex digits of the SHA-256 of the header lines robotsd reads,
  * names lowercased, in order, then "meta name: content" per meta pair).
  */
 #include <config.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "wire/page.h"
+#include "wire/proto.h"
 #include "test_main.h"
 
 #define U ROBOTS_PREF_UNKNOWN
@@ -175,14 +176,25 @@ static const struct valid_case valid_cases[] = {
 START_TEST(test_validate_table)
 {
 	const struct valid_case *c = &valid_cases[_i];
-	json_t *page = json_loads(c->page, JSON_DECODE_ANY, NULL);
+	char line[512];
+	struct request req;
+	enum proto_err err;
 	const char *msg = NULL;
+	int rc;
 
-	ck_assert_ptr_nonnull(page);
-	ck_assert_int_eq(page_validate(page, &msg) == 0, c->ok);
-	if (!c->ok)
+	snprintf(line, sizeof(line),
+	    "{\"op\":\"check\",\"url\":\"http://a.test/\","
+	    "\"agent\":\"T\",\"page\":%s}",
+	    c->page);
+	rc = proto_decode(line, strlen(line), 0, &req, &err, &msg);
+	ck_assert_int_eq(rc == 0, c->ok);
+	if (c->ok)
+		ck_assert_ptr_nonnull(req.page);
+	else {
+		ck_assert_int_eq(err, PE_BAD_REQUEST);
 		ck_assert_ptr_nonnull(msg);
-	json_decref(page);
+	}
+	proto_request_clear(&req);
 }
 END_TEST
 
