@@ -159,11 +159,53 @@ proto_decode_tokens(json_t *o, struct request *req)
 	return NULL;
 }
 
+/* An array of [string, string] pairs whose names are not empty. */
+static int
+proto_pairs_ok(const json_t *a)
+{
+	const json_t *pair;
+	size_t i;
+
+	if (!json_is_array(a))
+		return 0;
+	json_array_foreach(a, i, pair)
+	{
+		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+		    !json_is_string(json_array_get(pair, 0)) ||
+		    !json_is_string(json_array_get(pair, 1)) ||
+		    json_string_length(json_array_get(pair, 0)) == 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A check's "page" (wire/page.h reads it): an object whose optional
+ * "headers" and "meta" are arrays of [name, value] string pairs.
+ */
+static const char *
+proto_decode_page(const json_t *page)
+{
+	const json_t *v;
+
+	if (!json_is_object(page))
+		return "'page' must be an object";
+	if ((v = json_object_get(page, "headers")) != NULL &&
+	    !proto_pairs_ok(v))
+		return "'page.headers' must be an array of [name, value] "
+		       "string pairs, names not empty";
+	if ((v = json_object_get(page, "meta")) != NULL && !proto_pairs_ok(v))
+		return "'page.meta' must be an array of [name, content] "
+		       "string pairs, names not empty";
+	return NULL;
+}
+
 /* The fields of a check: url xor urls, agent, optional wait. */
 static const char *
 proto_decode_check(json_t *o, struct request *req)
 {
 	json_t *urls = json_object_get(o, "urls");
+	const char *msg;
 	int has_url;
 	size_t i;
 
@@ -188,6 +230,12 @@ proto_decode_check(json_t *o, struct request *req)
 		return "'wait' must be true or false";
 	if (proto_get_bool(o, "usage", &req->usage) == -1)
 		return "'usage' must be true or false";
+	if ((req->page = json_object_get(o, "page")) != NULL) {
+		if (urls != NULL)
+			return "'page' goes with one 'url', not 'urls'";
+		if ((msg = proto_decode_page(req->page)) != NULL)
+			return msg;
+	}
 	return proto_decode_tokens(o, req);
 }
 

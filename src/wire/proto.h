@@ -69,6 +69,7 @@ struct request {
 	int wait;           /* check: default 1 */
 	int usage;          /* check: "usage":true */
 	json_t *tokens;     /* check: array of <= 16 distinct tokens, or NULL */
+	json_t *page;       /* check of one URL: its valid "page", or NULL */
 	const char *origin; /* inspect, purge */
 	size_t origin_len;
 	int all;         /* purge, watch */

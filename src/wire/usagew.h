@@ -11,12 +11,32 @@
 #include "robots.h"
 
 struct buf;
+struct page_prefs;
+struct page_tags;
 
 /*
  * ,"usage":{"train-ai":..,"search":..,"ai-input":..},"usage_from":[...]
  * for u; NULL (a disallowed URL) writes ,"usage":null,"usage_from":[].
  */
 void jw_usage(struct buf *, const struct robots_usage *u);
+/*
+ * The same for a check with "page": u already combined with the page's
+ * headers, every robots.txt statement with "source":"robots.txt" and each
+ * header statement after them, {"directive":D,"pattern":null,"line":null,
+ * "value":V,"source":"header"}; page NULL is jw_usage().
+ */
+void jw_usage_page(
+    struct buf *, const struct robots_usage *u, const struct page_prefs *page);
+/*
+ * ,"robots_tag":{"rules":[..],"values":{..},"from":[..]} of t; NULL (a
+ * disallowed URL) writes ,"robots_tag":null.
+ */
+void jw_robots_tag(struct buf *, const struct page_tags *t);
+/*
+ * ,"evidence":{"robots":V|null,"tdmrep":null,"page":HEX16}: robots the
+ * robots.txt version ("" or NULL: null), page the page's evidence id.
+ */
+void jw_evidence(struct buf *, const char *robots, const char *page);
 /*
  * The "rule" member's value for a verdict: {"directive":..,"pattern":..,
  * "line":..} when a rule decided, else null.

@@ -43,6 +43,7 @@ struct wire_check {
 	int usage;                     /* "usage":true */
 	const struct wire_str *tokens; /* "tokens": ntokens control tokens */
 	size_t ntokens;
+	const struct json_t *page; /* "page" (full decoder only), or NULL */
 };
 
 /*

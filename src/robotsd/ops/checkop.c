@@ -56,6 +56,7 @@ struct check_waiting {
 	struct check_run run;  /* run.req is req */
 	struct wire_check req; /* strings in copies; URLs in items[] */
 	json_t *id;            /* the full decoder's id, held */
+	json_t *page;          /* its "page", held */
 	char *copies;          /* the agent and tokens, the URLs of items[] */
 	struct wire_str tokens[PROTO_MAX_TOKENS];
 	struct buf head; /* the answer up to the rows of items[] */
@@ -212,6 +213,7 @@ check_free(struct check_waiting *p)
 	if (p->timer != NULL)
 		event_free(p->timer);
 	json_decref(p->id);
+	json_decref(p->page);
 	free(p->copies);
 	buf_clear(&p->head);
 	free(p);
@@ -377,10 +379,12 @@ check_keep(const struct check_run *r, const struct buf *head,
 	}
 	if (req->json_id != NULL)
 		p->req.json_id = p->id = json_incref((json_t *)req->json_id);
+	if (req->page != NULL)
+		p->req.page = p->page = json_incref((json_t *)req->page);
 	p->run = *r;
 	p->run.req = &p->req;
 	p->run.ask = (struct check_ask){ p->req.agent, p->req.agent_len,
-		p->req.usage, p->req.ntokens, p->req.tokens };
+		p->req.usage, p->req.ntokens, p->req.tokens, p->req.page };
 	if (head->state != BUF_OK)
 		p->head.state = head->state;
 	buf_add(&p->head, head->p, head->len);
@@ -433,7 +437,8 @@ check_op(
 {
 	struct buf own = BUF_INIT(0), *b = env->answer ? env->answer : &own;
 	const struct check_run r = { env, s, c,
-		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens },
+		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens,
+		    c->page },
 		c->urls != NULL, s->out->t0 };
 	const struct wire_str one = { c->url, c->url_len, 0 };
 	const struct wire_str *urls = r.batch ? c->urls : &one;
@@ -486,7 +491,8 @@ check_request(
 		.agent = req->agent,
 		.agent_len = req->agent_len,
 		.wait = req->wait,
-		.usage = req->usage };
+		.usage = req->usage,
+		.page = req->page };
 
 	if (req->urls != NULL) {
 		c.urls = urls;

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "robots.h"
 #include "wire/buf.h"
 #include "cache/cache.h"
@@ -26,6 +28,7 @@ struct check_ask {
 	int usage;
 	size_t ntokens;
 	const struct wire_str *tokens;
+	const json_t *page; /* the page's own signals, or NULL */
 };
 
 /* A check being answered: its request, what it asks, its shape. */

@@ -12,6 +12,7 @@
 
 #include "ops/checkop_int.h"
 #include "wire/jsonw.h"
+#include "wire/page.h"
 #include "wire/usagew.h"
 #include "cache/lifetime.h"
 
@@ -99,21 +100,32 @@ check_cause(struct buf *b, const struct cache_entry *e)
  * for a disallowed URL.
  */
 static void
-check_usage(struct buf *b, const struct url_view *u, const char *agent,
-    size_t agent_len, const struct cache_entry *e, int allowed)
+check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
+    const struct cache_entry *e, int allowed)
 {
 	struct robots_usage us;
+	struct page_prefs pp;
 
 	if (!allowed) {
 		jw_usage(b, NULL);
 		return;
 	}
 	if (e != NULL && e->policy == CACHE_RULES)
-		robots_usage(
-		    e->robots, agent, agent_len, u->path, u->path_len, &us);
+		robots_usage(e->robots, a->agent, a->agent_len, u->path,
+		    u->path_len, &us);
 	else
 		memset(&us, 0, sizeof(us)); /* all ROBOTS_PREF_UNKNOWN */
-	jw_usage(b, &us);
+	if (a->page == NULL) {
+		jw_usage(b, &us);
+		return;
+	}
+	if (page_prefs(a->page, &pp) == -1) {
+		b->state = BUF_NOMEM;
+		return;
+	}
+	page_prefs_combine(&pp, &us);
+	jw_usage_page(b, &us, &pp);
+	page_prefs_clear(&pp);
 }
 
 /*
@@ -142,15 +154,42 @@ check_tokens(struct buf *b, const struct url_view *u, const struct check_ask *a,
 	buf_lit(b, "}");
 }
 
-/* The members a check asks for beyond the verdict (usage, tokens). */
+/*
+ * ,"robots_tag":..,"evidence":.. of a check with "page", from entry e
+ * (NULL: the URL /robots.txt itself, no version).
+ */
+static void
+check_page(struct buf *b, const struct check_ask *a,
+    const struct cache_entry *e, int allowed)
+{
+	struct page_tags t;
+	char hex[VERSION_HEX + 1];
+
+	if (!allowed)
+		jw_robots_tag(b, NULL);
+	else if (page_tags(a->page, a->agent, a->agent_len, &t) == -1)
+		b->state = BUF_NOMEM;
+	else
+		jw_robots_tag(b, &t);
+	if (allowed)
+		page_tags_clear(&t);
+	if (page_evidence(a->page, hex) == -1)
+		b->state = BUF_NOMEM;
+	else
+		jw_evidence(b, e != NULL ? e->version : NULL, hex);
+}
+
+/* The members a check asks for beyond the verdict (usage, tokens, page). */
 static void
 check_more(struct buf *b, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e, int allowed)
 {
 	if (a->usage)
-		check_usage(b, u, a->agent, a->agent_len, e, allowed);
+		check_usage(b, u, a, e, allowed);
 	if (a->tokens != NULL)
 		check_tokens(b, u, a, e);
+	if (a->page != NULL)
+		check_page(b, a, e, allowed);
 }
 
 /* The reason librobots gave for a verdict of rules. */
@@ -224,7 +263,7 @@ check_verdict(struct buf *b, const struct check_run *r,
 		buf_lit(b, ",\"cause\":");
 		check_cause(b, e);
 	}
-	if (a->usage || a->tokens != NULL)
+	if (a->usage || a->tokens != NULL || a->page != NULL)
 		check_more(b, u, a, e, v.allowed);
 }
 
@@ -239,7 +278,7 @@ check_robots_txt_fields(
 	buf_lit(b, ",\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
 	           "\"expires_in\":null,\"version\":null");
 	check_count(r->env, CHECK_CACHE, CHECK_ROBOTS_TXT, 1);
-	if (r->ask.usage || r->ask.tokens != NULL)
+	if (r->ask.usage || r->ask.tokens != NULL || r->ask.page != NULL)
 		check_more(b, &url->v, &r->ask, NULL, 1);
 }
 
