@@ -32,6 +32,7 @@
 
 #include "conn/budget.h"
 #include "ops/dispatch.h"
+#include "base/handover.h"
 #include "base/log.h"
 #include "conn/server.h"
 #include "conn/server_int.h"
@@ -206,6 +207,13 @@ server_new(struct event_base *base, struct dispatch *d,
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
 	return srv;
+}
+
+/* Adopt the connections handed over; see server.h. */
+void
+server_take_over(struct server *srv)
+{
+	(void)handover_take(conn_adopt, srv);
 }
 
 /* New limits after a reload; the socket's path and mode stay. */

@@ -41,6 +41,11 @@ struct server_settings {
  */
 struct server *server_new(struct event_base *, struct dispatch *,
     const struct server_settings *, int fd, char **cause);
+/*
+ * Adopt the client connections the image before handed over across the
+ * re-exec out of config-error mode (handover.h), if any.
+ */
+void server_take_over(struct server *);
 /* New limits (a reload); path and mode are ignored. */
 void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */

@@ -92,6 +92,9 @@ struct server {
 
 /* server_conn.c: a connection accepted on fd, on srv->conns. */
 struct conn *conn_new(struct server *, int fd);
+/* handover_take()'s adopt: a handed-over connection on srv (arg). */
+struct handover_conn;
+void conn_adopt(void *srv, const struct handover_conn *);
 /* Unhook c (cancelling its waiting checks); the reaper frees it. */
 void conn_close(struct conn *, const char *why);
 /* Free a closed connection (the reaper). */
