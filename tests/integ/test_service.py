@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
@@ -141,11 +142,11 @@ class Service(DaemonTest):
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def run_proc(self, args, env=None):
+    def run_proc(self, args, env=None, pass_fds=()):
         """Start args with stderr in self.errlog; killed after the test."""
         errf = open(self.errlog, "wb")
         p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=errf,
-                             stderr=errf, env=env)
+                             stderr=errf, env=env, pass_fds=pass_fds)
         errf.close()
         self.procs.append(p)
         self.addCleanup(self.reap, p)
@@ -672,6 +673,83 @@ class Service(DaemonTest):
                          r"connections=2\n(.*\n)*.*info: event=handover "
                          r"connections=2\n")
         self.stop_notified(p, notify)
+
+    def handed_over(self, records, fds, pid_ok=True):
+        """robotsd started with $ROBOTSD_HANDOVER naming a memfd holding
+        records ((fd, flags, in, out) or raw bytes) for its own pid (or
+        another's), with fds inherited; once it serves, its stderr."""
+        memfd = os.memfd_create("crafted", 0)
+        self.addCleanup(os.close, memfd)
+        for r in records:
+            if isinstance(r, tuple):
+                fd, flags, data_in, data_out = r
+                r = struct.pack("=IiIII", 0x52484f31, fd, flags,
+                                len(data_in), len(data_out)) + data_in + \
+                    data_out
+            os.write(memfd, r)
+        pid = "$$" if pid_ok else "1"
+        sock = self.path("robotsd.sock")
+        self.run_proc(["sh", "-c", 'ROBOTSD_HANDOVER=%s:%d exec "$0" "$@"'
+                       % (pid, memfd), ROBOTSD, "-f", "-c", self.conf, "-s",
+                       sock, "--log-level", "info"],
+                      pass_fds=[memfd] + fds)
+        self.wait_listening(sock)
+        self.assertTrue(poll(lambda: "event=handover " in self.stderr()
+                             or "handover_ignored" in self.stderr(),
+                             START_TIMEOUT), self.stderr())
+        return self.stderr()
+
+    def test_crafted_handover_adopts_only_real_connections(self):
+        # $ROBOTSD_HANDOVER comes from the environment: every fd and byte
+        # it names is checked. Only a connected Unix stream socket is
+        # adopted: its carried answer is written first, its carried
+        # requests answered, the partial one completed by its client.
+        mine, theirs = socket.socketpair()
+        self.addCleanup(mine.close)
+        self.addCleanup(theirs.close)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(listener.close)
+        listener.bind(self.path("l.sock"))
+        listener.listen()
+        tcp_l = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(tcp_l.close)
+        tcp = socket.create_connection(tcp_l.getsockname())
+        self.addCleanup(tcp.close)
+        rp, wp = os.pipe()
+        self.addCleanup(os.close, rp)
+        self.addCleanup(os.close, wp)
+        good = theirs.fileno()
+        bad = [0, 2, listener.fileno(), rp, tcp.fileno(), 999]
+        err = self.handed_over(
+            [(good, 0, b'{"op":"ping","id":"carried"}\n{"op":"ping","id":',
+              b"an answer the image before queued\n"),
+             (good, 0, b"", b"named twice\n")] +
+            [(fd, 0, b"", b"") for fd in bad] +
+            [struct.pack("=IiIII", 0x52484f31, good, 0, 1 << 30, 0),
+             (good, 0, b"", b"after the bad record\n")],
+            [good, listener.fileno(), rp, tcp.fileno()])
+        self.assertIn("info: event=handover connections=1\n", err)
+        self.assertEqual(err.count("warn: event=handover_skipped"), 7, err)
+        mine.settimeout(START_TIMEOUT)
+        mine.sendall(b'"partial"}\n')
+        r = mine.makefile("rb")
+        self.assertEqual(
+            [r.readline() for _ in range(3)],
+            [b"an answer the image before queued\n"] + [
+                ('{"id":"%s","ok":true,"version":"%s"}\n'
+                 % (i, VERSION)).encode() for i in ("carried", "partial")])
+        # The pipe robotsd was handed but did not adopt is left open.
+        self.assertEqual(os.write(wp, b"x"), 1)
+
+    def test_handover_for_another_pid_is_ignored(self):
+        mine, theirs = socket.socketpair()
+        self.addCleanup(mine.close)
+        self.addCleanup(theirs.close)
+        err = self.handed_over(
+            [(theirs.fileno(), 0, b'{"op":"ping","id":1}\n', b"")],
+            [theirs.fileno()], pid_ok=False)
+        self.assertIn("warn: event=handover_ignored", err)
+        self.assertNotIn("event=handover ", err)
 
     @needs_activate
     def test_term_right_after_a_reexecuting_hup_always_stops(self):

@@ -325,10 +325,10 @@ cfgerr_take_over(struct cfgerr *ce)
 }
 
 /*
- * Record c in ho and let go of its socket without closing it; a
- * connection that cannot be recorded is closed.
+ * Record c in ho and let go of its socket without closing it: 1; a
+ * connection that cannot be recorded is closed: 0.
  */
-static void
+static int
 cfgerr_hand_conn(struct handover *ho, struct cfgconn *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
@@ -344,10 +344,11 @@ cfgerr_hand_conn(struct handover *ho, struct cfgconn *c)
 		log_event(LOG_WARNING, "handover_failed",
 		    "note=\"a connection could not be handed over: closed\"");
 		cfgerr_conn_free(c);
-		return;
+		return 0;
 	}
 	bufferevent_setfd(c->bev, -1);
 	cfgerr_conn_free(c);
+	return 1;
 }
 
 /* Hand the connections over, then free; see cfgerr.h. */
@@ -355,7 +356,7 @@ void
 cfgerr_hand_over(struct cfgerr *ce)
 {
 	struct handover ho;
-	size_t n = ce->nconns;
+	size_t n = 0;
 
 	if (handover_open(&ho) == -1) {
 		log_event(LOG_WARNING, "handover_failed",
@@ -365,7 +366,7 @@ cfgerr_hand_over(struct cfgerr *ce)
 	}
 	evconnlistener_disable(ce->lev);
 	while (!TAILQ_EMPTY(&ce->conns))
-		cfgerr_hand_conn(&ho, TAILQ_FIRST(&ce->conns));
+		n += (size_t)cfgerr_hand_conn(&ho, TAILQ_FIRST(&ce->conns));
 	if (handover_pass_on(&ho) == -1)
 		log_event(LOG_WARNING, "handover_failed",
 		    "note=\"the hand-over cannot be named\"");
