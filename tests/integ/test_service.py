@@ -816,6 +816,40 @@ class Service(DaemonTest):
         self.stop_notified(p, notify)
 
     @needs_activate
+    def test_reexec_into_a_start_error_keeps_the_connection(self):
+        # The file loads after the HUP but cannot start (its metrics port
+        # is taken): the new image is in config-error mode again, and
+        # adopts the connection there.
+        taken = socket.socket()
+        self.addCleanup(taken.close)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        addr = "127.0.0.1:%d" % taken.getsockname()[1]
+        with open(self.conf, "w") as f:
+            f.write("bogus-option 1\n")
+        sock = self.path("passed.sock")
+        p, notify, s = self.activate_notify(sock)
+        r = s.makefile("rb")
+        # One write: read at once, so the partial line is carried over.
+        s.sendall(b'{"op":"ping","id":1}\n{"op":"ping","id":')
+        self.assertEqual(r.readline(), self.config_error(
+            "%s:1: unknown option 'bogus-option'" % self.conf)("1"))
+        with open(self.conf, "w") as f:
+            f.write("metrics %s\n" % addr)
+        p.send_signal(signal.SIGHUP)
+        self.assertTrue(poll(lambda: self.stderr().count(
+            "event=handover connections=1\n") == 2, START_TIMEOUT),
+            self.stderr())
+        s.sendall(b'2}\n')
+        self.assertEqual(
+            r.readline(),
+            ('{"id":2,"ok":false,"error":{"code":"config","message":'
+             '"robotsd cannot start with its configuration: metrics: '
+             'cannot listen on %s (Address already in use)"}}\n'
+             % addr).encode(), self.stderr())
+        self.stop_notified(p, notify)
+
+    @needs_activate
     def test_config_error_mode_stops_with_0_on_term(self):
         with open(self.conf, "w") as f:
             f.write("bogus-option 1\n")

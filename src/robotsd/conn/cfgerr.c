@@ -227,15 +227,21 @@ cfgerr_adopt(void *arg, const struct handover_conn *h)
 {
 	struct cfgerr *ce = arg;
 	struct cfgconn *c;
+	struct evbuffer *in;
+	int ok;
 
 	if ((c = cfgerr_conn_new(
 	         ce, evconnlistener_get_base(ce->lev), h->fd)) == NULL)
 		return;
 	c->skipping = h->skipping;
 	c->closing = h->closing;
-	if (evbuffer_add(bufferevent_get_output(c->bev), h->out, h->outlen) ==
-	        -1 ||
-	    evbuffer_add(bufferevent_get_input(c->bev), h->in, h->inlen) == -1)
+	/* A bufferevent's input only takes what it reads: thawed for this. */
+	in = bufferevent_get_input(c->bev);
+	(void)evbuffer_unfreeze(in, 0);
+	ok = evbuffer_add(in, h->in, h->inlen) == 0;
+	(void)evbuffer_freeze(in, 0);
+	if (!ok || evbuffer_add(
+	               bufferevent_get_output(c->bev), h->out, h->outlen) == -1)
 		fatalx("out of memory adopting a connection");
 	bufferevent_enable(c->bev, c->closing ? EV_WRITE : EV_READ | EV_WRITE);
 	if (c->closing && h->outlen == 0)
