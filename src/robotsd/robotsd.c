@@ -926,6 +926,7 @@ main(int argc, char **argv)
 	sysd_status("serving %s", rd.where);
 	sysd_ready();
 	metrics_set_health(rd.metrics, METRICS_SERVING);
+	server_take_over(rd.server); /* clients of config-error mode */
 	event_base_dispatch(rd.base);
 	log_event(LOG_INFO, "stopped", "%s", "");
 	robotsd_stop(&rd, &sig);

@@ -228,7 +228,8 @@ startup_reexec(char **argv)
  * is ready with the reason as its status, and keeps the watchdog fed. TERM
  * or INT: exit 0. HUP: if the file loads now, robotsd executes itself
  * again in this process (the same pid for Type=notify, the same argv) with
- * the socket passed on, and starts serving; else it logs why and stays.
+ * the socket and every client connection passed on (cfgerr_hand_over()),
+ * and starts serving; else it logs why and stays.
  * The signals stay blocked throughout (startup_config_error_cb()).
  */
 static int
@@ -262,12 +263,16 @@ startup_config_error(int argc, char **argv, int fd, const char *where,
 	log_event(LOG_WARNING, "config_error", "socket=%s note=\"%s\"",
 	    log_kvs(where, kv, sizeof(kv)), k->note);
 	startup_config_error_cause(&l, k, cause);
+	cfgerr_take_over(l.ce);
 	sysd_ready();
 	event_base_dispatch(l.base);
 	sysd_watchdog_stop(watchdog);
 	event_free(sigev);
 	close(sfd);
-	cfgerr_free(l.ce);
+	if (l.reexec)
+		cfgerr_hand_over(l.ce); /* no request in flight lost */
+	else
+		cfgerr_free(l.ce);
 	metrics_free(l.metrics); /* its port, free for the new image */
 	if (l.ace != NULL)
 		cfgerr_free(l.ace);

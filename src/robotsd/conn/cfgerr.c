@@ -24,6 +24,7 @@
 #include <event2/listener.h>
 
 #include "wire/buf.h"
+#include "base/handover.h"
 #include "base/log.h"
 #include "base/xmalloc.h"
 #include "conn/cfgerr.h"
@@ -174,31 +175,40 @@ cfgerr_event_cb(struct bufferevent *bev, short what, void *arg)
 		cfgerr_conn_free(c);
 }
 
-/* A new client; past MAX_CONNECTIONS it gets one answer and is closed. */
-static void
-cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
-    struct sockaddr *sa, int socklen, void *arg)
+/* A connection on fd, on ce's list; NULL (fd closed) if libevent fails. */
+static struct cfgconn *
+cfgerr_conn_new(struct cfgerr *ce, struct event_base *base, int fd)
 {
-	struct cfgerr *ce = arg;
 	struct timeval wt = { WRITE_TIMEOUT, 0 };
-	struct cfgconn *c;
+	struct cfgconn *c = xcalloc(1, sizeof(*c));
 
-	(void)sa;
-	(void)socklen;
-	c = xcalloc(1, sizeof(*c));
 	c->ce = ce;
-	c->bev = bufferevent_socket_new(
-	    evconnlistener_get_base(lev), fd, BEV_OPT_CLOSE_ON_FREE);
+	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL) {
 		close(fd);
 		free(c);
-		return;
+		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&ce->conns, c, link);
 	ce->nconns++;
 	bufferevent_setcb(
 	    c->bev, cfgerr_read_cb, cfgerr_write_cb, cfgerr_event_cb, c);
 	bufferevent_set_timeouts(c->bev, NULL, &wt);
+	return c;
+}
+
+/* A new client; past MAX_CONNECTIONS it gets one answer and is closed. */
+static void
+cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	struct cfgerr *ce = arg;
+	struct cfgconn *c;
+
+	(void)sa;
+	(void)socklen;
+	if ((c = cfgerr_conn_new(ce, evconnlistener_get_base(lev), fd)) == NULL)
+		return;
 	if (ce->nconns > MAX_CONNECTIONS) {
 		cfgerr_answer(c, NULL);
 		c->closing = 1;
@@ -206,6 +216,38 @@ cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		return;
 	}
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+/*
+ * A connection the image before handed over (handover.h): its unwritten
+ * answers first, then its unhandled requests, as if just read.
+ */
+static void
+cfgerr_adopt(void *arg, const struct handover_conn *h)
+{
+	struct cfgerr *ce = arg;
+	struct cfgconn *c;
+	struct evbuffer *in;
+	int ok;
+
+	if ((c = cfgerr_conn_new(
+	         ce, evconnlistener_get_base(ce->lev), h->fd)) == NULL)
+		return;
+	c->skipping = h->skipping;
+	c->closing = h->closing;
+	/* A bufferevent's input only takes what it reads: thawed for this. */
+	in = bufferevent_get_input(c->bev);
+	(void)evbuffer_unfreeze(in, 0);
+	ok = evbuffer_add(in, h->in, h->inlen) == 0;
+	(void)evbuffer_freeze(in, 0);
+	if (!ok || evbuffer_add(
+	               bufferevent_get_output(c->bev), h->out, h->outlen) == -1)
+		fatalx("out of memory adopting a connection");
+	bufferevent_enable(c->bev, c->closing ? EV_WRITE : EV_READ | EV_WRITE);
+	if (c->closing && h->outlen == 0)
+		cfgerr_conn_free(c);
+	else if (!c->closing)
+		cfgerr_read_cb(c->bev, c);
 }
 
 /* The pause for descriptors is over. */
@@ -279,6 +321,64 @@ cfgerr_free(struct cfgerr *ce)
 	event_free(ce->resume);
 	free(ce->message);
 	free(ce);
+}
+
+/* Adopt what the image before handed over; see cfgerr.h. */
+void
+cfgerr_take_over(struct cfgerr *ce)
+{
+	(void)handover_take(cfgerr_adopt, ce);
+}
+
+/*
+ * Record c in ho and let go of its socket without closing it: 1; a
+ * connection that cannot be recorded is closed: 0.
+ */
+static int
+cfgerr_hand_conn(struct handover *ho, struct cfgconn *c)
+{
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	struct handover_conn h = { bufferevent_getfd(c->bev), c->skipping,
+		c->closing, NULL, c->closing ? 0 : evbuffer_get_length(in),
+		NULL, evbuffer_get_length(out) };
+
+	h.in = (const char *)evbuffer_pullup(in, (ev_ssize_t)h.inlen);
+	h.out = (const char *)evbuffer_pullup(out, (ev_ssize_t)h.outlen);
+	if ((h.inlen > 0 && h.in == NULL) || (h.outlen > 0 && h.out == NULL) ||
+	    handover_add(ho, &h) == -1) {
+		log_event(LOG_WARNING, "handover_failed",
+		    "note=\"a connection could not be handed over: closed\"");
+		cfgerr_conn_free(c);
+		return 0;
+	}
+	bufferevent_setfd(c->bev, -1);
+	cfgerr_conn_free(c);
+	return 1;
+}
+
+/* Hand the connections over, then free; see cfgerr.h. */
+void
+cfgerr_hand_over(struct cfgerr *ce)
+{
+	struct handover ho;
+	size_t n = 0;
+
+	if (handover_open(&ho) == -1) {
+		log_event(LOG_WARNING, "handover_failed",
+		    "note=\"no memfd: the connections are closed\"");
+		cfgerr_free(ce);
+		return;
+	}
+	evconnlistener_disable(ce->lev);
+	while (!TAILQ_EMPTY(&ce->conns))
+		n += (size_t)cfgerr_hand_conn(&ho, TAILQ_FIRST(&ce->conns));
+	if (handover_pass_on(&ho) == -1)
+		log_event(LOG_WARNING, "handover_failed",
+		    "note=\"the hand-over cannot be named\"");
+	else
+		log_event(LOG_INFO, "handover", "connections=%zu", n);
+	cfgerr_free(ce);
 }
 
 /* robotsd_config_error; see cfgerr.h. */

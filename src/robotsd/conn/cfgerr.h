@@ -27,6 +27,15 @@ void cfgerr_set_message(struct cfgerr *, const char *message);
 /* Close every connection and stop listening; the listening fd stays open. */
 void cfgerr_free(struct cfgerr *);
 /*
+ * The re-exec: stop accepting and hand every connection, with the
+ * requests read but not answered and the answers not yet written, to the
+ * image executed next (handover.h); then cfgerr_free(). Without a memfd
+ * the connections are closed.
+ */
+void cfgerr_hand_over(struct cfgerr *);
+/* Adopt the connections the image before handed over, if any. */
+void cfgerr_take_over(struct cfgerr *);
+/*
  * The sample robotsd_config_error (on /metrics only): 1 (on) in
  * config-error mode, whose counters table is that one sample; 0 in the
  * serving daemon's (stats.c).

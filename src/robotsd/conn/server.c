@@ -33,6 +33,7 @@
 
 #include "conn/budget.h"
 #include "ops/dispatch.h"
+#include "base/handover.h"
 #include "base/log.h"
 #include "conn/server.h"
 #include "conn/server_int.h"
@@ -244,6 +245,13 @@ server_listen_admin(
 		fatalx("libevent could not set up the admin listener");
 	evconnlistener_set_error_cb(srv->alev, server_error_cb);
 	return 0;
+}
+
+/* Adopt the connections handed over; see server.h. */
+void
+server_take_over(struct server *srv)
+{
+	(void)handover_take(conn_adopt, srv);
 }
 
 /* New limits after a reload; the socket's path and mode stay. */

@@ -49,6 +49,11 @@ struct server *server_new(struct event_base *, struct dispatch *,
  */
 int server_listen_admin(
     struct server *, const char *path, long gid, int fd, char **cause);
+/*
+ * Adopt the client connections the image before handed over across the
+ * re-exec out of config-error mode (handover.h), if any.
+ */
+void server_take_over(struct server *);
 /* New limits (a reload); path and mode are ignored. */
 void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */

@@ -59,6 +59,7 @@
 #include "policy/bounds.h"
 #include "conn/budget.h"
 #include "ops/dispatch.h"
+#include "base/handover.h"
 #include "base/histo.h"
 #include "base/log.h"
 #include "base/looplag.h"
@@ -702,6 +703,29 @@ conn_new(struct server *srv, int fd, int admin)
 	srv->nconns++;
 	log_debug("connection %llu: accepted", (unsigned long long)c->id);
 	return c;
+}
+
+/*
+ * A connection the image before handed over (handover.h): its unwritten
+ * answers go out first, then its unhandled requests are handled as if
+ * just read.
+ */
+void
+conn_adopt(void *arg, const struct handover_conn *h)
+{
+	struct conn *c = conn_new(arg, h->fd, 0);
+
+	c->discarding = h->skipping;
+	if (evbuffer_add(c->out, h->out, h->outlen) == -1 ||
+	    evbuffer_add(c->in, h->in, h->inlen) == -1)
+		fatalx("out of memory adopting a connection");
+	if (h->closing) {
+		c->eof = 1;
+		event_del(c->rev);
+	}
+	conn_want_flush(c);
+	conn_process(c);
+	conn_maybe_finish(c);
 }
 
 /* Free a closed connection: the reaper's, once no callback can use it. */

@@ -97,6 +97,9 @@ struct server {
  * admin socket (it may run admin ops whoever its peer is).
  */
 struct conn *conn_new(struct server *, int fd, int admin);
+/* handover_take()'s adopt: a handed-over connection on srv (arg). */
+struct handover_conn;
+void conn_adopt(void *srv, const struct handover_conn *);
 /* Unhook c (cancelling its waiting checks); the reaper frees it. */
 void conn_close(struct conn *, const char *why);
 /* Free a closed connection (the reaper). */
