@@ -147,9 +147,27 @@ enum call_kind {
 	CALL_FEED
 };
 
-#define CALL_MAX_CMDS 3  /* a publish: SET, the unlock, PUBLISH */
-#define CALL_QUEUED 1    /* in srv->queue: not handed to hiredis yet */
-#define CALL_UNWRITTEN 2 /* in cmd.unwritten: handed, not all written */
+#define CALL_MAX_CMDS 3 /* a publish: SET, the unlock, PUBLISH */
+
+/*
+ * Where a call is; tier.c moves it with call_stage_set only, which refuses
+ * (and logs) a move tier_stage_legal does not allow. A wait is in t->waits
+ * in every stage but CALL_DONE.
+ */
+enum call_stage {
+	CALL_NEW,       /* commands formatted (or none yet), in no list */
+	CALL_QUEUED,    /* in srv->queue: not handed to hiredis yet */
+	CALL_UNWRITTEN, /* in cmd.unwritten: handed, not all written */
+	CALL_SENT,      /* written, its deadline armed; a wait: or idle */
+	CALL_DEFERRED,  /* its result decided: the timer delivers it */
+	CALL_DONE       /* the callback ran; hiredis may still owe replies */
+};
+#define CALL_NSTAGES (CALL_DONE + 1)
+
+/* tier.c: 1 when a call (is_wait: a wait) may move from one to another. */
+int tier_stage_legal(int is_wait, enum call_stage from, enum call_stage to);
+/* tier.c: the stage's name, for logs and tests ("?" out of range). */
+const char *tier_stage_name(enum call_stage);
 
 struct tier_call {
 	struct tier *t;
@@ -161,19 +179,16 @@ struct tier_call {
 	struct event timer; /* deadline, or the moment to deliver reply */
 	long limit_ms;      /* the caller's deadline, once the call is sent */
 	struct event poll;  /* wait: next poll, or a poll's deadline */
-	int deferred;       /* the timer delivers reply */
-	int done;           /* the callback ran */
-	int owed;           /* replies hiredis still owes */
-	int nreplies;       /* replies seen */
-	int polling;        /* wait: a poll is out */
-	int noticed;        /* wait: a notice of its origin came */
-	int repoll;         /* wait: it came while a poll was out */
-	int waiting;        /* wait: in t->waits */
-	int flags;          /* lock: TIER_LOCK_* */
-	int pinned;         /* on_timer reads replies: c must stay */
-	int queued;         /* CALL_QUEUED, CALL_UNWRITTEN or 0 */
-	uint64_t until;     /* unwritten: written once conn's bytes reach it */
-	double queued_at;   /* clock_monotonic() when it was to be sent */
+	enum call_stage stage;
+	int owed;         /* replies hiredis still owes */
+	int nreplies;     /* replies seen */
+	int polling;      /* wait: a poll is out */
+	int noticed;      /* wait: a notice of its origin came */
+	int repoll;       /* wait: it came while a poll was out */
+	int flags;        /* lock: TIER_LOCK_* */
+	int pinned;       /* on_timer reads replies: c must stay */
+	uint64_t until;   /* unwritten: written once conn's bytes reach it */
+	double queued_at; /* clock_monotonic() when it was to be sent */
 	char *cmd[CALL_MAX_CMDS]; /* formatted, not sent yet */
 	size_t cmdlen[CALL_MAX_CMDS];
 	int ncmds;
