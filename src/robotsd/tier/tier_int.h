@@ -80,8 +80,24 @@ struct tier_hold {
 };
 TAILQ_HEAD(tier_holds, tier_hold);
 
+/*
+ * What tier_conn.c tells the layer above it (tier.c, tier_setup.c), which
+ * it reaches only through these; tier_new sets them.
+ */
+struct tier_conn_hooks {
+	/* conn wrote more: arm the deadlines of the calls now written. */
+	void (*written)(struct tier_conn *);
+	/* srv's command connection is lost: end its waits (TIER_DOWN). */
+	void (*lost)(struct tier_server *);
+	/* a publish of origin was announced on srv's channel. */
+	void (*notified)(struct tier_server *, const char *origin, size_t len);
+	/* the last lookup ended after tier_free: free the rest. */
+	void (*destroy)(struct tier *);
+};
+
 struct tier {
 	struct event_base *base;
+	struct tier_conn_hooks hooks;
 	struct tier_config cf;
 	struct tier_server *servers;
 	size_t nservers;
@@ -124,15 +140,15 @@ void tier_server_warn(struct tier_server *, const char *fmt, ...)
 void tier_conn_drain(struct tier_conn *);
 /* Bytes of commands hiredis holds, not written to the socket yet. */
 size_t tier_conn_unsent(const struct tier_conn *);
-/* tier.c: conn wrote more: arm the deadlines of the calls now written. */
+/* tier.c: hooks.written (tier_conn_hooks). */
 void tier_calls_written(struct tier_conn *);
-/* tier.c: free what tier_free left for the last lookup to end. */
+/* tier_setup.c: free what tier_free left (hooks.destroy, after a lookup). */
 void tier_destroy(struct tier *);
-/* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
+/* tier.c: hooks.lost. */
 void tier_server_lost(struct tier_server *);
 /* tier.c: the caller holds origin's lock with token: keep it alive. */
 void tier_hold(struct tier *, const char *origin, const char *token);
-/* tier.c: a publish of origin was announced on srv's channel. */
+/* tier.c: hooks.notified. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
 
 /* One call of the tier client (tier.c; its answers: tier_reply.c). */
