@@ -24,6 +24,7 @@
 #include <hiredis/hiredis.h>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "tier/tier_int.h"
 #include "tier/tier_ring.h"
 #include "tier/tier_value.h"
@@ -69,18 +70,78 @@ wait_bucket(const char *origin, size_t len)
 	return (size_t)(tier_hash(origin, len) % TIER_WAIT_BUCKETS);
 }
 
-/* Take c out of its server's queue, its commands unsent. */
+static const char *const stage_names[] = { "new", "queued", "unwritten", "sent",
+	"deferred", "done" };
+
+const char *
+tier_stage_name(enum call_stage s)
+{
+	return (unsigned)s < CALL_NSTAGES ? stage_names[s] : "?";
+}
+
+/*
+ * The moves of a call, by stage: a bit per stage it may go to, for any
+ * call, and the more a wait may make (its poll is sent again, or its
+ * server lost, after a poll was handed or written).
+ */
+#define TO(s) (1u << (s))
+static const unsigned stage_moves[CALL_NSTAGES] = {
+	[CALL_NEW] = TO(CALL_QUEUED) | TO(CALL_UNWRITTEN) | TO(CALL_DEFERRED) |
+	             TO(CALL_DONE),
+	[CALL_QUEUED] = TO(CALL_UNWRITTEN) | TO(CALL_DEFERRED) | TO(CALL_DONE),
+	[CALL_UNWRITTEN] = TO(CALL_SENT) | TO(CALL_DONE),
+	[CALL_SENT] = TO(CALL_DONE),
+	[CALL_DEFERRED] = TO(CALL_DONE),
+};
+static const unsigned wait_moves[CALL_NSTAGES] = {
+	[CALL_UNWRITTEN] =
+	    TO(CALL_UNWRITTEN) | TO(CALL_QUEUED) | TO(CALL_DEFERRED),
+	[CALL_SENT] = TO(CALL_QUEUED) | TO(CALL_UNWRITTEN) | TO(CALL_DEFERRED),
+};
+#undef TO
+
+int
+tier_stage_legal(int is_wait, enum call_stage from, enum call_stage to)
+{
+	unsigned moves;
+
+	if ((unsigned)from >= CALL_NSTAGES || (unsigned)to >= CALL_NSTAGES)
+		return 0;
+	moves = stage_moves[from] | (is_wait ? wait_moves[from] : 0);
+	return (moves >> to) & 1;
+}
+
+/* The one writer of c->stage: a move the table refuses is logged, not made. */
+static int
+call_stage_set(struct tier_call *c, enum call_stage to)
+{
+	if (!tier_stage_legal(c->kind == CALL_WAIT, c->stage, to)) {
+		log_event(LOG_ERR, "redis", "bug=stage from=%s to=%s",
+		    tier_stage_name(c->stage), tier_stage_name(to));
+		return -1;
+	}
+	c->stage = to;
+	return 0;
+}
+
+/* Take c out of its server's queue or the unwritten calls, if there. */
+static void
+call_unlist(struct tier_call *c)
+{
+	if (c->stage == CALL_QUEUED) {
+		TAILQ_REMOVE(&c->srv->queue, c, qlink);
+		c->srv->nqueued--;
+	} else if (c->stage == CALL_UNWRITTEN)
+		TAILQ_REMOVE(&c->srv->cmd.unwritten, c, qlink);
+}
+
+/* Take c out of its server's lists, its commands unsent (freed). */
 static void
 call_unqueue(struct tier_call *c)
 {
 	int i;
 
-	if (c->queued == CALL_QUEUED) {
-		TAILQ_REMOVE(&c->srv->queue, c, qlink);
-		c->srv->nqueued--;
-	} else if (c->queued == CALL_UNWRITTEN)
-		TAILQ_REMOVE(&c->srv->cmd.unwritten, c, qlink);
-	c->queued = 0;
+	call_unlist(c);
 	for (i = 0; i < c->ncmds; i++)
 		free(c->cmd[i]);
 	c->ncmds = 0;
@@ -89,7 +150,7 @@ call_unqueue(struct tier_call *c)
 void
 tier_call_free_if_idle(struct tier_call *c)
 {
-	if (!c->done || c->owed > 0 || c->pinned)
+	if (c->stage != CALL_DONE || c->owed > 0 || c->pinned)
 		return;
 	call_unqueue(c);
 	evtimer_del(&c->timer);
@@ -132,18 +193,16 @@ tier_call_finish(struct tier_call *c, enum tier_result r, const char *why)
 {
 	struct tier_value *v;
 
-	if (c->done)
+	if (c->stage == CALL_DONE)
 		return;
-	c->done = 1;
 	call_unqueue(c);
+	call_stage_set(c, CALL_DONE);
 	evtimer_del(&c->timer);
 	evtimer_del(&c->poll);
-	if (c->waiting) {
+	if (c->kind == CALL_WAIT)
 		TAILQ_REMOVE(
 		    &c->t->waits[wait_bucket(c->origin, strlen(c->origin))], c,
 		    link);
-		c->waiting = 0;
-	}
 	c->reply.result = r;
 	c->reply.error = NULL;
 	if (why != NULL) {
@@ -170,7 +229,7 @@ static void
 call_defer(struct tier_call *c, enum tier_result r, const char *why)
 {
 	call_unqueue(c);
-	c->deferred = 1;
+	call_stage_set(c, CALL_DEFERRED);
 	c->reply.result = r;
 	if (why != c->why)
 		snprintf(c->why, sizeof(c->why), "%s", why);
@@ -209,7 +268,7 @@ on_timer(evutil_socket_t fd, short what, void *arg)
 	struct timeval tv;
 
 	(void)fd, (void)what;
-	if (c->deferred) {
+	if (c->stage == CALL_DEFERRED) {
 		tier_call_finish(c, c->reply.result, c->why);
 		return;
 	}
@@ -220,7 +279,7 @@ on_timer(evutil_socket_t fd, short what, void *arg)
 	}
 	if (call_drain(c) == 0) /* answered after all */
 		return;
-	if (!c->done) {
+	if (c->stage != CALL_DONE) {
 		snprintf(c->why, sizeof(c->why), "no answer within %ld ms",
 		    c->limit_ms);
 		tier_call_finish(
@@ -296,7 +355,7 @@ call_cmd(struct tier_call *c, const char *fmt, ...)
 	char *cmd = NULL;
 	int len;
 
-	if (c->done || c->deferred)
+	if (c->stage == CALL_DONE || c->stage == CALL_DEFERRED)
 		return -1;
 	va_start(ap, fmt);
 	len = redisvFormatCommand(&cmd, fmt, ap);
@@ -335,7 +394,7 @@ tier_calls_written(struct tier_conn *conn)
 	while ((c = TAILQ_FIRST(&conn->unwritten)) != NULL &&
 	       c->until <= conn->written) {
 		TAILQ_REMOVE(&conn->unwritten, c, qlink);
-		c->queued = 0;
+		call_stage_set(c, CALL_SENT);
 		call_arm(c);
 	}
 }
@@ -361,7 +420,7 @@ call_send(struct tier_call *c)
 	}
 	call_unqueue(c); /* frees what was sent */
 	c->until = conn->written + tier_conn_unsent(conn);
-	c->queued = CALL_UNWRITTEN;
+	call_stage_set(c, CALL_UNWRITTEN);
 	TAILQ_INSERT_TAIL(&conn->unwritten, c, qlink);
 }
 
@@ -375,7 +434,7 @@ call_go(struct tier_call *c)
 	struct tier_server *srv = c->srv;
 	struct tier *t = c->t;
 
-	if (c->done || c->deferred || c->ncmds == 0)
+	if (c->stage == CALL_DONE || c->stage == CALL_DEFERRED || c->ncmds == 0)
 		return;
 	c->queued_at = clock_monotonic(); /* until written */
 	if (srv->cmd.ac == NULL) {
@@ -390,7 +449,9 @@ call_go(struct tier_call *c)
 		    srv->url.name);
 		call_defer(c, TIER_SHED, c->why);
 	} else {
-		c->queued = CALL_QUEUED;
+		call_unlist(
+		    c); /* a wait's poll again, its last one unwritten */
+		call_stage_set(c, CALL_QUEUED);
 		TAILQ_INSERT_TAIL(&srv->queue, c, qlink);
 		srv->nqueued++;
 	}
@@ -404,12 +465,8 @@ tier_queue_pump(struct tier_server *srv)
 
 	while (srv->cmd.ac != NULL && !srv->t->freeing &&
 	       srv->cmd.sent < srv->t->cf.max_inflight &&
-	       (c = TAILQ_FIRST(&srv->queue)) != NULL) {
-		TAILQ_REMOVE(&srv->queue, c, qlink);
-		srv->nqueued--;
-		c->queued = 0;
-		call_send(c);
-	}
+	       (c = TAILQ_FIRST(&srv->queue)) != NULL)
+		call_send(c); /* takes c out of the queue */
 }
 
 /* Send a wait's poll; its deadline is armed once it is sent. */
@@ -460,8 +517,8 @@ tier_server_lost(struct tier_server *srv)
 		call_defer(c, TIER_DOWN, c->why); /* unqueues c */
 	}
 	TAILQ_FOREACH(c, &srv->t->calls, all) {
-		if (c->kind != CALL_WAIT || c->srv != srv || c->done ||
-		    c->deferred)
+		if (c->kind != CALL_WAIT || c->srv != srv ||
+		    c->stage == CALL_DONE || c->stage == CALL_DEFERRED)
 			continue;
 		evtimer_del(&c->poll);
 		snprintf(c->why, sizeof(c->why),
@@ -486,7 +543,8 @@ tier_notified(struct tier_server *srv, const char *origin, size_t len)
 	TAILQ_FOREACH(c, b, link) {
 		if (c->seq >= seq || c->srv != srv ||
 		    strlen(c->origin) != len ||
-		    memcmp(c->origin, origin, len) != 0 || c->deferred)
+		    memcmp(c->origin, origin, len) != 0 ||
+		    c->stage == CALL_DEFERRED)
 			continue;
 		c->noticed = 1;
 		if (c->polling) {
@@ -698,12 +756,11 @@ tier_wait(
 	struct tier_call *c = call_new(t, CALL_WAIT, origin, cb, arg);
 
 	t->stats.lock_waits++;
+	c->seq = t->seq;
+	TAILQ_INSERT_TAIL(/* until it is done, as every wait (tier_int.h) */
+	    &t->waits[wait_bucket(origin, strlen(origin))], c, link);
 	if (call_start(c, timeout_ms) == -1)
 		return;
-	c->seq = t->seq;
-	TAILQ_INSERT_TAIL(
-	    &t->waits[wait_bucket(origin, strlen(origin))], c, link);
-	c->waiting = 1;
 	tier_wait_poll(c); /* at once: the publish may have come before */
 }
 
@@ -750,13 +807,16 @@ tier_free(struct tier *t)
 		tier_conn_stop(&t->servers[i].sub);
 	}
 	while ((c = TAILQ_FIRST(&t->calls)) != NULL) {
-		c->done = 1; /* no callback; hiredis owes nothing any more */
-		c->owed = 0;
+		c->owed = 0; /* no callback; hiredis owes nothing any more */
 		c->pinned = 0;
-		if (c->waiting)
-			TAILQ_REMOVE(&t->waits[wait_bucket(
-			                 c->origin, strlen(c->origin))],
-			    c, link);
+		if (c->stage != CALL_DONE) {
+			if (c->kind == CALL_WAIT)
+				TAILQ_REMOVE(&t->waits[wait_bucket(
+				                 c->origin, strlen(c->origin))],
+				    c, link);
+			call_unqueue(c);
+			call_stage_set(c, CALL_DONE);
+		}
 		tier_call_free_if_idle(c);
 	}
 	if (t->lookups == 0) /* else the last cancelled lookup ends it */

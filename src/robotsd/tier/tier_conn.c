@@ -2,8 +2,8 @@
  * tier_conn.c: the tier's connections to one Redis server: resolve the
  * host name without blocking (evdns), connect, handshake (AUTH, SELECT, then
  * PING or SUBSCRIBE) under a deadline, and after any failure a reconnection
- * with doubling backoff. The subscriber connection hands every notice to
- * tier_notified().
+ * with doubling backoff. The subscriber connection hands every notice up
+ * through the tier's hooks (tier_conn_hooks), its only way to the calls.
  */
 #include <config.h>
 
@@ -255,7 +255,7 @@ tier_conn_on_write(evutil_socket_t fd, short what, void *arg)
 	if (c->ac == NULL) /* lost: its calls have ended */
 		return;
 	c->written += before - tier_conn_unsent(c);
-	tier_calls_written(c);
+	c->srv->t->hooks.written(c);
 }
 
 static void
@@ -358,7 +358,7 @@ tier_conn_lost(struct tier_conn *c, const char *why)
 	if (t->freeing)
 		return;
 	if (!c->is_sub) /* a wait can no longer poll: it ends now */
-		tier_server_lost(c->srv);
+		t->hooks.lost(c->srv);
 	tier_server_warn(c->srv, "%s connection: %s; retrying in %ld ms",
 	    c->is_sub ? "subscriber" : "command", why, c->backoff_ms);
 	tier_ms_to_tv(c->backoff_ms, &tv);
@@ -429,7 +429,7 @@ on_message(struct tier_conn *c, const char *channel, const redisReply *m)
 	struct tier *t = c->srv->t;
 
 	if (strcmp(channel, TIER_CHANNEL) == 0)
-		tier_notified(c->srv, m->str, m->len);
+		t->hooks.notified(c->srv, m->str, m->len);
 	else if (strcmp(channel, TIER_FEED_CHANNEL) == 0 && t->feed_cb != NULL)
 		t->feed_cb(t->feed_arg, m->str, m->len);
 }
@@ -587,8 +587,10 @@ tier_conn_connect(struct tier_conn *c, const char *ip)
 static void
 on_last_lookup(evutil_socket_t fd, short what, void *arg)
 {
+	struct tier *t = arg;
+
 	(void)fd, (void)what;
-	tier_destroy(arg);
+	t->hooks.destroy(t);
 }
 
 static void

@@ -80,8 +80,24 @@ struct tier_hold {
 };
 TAILQ_HEAD(tier_holds, tier_hold);
 
+/*
+ * What tier_conn.c tells the layer above it (tier.c, tier_setup.c), which
+ * it reaches only through these; tier_new sets them.
+ */
+struct tier_conn_hooks {
+	/* conn wrote more: arm the deadlines of the calls now written. */
+	void (*written)(struct tier_conn *);
+	/* srv's command connection is lost: end its waits (TIER_DOWN). */
+	void (*lost)(struct tier_server *);
+	/* a publish of origin was announced on srv's channel. */
+	void (*notified)(struct tier_server *, const char *origin, size_t len);
+	/* the last lookup ended after tier_free: free the rest. */
+	void (*destroy)(struct tier *);
+};
+
 struct tier {
 	struct event_base *base;
+	struct tier_conn_hooks hooks;
 	struct tier_config cf;
 	struct tier_server *servers;
 	size_t nservers;
@@ -124,15 +140,15 @@ void tier_server_warn(struct tier_server *, const char *fmt, ...)
 void tier_conn_drain(struct tier_conn *);
 /* Bytes of commands hiredis holds, not written to the socket yet. */
 size_t tier_conn_unsent(const struct tier_conn *);
-/* tier.c: conn wrote more: arm the deadlines of the calls now written. */
+/* tier.c: hooks.written (tier_conn_hooks). */
 void tier_calls_written(struct tier_conn *);
-/* tier.c: free what tier_free left for the last lookup to end. */
+/* tier_setup.c: free what tier_free left (hooks.destroy, after a lookup). */
 void tier_destroy(struct tier *);
-/* tier.c: srv's command connection is lost: end its waits (TIER_DOWN). */
+/* tier.c: hooks.lost. */
 void tier_server_lost(struct tier_server *);
 /* tier.c: the caller holds origin's lock with token: keep it alive. */
 void tier_hold(struct tier *, const char *origin, const char *token);
-/* tier.c: a publish of origin was announced on srv's channel. */
+/* tier.c: hooks.notified. */
 void tier_notified(struct tier_server *, const char *origin, size_t len);
 
 /* One call of the tier client (tier.c; its answers: tier_reply.c). */
@@ -147,9 +163,27 @@ enum call_kind {
 	CALL_FEED
 };
 
-#define CALL_MAX_CMDS 3  /* a publish: SET, the unlock, PUBLISH */
-#define CALL_QUEUED 1    /* in srv->queue: not handed to hiredis yet */
-#define CALL_UNWRITTEN 2 /* in cmd.unwritten: handed, not all written */
+#define CALL_MAX_CMDS 3 /* a publish: SET, the unlock, PUBLISH */
+
+/*
+ * Where a call is; tier.c moves it with call_stage_set only, which refuses
+ * (and logs) a move tier_stage_legal does not allow. A wait is in t->waits
+ * in every stage but CALL_DONE.
+ */
+enum call_stage {
+	CALL_NEW,       /* commands formatted (or none yet), in no list */
+	CALL_QUEUED,    /* in srv->queue: not handed to hiredis yet */
+	CALL_UNWRITTEN, /* in cmd.unwritten: handed, not all written */
+	CALL_SENT,      /* written, its deadline armed; a wait: or idle */
+	CALL_DEFERRED,  /* its result decided: the timer delivers it */
+	CALL_DONE       /* the callback ran; hiredis may still owe replies */
+};
+#define CALL_NSTAGES (CALL_DONE + 1)
+
+/* tier.c: 1 when a call (is_wait: a wait) may move from one to another. */
+int tier_stage_legal(int is_wait, enum call_stage from, enum call_stage to);
+/* tier.c: the stage's name, for logs and tests ("?" out of range). */
+const char *tier_stage_name(enum call_stage);
 
 struct tier_call {
 	struct tier *t;
@@ -161,19 +195,16 @@ struct tier_call {
 	struct event timer; /* deadline, or the moment to deliver reply */
 	long limit_ms;      /* the caller's deadline, once the call is sent */
 	struct event poll;  /* wait: next poll, or a poll's deadline */
-	int deferred;       /* the timer delivers reply */
-	int done;           /* the callback ran */
-	int owed;           /* replies hiredis still owes */
-	int nreplies;       /* replies seen */
-	int polling;        /* wait: a poll is out */
-	int noticed;        /* wait: a notice of its origin came */
-	int repoll;         /* wait: it came while a poll was out */
-	int waiting;        /* wait: in t->waits */
-	int flags;          /* lock: TIER_LOCK_* */
-	int pinned;         /* on_timer reads replies: c must stay */
-	int queued;         /* CALL_QUEUED, CALL_UNWRITTEN or 0 */
-	uint64_t until;     /* unwritten: written once conn's bytes reach it */
-	double queued_at;   /* clock_monotonic() when it was to be sent */
+	enum call_stage stage;
+	int owed;         /* replies hiredis still owes */
+	int nreplies;     /* replies seen */
+	int polling;      /* wait: a poll is out */
+	int noticed;      /* wait: a notice of its origin came */
+	int repoll;       /* wait: it came while a poll was out */
+	int flags;        /* lock: TIER_LOCK_* */
+	int pinned;       /* on_timer reads replies: c must stay */
+	uint64_t until;   /* unwritten: written once conn's bytes reach it */
+	double queued_at; /* clock_monotonic() when it was to be sent */
 	char *cmd[CALL_MAX_CMDS]; /* formatted, not sent yet */
 	size_t cmdlen[CALL_MAX_CMDS];
 	int ncmds;

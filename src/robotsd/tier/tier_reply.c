@@ -186,7 +186,7 @@ tier_on_reply(redisAsyncContext *ac, void *reply, void *priv)
 	 */
 	if (r != NULL && conn->ac == ac)
 		conn->backoff_ms = c->t->cf.reconnect_min_ms;
-	if (c->done) {
+	if (c->stage == CALL_DONE) {
 		if (c->kind == CALL_LOCK && r != NULL && !c->t->freeing &&
 		    r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
 			/* granted after its caller gave up: nobody fetches */

@@ -162,6 +162,10 @@ tier_new(struct event_base *base, const struct tier_config *cf, char **cause)
 	size_t i;
 
 	t->base = base;
+	t->hooks = (struct tier_conn_hooks){ .written = tier_calls_written,
+		.lost = tier_server_lost,
+		.notified = tier_notified,
+		.destroy = tier_destroy };
 	t->cf = *cf;
 	if (cf->key != NULL) {
 		memcpy(t->key, cf->key, TIER_KEY_LEN);
