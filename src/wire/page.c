@@ -237,10 +237,9 @@ page_lower(struct buf *b, const char *s, size_t n)
 static int
 page_read_header(const struct page_pair *p)
 {
-	size_t i;
+	size_t i, n = sizeof(page_read_names) / sizeof(page_read_names[0]);
 
-	for (i = 0; i < sizeof(page_read_names) / sizeof(page_read_names[0]);
-	     i++)
+	for (i = 0; i < n; i++)
 		if (page_named(p, page_read_names[i]))
 			return 1;
 	return 0;
