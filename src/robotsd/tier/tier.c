@@ -53,6 +53,34 @@
 	"return redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[2]) end "       \
 	"return false"
 
+/* The Redis keys of origin: an entry, its lock, its purge record. */
+char *
+tier_entry_key(const char *origin)
+{
+	char *k;
+
+	xasprintf(&k, "robotsd:v1:e:{%s}", origin);
+	return k;
+}
+
+char *
+tier_lock_key(const char *origin)
+{
+	char *k;
+
+	xasprintf(&k, "robotsd:v1:l:{%s}", origin);
+	return k;
+}
+
+char *
+tier_purge_key(const char *origin)
+{
+	char *k;
+
+	xasprintf(&k, "robotsd:v1:p:{%s}", origin);
+	return k;
+}
+
 static const char *const result_names[] = { "ok", "miss", "busy", "notified",
 	"unlocked", "corrupt", "timeout", "down", "error", "shed" };
 
@@ -820,5 +848,5 @@ tier_free(struct tier *t)
 		tier_call_free_if_idle(c);
 	}
 	if (t->lookups == 0) /* else the last cancelled lookup ends it */
-		tier_destroy(t);
+		t->hooks.destroy(t); /* tier_setup.c's, set by tier_new */
 }

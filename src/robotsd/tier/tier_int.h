@@ -91,7 +91,8 @@ struct tier_conn_hooks {
 	void (*lost)(struct tier_server *);
 	/* a publish of origin was announced on srv's channel. */
 	void (*notified)(struct tier_server *, const char *origin, size_t len);
-	/* the last lookup ended after tier_free: free the rest. */
+	/* free what tier_free left: at its end, or when the last lookup
+	 * ends after it (tier.c calls tier_setup.c only through this). */
 	void (*destroy)(struct tier *);
 };
 
@@ -142,7 +143,10 @@ void tier_conn_drain(struct tier_conn *);
 size_t tier_conn_unsent(const struct tier_conn *);
 /* tier.c: hooks.written (tier_conn_hooks). */
 void tier_calls_written(struct tier_conn *);
-/* tier_setup.c: free what tier_free left (hooks.destroy, after a lookup). */
+/*
+ * tier_setup.c: free what tier_free left (hooks.destroy: tier_free's own end,
+ * or the last lookup's after it).
+ */
 void tier_destroy(struct tier *);
 /* tier.c: hooks.lost. */
 void tier_server_lost(struct tier_server *);

@@ -1,8 +1,10 @@
 /*
  * tier_setup.c: the shared tier's making and unmaking (its settings, its
  * servers from the --redis URLs, its hash ring, its connections started)
- * and what it tells about itself: names, keys, counters, a miss's budget.
- * The calls themselves are tier.c's.
+ * and what it tells about itself: names, counters, a miss's budget.
+ * The calls themselves, and the keys they name, are tier.c's; this file
+ * reaches them only through the hooks it sets and tier_free (the one call
+ * down, when tier_new fails), and tier.c calls nothing here.
  */
 #include <config.h>
 
@@ -23,33 +25,6 @@ tier_state_name(enum tier_state s)
 	return s == TIER_SERVER_UP           ? "up"
 	       : s == TIER_SERVER_CONNECTING ? "connecting"
 	                                     : "down";
-}
-
-char *
-tier_entry_key(const char *origin)
-{
-	char *k;
-
-	xasprintf(&k, "robotsd:v1:e:{%s}", origin);
-	return k;
-}
-
-char *
-tier_lock_key(const char *origin)
-{
-	char *k;
-
-	xasprintf(&k, "robotsd:v1:l:{%s}", origin);
-	return k;
-}
-
-char *
-tier_purge_key(const char *origin)
-{
-	char *k;
-
-	xasprintf(&k, "robotsd:v1:p:{%s}", origin);
-	return k;
 }
 
 long
