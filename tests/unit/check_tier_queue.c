@@ -3,7 +3,8 @@
  * (tier_fixture.c): at most max_inflight commands out per server, the rest
  * queued in robotsd; a call's deadline counts from when its command is
  * written to the socket, never while it queues nor while robotsd has not
- * written it yet; past max_queued a call is shed at once (TIER_SHED).
+ * written it yet, and from then on the call is sent (its stage, read
+ * through tier_int.h); past max_queued a call is shed at once (TIER_SHED).
  * Redis is made slow with CLIENT PAUSE, its own clock: the outcomes are
  * asserted, with margins of 150 ms or more around each deadline.
  */
@@ -19,6 +20,7 @@
 #include <hiredis/hiredis.h>
 
 #include "tier/tier.h"
+#include "tier/tier_int.h"
 #include "tier_fixture.h"
 #include "tier/tier_value.h"
 #include "test_main.h"
@@ -123,6 +125,48 @@ START_TEST(sent_time_counted)
 }
 END_TEST
 
+/* The stage of the live call of origin on t; CALL_DONE when none is. */
+static enum call_stage
+call_stage_of(struct tier *t, const char *origin)
+{
+	struct tier_call *c;
+
+	TAILQ_FOREACH(c, &t->calls, all)
+		if (strcmp(c->origin, origin) == 0)
+			return c->stage;
+	return CALL_DONE;
+}
+
+/*
+ * A call whose command was written to the socket is sent (CALL_SENT, out
+ * of the connection's unwritten calls) while Redis, paused, has not
+ * answered it yet; the loop is run until it is or 500 ms pass, well
+ * inside the 800 ms pause.
+ */
+START_TEST(written_call_is_sent)
+{
+	struct tier *t = queue_tier(2000, 1, 10);
+	struct qres a = { 0 };
+	int i;
+
+	freeReplyObject(redis_cmd(0, "CLIENT PAUSE 800 ALL"));
+	tier_get(t, "https://a.example", 0, on_qres, &a);
+	ck_assert_int_eq(call_stage_of(t, "https://a.example"), CALL_UNWRITTEN);
+	for (i = 0; i < 50 && a.n == 0 &&
+	            call_stage_of(t, "https://a.example") != CALL_SENT;
+	     i++)
+		drive_for(10);
+	ck_assert_int_eq(a.n, 0);
+	ck_assert_msg(call_stage_of(t, "https://a.example") == CALL_SENT,
+	    "stage %s", tier_stage_name(call_stage_of(t, "https://a.example")));
+	ck_assert(TAILQ_EMPTY(&t->servers[0].cmd.unwritten));
+	ck_assert(drive_until(&a.n, 1, 3000));
+	ck_assert_int_eq(a.r, TIER_MISS);
+	ck_assert_int_eq(call_stage_of(t, "https://a.example"), CALL_DONE);
+	tier_free(t);
+}
+END_TEST
+
 /*
  * robotsd busy past a deadline before its loop ever wrote the command
  * (the caller holds the loop 400 ms; the deadline is 150 ms): the
@@ -216,6 +260,7 @@ tier_queue_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, queued_time_not_counted);
 	tcase_add_test(tc, sent_time_counted);
+	tcase_add_test(tc, written_call_is_sent);
 	tcase_add_test(tc, busy_before_the_write);
 	tcase_add_test(tc, full_queue_sheds);
 	tcase_add_test(tc, burst_pipelined);
