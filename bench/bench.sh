@@ -58,6 +58,10 @@ row "hot match, M checks/s on corpus URLs" "$match" "-" ">= 15"
 sed 's|^https://|http://|' "$corpus/urls.txt" >"$tmp/urls.txt"
 make_requests "$tmp/urls.txt" >"$tmp/checks.txt"
 sed 's|,"id":|,"usage":true,"id":|' "$tmp/checks.txt" >"$tmp/usage.txt"
+# A page's typical signals: X-Robots-Tag, Content-Usage, Content-Signal, a
+# robots meta, beside a header robotsd does not read.
+page='{"headers":[["Content-Type","text/html; charset=utf-8"],["X-Robots-Tag","noai, max-snippet:50"],["Content-Usage","train-ai=n"],["Content-Signal","ai-train=no, search=yes"]],"meta":[["robots","noimageindex"]]}'
+sed "s|,\"id\":|,\"page\":$page,\"id\":|" "$tmp/checks.txt" >"$tmp/page.txt"
 make_batches "$tmp/urls.txt" 100 >"$tmp/batches.txt"
 echo PING >"$tmp/ping.txt"
 

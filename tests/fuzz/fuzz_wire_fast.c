@@ -3,8 +3,8 @@
  * against the full decoder. Whenever wire_fast_check() accepts a line,
  * proto_decode() must decode the same line to the same check: same URL
  * (or the same batch of URLs, in order) and agent bytes, same wait and
- * usage, no tokens (a check with tokens is left to the full decoder), same
- * id. A URL said to be plain must be its own JSON text.
+ * usage, no tokens or page (a check with either is left to the full
+ * decoder), same id. A URL said to be plain must be its own JSON text.
  */
 #include <config.h>
 
@@ -57,7 +57,8 @@ static int
 same(const struct wire_check *w, const struct request *r)
 {
 	if (r->op != OP_CHECK || r->agent == NULL || r->wait != w->wait ||
-	    r->usage != w->usage || r->tokens != NULL || !same_urls(w, r) ||
+	    r->usage != w->usage || r->tokens != NULL || r->page != NULL ||
+	    !same_urls(w, r) ||
 	    !same_str(r->agent, r->agent_len, w->agent, w->agent_len))
 		return 0;
 	if (!w->has_id)
