@@ -176,11 +176,12 @@ sockfile_listen_group(const char *path, long gid, char **cause)
 	/* Not following a symbolic link that replaced the socket. */
 	if (fchownat(AT_FDCWD, path, (uid_t)-1, (gid_t)gid,
 	        AT_SYMLINK_NOFOLLOW) == -1) {
+		const char *why = strerror(errno); /* before getgrgid() */
+
 		xasprintf(cause,
 		    "%s: cannot give it group %s: %s (robotsd must run as "
 		    "root or as a member of admin-group)",
-		    path, sockfile_group_name(gid, name, sizeof(name)),
-		    strerror(errno));
+		    path, sockfile_group_name(gid, name, sizeof(name)), why);
 		close(fd);
 		sockfile_unlink_stale(path);
 		return -1;

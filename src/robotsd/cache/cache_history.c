@@ -274,7 +274,8 @@ cache_history_learn(struct cache *c, const char *origin,
 	    e->pub.policy == CACHE_NONE) {
 		if (n > CACHE_MAX_HISTORY)
 			n = CACHE_MAX_HISTORY;
-		memcpy(out, v, n * sizeof(*out));
+		if (n > 0) /* v may be NULL when there is none */
+			memcpy(out, v, n * sizeof(*out));
 		return n;
 	}
 	cache_history_merge(c, e, v, n);
