@@ -307,16 +307,16 @@ class MetricsPort(test_metrics.MetricsBase):
         self.assertTrue(poll(lambda: held(pid, self.port) >= 16),
                         "16 connections not accepted: %d"
                         % held(pid, self.port))
-        started = time.monotonic()
+        # answered while the other address still holds its share (before:
+        # it waited for a held connection to time out, 30 s; the 10 s
+        # bound leaves a loaded machine room and still fails that)
         scrape = from_address("127.0.0.1", self.port)
         self.addCleanup(scrape.close)
-        scrape.settimeout(2)
+        scrape.settimeout(10)
         scrape.sendall(b"GET /metrics" + H11 + b"\r\n")
         status, _, body = read_answer(scrape.makefile("rb"))
-        took = time.monotonic() - started
         self.assertEqual(status, 200)
         self.assertIn(b"robotsd_build_info", body)
-        self.assertLess(took, 1.0, "the scrape took %.2f s" % took)
         # the other address's connections: 16 still held, no more
         self.assertEqual(held(pid, self.port, "127.0.0.2"), 16)
 
