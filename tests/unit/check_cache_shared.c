@@ -400,6 +400,36 @@ START_TEST(test_fleet_versions_merged)
 }
 END_TEST
 
+/* Two fleet versions first seen at once: the one seen last goes first. */
+START_TEST(test_fleet_versions_tied_first_seen)
+{
+	struct shared_state s = fleet_rules();
+	struct cache_version in[3] = {
+		{ "", SCRIPT_T0 - 50, SCRIPT_T0 - 1, 200, CACHE_RULES },
+		{ "2222222222222222", SCRIPT_T0 - 9000, SCRIPT_T0 - 1000, 200,
+		    CACHE_RULES },
+		{ "1111111111111111", SCRIPT_T0 - 9000, SCRIPT_T0 - 5000, 200,
+		    CACHE_RULES },
+	};
+	struct cache_version out[CACHE_MAX_HISTORY];
+	const struct cache_entry *e;
+
+	set.history_depth = 3;
+	cache_configure(cache, &set);
+	version_of_body(BODY, sizeof(BODY) - 1, in[0].version);
+	s.version_since = SCRIPT_T0 - 100;
+	s.validated_at = SCRIPT_T0 - 100;
+	s.versions = in;
+	s.nversions = 3;
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_PENDING);
+	fill_shared(&s);
+	ck_assert_int_eq(check_now(ORIGIN, &e), CACHE_HIT);
+	ck_assert_uint_eq(cache_history(e, out, CACHE_MAX_HISTORY), 3);
+	ck_assert_str_eq(out[1].version, "2222222222222222");
+	ck_assert_str_eq(out[2].version, "1111111111111111");
+}
+END_TEST
+
 /* A fetch here is published with its new version in its history. */
 START_TEST(test_settled_with_the_new_version_in_history)
 {
@@ -479,6 +509,7 @@ cache_shared_suite(void)
 	tcase_add_test(tc, test_purge_reaches_the_tier);
 	tcase_add_test(tc, test_refresh_for_a_told_change);
 	tcase_add_test(tc, test_fleet_versions_merged);
+	tcase_add_test(tc, test_fleet_versions_tied_first_seen);
 	tcase_add_test(tc, test_settled_with_the_new_version_in_history);
 	tcase_add_test(tc, test_history_learnt_unasked);
 	suite_add_tcase(s, tc);

@@ -207,7 +207,9 @@ hist_newer_first(const void *a, const void *b)
 
 	if (x->first_seen != y->first_seen)
 		return x->first_seen < y->first_seen ? 1 : -1;
-	return x->last_seen < y->last_seen ? 1 : x->last_seen > y->last_seen;
+	if (x->last_seen != y->last_seen)
+		return x->last_seen < y->last_seen ? 1 : -1;
+	return 0;
 }
 
 /* Where version id is in v[0..n), or n. */
