@@ -108,7 +108,7 @@ robots_tag_unknown(struct robots_tag_set *set, const char *s, size_t len)
 	memcpy(set->unknown[set->nunknown++], low, len + 1);
 }
 
-/* A limit: -1 (none) or more is the larger of a and b. */
+/* The stricter of two limits: the smaller, -1 standing for none. */
 static int64_t
 robots_tag_min_limit(int64_t a, int64_t b)
 {
