@@ -257,3 +257,30 @@ jw_json(struct buf *b, const json_t *v)
 	buf_add(b, s, strlen(s));
 	free(s);
 }
+
+/* See jsonw.h: a caller's bug, kept from reaching a client as bad JSON. */
+void
+jw_misuse(struct jw *w)
+{
+	w->bad = 1;
+	if (w->b->state == BUF_OK)
+		w->b->state = BUF_FULL;
+}
+
+/* See jsonw.h: a key of any bytes. */
+void
+jw_key_str(struct jw *w, const char *s, size_t len)
+{
+	unsigned long bit = 1ul << w->depth;
+
+	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+		jw_misuse(w);
+		return;
+	}
+	if (w->more & bit)
+		buf_lit(w->b, ",");
+	w->more |= bit;
+	jw_str(w->b, s, len);
+	buf_lit(w->b, ":");
+	w->keyed = 1;
+}

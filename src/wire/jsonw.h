@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-struct buf;
+#include "wire/buf.h"
 
 /*
  * A JSON string of arbitrary bytes: valid UTF-8 as is (controls, quote and
@@ -29,5 +29,224 @@ void jw_json(struct buf *, const json_t *);
 size_t jw_utf8_len(const unsigned char *s, size_t n);
 /* Bytes at s (at most n) that a JSON string holds as they are, in ASCII. */
 size_t jw_plain_len(const unsigned char *s, size_t n);
+
+/*
+ * The structural writer: objects, arrays and keys, with the commas and the
+ * closers placed by construction. A site says what it writes (a key, a
+ * value, a container) and never writes ',', '}' or ']' itself:
+ *
+ *	struct jw w;
+ *	jw_init(&w, b);
+ *	jw_obj(&w);
+ *	jw_kint(&w, "id", 7);
+ *	jw_key(&w, "usage");
+ *	jw_obj(&w);
+ *	...
+ *	jw_end(&w);		(closes usage with '}')
+ *	jw_end(&w);		(closes the answer)
+ *
+ * A value after jw_key() is that key's value; any other value is the next
+ * element of the open array (or the top-level value). Nesting past
+ * JW_DEPTH, or an end with nothing open, is a bug of the caller: it marks
+ * the buffer BUF_FULL, so the answer is refused as too large rather than
+ * sent malformed, and jw_ok() tells tests.
+ */
+#define JW_DEPTH 31
+
+struct jw {
+	struct buf *b;
+	unsigned depth;     /* containers open; 0 at the top level */
+	unsigned keyed;     /* a key was written: the next value is its value */
+	unsigned long more; /* bit d: the container at depth d has a member */
+	unsigned long arr;  /* bit d: the container at depth d is an array */
+	unsigned bad;       /* misuse seen (also marks b) */
+};
+
+/* A writer at the top level of b. */
+static inline void
+jw_init(struct jw *w, struct buf *b)
+{
+	*w = (struct jw){ .b = b };
+}
+
+/*
+ * A writer that continues inside an object already open in b (written as
+ * text by a cache of encoded members, say): more says whether it holds a
+ * member already. jw_end() then closes that object.
+ */
+static inline void
+jw_init_in_obj(struct jw *w, struct buf *b, int more)
+{
+	*w = (struct jw){ .b = b, .depth = 1, .more = more ? 2ul : 0 };
+}
+
+void jw_misuse(struct jw *);
+
+/* Before a value: its comma, unless it is a key's value or the first. */
+static inline void
+jw_pre(struct jw *w)
+{
+	unsigned long bit = 1ul << w->depth;
+
+	if (w->keyed) {
+		w->keyed = 0;
+		return;
+	}
+	if (w->depth > 0 && !(w->arr & bit)) {
+		jw_misuse(w); /* an object's member needs a key */
+		return;
+	}
+	if (w->more & bit)
+		buf_add(w->b, ",", 1);
+	w->more |= bit;
+}
+
+/* A key in the open object, from a literal: jw_key(w, "allowed"). */
+#define jw_key(w, k) jw_key_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
+
+/* lit is ,"key": — the comma is written only after a member. */
+static inline void
+jw_key_lit(struct jw *w, const char *lit, size_t n)
+{
+	unsigned long bit = 1ul << w->depth;
+	size_t skip = !(w->more & bit);
+
+	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+		jw_misuse(w);
+		return;
+	}
+	w->more |= bit;
+	w->keyed = 1;
+	buf_add(w->b, lit + skip, n - skip);
+}
+
+/* A key of any bytes (escaped as jw_str() escapes them). */
+void jw_key_str(struct jw *, const char *s, size_t len);
+
+/* Open an object or an array as the next value. */
+static inline void
+jw_open(struct jw *w, char c, int arr)
+{
+	jw_pre(w);
+	if (w->depth + 1 >= JW_DEPTH) {
+		jw_misuse(w);
+		return;
+	}
+	buf_add(w->b, &c, 1);
+	w->depth++;
+	w->more &= ~(1ul << w->depth);
+	if (arr)
+		w->arr |= 1ul << w->depth;
+	else
+		w->arr &= ~(1ul << w->depth);
+}
+#define jw_obj(w) jw_open((w), '{', 0)
+#define jw_arr(w) jw_open((w), '[', 1)
+
+/* Close the innermost open object or array. */
+static inline void
+jw_end(struct jw *w)
+{
+	if (w->depth == 0 || w->keyed) {
+		jw_misuse(w);
+		return;
+	}
+	buf_add(w->b, (w->arr >> w->depth & 1) ? "]" : "}", 1);
+	w->depth--;
+}
+
+/* Values: the next element, or the value of the key just written. */
+static inline void
+jw_vstr(struct jw *w, const char *s, size_t len)
+{
+	jw_pre(w);
+	jw_str(w->b, s, len);
+}
+static inline void
+jw_vint(struct jw *w, long long v)
+{
+	jw_pre(w);
+	jw_int(w->b, v);
+}
+static inline void
+jw_vint_or_null(struct jw *w, long long v)
+{
+	jw_pre(w);
+	jw_int_or_null(w->b, v);
+}
+static inline void
+jw_vreal(struct jw *w, double v)
+{
+	jw_pre(w);
+	jw_real(w->b, v);
+}
+static inline void
+jw_vbool(struct jw *w, int v)
+{
+	jw_pre(w);
+	if (v)
+		buf_add(w->b, "true", 4);
+	else
+		buf_add(w->b, "false", 5);
+}
+static inline void
+jw_vnull(struct jw *w)
+{
+	jw_pre(w);
+	buf_add(w->b, "null", 4);
+}
+static inline void
+jw_vjson(struct jw *w, const json_t *v)
+{
+	jw_pre(w);
+	jw_json(w->b, v);
+}
+/* A value already encoded as JSON text (one whole value). */
+static inline void
+jw_vraw(struct jw *w, const char *s, size_t len)
+{
+	jw_pre(w);
+	buf_add(w->b, s, len);
+}
+/* A value from a literal: jw_vlit(w, "[]"). */
+#define jw_vlit(w, s) jw_vraw((w), "" s, sizeof(s) - 1)
+
+/*
+ * Members already encoded as text ("a":1,"b":2, no comma at either end;
+ * empty adds nothing) into the open object: an answer's cached part.
+ */
+static inline void
+jw_members(struct jw *w, const char *s, size_t len)
+{
+	unsigned long bit = 1ul << w->depth;
+
+	if (len == 0)
+		return;
+	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+		jw_misuse(w);
+		return;
+	}
+	if (w->more & bit)
+		buf_add(w->b, ",", 1);
+	w->more |= bit;
+	buf_add(w->b, s, len);
+}
+
+/* Key and value at once. */
+#define jw_kstr(w, k, s, n) (jw_key(w, k), jw_vstr((w), (s), (n)))
+#define jw_kint(w, k, v) (jw_key(w, k), jw_vint((w), (v)))
+#define jw_kint_or_null(w, k, v) (jw_key(w, k), jw_vint_or_null((w), (v)))
+#define jw_kreal(w, k, v) (jw_key(w, k), jw_vreal((w), (v)))
+#define jw_kbool(w, k, v) (jw_key(w, k), jw_vbool((w), (v)))
+#define jw_knull(w, k) (jw_key(w, k), jw_vnull(w))
+#define jw_kjson(w, k, v) (jw_key(w, k), jw_vjson((w), (v)))
+#define jw_klit(w, k, s) (jw_key(w, k), jw_vlit((w), s))
+
+/* Everything opened was closed and nothing was misused. */
+static inline int
+jw_ok(const struct jw *w)
+{
+	return !w->bad && w->depth == 0 && !w->keyed;
+}
 
 #endif /* ROBOTS_JSONW_H */

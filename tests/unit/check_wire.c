@@ -555,6 +555,160 @@ START_TEST(test_jw_json_values_are_what_jansson_writes)
 }
 END_TEST
 
+/* Each structural sequence writes the JSON text written beside it. */
+static void
+jw_nested(struct jw *w)
+{
+	jw_obj(w);
+	jw_kint(w, "id", 7);
+	jw_key(w, "usage");
+	jw_obj(w);
+	jw_kbool(w, "train-ai", 0);
+	jw_knull(w, "search");
+	jw_end(w);
+	jw_key(w, "from");
+	jw_arr(w);
+	jw_vstr(w, "a\"b", 3);
+	jw_obj(w);
+	jw_end(w);
+	jw_arr(w);
+	jw_end(w);
+	jw_vint_or_null(w, 0);
+	jw_end(w);
+	jw_end(w);
+}
+static void
+jw_members_and_keys(struct jw *w)
+{
+	jw_obj(w);
+	jw_members(w, "", 0);
+	jw_members(w, "\"a\":1", 5);
+	jw_key_str(w, "x\ny", 3);
+	jw_vreal(w, 0.5);
+	jw_members(w, "\"b\":2,\"c\":3", 11);
+	jw_klit(w, "d", "[]");
+	jw_end(w);
+}
+static void
+jw_top_array(struct jw *w)
+{
+	jw_arr(w);
+	jw_vbool(w, 1);
+	jw_vlit(w, "{\"k\":1}");
+	jw_vnull(w);
+	jw_end(w);
+}
+static void
+jw_resumed(struct jw *w)
+{
+	jw_kint(w, "n", -3);
+	jw_end(w);
+}
+
+START_TEST(test_jw_structure_places_commas_and_closers)
+{
+	static const struct {
+		void (*write)(struct jw *);
+		const char *pre; /* text already in the buffer */
+		int more;        /* it holds a member already */
+		const char *want;
+	} t[] = {
+		{ jw_nested, "", 0,
+		    "{\"id\":7,\"usage\":{\"train-ai\":false,\"search\":null},"
+		    "\"from\":[\"a\\\"b\",{},[],null]}" },
+		{ jw_members_and_keys, "", 0,
+		    "{\"a\":1,\"x\\ny\":0.5,\"b\":2,\"c\":3,\"d\":[]}" },
+		{ jw_top_array, "", 0, "[true,{\"k\":1},null]" },
+		{ jw_resumed, "{", 0, "{\"n\":-3}" },
+		{ jw_resumed, "{\"id\":1", 1, "{\"id\":1,\"n\":-3}" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct buf b = BUF_INIT(0);
+		struct jw w;
+
+		buf_add(&b, t[i].pre, strlen(t[i].pre));
+		if (*t[i].pre)
+			jw_init_in_obj(&w, &b, t[i].more);
+		else
+			jw_init(&w, &b);
+		t[i].write(&w);
+		ck_assert_msg(jw_ok(&w), "case %zu", i);
+		ck_assert_int_eq(b.state, BUF_OK);
+		ck_assert_int_eq(buf_terminate(&b), 0);
+		ck_assert_str_eq(b.p, t[i].want);
+		buf_clear(&b);
+	}
+}
+END_TEST
+
+/* Misuse never reaches a client as malformed JSON: the buffer is failed. */
+static void
+jw_value_without_key(struct jw *w)
+{
+	jw_obj(w);
+	jw_vint(w, 1);
+	jw_end(w);
+}
+static void
+jw_key_in_array(struct jw *w)
+{
+	jw_arr(w);
+	jw_key(w, "k");
+	jw_vint(w, 1);
+	jw_end(w);
+}
+static void
+jw_end_after_key(struct jw *w)
+{
+	jw_obj(w);
+	jw_key(w, "k");
+	jw_end(w);
+}
+static void
+jw_end_too_often(struct jw *w)
+{
+	jw_obj(w);
+	jw_end(w);
+	jw_end(w);
+}
+static void
+jw_too_deep(struct jw *w)
+{
+	for (int i = 0; i < JW_DEPTH + 1; i++)
+		jw_arr(w);
+}
+
+START_TEST(test_jw_misuse_fails_the_buffer)
+{
+	static void (*const t[])(struct jw *) = {
+		jw_value_without_key,
+		jw_key_in_array,
+		jw_end_after_key,
+		jw_end_too_often,
+		jw_too_deep,
+	};
+	struct buf b = BUF_INIT(0);
+	struct jw w;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		buf_reset(&b);
+		jw_init(&w, &b);
+		t[i](&w);
+		ck_assert_msg(!jw_ok(&w), "case %zu", i);
+		ck_assert_int_eq(b.state, BUF_FULL);
+	}
+	buf_reset(&b); /* left open: no misuse yet, but not a whole value */
+	jw_init(&w, &b);
+	jw_obj(&w);
+	jw_key(&w, "k");
+	jw_arr(&w);
+	ck_assert(!jw_ok(&w));
+	ck_assert_int_eq(b.state, BUF_OK);
+	buf_clear(&b);
+}
+END_TEST
+
 /* The codec suite. */
 static Suite *
 proto_suite(void)
@@ -583,6 +737,8 @@ proto_suite(void)
 	tcase_add_test(tc, test_jw_numbers_are_what_jansson_writes);
 	tcase_add_test(tc, test_jw_json_values_are_what_jansson_writes);
 	tcase_add_test(tc, test_jw_int_or_null_is_null_for_none);
+	tcase_add_test(tc, test_jw_structure_places_commas_and_closers);
+	tcase_add_test(tc, test_jw_misuse_fails_the_buffer);
 	suite_add_tcase(s, tc);
 	return s;
 }
