@@ -383,8 +383,8 @@ static const struct stats_row stats_rows[] = {
 	    "Connections closed past max-output-total."),
 	STAT("clients_deferred", "robotsd_clients_deferred_total", COUNTER,
 	    mem.deferred,
-	    "Connections with request lines left for a later turn of the "
-	    "loop."),
+	    "Times a connection with request lines waiting was left for a "
+	    "later turn of the loop."),
 	STAT("loop_lag_p99_us", "robotsd_loop_lag_p99_micros", GAUGE,
 	    lag.p99_us,
 	    "99th percentile lateness of a 10 ms timer, last 1000 ticks."),
