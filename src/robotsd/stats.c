@@ -27,6 +27,7 @@
 #include "conn/cfgerr.h"
 #include "conn/server.h"
 #include "stats.h"
+#include "stats_int.h"
 #ifdef HAVE_REDIS
 #include "tier/shared.h"
 #include "tier/tier.h"
@@ -63,34 +64,6 @@ metric_histo(struct metric *out, size_t *n, const char *prom,
 	    (struct metric){
 	        NULL, prom, help, METRIC_HISTOGRAM, 0, labels, h });
 }
-
-/*
- * Every module's numbers, read once per collection: the plain counters and
- * gauges of the table below are fields of it.
- */
-struct stats_now {
-	const struct stats_sources *src;
-	struct cache_stats cache;
-	struct server_memory mem;
-	struct looplag_stats lag;
-	struct archive_stats archive;
-	struct feed_stats feed;  /* zero without a feed */
-	struct stats_limits lim; /* zero without limits */
-#ifdef HAVE_REDIS
-	struct shared_stats shared; /* zero without --redis */
-	struct tier_stats tier;
-#endif
-	uint64_t uptime, requests, connections_total;
-	size_t connections, in_flight, queued, fetch_bytes;
-};
-
-/* Which part of the daemon a row needs; without it the row is left out. */
-enum stats_part {
-	STATS_ALWAYS,
-	STATS_FEED,   /* src->feed */
-	STATS_LIMITS, /* src->limits */
-	STATS_SHARED, /* src->shared */
-};
 
 typedef void (*stats_family_fn)(
     const struct stats_now *, struct metric *, size_t *);
@@ -410,7 +383,10 @@ stats_read(const struct stats_sources *src, struct stats_now *now)
 {
 	double up = clock_now(src->clock) - src->started;
 
-	*now = (struct stats_now){ .src = src };
+	*now = (struct stats_now){ .src = src,
+		.parts = (src->feed != NULL ? STATS_PART(STATS_FEED) : 0) |
+		         (src->limits != NULL ? STATS_PART(STATS_LIMITS) : 0) |
+		         (src->shared != NULL ? STATS_PART(STATS_SHARED) : 0) };
 	now->cache = *cache_stats(src->cache);
 	now->mem = *server_memory(src->server);
 	now->lag = looplag_stats(src->looplag);
@@ -437,18 +413,9 @@ stats_read(const struct stats_sources *src, struct stats_now *now)
 
 /* Whether the part a row needs is there. */
 static int
-stats_has(const struct stats_sources *src, enum stats_part part)
+stats_has(const struct stats_now *now, enum stats_part part)
 {
-	switch (part) {
-	case STATS_FEED:
-		return src->feed != NULL;
-	case STATS_LIMITS:
-		return src->limits != NULL;
-	case STATS_SHARED:
-		return src->shared != NULL;
-	default:
-		return 1;
-	}
+	return part == STATS_ALWAYS || (now->parts & STATS_PART(part)) != 0;
 }
 
 /* The field a row names: a uint64_t or a size_t. */
@@ -467,26 +434,33 @@ stats_field(const struct stats_now *now, const struct stats_row *r)
 	return z;
 }
 
+/* Show now as the counters table, row by row. */
+size_t
+stats_show(const struct stats_now *now, struct metric *out)
+{
+	const struct stats_row *r;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(stats_rows) / sizeof(stats_rows[0]); i++) {
+		r = &stats_rows[i];
+		if (!stats_has(now, r->part))
+			continue;
+		if (r->family != NULL)
+			r->family(now, out, &n);
+		else
+			metric_put(out, &n,
+			    (struct metric){ r->name, r->prom, r->help, r->type,
+			        stats_field(now, r), NULL, NULL });
+	}
+	return n;
+}
+
 /* The current values of every counter and gauge. */
 size_t
 stats_collect(void *arg, struct metric *out)
 {
-	const struct stats_sources *src = arg;
-	const struct stats_row *r;
 	struct stats_now now;
-	size_t i, n = 0;
 
-	stats_read(src, &now);
-	for (i = 0; i < sizeof(stats_rows) / sizeof(stats_rows[0]); i++) {
-		r = &stats_rows[i];
-		if (!stats_has(src, r->part))
-			continue;
-		if (r->family != NULL)
-			r->family(&now, out, &n);
-		else
-			metric_put(out, &n,
-			    (struct metric){ r->name, r->prom, r->help, r->type,
-			        stats_field(&now, r), NULL, NULL });
-	}
-	return n;
+	stats_read(arg, &now);
+	return stats_show(&now, out);
 }
