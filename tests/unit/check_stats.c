@@ -27,6 +27,8 @@
 
 #define NROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 #define VALUE(i) (1000u + (unsigned)(i)) /* row i's own value */
+/* The tier's one server, never connected: the loop is never run. */
+#define REDIS_URL "unix:///nonexistent/redis.sock"
 
 struct doc_row {
 	const char *name; /* in the stats op; NULL: on /metrics only */
@@ -38,7 +40,10 @@ struct doc_row {
 
 #define F(f) offsetof(struct stats_now, f), sizeof(((struct stats_now *)0)->f)
 
-/* protocol.md's "### stats" tables, then robotsd(8)'s limit gauges. */
+/*
+ * protocol.md's "### stats" tables (redis_up_N apart, a family), then
+ * robotsd(8)'s limit gauges.
+ */
 static const struct doc_row doc_rows[] = {
 	{ "cache_entries", "robotsd_cache_entries", "gauge", F(cache.entries),
 	    "Origins in the cache." },
@@ -147,6 +152,45 @@ static const struct doc_row doc_rows[] = {
 	    "Feed channel messages refused: untagged, forged, malformed." },
 	{ "feed_loads", "robotsd_feed_loads_total", "counter", F(feed.loads),
 	    "Loads of a change another instance told of." },
+#ifdef HAVE_REDIS
+	/* "With --redis" */
+	{ "shared_hits", "robotsd_shared_hits_total", "counter", F(shared.hits),
+	    "Misses answered from the shared tier." },
+	{ "shared_misses", "robotsd_shared_misses_total", "counter",
+	    F(shared.misses),
+	    "Misses fetched here for the fleet, under its lock." },
+	{ "shared_local", "robotsd_shared_local_total", "counter",
+	    F(shared.local),
+	    "Misses fetched here alone because the shared tier failed." },
+	{ "shared_publishes", "robotsd_shared_publishes_total", "counter",
+	    F(tier.publishes), "Entries published to Redis." },
+	{ "shared_lock_waits", "robotsd_shared_lock_waits_total", "counter",
+	    F(tier.lock_waits), "Waits for another instance's fetch." },
+	{ "shared_lock_takeovers", "robotsd_shared_lock_takeovers_total",
+	    "counter", F(tier.lock_takeovers),
+	    "Locks taken after a holder never published." },
+	{ "shared_corrupt", "robotsd_shared_corrupt_total", "counter",
+	    F(tier.corrupt),
+	    "Shared values refused: corrupt, truncated or another version." },
+	{ "shared_untagged", "robotsd_shared_untagged_total", "counter",
+	    F(tier.untagged),
+	    "Shared values refused for want of a valid tag (--redis-key-file); "
+	    "also in shared_corrupt." },
+	{ "redis_errors", "robotsd_redis_errors_total", "counter",
+	    F(tier.errors),
+	    "Redis calls failed: error reply, lost or no connection." },
+	{ "redis_timeouts", "robotsd_redis_timeouts_total", "counter",
+	    F(tier.timeouts),
+	    "Redis calls unanswered in time (--redis-timeout, or what was left "
+	    "of a miss's)." },
+	{ "redis_protocol_errors", "robotsd_redis_protocol_errors_total",
+	    "counter", F(tier.protocol_errors),
+	    "Redis connections closed for a reply robotsd did not ask for, of "
+	    "the wrong shape or too large." },
+	{ "redis_shed", "robotsd_redis_shed_total", "counter", F(tier.shed),
+	    "Redis calls not made: the server's queue in robotsd was full (the "
+	    "miss fetched locally)." },
+#endif
 	{ NULL, "robotsd_limit_cache_max_bytes", "gauge",
 	    F(lim.cache_max_bytes), "The cache-max-bytes setting." },
 	{ NULL, "robotsd_limit_max_waiting", "gauge", F(lim.max_waiting),
@@ -187,10 +231,18 @@ static const char *const family_types[] = {
 	"robotsd_fetch_outcomes_total{class=\"timeout\"} 0\n",
 	"robotsd_fetch_outcomes_total{class=\"refused\"} 0\n",
 	"robotsd_fetch_outcomes_total{class=\"local\"} 0\n",
+#ifdef HAVE_REDIS
+	"# TYPE robotsd_redis_up gauge\n",
+	"robotsd_redis_up{server=\"" REDIS_URL "?db=0\"} 0\n",
+#endif
 	"robotsd_verdicts_total{verdict=\"allowed\"} 0\n",
 	"robotsd_verdicts_total{verdict=\"disallowed\"} 0\n",
 };
 
+#ifdef HAVE_REDIS
+static struct tier *tier;
+static struct shared *shared;
+#endif
 static struct server *srv;
 static struct looplag *lag;
 static struct stats_limits limits;
@@ -229,6 +281,23 @@ server_setup(void)
 	return server_new(base, NULL, &ss, lfd, &cause);
 }
 
+/* With hiredis, a tier of one server, not connected, and its loader. */
+static void
+shared_setup(void)
+{
+#ifdef HAVE_REDIS
+	static const char *const urls[] = { REDIS_URL };
+	struct tier_config cf = { .urls = urls, .nurls = 1, .timeout_ms = 100 };
+	char *cause = NULL;
+
+	tier = tier_new(base, &cf, &cause);
+	ck_assert_msg(tier != NULL, "tier_new: %s", cause);
+	ck_assert_ptr_nonnull(shared = shared_new(tier, NULL, &clk, 100));
+	src.shared = shared;
+	now.parts |= STATS_PART(STATS_SHARED);
+#endif
+}
+
 /* Real modules; now with a feed and limits, every field its row's value. */
 static void
 setup(void)
@@ -256,6 +325,7 @@ setup(void)
 		.limits = &limits };
 	now = (struct stats_now){ .src = &src,
 		.parts = STATS_PART(STATS_FEED) | STATS_PART(STATS_LIMITS) };
+	shared_setup();
 	for (i = 0; i < NROWS(doc_rows); i++) {
 		u = z = VALUE(i);
 		ck_assert(doc_rows[i].width == sizeof(u) ||
@@ -271,6 +341,10 @@ teardown(void)
 {
 	session_free(s);
 	dispatch_free(d);
+#ifdef HAVE_REDIS
+	tier_free(tier);
+	shared_free(shared);
+#endif
 	looplag_free(lag);
 	server_free(srv);
 	cache_teardown();
@@ -288,10 +362,23 @@ stats_line(void)
 	return client.lines[0];
 }
 
+/* line has member ("name":value) once, as a member of the stats. */
+static void
+assert_member(const char *line, const char *member)
+{
+	const char *at = strstr(line, member);
+
+	ck_assert_msg(at != NULL, "no %s in %s", member, line);
+	ck_assert(at[-1] == '{' || at[-1] == ',');
+	at += strlen(member);
+	ck_assert_msg(*at == ',' || *at == '}', "%s: %s", member, at);
+	ck_assert_ptr_null(strstr(at, member));
+}
+
 START_TEST(test_stats_member)
 {
 	const struct doc_row *r = &doc_rows[_i];
-	const char *line = stats_line(), *at;
+	const char *line = stats_line();
 	char member[128];
 
 	if (r->name == NULL) {
@@ -300,14 +387,18 @@ START_TEST(test_stats_member)
 		return;
 	}
 	snprintf(member, sizeof(member), "\"%s\":%u", r->name, VALUE(_i));
-	at = strstr(line, member);
-	ck_assert_msg(at != NULL, "%s: no %s in %s", r->name, member, line);
-	ck_assert(at[-1] == '{' || at[-1] == ',');
-	at += strlen(member);
-	ck_assert_msg(*at == ',' || *at == '}', "%s: %s", r->name, at);
-	ck_assert_ptr_null(strstr(at, member)); /* once */
+	assert_member(line, member);
 }
 END_TEST
+
+#ifdef HAVE_REDIS
+/* The one server's state, not connected, in the stats op. */
+START_TEST(test_redis_up)
+{
+	assert_member(stats_line(), "\"redis_up_0\":0");
+}
+END_TEST
+#endif
 
 START_TEST(test_metrics_lines)
 {
@@ -335,8 +426,9 @@ START_TEST(test_no_other)
 	for (j = 0; j < NROWS(doc_rows); j++)
 		rows += doc_rows[j].name != NULL;
 	for (i = 0; i < n; i++) {
-		if (v[i].name == NULL)
-			continue;
+		if (v[i].name == NULL ||
+		    strncmp(v[i].name, "redis_up_", 9) == 0)
+			continue; /* redis_up_N: test_redis_up */
 		named++;
 		for (j = 0; j < NROWS(doc_rows); j++)
 			if (doc_rows[j].name != NULL &&
@@ -374,6 +466,9 @@ stats_suite(void)
 	tcase_add_loop_test(tc, test_stats_member, 0, NROWS(doc_rows));
 	tcase_add_loop_test(tc, test_metrics_lines, 0, NROWS(doc_rows));
 	tcase_add_test(tc, test_no_other);
+#ifdef HAVE_REDIS
+	tcase_add_test(tc, test_redis_up);
+#endif
 	tcase_add_loop_test(tc, test_families, 0, NROWS(family_types));
 	suite_add_tcase(su, tc);
 	return su;
