@@ -77,15 +77,32 @@ load_robots(const char *file)
 	return r;
 }
 
-/* ,"tokens":{...}: each token's verdict, a repeated token once. */
+/* See robotsctl.h: wire/'s members, into an object of the writer. */
+void
+ctl_jw_members(struct jw *w, struct buf *s)
+{
+	const char *p = s->p;
+	size_t n = s->len;
+
+	if (s->state != BUF_OK && w->b->state == BUF_OK)
+		w->b->state =
+		    s->state; /* refused, as the writer's own would be */
+	if (n > 0 && p[0] == ',')
+		p++, n--;
+	jw_members(w, p, n);
+	buf_reset(s);
+}
+
+/* "tokens":{...}: each token's verdict, a repeated token once. */
 static void
-test_tokens(struct buf *b, const struct ctl *ctl, const struct robots *r,
-    const struct url *u)
+test_tokens(struct jw *w, const struct ctl *ctl, const struct robots *r,
+    const struct url *u, struct buf *s)
 {
 	struct robots_verdict v;
 	int i, k;
 
-	buf_lit(b, ",\"tokens\":{");
+	jw_key(w, "tokens");
+	jw_obj(w);
 	for (i = 0; i < ctl->ntokens; i++) {
 		for (k = 0; k < i; k++)
 			if (strcasecmp(ctl->tokens[k], ctl->tokens[i]) == 0)
@@ -94,11 +111,55 @@ test_tokens(struct buf *b, const struct ctl *ctl, const struct robots *r,
 			continue;
 		robots_check(r, ctl->tokens[i], strlen(ctl->tokens[i]), u->path,
 		    u->path_len, &v);
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_token(b, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
+		jw_token(s, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
+		ctl_jw_members(w, s);
 	}
-	buf_lit(b, "}");
+	jw_end(w);
+}
+
+/* "warnings":[...] of r, and the close of the result. */
+static void
+test_end(struct jw *w, const struct robots *r)
+{
+	jw_key(w, "warnings");
+	jw_pre(w);
+	jw_warnings(w->b, r);
+	jw_end(w);
+}
+
+/*
+ * The members of a verdict for u (after "ok":true), s a scratch buffer;
+ * whether u is allowed.
+ */
+static int
+test_verdict(struct jw *w, const struct ctl *ctl, const struct robots *r,
+    const char *agent, const struct url *u, struct buf *s)
+{
+	const char *reason;
+	struct robots_verdict v;
+	struct robots_usage us;
+
+	robots_check(r, agent, strlen(agent), u->path, u->path_len, &v);
+	if (ctl->usage && v.allowed)
+		robots_usage(
+		    r, agent, strlen(agent), u->path, u->path_len, &us);
+	reason = robots_reason_name(v.reason);
+	jw_kbool(w, "allowed", v.allowed != 0);
+	jw_kstr(w, "reason", reason, strlen(reason));
+	jw_key(w, "rule");
+	jw_pre(w);
+	jw_rule(w->b, &v);
+	if (v.crawl_delay < 0)
+		jw_knull(w, "crawl_delay");
+	else
+		jw_kreal(w, "crawl_delay", v.crawl_delay);
+	if (ctl->usage) {
+		jw_usage(s, v.allowed ? &us : NULL);
+		ctl_jw_members(w, s);
+	}
+	if (ctl->ntokens > 0)
+		test_tokens(w, ctl, r, u, s);
+	return v.allowed != 0;
 }
 
 /*
@@ -109,49 +170,30 @@ static void
 test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
     const char *agent, const char *url, int *allowed)
 {
-	const char *reason;
-	struct robots_verdict v;
-	struct robots_usage us;
+	struct buf s = BUF_INIT(0);
+	struct jw w;
 	struct url u;
 	enum url_err e;
 
 	*allowed = -1;
-	buf_lit(b, "{\"url\":");
-	jw_str(b, url, strlen(url));
+	jw_init(&w, b);
+	jw_obj(&w);
+	jw_kstr(&w, "url", url, strlen(url));
 	if ((e = robots_url_parse(url, strlen(url), &u)) != URL_OK) {
 		ctl_warnx("%s: %s", url, robots_url_err_message(e));
-		buf_lit(b, ",\"ok\":false,");
+		jw_kbool(&w, "ok", 0);
 		proto_error_member(
-		    b, proto_url_err(e), robots_url_err_message(e));
-		buf_lit(b, ",\"warnings\":");
-		jw_warnings(b, r);
-		buf_lit(b, "}");
+		    &s, proto_url_err(e), robots_url_err_message(e));
+		ctl_jw_members(&w, &s);
+		test_end(&w, r);
+		buf_clear(&s);
 		return;
 	}
-	robots_check(r, agent, strlen(agent), u.path, u.path_len, &v);
-	if (ctl->usage && v.allowed)
-		robots_usage(r, agent, strlen(agent), u.path, u.path_len, &us);
-	*allowed = v.allowed != 0;
-	reason = robots_reason_name(v.reason);
-	buf_lit(b, ",\"ok\":true,\"allowed\":");
-	buf_add(b, *allowed ? "true" : "false", *allowed ? 4 : 5);
-	buf_lit(b, ",\"reason\":");
-	jw_str(b, reason, strlen(reason));
-	buf_lit(b, ",\"rule\":");
-	jw_rule(b, &v);
-	buf_lit(b, ",\"crawl_delay\":");
-	if (v.crawl_delay < 0)
-		buf_lit(b, "null");
-	else
-		jw_real(b, v.crawl_delay);
-	if (ctl->usage)
-		jw_usage(b, v.allowed ? &us : NULL);
-	if (ctl->ntokens > 0)
-		test_tokens(b, ctl, r, &u);
+	jw_kbool(&w, "ok", 1);
+	*allowed = test_verdict(&w, ctl, r, agent, &u, &s);
 	robots_url_clear(&u);
-	buf_lit(b, ",\"warnings\":");
-	jw_warnings(b, r);
-	buf_lit(b, "}");
+	test_end(&w, r);
+	buf_clear(&s);
 }
 
 /* Print one test result as a JSON line or as text; -1 out of memory. */

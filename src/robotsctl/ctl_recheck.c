@@ -56,6 +56,7 @@ struct rc_run {
 	double as_of;   /* that TIME */
 	double now;     /* the time a line without TIME stands for */
 	struct buf out; /* lines not yet written */
+	struct buf scratch; /* members wire/ writes, on their way into out */
 	struct rc_pending batch[RC_BATCH];
 	size_t nbatch;
 	json_t *seen; /* --as-of now: origin -> its inspect answer */
@@ -73,14 +74,14 @@ wall_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A time as a JSON number: whole seconds as an integer. */
+/* A time as w's next value: whole seconds as an integer. */
 static void
-jw_time(struct buf *b, double t)
+rc_vtime(struct jw *w, double t)
 {
 	if (t == floor(t) && fabs(t) < 9e15)
-		jw_int(b, (long long)t);
+		jw_vint(w, (long long)t);
 	else
-		jw_real(b, t);
+		jw_vreal(w, t);
 }
 
 /* The verdict for path (len bytes) of origin o at t from the sources. */
@@ -114,31 +115,32 @@ rc_eval(const struct rc_run *run, const struct rc_origin *o, const char *path,
 	}
 }
 
-/* ,"usage":..,"tokens":.. of a verdict from the sources, when asked. */
+/* "usage":..,"tokens":.. of a verdict from the sources, when asked. */
 static void
-rc_more(struct buf *b, const struct rc_run *run, const struct rc_verdict *d,
+rc_more(struct jw *w, struct rc_run *run, const struct rc_verdict *d,
     const char *path, size_t len)
 {
 	struct robots_usage us;
 	struct robots_verdict tv;
 	int i;
 
-	if (run->ctl->usage && d->v == NULL)
-		buf_lit(b, ",\"usage\":null,\"usage_from\":[]");
-	else if (run->ctl->usage) {
+	if (run->ctl->usage) {
 		memset(&us, 0, sizeof(us)); /* every purpose unknown */
-		if (d->v->state == RC_RULES && d->rv.allowed)
+		if (d->v != NULL && d->v->state == RC_RULES && d->rv.allowed)
 			robots_usage(d->v->r, run->agent, run->agent_len, path,
 			    len, &us);
-		jw_usage(b, d->rv.allowed ? &us : NULL);
+		jw_usage(
+		    &run->scratch, d->v != NULL && d->rv.allowed ? &us : NULL);
+		ctl_jw_members(w, &run->scratch);
 	}
 	if (run->ctl->ntokens == 0)
 		return;
+	jw_key(w, "tokens");
 	if (d->v == NULL) {
-		buf_lit(b, ",\"tokens\":null");
+		jw_vnull(w);
 		return;
 	}
-	buf_lit(b, ",\"tokens\":{");
+	jw_obj(w);
 	for (i = 0; i < run->ctl->ntokens; i++) {
 		const char *t = run->ctl->tokens[i];
 
@@ -147,11 +149,10 @@ rc_more(struct buf *b, const struct rc_run *run, const struct rc_verdict *d,
 		tv.reason = ROBOTS_REASON_NO_RULE;
 		if (d->v->state == RC_RULES)
 			robots_check(d->v->r, t, strlen(t), path, len, &tv);
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_token(b, t, strlen(t), &tv);
+		jw_token(&run->scratch, t, strlen(t), &tv);
+		ctl_jw_members(w, &run->scratch);
 	}
-	buf_lit(b, "}");
+	jw_end(w);
 }
 
 /* The JSON line of a verdict from the sources for url at at. */
@@ -159,33 +160,31 @@ static void
 rc_line(struct rc_run *run, const char *url, size_t ulen,
     const struct rc_verdict *d, double at, const struct url_view *uv)
 {
-	struct buf *b = &run->out;
+	struct jw w;
 
-	buf_lit(b, "{\"url\":");
-	jw_str(b, url, ulen);
-	buf_lit(b, ",\"allowed\":");
-	if (d->v == NULL)
-		buf_lit(b, "null,\"version\":null,\"first_seen\":null");
-	else {
-		if (d->rv.allowed)
-			buf_lit(b, "true,\"version\":\"");
-		else
-			buf_lit(b, "false,\"version\":\"");
-		buf_add(b, d->v->id, strlen(d->v->id));
-		buf_lit(b, "\",\"first_seen\":");
-		jw_time(b, d->first_seen);
+	jw_init(&w, &run->out);
+	jw_obj(&w);
+	jw_kstr(&w, "url", url, ulen);
+	if (d->v == NULL) {
+		jw_knull(&w, "allowed");
+		jw_knull(&w, "version");
+		jw_knull(&w, "first_seen");
+		jw_knull(&w, "rule");
+	} else {
+		jw_kbool(&w, "allowed", d->rv.allowed);
+		jw_kstr(&w, "version", d->v->id, strlen(d->v->id));
+		jw_key(&w, "first_seen");
+		rc_vtime(&w, d->first_seen);
+		jw_key(&w, "rule");
+		jw_pre(&w);
+		jw_rule(w.b, &d->rv);
 	}
-	buf_lit(b, ",\"rule\":");
-	if (d->v != NULL)
-		jw_rule(b, &d->rv);
-	else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"reason\":\"");
-	buf_add(b, d->reason, strlen(d->reason));
-	buf_lit(b, "\",\"at\":");
-	jw_time(b, at);
-	rc_more(b, run, d, uv->path, uv->path_len);
-	buf_lit(b, "}\n");
+	jw_kstr(&w, "reason", d->reason, strlen(d->reason));
+	jw_key(&w, "at");
+	rc_vtime(&w, at);
+	rc_more(&w, run, d, uv->path, uv->path_len);
+	jw_end(&w);
+	buf_lit(&run->out, "\n");
 }
 
 /* Count the verdict of a URL (v: it had a version; allowed). */
@@ -270,7 +269,7 @@ rc_inspect(struct rc_run *run, const char *origin)
 /* first_seen of the daemon's answer row: inspect's fetched_at, if the
  * version it names is the row's. */
 static void
-rc_first_seen(struct buf *b, struct rc_run *run, const json_t *row)
+rc_first_seen(struct jw *w, struct rc_run *run, const json_t *row)
 {
 	const char *o = ctl_str_or(json_object_get(row, "origin"), NULL);
 	const char *v = ctl_str_or(json_object_get(row, "version"), NULL);
@@ -279,9 +278,9 @@ rc_first_seen(struct buf *b, struct rc_run *run, const json_t *row)
 
 	if (v != NULL && json_is_number(at) &&
 	    strcmp(ctl_str_or(json_object_get(in, "version"), ""), v) == 0)
-		jw_time(b, json_number_value(at));
+		rc_vtime(w, json_number_value(at));
 	else
-		buf_lit(b, "null");
+		jw_vnull(w);
 }
 
 /* The line of the daemon's answer row for url (--as-of now). */
@@ -289,31 +288,27 @@ static void
 rc_line_daemon(struct rc_run *run, const json_t *row, double at)
 {
 	static const char *const more[] = { "usage", "usage_from", "tokens" };
-	struct buf *b = &run->out;
+	struct jw w;
 	size_t i;
 
-	buf_lit(b, "{\"url\":");
-	jw_json(b, json_object_get(row, "url"));
-	buf_lit(b, ",\"allowed\":");
-	jw_json(b, json_object_get(row, "allowed"));
-	buf_lit(b, ",\"version\":");
-	jw_json(b, json_object_get(row, "version"));
-	buf_lit(b, ",\"first_seen\":");
-	rc_first_seen(b, run, row);
-	buf_lit(b, ",\"rule\":");
-	jw_json(b, json_object_get(row, "rule"));
-	buf_lit(b, ",\"reason\":");
-	jw_json(b, json_object_get(row, "reason"));
-	buf_lit(b, ",\"at\":");
-	jw_time(b, at);
+	jw_init(&w, &run->out);
+	jw_obj(&w);
+	jw_kjson(&w, "url", json_object_get(row, "url"));
+	jw_kjson(&w, "allowed", json_object_get(row, "allowed"));
+	jw_kjson(&w, "version", json_object_get(row, "version"));
+	jw_key(&w, "first_seen");
+	rc_first_seen(&w, run, row);
+	jw_kjson(&w, "rule", json_object_get(row, "rule"));
+	jw_kjson(&w, "reason", json_object_get(row, "reason"));
+	jw_key(&w, "at");
+	rc_vtime(&w, at);
 	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 		if (json_object_get(row, more[i]) != NULL) {
-			buf_lit(b, ",\"");
-			buf_add(b, more[i], strlen(more[i]));
-			buf_lit(b, "\":");
-			jw_json(b, json_object_get(row, more[i]));
+			jw_key_str(&w, more[i], strlen(more[i]));
+			jw_vjson(&w, json_object_get(row, more[i]));
 		}
-	buf_lit(b, "}\n");
+	jw_end(&w);
+	buf_lit(&run->out, "\n");
 }
 
 /* One row of the daemon's batch answer, for the URL p. */
@@ -470,6 +465,7 @@ rc_setup(struct rc_run *run, const struct ctl *ctl, int nfiles)
 	run->ctl = ctl;
 	run->now = wall_now();
 	run->out = BUF_INIT(0);
+	run->scratch = BUF_INIT(0);
 	if (ctl->nagents != 1) {
 		ctl_warnx("recheck: give one --agent AGENT");
 		return -1;
@@ -574,6 +570,7 @@ ctl_cmd_recheck(const struct ctl *ctl, int argc, char **argv)
 	}
 	rc_sources_free(&run->src);
 	buf_clear(&run->out);
+	buf_clear(&run->scratch);
 	json_decref(run->seen);
 	free(run);
 	return status;

@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "wire/buf.h"
+#include "wire/jsonw.h"
 #include "robotsctl.h"
 
 /* The stats fields a line is made of. */
@@ -116,29 +118,70 @@ top_bytes(uint64_t n, char *buf, size_t bufsz)
 	return buf;
 }
 
+/* A rate or a share with one decimal, as w's next value. */
+static void
+top_vtenths(struct jw *w, double v)
+{
+	char t[64];
+	int n = snprintf(t, sizeof(t), "%.1f", v);
+
+	if (n < 0 || (size_t)n >= sizeof(t))
+		jw_vnull(w);
+	else
+		jw_vraw(w, t, (size_t)n);
+}
+
+/* A counter as w's next value (all 64 bits: a restarted daemon's wrap). */
+static void
+top_vcount(struct jw *w, uint64_t v)
+{
+	char t[32];
+	int n = snprintf(t, sizeof(t), "%llu", (unsigned long long)v);
+
+	jw_vraw(w, t, (size_t)n);
+}
+#define top_kcount(w, k, v) (jw_key(w, k), top_vcount((w), (v)))
+
+/* One line as a JSON object on stdout. */
+static void
+top_print_json(const struct top_line *l)
+{
+	struct buf b = BUF_INIT(0);
+	struct jw w;
+
+	jw_init(&w, &b);
+	jw_obj(&w);
+	top_kcount(&w, "checks", l->checks);
+	jw_key(&w, "checks_per_s");
+	top_vtenths(&w, l->checks_s);
+	jw_key(&w, "hit_pct");
+	if (l->hit_pct < 0)
+		jw_vnull(&w);
+	else
+		top_vtenths(&w, l->hit_pct);
+	top_kcount(&w, "fetches", l->fetches);
+	jw_key(&w, "fetches_per_s");
+	top_vtenths(&w, l->fetches_s);
+	top_kcount(&w, "fetch_errors", l->errors);
+	top_kcount(&w, "waiting", l->waiting);
+	top_kcount(&w, "cache_entries", l->entries);
+	top_kcount(&w, "cache_bytes", l->bytes);
+	jw_end(&w);
+	buf_lit(&b, "\n");
+	if (b.state == BUF_OK)
+		fwrite(b.p, 1, b.len, stdout);
+	buf_clear(&b);
+}
+
 /* Print one line, as text or as a JSON object. */
 static void
 top_print(const struct ctl *ctl, const struct top_line *l)
 {
 	char hit[16], bytes[32];
 
-	if (ctl->json) {
-		printf("{\"checks\":%llu,\"checks_per_s\":%.1f,\"hit_pct\":",
-		    (unsigned long long)l->checks, l->checks_s);
-		if (l->hit_pct < 0)
-			fputs("null", stdout);
-		else
-			printf("%.1f", l->hit_pct);
-		printf(",\"fetches\":%llu,\"fetches_per_s\":%.1f,"
-		       "\"fetch_errors\":%llu,"
-		       "\"waiting\":%llu,\"cache_entries\":%llu,"
-		       "\"cache_bytes\":%llu}\n",
-		    (unsigned long long)l->fetches, l->fetches_s,
-		    (unsigned long long)l->errors,
-		    (unsigned long long)l->waiting,
-		    (unsigned long long)l->entries,
-		    (unsigned long long)l->bytes);
-	} else {
+	if (ctl->json)
+		top_print_json(l);
+	else {
 		if (l->hit_pct < 0)
 			snprintf(hit, sizeof(hit), "-");
 		else

@@ -15,6 +15,7 @@
 
 #include "robots.h"
 #include "wire/buf.h"
+#include "wire/jsonw.h"
 #include "feed/ruldiff.h"
 #include "test_main.h"
 
@@ -147,13 +148,18 @@ START_TEST(test_json)
 	                    n = { RULDIFF_RULES, r };
 	struct ruldiff d;
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 
 	ck_assert_int_eq(ruldiff_agent(&o, &n, "x", 1, &d), 0);
-	ruldiff_json(&b, &d);
+	jw_init(&w, &b);
+	jw_obj(&w);
+	ruldiff_json(&w, &d);
+	jw_end(&w);
+	ck_assert(jw_ok(&w));
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
 	    "{\"newly_disallowed\":[\"/a\\\"b\"],\"newly_allowed\":[\"/c\"],"
-	    "\"usage_changed\":false");
+	    "\"usage_changed\":false}");
 	buf_clear(&b);
 	ruldiff_clear(&d);
 	robots_unref(r);

@@ -110,6 +110,7 @@ frag_make(
 	const struct feed_change *ch = ev->ch;
 	struct buf b = BUF_INIT(ev->line_max);
 	struct ruldiff d;
+	struct jw w;
 
 	f->json = NULL;
 	f->len = 0;
@@ -119,8 +120,10 @@ frag_make(
 	ev->stats->diffs++;
 	if (ruldiff_agent(&ch->old, &ch->new, agent, strlen(agent), &d) == -1)
 		return;
-	ruldiff_json(&b, &d);
-	buf_lit(&b, "}");
+	jw_init(&w, &b);
+	jw_obj(&w);
+	ruldiff_json(&w, &d);
+	jw_end(&w);
 	ruldiff_clear(&d);
 	if (b.state == BUF_OK && b.len > 0 && b.len <= ev->bytes) {
 		ev->bytes -= b.len; /* the text kept counts once ... */
@@ -157,30 +160,33 @@ agent_frag(struct feed_event *ev, const char *agent)
 
 /* --- lines ---------------------------------------------------------------- */
 
+/* s as w's next value, or null. */
 static void
-str_or_null(struct buf *b, const char *s)
+str_or_null(struct jw *w, const char *s)
 {
 	if (s != NULL)
-		jw_str(b, s, strlen(s));
+		jw_vstr(w, s, strlen(s));
 	else
-		buf_lit(b, "null");
+		jw_vnull(w);
 }
 
 /* {"event":"changed","origin":..,..,"state":..,"agents":{ of a change. */
 static void
-line_head(struct buf *b, const struct feed_change *ch)
+line_head(struct jw *w, const struct feed_change *ch)
 {
-	buf_lit(b, "{\"event\":\"changed\",\"origin\":");
-	str_or_null(b, ch->origin);
-	buf_lit(b, ",\"old\":");
-	str_or_null(b, ch->old_version);
-	buf_lit(b, ",\"new\":");
-	str_or_null(b, ch->new_version);
-	buf_lit(b, ",\"at\":");
-	jw_real(b, ch->at);
-	buf_lit(b, ",\"state\":");
-	str_or_null(b, ch->state);
-	buf_lit(b, ",\"agents\":{");
+	jw_obj(w);
+	jw_klit(w, "event", "\"changed\"");
+	jw_key(w, "origin");
+	str_or_null(w, ch->origin);
+	jw_key(w, "old");
+	str_or_null(w, ch->old_version);
+	jw_key(w, "new");
+	str_or_null(w, ch->new_version);
+	jw_kreal(w, "at", ch->at);
+	jw_key(w, "state");
+	str_or_null(w, ch->state);
+	jw_key(w, "agents");
+	jw_obj(w);
 }
 
 /*
@@ -188,22 +194,20 @@ line_head(struct buf *b, const struct feed_change *ch)
  * bytes longer than it would be with every difference null, has room.
  */
 static void
-line_agent(
-    struct feed_event *ev, struct buf *b, const char *agent, size_t *room)
+line_agent(struct feed_event *ev, struct jw *w, const char *agent, size_t *room)
 {
 	const struct feed_frag *f = NULL;
 
-	jw_str(b, agent, strlen(agent));
-	buf_lit(b, ":");
+	jw_key_str(w, agent, strlen(agent));
 	if (ev != NULL)
 		f = agent_frag(ev, agent);
 	if (f != NULL && f->json != NULL && f->len <= ev->bytes &&
 	    f->len - 4 <= *room) {
-		buf_add(b, f->json, f->len);
+		jw_vraw(w, f->json, f->len);
 		ev->bytes -= f->len; /* ... and once in each line */
 		*room -= f->len - 4;
 	} else
-		buf_lit(b, "null");
+		jw_vnull(w);
 }
 
 /* The line of agents into b; ev NULL: every difference null. */
@@ -211,15 +215,16 @@ static void
 line_write(struct buf *b, const struct feed_change *ch, struct feed_event *ev,
     char *const *agents, size_t nagents, size_t room)
 {
+	struct jw w;
 	size_t i;
 
-	line_head(b, ch);
-	for (i = 0; i < nagents; i++) {
-		if (i > 0)
-			buf_lit(b, ",");
-		line_agent(ev, b, agents[i], &room);
-	}
-	buf_lit(b, "}}\n");
+	jw_init(&w, b);
+	line_head(&w, ch);
+	for (i = 0; i < nagents; i++)
+		line_agent(ev, &w, agents[i], &room);
+	jw_end(&w);
+	jw_end(&w);
+	buf_lit(b, "\n");
 }
 
 struct feed_line *

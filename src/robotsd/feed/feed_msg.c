@@ -41,18 +41,17 @@ feed_msg_encode(struct buf *b, const char *id, uint64_t seq,
     const struct feed_change *ch, const unsigned char *key)
 {
 	unsigned char tag[TIER_TAG_LEN];
+	struct jw w;
 
-	buf_lit(b, "{\"v\":2,\"from\":");
-	jw_str(b, id, strlen(id));
-	buf_lit(b, ",\"seq\":");
-	jw_int(b, (long long)(seq & INT64_MAX));
-	buf_lit(b, ",\"origin\":");
-	jw_str(b, ch->origin, strlen(ch->origin));
-	buf_lit(b, ",\"version\":");
-	jw_str(b, ch->new_version, strlen(ch->new_version));
-	buf_lit(b, ",\"at\":");
-	jw_int(b, (long long)(ch->at * 1000.0));
-	buf_lit(b, "}");
+	jw_init(&w, b);
+	jw_obj(&w);
+	jw_kint(&w, "v", 2);
+	jw_kstr(&w, "from", id, strlen(id));
+	jw_kint(&w, "seq", (long long)(seq & INT64_MAX));
+	jw_kstr(&w, "origin", ch->origin, strlen(ch->origin));
+	jw_kstr(&w, "version", ch->new_version, strlen(ch->new_version));
+	jw_kint(&w, "at", (long long)(ch->at * 1000.0));
+	jw_end(&w);
 	if (b->state != BUF_OK || b->len > FEED_MSG_MAX)
 		return -1;
 	if (key != NULL) {

@@ -323,30 +323,25 @@ ruldiff_clear(struct ruldiff *d)
 }
 
 void
-ruldiff_pats_json(struct buf *b, const struct ruldiff_pat *v, size_t n)
+ruldiff_pats_json(struct jw *w, const struct ruldiff_pat *v, size_t n)
 {
 	size_t i;
 
-	buf_lit(b, "[");
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_str(b, v[i].p, v[i].len);
-	}
-	buf_lit(b, "]");
+	jw_arr(w);
+	for (i = 0; i < n; i++)
+		jw_vstr(w, v[i].p, v[i].len);
+	jw_end(w);
 }
 
 void
-ruldiff_json(struct buf *b, const struct ruldiff *d)
+ruldiff_json(struct jw *w, const struct ruldiff *d)
 {
-	buf_lit(b, "{\"newly_disallowed\":");
-	ruldiff_pats_json(b, d->dis, d->ndis);
-	buf_lit(b, ",\"newly_allowed\":");
-	ruldiff_pats_json(b, d->allow, d->nallow);
-	if (d->usage_changed == 1)
-		buf_lit(b, ",\"usage_changed\":true");
-	else if (d->usage_changed == 0)
-		buf_lit(b, ",\"usage_changed\":false");
+	jw_key(w, "newly_disallowed");
+	ruldiff_pats_json(w, d->dis, d->ndis);
+	jw_key(w, "newly_allowed");
+	ruldiff_pats_json(w, d->allow, d->nallow);
+	if (d->usage_changed == 1 || d->usage_changed == 0)
+		jw_kbool(w, "usage_changed", d->usage_changed);
 }
 
 /* --- keys: agents with the same difference ------------------------------ */

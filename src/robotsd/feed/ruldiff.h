@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-struct buf;
+struct jw;
 struct robots;
 
 enum ruldiff_state {
@@ -84,11 +84,11 @@ void ruldiff_names_free(struct ruldiff_names *); /* NULL is fine */
 size_t ruldiff_key(const struct ruldiff_names *, const char *agent, size_t len,
     char *key, size_t *rules);
 /*
- * {"newly_disallowed":[...],"newly_allowed":[...] and ,"usage_changed":B
- * when known (no closing brace).
+ * The members "newly_disallowed":[...],"newly_allowed":[...] and
+ * "usage_changed":B when known, into the object open in w.
  */
-void ruldiff_json(struct buf *, const struct ruldiff *);
-/* A JSON array of n patterns. */
-void ruldiff_pats_json(struct buf *, const struct ruldiff_pat *, size_t n);
+void ruldiff_json(struct jw *, const struct ruldiff *);
+/* A JSON array of n patterns, as w's next value. */
+void ruldiff_pats_json(struct jw *, const struct ruldiff_pat *, size_t n);
 
 #endif /* ROBOTSD_RULDIFF_H */
