@@ -4,11 +4,13 @@
  * one process, as the re-exec keeps it: a request half read before the
  * hand-over is answered after it; a hand-over that cannot be named closes
  * the connections instead of leaving their sockets open and owned by no
- * one. handover_pass_on() is wrapped (-Wl,--wrap) so that a
+ * one; connections taken over count against the connection cap as
+ * accepted ones do. handover_pass_on() is wrapped (-Wl,--wrap) so that a
  * test can make it fail.
  */
 #include <config.h>
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -25,6 +27,7 @@
 #include "conn/cfgerr.h"
 #include "test_main.h"
 
+#define CAP 4096 /* cfgerr.c's MAX_CONNECTIONS */
 #define ANSWER(id)                                                             \
 	"{\"id\":" id ",\"ok\":false,\"error\":{\"code\":\"config\","          \
 	"\"message\":\"robotsd's configuration is not in effect\"}}\n"
@@ -174,6 +177,61 @@ START_TEST(test_hand_over_not_named_closes_connections)
 }
 END_TEST
 
+/* Record the connection fd in ho with in and out (NUL-terminated). */
+static void
+record(struct handover *ho, int fd, const char *in, const char *out)
+{
+	struct handover_conn h = { fd, 0, 0, in, strlen(in), out, strlen(out) };
+
+	ck_assert_int_eq(handover_add(ho, &h), 0);
+}
+
+/*
+ * CAP + 1 connections taken over: the first CAP are served, the one past
+ * the cap gets the answers it was owed and the one answer of a refused
+ * connection (id null; its unhandled request is not read), then the end.
+ */
+START_TEST(test_taken_over_connections_count_against_the_cap)
+{
+	static int cl[CAP + 1];
+	struct rlimit rl = { 2 * CAP + 64, 2 * CAP + 64 };
+	struct event_base *base = event_base_new();
+	struct sockaddr_un sun;
+	struct handover ho;
+	struct cfgerr *ce;
+	char buf[1024];
+	int lfd = listener(&sun), sv[2], i, eof;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max < 2 * CAP + 64) {
+		printf("check_cfgerr: RLIMIT_NOFILE too low, cap not tried\n");
+		return;
+	}
+	rl.rlim_cur = 2 * CAP + 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	unsetenv("ROBOTSD_HANDOVER");
+	ck_assert_int_eq(handover_open(&ho), 0);
+	for (i = 0; i <= CAP; i++) {
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		cl[i] = sv[0];
+		record(&ho, sv[1], i == 0 ? "{\"id\":3}\n" : "",
+		    i == CAP ? ANSWER("1") : "");
+	}
+	fail_pass_on = 0;
+	ck_assert_int_eq(__real_handover_pass_on(&ho), 0);
+	ce = cfgerr_new(base, lfd);
+	cfgerr_take_over(ce);
+	(void)send(cl[CAP], "{\"id\":2}\n", 9, MSG_NOSIGNAL);
+	collect(base, cl[CAP], buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf, ANSWER("1") ANSWER("null"));
+	ck_assert_int_eq(eof, 1);
+	collect(base, cl[0], buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf, ANSWER("3"));
+	ck_assert_int_eq(eof, 0);
+	cfgerr_free(ce);
+	event_base_free(base);
+}
+END_TEST
+
 static Suite *
 cfgerr_suite(void)
 {
@@ -183,6 +241,7 @@ cfgerr_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_half_read_request_answered_after_hand_over);
 	tcase_add_test(tc, test_hand_over_not_named_closes_connections);
+	tcase_add_test(tc, test_taken_over_connections_count_against_the_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }

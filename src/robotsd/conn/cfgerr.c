@@ -220,7 +220,10 @@ cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 
 /*
  * A connection the image before handed over (handover.h): its unwritten
- * answers first, then its unhandled requests, as if just read.
+ * answers first, then its unhandled requests, as if just read. It counts
+ * against MAX_CONNECTIONS as an accepted one does: past the cap it gets
+ * its unwritten answers and the one answer of a refused connection, and
+ * is closed.
  */
 static void
 cfgerr_adopt(void *arg, const struct handover_conn *h)
@@ -243,6 +246,11 @@ cfgerr_adopt(void *arg, const struct handover_conn *h)
 	if (!ok || evbuffer_add(
 	               bufferevent_get_output(c->bev), h->out, h->outlen) == -1)
 		fatalx("out of memory adopting a connection");
+	if (ce->nconns > MAX_CONNECTIONS && !c->closing) {
+		/* Past the cap: what it was owed, then refused as at accept. */
+		cfgerr_answer(c, NULL);
+		c->closing = 1;
+	}
 	bufferevent_enable(c->bev, c->closing ? EV_WRITE : EV_READ | EV_WRITE);
 	if (c->closing &&
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
