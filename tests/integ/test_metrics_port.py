@@ -71,6 +71,10 @@ def closed_by_peer(s):
         s.setblocking(True)
 
 
+# libmicrohttpd's message (0.9.75, 1.0) for a connection past its limits,
+# the per-address one too
+MHD_PER_IP_REFUSED = ("Server reached connection limit. "
+                      "Closing inbound connection.")
 HOST = b"Host: x\r\n"
 KEEP_ALIVE = "stays, saying so or not"  # a row's "stays" for HTTP/1.0
 HTML = "libmicrohttpd's own HTML body"  # a row's body, among others
@@ -319,6 +323,25 @@ class MetricsPort(test_metrics.MetricsBase):
         self.assertIn(b"robotsd_build_info", body)
         # the other address's connections: 16 still held, no more
         self.assertEqual(held(pid, self.port, "127.0.0.2"), 16)
+
+    def test_libmicrohttpd_messages_are_robotsd_log_lines(self):
+        # libmicrohttpd's own messages go to robotsd's log as event
+        # lines; here its refusal of an address's 17th connection (a
+        # quarter of the default cap of 64 may stay)
+        self.start_metrics()
+        pid = self.d.proc.pid
+        conns = [from_address("127.0.0.3", self.port) for _ in range(16)]
+        for s in conns:
+            self.addCleanup(s.close)
+        self.assertTrue(poll(lambda: held(pid, self.port) >= 16),
+                        "16 connections not accepted: %d"
+                        % held(pid, self.port))
+        late = from_address("127.0.0.3", self.port)
+        self.addCleanup(late.close)
+        line = ('event=metrics_http message="%s"'
+                % MHD_PER_IP_REFUSED)
+        self.assertTrue(poll(lambda: line in self.log()), self.log())
+        self.assertEqual(self.log().count(line), 1, self.log())
 
     def test_slow_head_and_idle_connection_are_closed(self):
         # a head trickled a byte at a time and a connection that sends

@@ -31,6 +31,7 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
+#include "base/handover.h"
 #include "ops/dispatch.h"
 #include "iface/reply.h"
 #include "conn/server.h"
@@ -264,6 +265,38 @@ START_TEST(test_partial_line_waits_for_its_end)
 	ck_assert_str_eq(seen.lines[0], "{\"a\":1}");
 	ck_assert_uint_eq(ngot, 8);
 	ck_assert_int_eq(memcmp(got, "{\"a\":1}\n", 8), 0);
+}
+END_TEST
+
+/*
+ * A connection handed over when --max-connections (8) are open counts
+ * against the cap as an accepted one: it gets the answers it was owed,
+ * then "overloaded", then the end; its unhandled request is not handled.
+ */
+START_TEST(test_handed_over_past_the_cap_is_refused)
+{
+	struct handover_conn h = { -1, 0, 0, "{a}\n", 4, "{owed}\n", 7 };
+	int others[7], sv[2], i;
+
+	for (i = 0; i < 7; i++) { /* with the fixture's, 8 open */
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
+		(void)conn_new(srv, sv[0], 0);
+		others[i] = sv[1];
+	}
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
+	h.fd = sv[0];
+	close(peer);
+	peer = sv[1];
+	conn_adopt(srv, &h);
+	read_until(0, 1);
+	ck_assert_uint_eq(ngot, 7 + sizeof(SERVER_BUSY) - 1);
+	ck_assert_int_eq(memcmp(got, "{owed}\n" SERVER_BUSY, ngot), 0);
+	ck_assert_int_eq(peer_eof, 1);
+	ck_assert_uint_eq(seen.nlines, 0);
+	for (i = 0; i < 7; i++)
+		close(others[i]);
 }
 END_TEST
 
@@ -503,6 +536,7 @@ server_conn_suite(void)
 	tcase_add_test(tc, test_peer_closes_mid_answer);
 	tcase_add_test(tc, test_half_close_answers_then_closes);
 	tcase_add_test(tc, test_shared_line_counted_once);
+	tcase_add_test(tc, test_handed_over_past_the_cap_is_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

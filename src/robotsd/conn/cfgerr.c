@@ -220,7 +220,10 @@ cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 
 /*
  * A connection the image before handed over (handover.h): its unwritten
- * answers first, then its unhandled requests, as if just read.
+ * answers first, then its unhandled requests, as if just read. It counts
+ * against MAX_CONNECTIONS as an accepted one does: past the cap it gets
+ * its unwritten answers and the one answer of a refused connection, and
+ * is closed.
  */
 static void
 cfgerr_adopt(void *arg, const struct handover_conn *h)
@@ -243,8 +246,14 @@ cfgerr_adopt(void *arg, const struct handover_conn *h)
 	if (!ok || evbuffer_add(
 	               bufferevent_get_output(c->bev), h->out, h->outlen) == -1)
 		fatalx("out of memory adopting a connection");
+	if (ce->nconns > MAX_CONNECTIONS && !c->closing) {
+		/* Past the cap: what it was owed, then refused as at accept. */
+		cfgerr_answer(c, NULL);
+		c->closing = 1;
+	}
 	bufferevent_enable(c->bev, c->closing ? EV_WRITE : EV_READ | EV_WRITE);
-	if (c->closing && h->outlen == 0)
+	if (c->closing &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
 		cfgerr_conn_free(c);
 	else if (!c->closing)
 		cfgerr_read_cb(c->bev, c);
@@ -331,8 +340,8 @@ cfgerr_take_over(struct cfgerr *ce)
 }
 
 /*
- * Record c in ho and let go of its socket without closing it: 1; a
- * connection that cannot be recorded is closed: 0.
+ * Record c in ho: 1; a connection that cannot be recorded is closed: 0.
+ * Its socket stays c's until the hand-over is named (cfgerr_hand_over()).
  */
 static int
 cfgerr_hand_conn(struct handover *ho, struct cfgconn *c)
@@ -352,15 +361,19 @@ cfgerr_hand_conn(struct handover *ho, struct cfgconn *c)
 		cfgerr_conn_free(c);
 		return 0;
 	}
-	bufferevent_setfd(c->bev, -1);
-	cfgerr_conn_free(c);
 	return 1;
 }
 
-/* Hand the connections over, then free; see cfgerr.h. */
+/*
+ * Hand the connections over, then free; see cfgerr.h. Only once the
+ * hand-over is named do the sockets stop being the connections' (left
+ * open for the next image); if it cannot be, they are closed with them
+ * rather than left open and owned by no one.
+ */
 void
 cfgerr_hand_over(struct cfgerr *ce)
 {
+	struct cfgconn *c, *next;
 	struct handover ho;
 	size_t n = 0;
 
@@ -371,13 +384,20 @@ cfgerr_hand_over(struct cfgerr *ce)
 		return;
 	}
 	evconnlistener_disable(ce->lev);
-	while (!TAILQ_EMPTY(&ce->conns))
-		n += (size_t)cfgerr_hand_conn(&ho, TAILQ_FIRST(&ce->conns));
-	if (handover_pass_on(&ho) == -1)
+	for (c = TAILQ_FIRST(&ce->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		n += (size_t)cfgerr_hand_conn(&ho, c);
+	}
+	if (handover_pass_on(&ho) == -1) {
 		log_event(LOG_WARNING, "handover_failed",
-		    "note=\"the hand-over cannot be named\"");
-	else
+		    "note=\"the hand-over cannot be named: the connections "
+		    "are closed\"");
+		close(ho.fd);
+	} else {
+		TAILQ_FOREACH(c, &ce->conns, link)
+			bufferevent_setfd(c->bev, -1);
 		log_event(LOG_INFO, "handover", "connections=%zu", n);
+	}
 	cfgerr_free(ce);
 }
 

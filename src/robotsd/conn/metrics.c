@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -594,6 +595,29 @@ metrics_listen(
 }
 
 /*
+ * libmicrohttpd's own messages (a connection refused, a head it cannot
+ * parse, out of memory) as robotsd's log lines, "event=metrics_http
+ * message=...", one newline-less line each; log_event()'s bucket for
+ * that event keeps a flood of them from the log.
+ */
+static void __attribute__((format(printf, 2, 0)))
+metrics_mhd_log(void *arg, const char *fmt, va_list ap)
+{
+	char msg[512], kv[LOG_KV_BUF];
+	int n;
+
+	(void)arg;
+	if ((n = vsnprintf(msg, sizeof(msg), fmt, ap)) < 0)
+		return;
+	if ((size_t)n >= sizeof(msg))
+		n = (int)sizeof(msg) - 1;
+	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		n--;
+	log_event(LOG_WARNING, "metrics_http", "message=%s",
+	    log_kv(msg, (size_t)n, LOG_KV_MAX, kv, sizeof(kv)));
+}
+
+/*
  * libmicrohttpd, with no listener and no thread of its own, its epoll
  * descriptor and its timer on m's loop; 0, or -1.
  */
@@ -603,8 +627,10 @@ metrics_http(struct metrics *m)
 	const union MHD_DaemonInfo *i;
 	unsigned int per_ip = (unsigned int)(m->max_conns / 4);
 
-	m->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0,
-	    NULL, NULL, metrics_handler, m, MHD_OPTION_CONNECTION_LIMIT,
+	m->mhd = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0,
+	    NULL, NULL, metrics_handler, m, MHD_OPTION_EXTERNAL_LOGGER,
+	    metrics_mhd_log, m, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)m->max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    per_ip > 0 ? per_ip : 1, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)METRICS_WRITE_TIMEOUT,

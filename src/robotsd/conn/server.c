@@ -122,9 +122,7 @@ refuse_close(int fd)
 static void
 server_accept(struct server *srv, int fd, int admin)
 {
-	static const char busy[] = "{\"id\":null,\"ok\":false,\"error\":{"
-	                           "\"code\":\"overloaded\",\"message\":"
-	                           "\"too many connections\"}}\n";
+	static const char busy[] = SERVER_BUSY;
 
 	if (srv->nconns >= srv->set.max_connections) {
 		log_event(LOG_WARNING, "connection_refused",

@@ -708,18 +708,27 @@ conn_new(struct server *srv, int fd, int admin)
 /*
  * A connection the image before handed over (handover.h): its unwritten
  * answers go out first, then its unhandled requests are handled as if
- * just read.
+ * just read. It counts against --max-connections as an accepted one
+ * does: past the cap, its unwritten answers and the refusal, then the
+ * close.
  */
 void
 conn_adopt(void *arg, const struct handover_conn *h)
 {
-	struct conn *c = conn_new(arg, h->fd, 0);
+	struct server *srv = arg;
+	int over = srv->nconns >= srv->set.max_connections;
+	struct conn *c = conn_new(srv, h->fd, 0);
 
 	c->discarding = h->skipping;
 	if (evbuffer_add(c->out, h->out, h->outlen) == -1 ||
-	    evbuffer_add(c->in, h->in, h->inlen) == -1)
+	    (over ? evbuffer_add(c->out, SERVER_BUSY, sizeof(SERVER_BUSY) - 1)
+	          : evbuffer_add(c->in, h->in, h->inlen)) == -1)
 		fatalx("out of memory adopting a connection");
-	if (h->closing) {
+	if (over)
+		log_event(LOG_WARNING, "connection_refused",
+		    "why=max_connections open=%zu handed_over=1",
+		    srv->nconns - 1);
+	if (h->closing || over) {
 		c->eof = 1;
 		event_del(c->rev);
 	}

@@ -97,7 +97,15 @@ struct server {
  * admin socket (it may run admin ops whoever its peer is).
  */
 struct conn *conn_new(struct server *, int fd, int admin);
-/* handover_take()'s adopt: a handed-over connection on srv (arg). */
+/* The one answer of a connection refused past --max-connections. */
+#define SERVER_BUSY                                                            \
+	"{\"id\":null,\"ok\":false,\"error\":{\"code\":\"overloaded\","        \
+	"\"message\":\"too many connections\"}}\n"
+/*
+ * handover_take()'s adopt: a handed-over connection on srv (arg). Past
+ * --max-connections it gets its unwritten answers and SERVER_BUSY, and is
+ * closed; its unhandled requests are not handled.
+ */
 struct handover_conn;
 void conn_adopt(void *srv, const struct handover_conn *);
 /* Unhook c (cancelling its waiting checks); the reaper frees it. */
