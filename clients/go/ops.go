@@ -50,6 +50,15 @@ type Result struct {
 	// Tokens (with CheckOptions.Tokens): each token, in lowercase, to its
 	// own verdict; nil when not asked.
 	Tokens map[string]TokenVerdict
+	// RobotsTag (with CheckOptions.Page): the page's robots rules for the
+	// agent; nil for a disallowed URL and when no page was sent.
+	RobotsTag *RobotsTag
+	// Evidence (with CheckOptions.Page): the inputs the answer came from;
+	// nil when no page was sent.
+	Evidence *Evidence
+	// TDM (with CheckOptions.TDM): the TDMRep answer; nil for a
+	// disallowed URL, and from a robotsd that does not answer it.
+	TDM *TDM
 }
 
 // Cause is why an origin is unreachable: a stable code (the Cause*
@@ -153,13 +162,13 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 }
 
 // CheckWith is Check asking for more: the site's usage preferences, the
-// verdicts of control tokens (see CheckOptions; nil asks for nothing
-// more). An answer lacking what was asked for, or with a field of the
+// verdicts of control tokens, the page's own signals, TDMRep (see
+// CheckOptions; nil asks for nothing more). An answer lacking what was asked for, or with a field of the
 // wrong type, is an error with CodeProtocol.
 func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptions) (Result, error) {
 	var raw json.RawMessage
 	var err error
-	if o == nil || (!o.Usage && o.Tokens == nil) {
+	if o == nil || (!o.Usage && o.Tokens == nil && o.Page == nil && !o.TDM) {
 		raw, err = c.plainCheck(ctx, url, agent)
 	} else {
 		req := map[string]interface{}{"op": "check", "url": url, "agent": agent}
@@ -266,6 +275,9 @@ func (c *Client) spans(urls []string, agent string, wait bool, o *CheckOptions) 
 }
 
 func (c *Client) batch(ctx context.Context, urls []string, agent string, wait bool, o *CheckOptions) ([]Result, error) {
+	if o != nil && o.Page != nil {
+		return nil, &Error{Code: CodeBadRequest, Message: "a page goes with a check of one URL, not a batch"}
+	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	out := make([]Result, len(urls))

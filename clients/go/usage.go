@@ -58,6 +58,10 @@ type UsageStatement struct {
 	// Scope is "group", or "file" for a Content-Signal line before the
 	// first group; "" when robotsd does not say.
 	Scope string `json:"scope,omitempty"`
+	// Source is "robots.txt", or "header" for a header of the page sent
+	// with CheckOptions.Page (its Pattern "" and Line 0); "" when
+	// robotsd does not say.
+	Source string `json:"source,omitempty"`
 }
 
 // UnmarshalJSON requires every field but scope, each of its type.
@@ -68,17 +72,23 @@ func (s *UsageStatement) UnmarshalJSON(b []byte) error {
 		Line      *int    `json:"line"`
 		Value     *string `json:"value"`
 		Scope     *string `json:"scope"`
+		Source    *string `json:"source"`
 	}
 	if err := strictObject(b, &w); err != nil {
 		return err
 	}
-	if w.Directive == nil || w.Pattern == nil || w.Line == nil || w.Value == nil {
+	header := w.Source != nil && *w.Source == "header"
+	if w.Directive == nil || w.Value == nil || (!header && (w.Pattern == nil || w.Line == nil)) {
 		return fmt.Errorf("usage statement without directive, pattern, line or value: %s", b)
 	}
 	if *w.Directive != "content-usage" && *w.Directive != "content-signal" {
 		return fmt.Errorf("usage statement of directive %q", *w.Directive)
 	}
-	*s = UsageStatement{Directive: *w.Directive, Pattern: *w.Pattern, Line: *w.Line, Value: *w.Value}
+	*s = UsageStatement{Directive: *w.Directive, Pattern: str(w.Pattern), Value: *w.Value,
+		Source: str(w.Source)}
+	if w.Line != nil {
+		s.Line = *w.Line
+	}
 	if w.Scope != nil {
 		if *w.Scope != "group" && *w.Scope != "file" {
 			return fmt.Errorf("usage statement of scope %q", *w.Scope)
@@ -135,6 +145,12 @@ type CheckOptions struct {
 	// Tokens asks for the verdicts of these control tokens (e.g.
 	// "Google-Extended"; robotsd takes at most 16): Result.Tokens.
 	Tokens []string
+	// Page sends what came with the fetched page (CheckWith only; a
+	// batch with a Page is an error with CodeBadRequest, not sent):
+	// Result.RobotsTag and Result.Evidence.
+	Page *Page
+	// TDM asks for the TDMRep answer: Result.TDM.
+	TDM bool
 }
 
 func (o *CheckOptions) addTo(req map[string]interface{}) {
@@ -146,6 +162,12 @@ func (o *CheckOptions) addTo(req map[string]interface{}) {
 	}
 	if o.Tokens != nil {
 		req["tokens"] = o.Tokens
+	}
+	if o.TDM {
+		req["tdm"] = true
+	}
+	if o.Page != nil {
+		req["page"] = o.Page.pageJSON()
 	}
 }
 
@@ -166,6 +188,7 @@ type wireUsage struct {
 	Usage     json.RawMessage `json:"usage"`
 	UsageFrom json.RawMessage `json:"usage_from"`
 	Tokens    json.RawMessage `json:"tokens"`
+	wireSignals
 }
 
 func protocolError(format string, args ...interface{}) *Error {
@@ -208,5 +231,5 @@ func (w *wireUsage) decode(o *CheckOptions, r *Result) *Error {
 			return protocolError("tokens: %v", err)
 		}
 	}
-	return nil
+	return w.wireSignals.decode(o, r)
 }

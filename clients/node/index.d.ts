@@ -103,17 +103,59 @@ export declare const PURPOSES: readonly Purpose[];
 /** Purpose -> preference: every Purpose, and any a newer robotsd adds. */
 export type Usage = { readonly [P in Purpose]: Preference } & { readonly [purpose: string]: Preference };
 
-/** A Content-Usage or Content-Signal line that decided the usage. */
+/** A Content-Usage or Content-Signal statement that decided the usage. */
 export interface UsageFrom {
   directive: "content-usage" | "content-signal";
-  /** The line's path pattern; "/" when it has none. */
-  pattern: string;
-  /** 1-based line in robots.txt. */
-  line: number;
+  /** The line's path pattern; "/" when it has none; null for a page's header. */
+  pattern: string | null;
+  /** 1-based line in robots.txt; null for a page's header. */
+  line: number | null;
   /** The preferences as written. */
   value: string;
   /** "file": a Content-Signal line before the first group; absent when robotsd does not say. */
   scope?: "group" | "file";
+  /** "header": a header of the page sent with `page`; absent when robotsd does not say. */
+  source?: "robots.txt" | "header";
+}
+
+/** What came with the fetched page, sent with `check(..., {page})`. */
+export interface Page {
+  /** The response header lines, as [name, value]. */
+  headers?: [string, string][];
+  /** The name and content of the `<meta>` elements of the page's `<head>`. */
+  meta?: [string, string][];
+}
+
+/** The page's robots rules for the agent (Robots-Tag, X-Robots-Tag, robots meta), their union. */
+export interface RobotsTag {
+  /** e.g. "noindex", "noai"; reported, not mapped onto purposes. */
+  rules: string[];
+  /** The valued rules: "max-snippet" -> "0", ... */
+  values: Record<string, string>;
+  /** The fields the rules came from (lowercased names). */
+  from: { source: "header" | "meta" | string; field: string; value: string }[];
+}
+
+/** The inputs of an answer to a check with a page. */
+export interface Evidence {
+  /** The robots.txt version used. */
+  robots: string | null;
+  /** The tdmrep.json version used; null when none. */
+  tdmrep: string | null;
+  /** The first 16 hex digits of the SHA-256 of the page input robotsd read. */
+  page: string;
+}
+
+/** The TDMRep answer for the URL. */
+export interface Tdm {
+  state: "rules" | "invalid" | "none" | "unreachable" | string;
+  /** null when no tdmrep.json member matches or the state is not "rules". */
+  reservation: 0 | 1 | null;
+  policy: string | null;
+  location: string | null;
+  version: string | null;
+  /** The source of reservation (else of policy); absent when neither was given. */
+  from?: "tdmrep.json" | "header" | "meta";
 }
 
 /** A control token's own verdict for the URL. */
@@ -172,6 +214,12 @@ export declare class CheckResult {
   readonly usageFrom: UsageFrom[] | null;
   /** With `tokens`: each token, in lowercase, -> its verdict; null when not asked. */
   readonly tokens: Readonly<Record<string, TokenVerdict>> | null;
+  /** With `page`: the page's robots rules; null for a disallowed URL or when no page was sent. */
+  readonly robotsTag: RobotsTag | null;
+  /** With `page`: the inputs the answer came from; null when no page was sent. */
+  readonly evidence: Evidence | null;
+  /** With `tdm: true`: the TDMRep answer; null for a disallowed URL and from a robotsd that does not answer it. */
+  readonly tdm: Tdm | null;
 }
 
 export interface Group {
@@ -260,6 +308,10 @@ export interface CheckOptions extends CallOptions {
   usage?: boolean;
   /** Control tokens (e.g. "Google-Extended", at most 16) to evaluate the URL for (`tokens`). */
   tokens?: string[];
+  /** What came with the fetched page (`robotsTag`, `evidence`); `check` only. */
+  page?: Page;
+  /** true: answer the TDMRep answer (`tdm`). */
+  tdm?: boolean;
 }
 
 export declare class Client {

@@ -89,13 +89,96 @@ function parseUsageFrom(v) {
     if (!isObject(st)) throw bad(what, st);
     const out = {
       directive: oneOf(`${what}.directive`, st.directive, DIRECTIVES),
-      pattern: want(`${what}.pattern`, st.pattern, "string"),
-      line: want(`${what}.line`, st.line, "integer"),
+      pattern: nullable(`${what}.pattern`, st.pattern, "string"),
+      line: nullable(`${what}.line`, st.line, "integer"),
       value: want(`${what}.value`, st.value, "string"),
     };
     if (st.scope !== undefined) out.scope = oneOf(`${what}.scope`, st.scope, SCOPES);
+    if (st.source !== undefined) out.source = want(`${what}.source`, st.source, "string");
+    if (out.source !== "header" && (out.pattern === null || out.line === null)) throw bad(what, st);
     return out;
   });
+}
+
+function nullable(what, v, type) {
+  return v === null ? null : want(what, v, type);
+}
+
+/** An answer's `robots_tag`: null (a disallowed URL) or {rules, values, from}. */
+function parseRobotsTag(v) {
+  if (v === null) return null;
+  if (!isObject(v)) throw bad("robots_tag", v);
+  if (!Array.isArray(v.rules)) throw bad("robots_tag.rules", v.rules);
+  if (!isObject(v.values)) throw bad("robots_tag.values", v.values);
+  if (!Array.isArray(v.from)) throw bad("robots_tag.from", v.from);
+  const values = {};
+  for (const [k, x] of Object.entries(v.values)) values[k] = want(`robots_tag.values["${k}"]`, x, "string");
+  return {
+    rules: v.rules.map((r, i) => want(`robots_tag.rules[${i}]`, r, "string")),
+    values,
+    from: v.from.map((f, i) => {
+      const what = `robots_tag.from[${i}]`;
+      if (!isObject(f)) throw bad(what, f);
+      return {
+        source: want(`${what}.source`, f.source, "string"),
+        field: want(`${what}.field`, f.field, "string"),
+        value: want(`${what}.value`, f.value, "string"),
+      };
+    }),
+  };
+}
+
+function parseEvidence(v) {
+  if (!isObject(v)) throw bad("evidence", v);
+  return {
+    robots: nullable("evidence.robots", v.robots, "string"),
+    tdmrep: nullable("evidence.tdmrep", v.tdmrep, "string"),
+    page: want("evidence.page", v.page, "string"),
+  };
+}
+
+/** An answer's `tdm`: null (a disallowed URL, or not answered) or its fields. */
+function parseTdm(v) {
+  if (v === null || v === undefined) return null;
+  if (!isObject(v)) throw bad("tdm", v);
+  const out = {
+    state: want("tdm.state", v.state, "string"),
+    reservation: v.reservation == null ? null : oneOf("tdm.reservation", v.reservation, new Set([0, 1])),
+    policy: v.policy == null ? null : want("tdm.policy", v.policy, "string"),
+    location: v.location == null ? null : want("tdm.location", v.location, "string"),
+    version: v.version == null ? null : want("tdm.version", v.version, "string"),
+  };
+  if (v.from !== undefined) out.from = want("tdm.from", v.from, "string");
+  return out;
+}
+
+/** The robots_tag, evidence and tdm of answer onto result r, as asked. */
+function signals(r, answer, asked) {
+  if (asked.page) {
+    if (!("robots_tag" in answer) || !("evidence" in answer)) {
+      throw new ProtocolError("page sent and not answered (a robotsd without the page's signals?)");
+    }
+    r.robotsTag = parseRobotsTag(answer.robots_tag);
+    r.evidence = parseEvidence(answer.evidence);
+  }
+  if (asked.tdm) r.tdm = parseTdm(answer.tdm);
+}
+
+function pairs(what, v) {
+  if (v === undefined) return [];
+  const ok = (p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === "string");
+  if (!Array.isArray(v) || !v.every(ok)) {
+    throw new TypeError(`page.${what} must be an array of [name, value] string pairs`);
+  }
+  return v.map((p) => [p[0], p[1]]);
+}
+
+/** The request's `page` from {headers, meta}; TypeError for another shape. */
+function pageOf(page) {
+  if (!isObject(page) || Object.keys(page).some((k) => k !== "headers" && k !== "meta")) {
+    throw new TypeError("page must be {headers: [[name, value], ...], meta: [[name, content], ...]}");
+  }
+  return { headers: pairs("headers", page.headers), meta: pairs("meta", page.meta) };
 }
 
 function parseTokens(v) {
@@ -119,6 +202,8 @@ function extras(req, opts) {
     }
     req.tokens = [...opts.tokens];
   }
+  if (opts.tdm) req.tdm = true;
+  if (opts.page !== undefined) req.page = pageOf(opts.page);
   return req;
 }
 
@@ -160,7 +245,11 @@ export class CheckResult {
     this.usage = null;
     this.usageFrom = null;
     this.tokens = null;
+    this.robotsTag = null;
+    this.evidence = null;
+    this.tdm = null;
     if (answer.ok === false || this.pending) return;
+    if (asked.page || asked.tdm) signals(this, answer, asked);
     if (asked.usage) {
       if (!("usage" in answer) || !("usage_from" in answer)) {
         throw new ProtocolError("usage asked for and not answered (a robotsd without usage preferences?)");
@@ -194,7 +283,12 @@ function parseHistory(v) {
 }
 
 function asked(opts) {
-  return { usage: Boolean(opts.usage), tokens: opts.tokens !== undefined };
+  return {
+    usage: Boolean(opts.usage),
+    tokens: opts.tokens !== undefined,
+    page: opts.page !== undefined,
+    tdm: Boolean(opts.tdm),
+  };
 }
 
 function camel(key) {
@@ -235,7 +329,10 @@ export class Client {
   /**
    * May `agent` fetch `url`? `{wait: false}` answers pending at once;
    * `{usage: true}` adds the site's usage preferences (usage, usageFrom),
-   * `{tokens: [...]}` the verdicts for those control tokens (tokens).
+   * `{tokens: [...]}` the verdicts for those control tokens (tokens),
+   * `{page: {headers, meta}}` what came with the fetched page (robotsTag,
+   * evidence), `{tdm: true}` the TDMRep answer (tdm; null while robotsd
+   * does not answer it).
    */
   async check(url, agent, opts = {}) {
     const req = extras({ op: "check", url, agent }, opts);
@@ -251,6 +348,7 @@ export class Client {
    * timeout is for the whole call.
    */
   async checkMany(urls, agent, opts = {}) {
+    if (opts.page !== undefined) throw new TypeError("a page goes with a check of one URL, not checkMany");
     const out = new Array(urls.length);
     const deadline = Date.now() + (opts.timeout ?? this.timeout);
     for (const { start, list, error } of this._batches(urls, agent, opts)) {

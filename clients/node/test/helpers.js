@@ -2,13 +2,17 @@
 // robotsd ($ROBOTSD) on a private socket, every origin sent to the server
 // with --connect-to.
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
+
+import { Client } from "../index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const top = process.env.top_srcdir || path.resolve(here, "..", "..", "..");
@@ -129,6 +133,32 @@ export class Daemon {
     if (this.proc && this.proc.exitCode === null) this.proc.kill("SIGKILL");
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Registers node:test before/after hooks that start an Origin serving
+ * `robots` (host -> body), a Daemon with `extra` arguments and a Client on
+ * its socket, and stop them (the daemon must exit with status 0). The
+ * returned fixture holds `origin`, `daemon` and `client` once started.
+ */
+export function withDaemon(robots, extra = []) {
+  const fx = {};
+  before(async () => {
+    fx.origin = await new Origin().listen();
+    for (const [host, body] of Object.entries(robots)) fx.origin.robots(host, body);
+    fx.daemon = new Daemon(fx.origin, extra);
+    await fx.daemon.start();
+    fx.client = new Client({ socket: fx.daemon.socket });
+  });
+  after(async () => {
+    await fx.client?.close();
+    const status = await fx.daemon?.stop();
+    const log = fx.daemon?.logText();
+    fx.daemon?.cleanup();
+    await fx.origin?.close();
+    if (fx.daemon) assert.equal(status, 0, `robotsd exit status:\n${log}`);
+  });
+  return fx;
 }
 
 export { sleep };

@@ -15,7 +15,8 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_SOCKET,
                         OverloadedError, PURPOSES, Preference, ProtocolError,
                         RobotsdError, Rule, TokenVerdict, UnknownCodeError,
                         UnknownOpError, UnsupportedSchemeError,
-                        UsageStatement, socket_path)
+                        UsageStatement, Evidence, Page, RobotsTag,
+                        RobotsTagSource, Tdm, socket_path)
 from .aio import AsyncClient
 from .client import Client
 from .watch import AgentChange, ChangeEvent
@@ -33,5 +34,6 @@ __all__ = [
     "OverloadedError", "PURPOSES", "Preference", "ProtocolError",
     "RobotsdError", "Rule", "TokenVerdict",
     "UnknownCodeError", "UnknownOpError", "UnsupportedSchemeError",
-    "UsageStatement", "socket_path",
+    "UsageStatement", "Evidence", "Page", "RobotsTag", "RobotsTagSource",
+    "Tdm", "socket_path",
 ]

@@ -6,7 +6,7 @@ import json
 import os
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 DEFAULT_SOCKET = "/run/robotsd/robotsd.sock"
 # A check may wait on a robots.txt fetch for up to twice --fetch-timeout
@@ -198,17 +198,75 @@ PURPOSES = ("train-ai", "search", "ai-input", "ai-use")
 
 @dataclass(frozen=True)
 class UsageStatement:
-    """One Content-Usage or Content-Signal line that decided a URL's usage
-    preferences: directive ("content-usage" or "content-signal"), its path
-    pattern ("/" when the line has none), its 1-based line, the value as
-    written, and scope: "group" (inside the agent's group) or "file"
-    (a Content-Signal line before the first group); None when robotsd
-    does not say."""
+    """One Content-Usage or Content-Signal statement that decided a URL's
+    usage preferences: directive ("content-usage" or "content-signal"),
+    its path pattern ("/" when the line has none), its 1-based line, the
+    value as written, and scope: "group" (inside the agent's group) or
+    "file" (a Content-Signal line before the first group); None when
+    robotsd does not say. source: "robots.txt" or "header" (a header of
+    the page sent with check(page=...)), None when robotsd does not say;
+    a header's statement has pattern and line None."""
     directive: str
-    pattern: str
-    line: int
+    pattern: Optional[str]
+    line: Optional[int]
     value: str
     scope: Optional[str] = None
+    source: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a worker received with the page it fetched, sent with
+    check(page=...): headers, the response header lines as (name, value)
+    pairs, and meta, the (name, content) of the <meta> elements of the
+    page's <head> (robotsd parses no HTML)."""
+    headers: Sequence[Tuple[str, str]] = ()
+    meta: Sequence[Tuple[str, str]] = ()
+
+
+@dataclass(frozen=True)
+class RobotsTagSource:
+    """One page field that gave robots rules: source ("header" or
+    "meta"), field (lowercased header or meta name) and its value."""
+    source: str
+    field: str
+    value: str
+
+
+@dataclass(frozen=True)
+class RobotsTag:
+    """The page's robots rules for the check's agent (Robots-Tag,
+    X-Robots-Tag, <meta>), their union: rules (e.g. ["noindex",
+    "noai"]), values of the valued rules ("max-snippet" -> "0", ...) and
+    the fields they came from. Reported, not mapped onto purposes."""
+    rules: List[str]
+    values: Dict[str, str]
+    sources: List[RobotsTagSource]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The inputs an answer with page came from: robots (the robots.txt
+    version), tdmrep (the tdmrep.json version, None when none was used)
+    and page (16 hex digits of the SHA-256 of the page input read)."""
+    robots: Optional[str]
+    tdmrep: Optional[str]
+    page: str
+
+
+@dataclass(frozen=True)
+class Tdm:
+    """The TDMRep answer (check(tdm=True)): state ("rules", "invalid",
+    "none", "unreachable"), reservation (0, 1 or None), policy (a URL or
+    None), location (the deciding tdmrep.json member's or None), version
+    of tdmrep.json, and from_ ("tdmrep.json", "header", "meta"; None
+    when no source gave a reservation or policy)."""
+    state: str
+    reservation: Optional[int] = None
+    policy: Optional[str] = None
+    location: Optional[str] = None
+    version: Optional[str] = None
+    from_: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -303,10 +361,52 @@ def parse_usage_from(v: Any) -> List[UsageStatement]:
         scope = _optional(w + ".scope", st.get("scope"), str)
         out.append(UsageStatement(
             _typed(w + ".directive", st.get("directive"), str),
-            _typed(w + ".pattern", st.get("pattern"), str),
-            _typed(w + ".line", st.get("line"), int),
-            _typed(w + ".value", st.get("value"), str), scope))
+            _optional(w + ".pattern", st.get("pattern"), str),
+            _optional(w + ".line", st.get("line"), int),
+            _typed(w + ".value", st.get("value"), str), scope,
+            _optional(w + ".source", st.get("source"), str)))
     return out
+
+
+def parse_robots_tag(v: Any) -> Optional[RobotsTag]:
+    """An answer's "robots_tag": None (a disallowed URL) or a RobotsTag;
+    raises ProtocolError on a wrong type."""
+    if v is None:
+        return None
+    _typed("robots_tag", v, dict)
+    rules = [_typed("robots_tag.rules[]", r, str)
+             for r in _typed("robots_tag.rules", v.get("rules"), list)]
+    values = {k: _typed("robots_tag.values[%r]" % k, x, str) for k, x in
+              _typed("robots_tag.values", v.get("values"), dict).items()}
+    sources = [RobotsTagSource(_typed(w + ".source", f.get("source"), str),
+                               _typed(w + ".field", f.get("field"), str),
+                               _typed(w + ".value", f.get("value"), str))
+               for w, f in _records("robots_tag.from", v.get("from"))]
+    return RobotsTag(rules, values, sources)
+
+
+def parse_evidence(v: Any) -> Evidence:
+    """An answer's "evidence"; raises ProtocolError on a wrong type."""
+    _typed("evidence", v, dict)
+    return Evidence(_optional("evidence.robots", v.get("robots"), str),
+                    _optional("evidence.tdmrep", v.get("tdmrep"), str),
+                    _typed("evidence.page", v.get("page"), str))
+
+
+def parse_tdm(v: Any) -> Optional[Tdm]:
+    """An answer's "tdm": None (a disallowed URL, or a robotsd that does
+    not answer it) or a Tdm; raises ProtocolError on a wrong type."""
+    if v is None:
+        return None
+    _typed("tdm", v, dict)
+    res = _optional("tdm.reservation", v.get("reservation"), int)
+    if res not in (None, 0, 1):
+        raise _bad("tdm.reservation", res)
+    return Tdm(_typed("tdm.state", v.get("state"), str), res,
+               _optional("tdm.policy", v.get("policy"), str),
+               _optional("tdm.location", v.get("location"), str),
+               _optional("tdm.version", v.get("version"), str),
+               _optional("tdm.from", v.get("from"), str))
 
 
 def parse_tokens(v: Any) -> Dict[str, TokenVerdict]:
@@ -363,14 +463,23 @@ class CheckResult:
     # digits, None for the URL /robots.txt itself, an entry restored from
     # an old state file, a pending answer, an error, or an older robotsd.
     version: Optional[str] = None
+    # With page=...: the page's robots rules (None for a disallowed URL)
+    # and the inputs the answer came from.
+    robots_tag: Optional[RobotsTag] = None
+    evidence: Optional[Evidence] = None
+    # With tdm=True: the TDMRep answer; None for a disallowed URL, and
+    # from a robotsd that does not answer tdm yet.
+    tdm: Optional[Tdm] = None
 
     @classmethod
     def from_answer(cls, url: str, a: Dict[str, Any], usage: bool = False,
-                    tokens: bool = False) -> "CheckResult":
-        """Build from one check answer (or one entry of a batch). usage
-        and tokens: whether the request asked for them; an answer with a
-        verdict that lacks them, or has them of the wrong type, raises
-        ProtocolError."""
+                    tokens: bool = False, page: bool = False,
+                    tdm: bool = False) -> "CheckResult":
+        """Build from one check answer (or one entry of a batch). usage,
+        tokens, page and tdm: whether the request asked for them; an
+        answer with a verdict that lacks usage, tokens, or page's
+        robots_tag and evidence, or has any of them of the wrong type,
+        raises ProtocolError."""
         if a.get("ok") is not True:
             return cls(url=url, allowed=None, error=error_from(a.get("error")))
         allowed, pending = a.get("allowed"), a.get("pending") is True
@@ -396,6 +505,8 @@ class CheckResult:
                 raise ProtocolError("tokens asked for and not answered (a "
                                     "robotsd without control tokens?)")
             extra["tokens"] = parse_tokens(a["tokens"])
+        if (page or tdm) and not pending:
+            extra.update(_signals(a, page, tdm))
         version = a.get("version")
         if version is not None:
             _typed("version", version, str)
@@ -408,6 +519,22 @@ class CheckResult:
                    expires_in=a.get("expires_in"),
                    http_status=a.get("http_status"),
                    pending=pending, cause=cause, version=version, **extra)
+
+
+def _signals(a: Dict[str, Any], page: bool, tdm: bool) -> Dict[str, Any]:
+    """The CheckResult fields of the page's signals and of TDMRep in
+    answer a, as asked; raises ProtocolError when page was asked and
+    robots_tag or evidence is missing."""
+    out: Dict[str, Any] = {}
+    if page:
+        if "robots_tag" not in a or "evidence" not in a:
+            raise ProtocolError("page sent and not answered (a robotsd "
+                                "without the page's signals?)")
+        out["robots_tag"] = parse_robots_tag(a["robots_tag"])
+        out["evidence"] = parse_evidence(a["evidence"])
+    if tdm:
+        out["tdm"] = parse_tdm(a.get("tdm"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -473,10 +600,53 @@ def _extras(req: Dict[str, Any], wait: bool, usage: bool,
     return req
 
 
+PageLike = Union[Page, Mapping[str, Sequence[Tuple[str, str]]]]
+
+
+def _pairs(what: str, v: Any) -> List[List[str]]:
+    """v, a sequence of (str, str) pairs, as the protocol's lists; raises
+    TypeError for anything else."""
+    if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+        raise TypeError("page %s must be a list of (name, value) pairs"
+                        % what)
+    out = []
+    for p in v:
+        if isinstance(p, (str, bytes)) or not isinstance(p, Sequence) or \
+                len(p) != 2 or not all(isinstance(x, str) for x in p):
+            raise TypeError("page %s must be a list of (name, value) string "
+                            "pairs (got %r)" % (what, p))
+        out.append([p[0], p[1]])
+    return out
+
+
+def page_object(page: PageLike) -> Dict[str, Any]:
+    """The request's "page" from a Page or a mapping with "headers" and
+    "meta"; TypeError for a wrong shape."""
+    if isinstance(page, Page):
+        headers, meta = page.headers, page.meta
+    elif isinstance(page, Mapping):
+        extra = set(page) - {"headers", "meta"}
+        if extra:
+            raise TypeError("page has unknown keys %s" % sorted(extra))
+        headers, meta = page.get("headers", ()), page.get("meta", ())
+    else:
+        raise TypeError("page must be a Page or a mapping (got %r)"
+                        % (page,))
+    return {"headers": _pairs("headers", headers),
+            "meta": _pairs("meta", meta)}
+
+
 def check_request(url: str, agent: str, wait: bool, usage: bool = False,
-                  tokens: Optional[Sequence[str]] = None) -> Dict[str, Any]:
-    return _extras({"op": "check", "url": url, "agent": agent}, wait, usage,
-                   tokens)
+                  tokens: Optional[Sequence[str]] = None,
+                  page: Optional[PageLike] = None,
+                  tdm: bool = False) -> Dict[str, Any]:
+    req = _extras({"op": "check", "url": url, "agent": agent}, wait, usage,
+                  tokens)
+    if tdm:
+        req["tdm"] = True
+    if page is not None:
+        req["page"] = page_object(page)
+    return req
 
 
 def purge_request(origin: Any) -> Dict[str, Any]:
@@ -490,22 +660,25 @@ def purge_request(origin: Any) -> Dict[str, Any]:
 
 def batch_requests(urls: List[str], agent: str, wait: bool,
                    usage: bool = False,
-                   tokens: Optional[Sequence[str]] = None) \
-        -> List[Dict[str, Any]]:
+                   tokens: Optional[Sequence[str]] = None,
+                   tdm: bool = False) -> List[Dict[str, Any]]:
     """check requests for urls, BATCH_LIMIT URLs each."""
-    return [_extras({"op": "check", "agent": agent,
+    reqs = [_extras({"op": "check", "agent": agent,
                      "urls": urls[i:i + BATCH_LIMIT]}, wait, usage, tokens)
             for i in range(0, len(urls), BATCH_LIMIT)]
+    for req in reqs if tdm else ():
+        req["tdm"] = True
+    return reqs
 
 
 def batch_results(urls: List[str], answer: Dict[str, Any],
-                  usage: bool = False, tokens: bool = False) \
-        -> List[CheckResult]:
+                  usage: bool = False, tokens: bool = False,
+                  tdm: bool = False) -> List[CheckResult]:
     """The CheckResults of one batch answer (already known to be ok)."""
     res = answer.get("results")
     if not isinstance(res, list) or len(res) != len(urls):
         raise UnknownCodeError("malformed batch answer")
-    return [CheckResult.from_answer(u, r, usage, tokens)
+    return [CheckResult.from_answer(u, r, usage, tokens, tdm=tdm)
             for u, r in zip(urls, res)]
 
 

@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, AnswerLines,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        HistoryEntry, ProtocolError,
+                        HistoryEntry, PageLike, ProtocolError,
                         RobotsdError, batch_requests, batch_results,
                         check_request, connect_error, encode, error_from,
                         history_request, parse_history, purge_request,
@@ -181,19 +181,22 @@ class AsyncClient:
     # --- operations ------------------------------------------------------
     async def check(self, url: str, agent: str, wait: bool = True,
                     timeout: Optional[float] = None, usage: bool = False,
-                    tokens: Optional[Sequence[str]] = None) -> CheckResult:
-        """May agent fetch url? See robotsd.Client.check (usage and tokens
-        too)."""
-        a = await self.call(check_request(url, agent, wait, usage, tokens),
-                            timeout)
-        return CheckResult.from_answer(url, a, usage, tokens is not None)
+                    tokens: Optional[Sequence[str]] = None,
+                    page: Optional[PageLike] = None,
+                    tdm: bool = False) -> CheckResult:
+        """May agent fetch url? See robotsd.Client.check (usage, tokens,
+        page and tdm too)."""
+        a = await self.call(check_request(url, agent, wait, usage, tokens,
+                                          page, tdm), timeout)
+        return CheckResult.from_answer(url, a, usage, tokens is not None,
+                                       page is not None, tdm)
 
     async def check_many(self, urls: List[str], agent: str,
                          wait: bool = True,
                          timeout: Optional[float] = None,
                          usage: bool = False,
-                         tokens: Optional[Sequence[str]] = None) \
-            -> List[CheckResult]:
+                         tokens: Optional[Sequence[str]] = None,
+                         tdm: bool = False) -> List[CheckResult]:
         """Check many URLs in batches of 1000, one batch after another
         (see robotsd.Client.check_many); one result per URL in order, a
         URL's own error in .error."""
@@ -201,11 +204,11 @@ class AsyncClient:
         deadline = time.monotonic() + (self.timeout if timeout is None
                                        else timeout)
         out: List[CheckResult] = []
-        reqs = batch_requests(urls, agent, wait, usage, tokens)
+        reqs = batch_requests(urls, agent, wait, usage, tokens, tdm)
         for i, req in enumerate(reqs):
             a = await self.call(req, max(0.0, deadline - time.monotonic()))
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
-                                 a, usage, tokens is not None)
+                                 a, usage, tokens is not None, tdm)
         return out
 
     async def inspect(self, origin: str,

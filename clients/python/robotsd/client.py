@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, AnswerLines,
                         CallTimeoutError, CheckResult, ConnectionLostError,
-                        HistoryEntry, Pending,
+                        HistoryEntry, PageLike, Pending,
                         ProtocolError, RobotsdError, batch_requests,
                         batch_results, check_request, connect_error, encode,
                         error_from, history_request, parse_history,
@@ -321,35 +321,41 @@ class Client:
     # --- operations ------------------------------------------------------
     def check(self, url: str, agent: str, wait: bool = True,
               timeout: Optional[float] = None, usage: bool = False,
-              tokens: Optional[Sequence[str]] = None) -> CheckResult:
+              tokens: Optional[Sequence[str]] = None,
+              page: Optional[PageLike] = None,
+              tdm: bool = False) -> CheckResult:
         """May agent fetch url? With wait=False an origin not cached yet
         answers at once with pending=True (allowed None) and robotsd fetches
         its robots.txt in the background. usage=True adds the site's usage
         preferences (.usage, .usage_from), tokens=["Google-Extended", ...]
-        the verdicts for those control tokens (.tokens). Raises a
-        RobotsdError subclass."""
-        a = self.call(check_request(url, agent, wait, usage, tokens), timeout)
-        return CheckResult.from_answer(url, a, usage, tokens is not None)
+        the verdicts for those control tokens (.tokens). page=Page(headers,
+        meta), what came with the fetched page, adds its robots rules
+        (.robots_tag) and .evidence; tdm=True the TDMRep answer (.tdm).
+        Raises a RobotsdError subclass (TypeError for a malformed page)."""
+        a = self.call(check_request(url, agent, wait, usage, tokens, page,
+                                    tdm), timeout)
+        return CheckResult.from_answer(url, a, usage, tokens is not None,
+                                       page is not None, tdm)
 
     def check_many(self, urls: List[str], agent: str, wait: bool = True,
                    timeout: Optional[float] = None, usage: bool = False,
-                   tokens: Optional[Sequence[str]] = None) \
-            -> List[CheckResult]:
+                   tokens: Optional[Sequence[str]] = None,
+                   tdm: bool = False) -> List[CheckResult]:
         """Check many URLs for one agent, in batches of robotsd's limit
         (1000). One result per URL, in order; a URL that fails alone has
         its error in .error instead of raising. The batches go one after
         another: a batch waiting on fetches may hold up to 1000 of the
         1024 waiting checks robotsd allows one connection, and once it is
-        answered its origins are cached for the next. usage and tokens as
-        for check()."""
+        answered its origins are cached for the next. usage, tokens and
+        tdm as for check() (page is for a single check)."""
         urls = list(urls)
         deadline = self._deadline(timeout)
         out: List[CheckResult] = []
-        reqs = batch_requests(urls, agent, wait, usage, tokens)
+        reqs = batch_requests(urls, agent, wait, usage, tokens, tdm)
         for i, req in enumerate(reqs):
             a = self._await(self._submit_retrying(req, deadline), deadline)
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
-                                 a, usage, tokens is not None)
+                                 a, usage, tokens is not None, tdm)
         return out
 
     def inspect(self, origin: str,

@@ -7,7 +7,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-MODULES = ["test_clients", "test_preferences", "test_scrapy", "test_watch",
+MODULES = ["test_clients", "test_preferences", "test_signals",
+           "test_scrapy", "test_watch",
            "test_hostile_daemon"]
 
 

@@ -7,11 +7,15 @@ import {
   Codes,
   HistoryEntry,
   NotCachedError,
+  Evidence,
+  Page,
   Preference,
   ProtocolError,
   PURPOSES,
   Purpose,
+  RobotsTag,
   RobotsdError,
+  Tdm,
   TokenVerdict,
   UsageFrom,
   resolveSocket,
@@ -34,6 +38,14 @@ async function main(): Promise<void> {
   const scope: "group" | "file" | undefined = from[0]?.scope;
   const verdict: TokenVerdict | undefined = u.tokens?.["google-extended"];
   console.log(from.map((s) => `${s.directive} ${s.pattern} ${s.line} ${s.value}`), scope, verdict?.allowed, verdict?.rule?.line);
+  const page: Page = { headers: [["X-Robots-Tag", "noai"]], meta: [["robots", "noindex"]] };
+  const p = await c.check("http://a.test/", "A", { page, tdm: true });
+  const tag: RobotsTag | null = p.robotsTag;
+  const evid: Evidence | null = p.evidence;
+  const tdm: Tdm | null = p.tdm;
+  const res: 0 | 1 | null | undefined = tdm?.reservation;
+  const src: string | undefined = p.usageFrom?.[0]?.source;
+  console.log(tag?.rules, tag?.from[0]?.field, evid?.page, res, src);
   const warm: CheckResult[] = await c.warm("http://a.test/", "A");
   const e = await c.inspect("a.test");
   const n: number = e.bodyBytes + (await c.purge("a.test")) + (await c.purgeAll());
