@@ -27,6 +27,7 @@
 #include "base/handover.h"
 #include "base/log.h"
 #include "base/xmalloc.h"
+#include "conn/accept.h"
 #include "conn/cfgerr.h"
 #include "wire/proto.h"
 
@@ -35,7 +36,6 @@
 #define MAX_MESSAGE 1024       /* bytes of the message in an answer */
 #define OUT_PAUSE (256 * 1024) /* unread answers that pause reading */
 #define WRITE_TIMEOUT 60       /* seconds; write-timeout's default */
-#define ACCEPT_PAUSE 1         /* seconds accepting pauses at EMFILE */
 
 struct cfgconn {
 	struct cfgerr *ce;
@@ -47,8 +47,9 @@ struct cfgconn {
 
 struct cfgerr {
 	struct evconnlistener *lev;
-	struct event *resume; /* ends a pause for want of descriptors */
-	char *message;        /* the answers' "message" */
+	struct event *resume;   /* ends a pause for want of descriptors */
+	struct accept_pause ap; /* accept's pauses for descriptors */
+	char *message;          /* the answers' "message" */
 	unsigned long nconns;
 	TAILQ_HEAD(, cfgconn) conns;
 };
@@ -207,6 +208,7 @@ cfgerr_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 
 	(void)sa;
 	(void)socklen;
+	accept_pause_ok(&ce->ap);
 	if ((c = cfgerr_conn_new(ce, evconnlistener_get_base(lev), fd)) == NULL)
 		return;
 	if (ce->nconns > MAX_CONNECTIONS) {
@@ -259,7 +261,7 @@ cfgerr_adopt(void *arg, const struct handover_conn *h)
 		cfgerr_read_cb(c->bev, c);
 }
 
-/* The pause for descriptors is over. */
+/* The pause for descriptors is over (accept.h). */
 static void
 cfgerr_resume_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -267,25 +269,18 @@ cfgerr_resume_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	ce->ap.paused = 0;
 	evconnlistener_enable(ce->lev);
 }
 
-/*
- * accept() failed for a reason libevent does not retry, above all no
- * descriptor left: the socket stays readable, so retrying now would spin
- * (and log each time); accepting pauses for ACCEPT_PAUSE instead.
- */
+/* accept() failed for a reason libevent does not retry (accept.h). */
 static void
 cfgerr_accept_error_cb(struct evconnlistener *lev, void *arg)
 {
 	struct cfgerr *ce = arg;
-	struct timeval pause = { ACCEPT_PAUSE, 0 };
-	int err = EVUTIL_SOCKET_ERROR();
 
-	log_event(LOG_WARNING, "accept_failed", "error=\"%s\" pause_s=%d",
-	    evutil_socket_error_to_string(err), ACCEPT_PAUSE);
-	evconnlistener_disable(lev);
-	evtimer_add(ce->resume, &pause);
+	accept_pause_start(&ce->ap, lev, NULL, ce->resume, "accept_failed",
+	    EVUTIL_SOCKET_ERROR(), ce->nconns);
 }
 
 /* The message answered; see cfgerr.h. */

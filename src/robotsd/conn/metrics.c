@@ -6,7 +6,7 @@
  * more than the scraper, so every resource is bounded: robotsd accepts
  * (so the listener pauses at max_conns connections, the rest waiting in
  * the kernel's backlog, and when descriptors run out, EMFILE or ENFILE,
- * accepting pauses METRICS_BACKOFF_MIN doubling to _MAX with one
+ * accepting pauses as every listener does (accept.h), with one
  * rate-limited log line) and hands each connection to libmicrohttpd,
  * which refuses an address's connections past a quarter of the cap, keeps
  * each to a METRICS_MEMORY pool (a longer head is a 431) and closes one
@@ -41,6 +41,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/xmalloc.h"
+#include "conn/accept.h"
 #include "conn/metrics.h"
 #include "conn/metrics_text.h"
 #include "policy/parse.h"
@@ -48,20 +49,14 @@
 #define METRICS_MEMORY 8192      /* bytes a connection's head may take */
 #define METRICS_HEAD_TIMEOUT 5   /* seconds to send a complete head */
 #define METRICS_WRITE_TIMEOUT 10 /* seconds without any progress */
-#define METRICS_BACKOFF_MIN 0.1  /* seconds accepting pauses at EMFILE */
-#define METRICS_BACKOFF_MAX 2.0
-#define METRICS_LOG_EVERY 60.0 /* seconds between two lines of pauses */
 
 struct metrics {
 	stats_fn stats;
 	void *stats_arg;
 	struct event_base *base;
 	struct evconnlistener *listener;
-	struct event *resume; /* ends a pause for want of descriptors */
-	double backoff;       /* the next pause, seconds; 0: none yet */
-	int paused;           /* for want of descriptors */
-	double logged;        /* clock_monotonic() of the last such line */
-	unsigned long pauses; /* pauses since that line */
+	struct event *resume;   /* ends a pause for want of descriptors */
+	struct accept_pause ap; /* accept's pauses for descriptors */
 	size_t nconns, max_conns;
 	enum metrics_health health;
 	struct MHD_Daemon *mhd;
@@ -505,7 +500,7 @@ metrics_handler(void *arg, struct MHD_Connection *mc, const char *url,
 static void
 metrics_listen_on(struct metrics *m)
 {
-	if (!m->paused && m->nconns < m->max_conns && m->listener != NULL)
+	if (!m->ap.paused && m->nconns < m->max_conns && m->listener != NULL)
 		evconnlistener_enable(m->listener);
 }
 
@@ -517,7 +512,7 @@ metrics_accept(struct evconnlistener *l, evutil_socket_t fd,
 	struct metrics *m = arg;
 
 	(void)l;
-	m->backoff = 0; /* accept works again */
+	accept_pause_ok(&m->ap);
 	MHD_add_connection(m->mhd, fd, sa, (socklen_t)salen);
 	metrics_run(m);
 }
@@ -530,41 +525,22 @@ metrics_resume(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	m->paused = 0;
+	m->ap.paused = 0;
 	metrics_listen_on(m);
 }
 
 /*
  * accept() failed for a reason other than a client gone or nothing to
- * accept (above all EMFILE, ENFILE: no descriptor left): pause accepting,
- * longer each time in a row, since the listening socket stays readable
- * and retrying at once would spin. One line says so, then none for
- * METRICS_LOG_EVERY seconds (the next counts the pauses in between).
+ * accept (above all EMFILE, ENFILE: no descriptor left): pause accepting
+ * as every listener does (accept.h).
  */
 static void
 metrics_accept_error(struct evconnlistener *l, void *arg)
 {
 	struct metrics *m = arg;
-	int err = EVUTIL_SOCKET_ERROR();
-	double now = clock_monotonic();
-	struct timeval tv;
 
-	m->backoff = m->backoff == 0 ? METRICS_BACKOFF_MIN : m->backoff * 2;
-	if (m->backoff > METRICS_BACKOFF_MAX)
-		m->backoff = METRICS_BACKOFF_MAX;
-	tv.tv_sec = (time_t)m->backoff;
-	tv.tv_usec = (suseconds_t)((m->backoff - (double)tv.tv_sec) * 1e6);
-	evconnlistener_disable(l);
-	m->paused = 1;
-	evtimer_add(m->resume, &tv);
-	m->pauses++;
-	if (m->logged != 0 && now - m->logged < METRICS_LOG_EVERY)
-		return;
-	log_event(LOG_WARNING, "metrics_accept_paused",
-	    "error=\"%s\" connections=%zu pause_ms=%.0f pauses=%lu",
-	    strerror(err), m->nconns, m->backoff * 1000, m->pauses);
-	m->logged = now;
-	m->pauses = 0;
+	accept_pause_start(&m->ap, l, NULL, m->resume, "metrics_accept_paused",
+	    EVUTIL_SOCKET_ERROR(), m->nconns);
 }
 
 /* The listening socket on addr, or NULL + errno (or *gai). */

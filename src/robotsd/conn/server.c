@@ -31,6 +31,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "conn/accept.h"
 #include "conn/budget.h"
 #include "ops/dispatch.h"
 #include "base/handover.h"
@@ -124,6 +125,7 @@ server_accept(struct server *srv, int fd, int admin)
 {
 	static const char busy[] = SERVER_BUSY;
 
+	accept_pause_ok(&srv->ap);
 	if (srv->nconns >= srv->set.max_connections) {
 		log_event(LOG_WARNING, "connection_refused",
 		    "why=max_connections open=%zu", srv->nconns);
@@ -156,7 +158,7 @@ server_admin_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	server_accept(arg, fd, 1);
 }
 
-/* Resume accepting after running out of file descriptors. */
+/* The pause for descriptors is over (accept.h). */
 static void
 server_resume_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -164,27 +166,22 @@ server_resume_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	srv->ap.paused = 0;
 	if (srv->lev != NULL)
 		evconnlistener_enable(srv->lev);
 	if (srv->alev != NULL)
 		evconnlistener_enable(srv->alev);
 }
 
-/* accept() failed in a way libevent does not retry: pause on EMFILE. */
+/* accept() failed in a way libevent does not retry: pause (accept.h). */
 static void
 server_error_cb(struct evconnlistener *lev, void *arg)
 {
 	struct server *srv = arg;
-	struct timeval one = { 1, 0 };
-	int err = EVUTIL_SOCKET_ERROR();
-	char kv[LOG_KV_BUF];
 
-	log_event(LOG_WARNING, "accept_failed", "error=%s",
-	    log_kvs(evutil_socket_error_to_string(err), kv, sizeof(kv)));
-	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
-		evconnlistener_disable(lev);
-		evtimer_add(srv->resume, &one);
-	}
+	accept_pause_start(&srv->ap, lev,
+	    lev == srv->lev ? srv->alev : srv->lev, srv->resume,
+	    "accept_failed", EVUTIL_SOCKET_ERROR(), srv->nconns);
 }
 
 /* Listen and accept; see server.h. */

@@ -15,6 +15,7 @@
 #include <event2/util.h>
 
 #include "base/histo.h"
+#include "conn/accept.h"
 #include "iface/reply.h"
 #include "conn/server.h"
 #include "base/sockfile.h"
@@ -67,10 +68,11 @@ struct server {
 	struct dispatch *dispatch;
 	struct server_settings set;
 	struct evconnlistener *lev;
-	struct event *resume; /* re-enables accept after EMFILE */
-	struct event *reaper; /* frees closed connections */
-	struct event *shed;   /* closes the largest holders past the budget */
-	struct sockfile sock; /* our socket file, removed at stop */
+	struct event *resume;   /* re-enables accept after EMFILE */
+	struct accept_pause ap; /* accept's pauses for descriptors */
+	struct event *reaper;   /* frees closed connections */
+	struct event *shed;     /* closes the largest holders past the budget */
+	struct sockfile sock;   /* our socket file, removed at stop */
 	struct evconnlistener *alev; /* the admin socket's, or NULL */
 	struct sockfile asock;       /* the admin socket's file */
 	struct conn_list conns;
