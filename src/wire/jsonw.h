@@ -123,6 +123,40 @@ jw_key_lit(struct jw *w, const char *lit, size_t n)
 /* A key of any bytes (escaped as jw_str() escapes them). */
 void jw_key_str(struct jw *, const char *s, size_t len);
 
+/*
+ * Before a member of the open object given as text: its comma after a
+ * member; 0 (and misuse) when no object is open or a key waits.
+ */
+static inline int
+jw_member_pre(struct jw *w)
+{
+	unsigned long bit = 1ul << w->depth;
+
+	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+		jw_misuse(w);
+		return 0;
+	}
+	if (w->more & bit)
+		buf_add(w->b, ",", 1);
+	w->more |= bit;
+	return 1;
+}
+
+/*
+ * A key that is a name of the program's own (a purpose, a directive): bytes
+ * that need no escaping, written as they are, without jw_str()'s scan.
+ */
+static inline void
+jw_key_name(struct jw *w, const char *s, size_t len)
+{
+	if (!jw_member_pre(w))
+		return;
+	w->keyed = 1;
+	buf_add(w->b, "\"", 1);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\":", 2);
+}
+
 /* Open an object or an array as the next value. */
 static inline void
 jw_open(struct jw *w, char c, int arr)
@@ -201,6 +235,15 @@ jw_vjson(struct jw *w, const json_t *v)
 	jw_pre(w);
 	jw_json(w->b, v);
 }
+/* A name of the program's own as a string value (as jw_key_name()). */
+static inline void
+jw_vname(struct jw *w, const char *s, size_t len)
+{
+	jw_pre(w);
+	buf_add(w->b, "\"", 1);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\"", 1);
+}
 /* A value already encoded as JSON text (one whole value). */
 static inline void
 jw_vraw(struct jw *w, const char *s, size_t len)
@@ -218,17 +261,8 @@ jw_vraw(struct jw *w, const char *s, size_t len)
 static inline void
 jw_members(struct jw *w, const char *s, size_t len)
 {
-	unsigned long bit = 1ul << w->depth;
-
-	if (len == 0)
+	if (len == 0 || !jw_member_pre(w))
 		return;
-	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
-		jw_misuse(w);
-		return;
-	}
-	if (w->more & bit)
-		buf_add(w->b, ",", 1);
-	w->more |= bit;
 	buf_add(w->b, s, len);
 }
 
