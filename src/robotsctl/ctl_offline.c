@@ -83,6 +83,7 @@ test_tokens(struct buf *b, const struct ctl *ctl, const struct robots *r,
     const struct url *u)
 {
 	struct robots_verdict v;
+	struct jw w;
 	int i, k;
 
 	buf_lit(b, ",\"tokens\":{");
@@ -94,9 +95,8 @@ test_tokens(struct buf *b, const struct ctl *ctl, const struct robots *r,
 			continue;
 		robots_check(r, ctl->tokens[i], strlen(ctl->tokens[i]), u->path,
 		    u->path_len, &v);
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_token(b, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
+		jw_init_in_obj(&w, b, i > 0);
+		jw_token(&w, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
 	}
 	buf_lit(b, "}");
 }
@@ -114,6 +114,7 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 	struct robots_usage us;
 	struct url u;
 	enum url_err e;
+	struct jw w;
 
 	*allowed = -1;
 	buf_lit(b, "{\"url\":");
@@ -121,10 +122,12 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 	if ((e = robots_url_parse(url, strlen(url), &u)) != URL_OK) {
 		ctl_warnx("%s: %s", url, robots_url_err_message(e));
 		buf_lit(b, ",\"ok\":false,");
+		jw_init_in_obj(&w, b, 0);
 		proto_error_member(
-		    b, proto_url_err(e), robots_url_err_message(e));
+		    &w, proto_url_err(e), robots_url_err_message(e));
 		buf_lit(b, ",\"warnings\":");
-		jw_warnings(b, r);
+		jw_init(&w, b);
+		jw_warnings(&w, r);
 		buf_lit(b, "}");
 		return;
 	}
@@ -138,19 +141,22 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 	buf_lit(b, ",\"reason\":");
 	jw_str(b, reason, strlen(reason));
 	buf_lit(b, ",\"rule\":");
-	jw_rule(b, &v);
+	jw_init(&w, b);
+	jw_rule(&w, &v);
 	buf_lit(b, ",\"crawl_delay\":");
 	if (v.crawl_delay < 0)
 		buf_lit(b, "null");
 	else
 		jw_real(b, v.crawl_delay);
+	jw_init_in_obj(&w, b, 1);
 	if (ctl->usage)
-		jw_usage(b, v.allowed ? &us : NULL);
+		jw_usage(&w, v.allowed ? &us : NULL);
 	if (ctl->ntokens > 0)
 		test_tokens(b, ctl, r, &u);
 	robots_url_clear(&u);
 	buf_lit(b, ",\"warnings\":");
-	jw_warnings(b, r);
+	jw_init(&w, b);
+	jw_warnings(&w, r);
 	buf_lit(b, "}");
 }
 

@@ -121,6 +121,7 @@ rc_more(struct buf *b, const struct rc_run *run, const struct rc_verdict *d,
 {
 	struct robots_usage us;
 	struct robots_verdict tv;
+	struct jw w;
 	int i;
 
 	if (run->ctl->usage && d->v == NULL)
@@ -130,7 +131,8 @@ rc_more(struct buf *b, const struct rc_run *run, const struct rc_verdict *d,
 		if (d->v->state == RC_RULES && d->rv.allowed)
 			robots_usage(d->v->r, run->agent, run->agent_len, path,
 			    len, &us);
-		jw_usage(b, d->rv.allowed ? &us : NULL);
+		jw_init_in_obj(&w, b, 1);
+		jw_usage(&w, d->rv.allowed ? &us : NULL);
 	}
 	if (run->ctl->ntokens == 0)
 		return;
@@ -147,9 +149,8 @@ rc_more(struct buf *b, const struct rc_run *run, const struct rc_verdict *d,
 		tv.reason = ROBOTS_REASON_NO_RULE;
 		if (d->v->state == RC_RULES)
 			robots_check(d->v->r, t, strlen(t), path, len, &tv);
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_token(b, t, strlen(t), &tv);
+		jw_init_in_obj(&w, b, i > 0);
+		jw_token(&w, t, strlen(t), &tv);
 	}
 	buf_lit(b, "}");
 }
@@ -160,6 +161,7 @@ rc_line(struct rc_run *run, const char *url, size_t ulen,
     const struct rc_verdict *d, double at, const struct url_view *uv)
 {
 	struct buf *b = &run->out;
+	struct jw w;
 
 	buf_lit(b, "{\"url\":");
 	jw_str(b, url, ulen);
@@ -176,8 +178,9 @@ rc_line(struct rc_run *run, const char *url, size_t ulen,
 		jw_time(b, d->first_seen);
 	}
 	buf_lit(b, ",\"rule\":");
+	jw_init(&w, b);
 	if (d->v != NULL)
-		jw_rule(b, &d->rv);
+		jw_rule(&w, &d->rv);
 	else
 		buf_lit(b, "null");
 	buf_lit(b, ",\"reason\":\"");

@@ -317,10 +317,12 @@ END_TEST
 START_TEST(test_answer_without_id_has_null_id)
 {
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 
-	proto_begin(&b, NULL, 1);
-	buf_lit(&b, ",\"version\":\"0.1.0\"");
-	proto_end(&b);
+	proto_begin(&w, &b, NULL, 1);
+	jw_klit(&w, "version", "\"0.1.0\"");
+	proto_end(&w);
+	ck_assert(jw_ok(&w));
 	assert_line(&b, "{\"id\":null,\"ok\":true,\"version\":\"0.1.0\"}\n");
 }
 END_TEST
