@@ -58,7 +58,8 @@ struct jw {
 	unsigned depth;     /* containers open; 0 at the top level */
 	unsigned keyed;     /* a key was written: the next value is its value */
 	unsigned long more; /* bit d: the container at depth d has a member */
-	unsigned long arr;  /* bit d: the container at depth d is an array */
+	unsigned long arr;  /* bit d: the container at depth d is an array;
+	                       bit 0 is set: the top level takes no key */
 	unsigned bad;       /* misuse seen (also marks b) */
 };
 
@@ -66,7 +67,7 @@ struct jw {
 static inline void
 jw_init(struct jw *w, struct buf *b)
 {
-	*w = (struct jw){ .b = b };
+	*w = (struct jw){ .b = b, .arr = 1 };
 }
 
 /*
@@ -77,7 +78,8 @@ jw_init(struct jw *w, struct buf *b)
 static inline void
 jw_init_in_obj(struct jw *w, struct buf *b, int more)
 {
-	*w = (struct jw){ .b = b, .depth = 1, .more = more ? 2ul : 0 };
+	*w =
+	    (struct jw){ .b = b, .depth = 1, .more = more ? 2ul : 0, .arr = 1 };
 }
 
 void jw_misuse(struct jw *);
@@ -92,7 +94,7 @@ jw_pre(struct jw *w)
 		w->keyed = 0;
 		return;
 	}
-	if (w->depth > 0 && !(w->arr & bit)) {
+	if (!(w->arr & bit)) {
 		jw_misuse(w); /* an object's member needs a key */
 		return;
 	}
@@ -114,7 +116,7 @@ jw_key_lit(struct jw *w, const char *lit, size_t n)
 {
 	unsigned long bit = 1ul << w->depth;
 
-	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+	if (((w->arr & bit) | w->keyed) != 0) {
 		jw_misuse(w);
 		return;
 	}
@@ -138,7 +140,7 @@ jw_member_pre(struct jw *w)
 {
 	unsigned long bit = 1ul << w->depth;
 
-	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+	if (((w->arr & bit) | w->keyed) != 0) {
 		jw_misuse(w);
 		return 0;
 	}

@@ -689,6 +689,11 @@ jw_name_key_at_top(struct jw *w)
 	jw_key_name(w, "k", 1);
 }
 static void
+jw_key_at_top(struct jw *w)
+{
+	jw_key(w, "k");
+}
+static void
 jw_end_after_key(struct jw *w)
 {
 	jw_obj(w);
@@ -716,6 +721,7 @@ START_TEST(test_jw_misuse_fails_the_buffer)
 		jw_key_in_array,
 		jw_name_key_in_array,
 		jw_name_key_at_top,
+		jw_key_at_top,
 		jw_end_after_key,
 		jw_end_too_often,
 		jw_too_deep,
