@@ -77,26 +77,10 @@ load_robots(const char *file)
 	return r;
 }
 
-/* See robotsctl.h: wire/'s members, into an object of the writer. */
-void
-ctl_jw_members(struct jw *w, struct buf *s)
-{
-	const char *p = s->p;
-	size_t n = s->len;
-
-	if (s->state != BUF_OK && w->b->state == BUF_OK)
-		w->b->state =
-		    s->state; /* refused, as the writer's own would be */
-	if (n > 0 && p[0] == ',')
-		p++, n--;
-	jw_members(w, p, n);
-	buf_reset(s);
-}
-
 /* "tokens":{...}: each token's verdict, a repeated token once. */
 static void
 test_tokens(struct jw *w, const struct ctl *ctl, const struct robots *r,
-    const struct url *u, struct buf *s)
+    const struct url *u)
 {
 	struct robots_verdict v;
 	int i, k;
@@ -111,8 +95,7 @@ test_tokens(struct jw *w, const struct ctl *ctl, const struct robots *r,
 			continue;
 		robots_check(r, ctl->tokens[i], strlen(ctl->tokens[i]), u->path,
 		    u->path_len, &v);
-		jw_token(s, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
-		ctl_jw_members(w, s);
+		jw_token(w, ctl->tokens[i], strlen(ctl->tokens[i]), &v);
 	}
 	jw_end(w);
 }
@@ -122,18 +105,17 @@ static void
 test_end(struct jw *w, const struct robots *r)
 {
 	jw_key(w, "warnings");
-	jw_pre(w);
-	jw_warnings(w->b, r);
+	jw_warnings(w, r);
 	jw_end(w);
 }
 
 /*
- * The members of a verdict for u (after "ok":true), s a scratch buffer;
- * whether u is allowed.
+ * The members of a verdict for u (after "ok":true); whether u is
+ * allowed.
  */
 static int
 test_verdict(struct jw *w, const struct ctl *ctl, const struct robots *r,
-    const char *agent, const struct url *u, struct buf *s)
+    const char *agent, const struct url *u)
 {
 	const char *reason;
 	struct robots_verdict v;
@@ -147,18 +129,15 @@ test_verdict(struct jw *w, const struct ctl *ctl, const struct robots *r,
 	jw_kbool(w, "allowed", v.allowed != 0);
 	jw_kstr(w, "reason", reason, strlen(reason));
 	jw_key(w, "rule");
-	jw_pre(w);
-	jw_rule(w->b, &v);
+	jw_rule(w, &v);
 	if (v.crawl_delay < 0)
 		jw_knull(w, "crawl_delay");
 	else
 		jw_kreal(w, "crawl_delay", v.crawl_delay);
-	if (ctl->usage) {
-		jw_usage(s, v.allowed ? &us : NULL);
-		ctl_jw_members(w, s);
-	}
+	if (ctl->usage)
+		jw_usage(w, v.allowed ? &us : NULL);
 	if (ctl->ntokens > 0)
-		test_tokens(w, ctl, r, u, s);
+		test_tokens(w, ctl, r, u);
 	return v.allowed != 0;
 }
 
@@ -170,7 +149,6 @@ static void
 test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
     const char *agent, const char *url, int *allowed)
 {
-	struct buf s = BUF_INIT(0);
 	struct jw w;
 	struct url u;
 	enum url_err e;
@@ -183,17 +161,14 @@ test_url(struct buf *b, const struct ctl *ctl, const struct robots *r,
 		ctl_warnx("%s: %s", url, robots_url_err_message(e));
 		jw_kbool(&w, "ok", 0);
 		proto_error_member(
-		    &s, proto_url_err(e), robots_url_err_message(e));
-		ctl_jw_members(&w, &s);
+		    &w, proto_url_err(e), robots_url_err_message(e));
 		test_end(&w, r);
-		buf_clear(&s);
 		return;
 	}
 	jw_kbool(&w, "ok", 1);
-	*allowed = test_verdict(&w, ctl, r, agent, &u, &s);
+	*allowed = test_verdict(&w, ctl, r, agent, &u);
 	robots_url_clear(&u);
 	test_end(&w, r);
-	buf_clear(&s);
 }
 
 /* Print one test result as a JSON line or as text; -1 out of memory. */

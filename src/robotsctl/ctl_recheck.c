@@ -56,7 +56,6 @@ struct rc_run {
 	double as_of;   /* that TIME */
 	double now;     /* the time a line without TIME stands for */
 	struct buf out; /* lines not yet written */
-	struct buf scratch; /* members wire/ writes, on their way into out */
 	struct rc_pending batch[RC_BATCH];
 	size_t nbatch;
 	json_t *seen; /* --as-of now: origin -> its inspect answer */
@@ -129,9 +128,7 @@ rc_more(struct jw *w, struct rc_run *run, const struct rc_verdict *d,
 		if (d->v != NULL && d->v->state == RC_RULES && d->rv.allowed)
 			robots_usage(d->v->r, run->agent, run->agent_len, path,
 			    len, &us);
-		jw_usage(
-		    &run->scratch, d->v != NULL && d->rv.allowed ? &us : NULL);
-		ctl_jw_members(w, &run->scratch);
+		jw_usage(w, d->v != NULL && d->rv.allowed ? &us : NULL);
 	}
 	if (run->ctl->ntokens == 0)
 		return;
@@ -149,8 +146,7 @@ rc_more(struct jw *w, struct rc_run *run, const struct rc_verdict *d,
 		tv.reason = ROBOTS_REASON_NO_RULE;
 		if (d->v->state == RC_RULES)
 			robots_check(d->v->r, t, strlen(t), path, len, &tv);
-		jw_token(&run->scratch, t, strlen(t), &tv);
-		ctl_jw_members(w, &run->scratch);
+		jw_token(w, t, strlen(t), &tv);
 	}
 	jw_end(w);
 }
@@ -176,8 +172,7 @@ rc_line(struct rc_run *run, const char *url, size_t ulen,
 		jw_key(&w, "first_seen");
 		rc_vtime(&w, d->first_seen);
 		jw_key(&w, "rule");
-		jw_pre(&w);
-		jw_rule(w.b, &d->rv);
+		jw_rule(&w, &d->rv);
 	}
 	jw_kstr(&w, "reason", d->reason, strlen(d->reason));
 	jw_key(&w, "at");
@@ -465,7 +460,6 @@ rc_setup(struct rc_run *run, const struct ctl *ctl, int nfiles)
 	run->ctl = ctl;
 	run->now = wall_now();
 	run->out = BUF_INIT(0);
-	run->scratch = BUF_INIT(0);
 	if (ctl->nagents != 1) {
 		ctl_warnx("recheck: give one --agent AGENT");
 		return -1;
@@ -570,7 +564,6 @@ ctl_cmd_recheck(const struct ctl *ctl, int argc, char **argv)
 	}
 	rc_sources_free(&run->src);
 	buf_clear(&run->out);
-	buf_clear(&run->scratch);
 	json_decref(run->seen);
 	free(run);
 	return status;

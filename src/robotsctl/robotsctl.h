@@ -62,13 +62,6 @@ const char *ctl_str_or(const json_t *v, const char *def);
 /* A scalar as a person reads it (null is "-"), on stdout. */
 void ctl_print_scalar(const json_t *);
 void ctl_put_text(const char *, size_t); /* control characters escaped */
-struct buf;
-struct jw;
-/*
- * The members a struct buf encoder of wire/ wrote into s (with a leading
- * comma or without) into the object open in w; s is emptied for the next.
- */
-void ctl_jw_members(struct jw *w, struct buf *s);
 /* A JSON line from the daemon, the same JSON without terminal controls. */
 void ctl_put_json(const char *line);
 /* An object as "a.b[0].c: value" lines, "id" and "ok" left out. */

@@ -271,15 +271,8 @@ jw_misuse(struct jw *w)
 void
 jw_key_str(struct jw *w, const char *s, size_t len)
 {
-	unsigned long bit = 1ul << w->depth;
-
-	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
-		jw_misuse(w);
+	if (!jw_member_pre(w))
 		return;
-	}
-	if (w->more & bit)
-		buf_lit(w->b, ",");
-	w->more |= bit;
 	jw_str(w->b, s, len);
 	buf_lit(w->b, ":");
 	w->keyed = 1;

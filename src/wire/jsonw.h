@@ -58,7 +58,8 @@ struct jw {
 	unsigned depth;     /* containers open; 0 at the top level */
 	unsigned keyed;     /* a key was written: the next value is its value */
 	unsigned long more; /* bit d: the container at depth d has a member */
-	unsigned long arr;  /* bit d: the container at depth d is an array */
+	unsigned long arr;  /* bit d: the container at depth d is an array;
+	                       bit 0 is set: the top level takes no key */
 	unsigned bad;       /* misuse seen (also marks b) */
 };
 
@@ -66,7 +67,7 @@ struct jw {
 static inline void
 jw_init(struct jw *w, struct buf *b)
 {
-	*w = (struct jw){ .b = b };
+	*w = (struct jw){ .b = b, .arr = 1 };
 }
 
 /*
@@ -77,7 +78,8 @@ jw_init(struct jw *w, struct buf *b)
 static inline void
 jw_init_in_obj(struct jw *w, struct buf *b, int more)
 {
-	*w = (struct jw){ .b = b, .depth = 1, .more = more ? 2ul : 0 };
+	*w =
+	    (struct jw){ .b = b, .depth = 1, .more = more ? 2ul : 0, .arr = 1 };
 }
 
 void jw_misuse(struct jw *);
@@ -92,7 +94,7 @@ jw_pre(struct jw *w)
 		w->keyed = 0;
 		return;
 	}
-	if (w->depth > 0 && !(w->arr & bit)) {
+	if (!(w->arr & bit)) {
 		jw_misuse(w); /* an object's member needs a key */
 		return;
 	}
@@ -104,24 +106,64 @@ jw_pre(struct jw *w)
 /* A key in the open object, from a literal: jw_key(w, "allowed"). */
 #define jw_key(w, k) jw_key_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
 
-/* lit is ,"key": — the comma is written only after a member. */
+/*
+ * lit is ,"key": — the comma is written only after a member. Each branch
+ * adds a length the compiler knows from the literal, so the copy is a few
+ * moves rather than a call.
+ */
 static inline void
 jw_key_lit(struct jw *w, const char *lit, size_t n)
 {
 	unsigned long bit = 1ul << w->depth;
-	size_t skip = !(w->more & bit);
 
-	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+	if (((w->arr & bit) | w->keyed) != 0) {
 		jw_misuse(w);
 		return;
 	}
-	w->more |= bit;
 	w->keyed = 1;
-	buf_add(w->b, lit + skip, n - skip);
+	if (w->more & bit)
+		buf_add(w->b, lit, n);
+	else
+		buf_add(w->b, lit + 1, n - 1);
+	w->more |= bit;
 }
 
 /* A key of any bytes (escaped as jw_str() escapes them). */
 void jw_key_str(struct jw *, const char *s, size_t len);
+
+/*
+ * Before a member of the open object given as text: its comma after a
+ * member; 0 (and misuse) when no object is open or a key waits.
+ */
+static inline int
+jw_member_pre(struct jw *w)
+{
+	unsigned long bit = 1ul << w->depth;
+
+	if (((w->arr & bit) | w->keyed) != 0) {
+		jw_misuse(w);
+		return 0;
+	}
+	if (w->more & bit)
+		buf_add(w->b, ",", 1);
+	w->more |= bit;
+	return 1;
+}
+
+/*
+ * A key that is a name of the program's own (a purpose, a directive): bytes
+ * that need no escaping, written as they are, without jw_str()'s scan.
+ */
+static inline void
+jw_key_name(struct jw *w, const char *s, size_t len)
+{
+	if (!jw_member_pre(w))
+		return;
+	w->keyed = 1;
+	buf_add(w->b, "\"", 1);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\":", 2);
+}
 
 /* Open an object or an array as the next value. */
 static inline void
@@ -201,6 +243,15 @@ jw_vjson(struct jw *w, const json_t *v)
 	jw_pre(w);
 	jw_json(w->b, v);
 }
+/* A name of the program's own as a string value (as jw_key_name()). */
+static inline void
+jw_vname(struct jw *w, const char *s, size_t len)
+{
+	jw_pre(w);
+	buf_add(w->b, "\"", 1);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\"", 1);
+}
 /* A value already encoded as JSON text (one whole value). */
 static inline void
 jw_vraw(struct jw *w, const char *s, size_t len)
@@ -218,17 +269,8 @@ jw_vraw(struct jw *w, const char *s, size_t len)
 static inline void
 jw_members(struct jw *w, const char *s, size_t len)
 {
-	unsigned long bit = 1ul << w->depth;
-
-	if (len == 0)
+	if (len == 0 || !jw_member_pre(w))
 		return;
-	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
-		jw_misuse(w);
-		return;
-	}
-	if (w->more & bit)
-		buf_add(w->b, ",", 1);
-	w->more |= bit;
 	buf_add(w->b, s, len);
 }
 

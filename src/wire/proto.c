@@ -386,42 +386,47 @@ proto_request_clear(struct request *req)
 	memset(req, 0, sizeof(*req));
 }
 
-/* {"id":ID,"ok":true|false: the start of every answer line. */
+/*
+ * {"id":ID,"ok":true|false: the start of every answer line, with w a
+ * writer on b inside the answer's object.
+ */
 void
-proto_begin(struct buf *b, const json_t *id, int ok)
+proto_begin(struct jw *w, struct buf *b, const json_t *id, int ok)
 {
-	buf_lit(b, "{\"id\":");
-	jw_json(b, id);
-	if (ok)
-		buf_lit(b, ",\"ok\":true");
-	else
-		buf_lit(b, ",\"ok\":false");
+	jw_init(w, b);
+	jw_obj(w);
+	jw_kjson(w, "id", id);
+	jw_kbool(w, "ok", ok);
 }
 
-/* The end of an answer line. */
+/* The end of an answer line: closes the answer's object of w. */
 void
-proto_end(struct buf *b)
+proto_end(struct jw *w)
 {
-	buf_lit(b, "}\n");
+	jw_end(w);
+	buf_lit(w->b, "\n");
 }
 
-/* "error":{"code":..,"message":..}, the error member of an answer. */
+/* The member "error":{"code":..,"message":..} in the open object of w. */
 void
-proto_error_member(struct buf *b, enum proto_err e, const char *msg)
+proto_error_member(struct jw *w, enum proto_err e, const char *msg)
 {
-	buf_lit(b, "\"error\":{\"code\":\"");
-	buf_add(b, proto_err_code(e), strlen(proto_err_code(e)));
-	buf_lit(b, "\",\"message\":");
-	jw_str(b, msg, strlen(msg));
-	buf_lit(b, "}");
+	const char *code = proto_err_code(e);
+
+	jw_key(w, "error");
+	jw_obj(w);
+	jw_kstr(w, "code", code, strlen(code));
+	jw_kstr(w, "message", msg, strlen(msg));
+	jw_end(w);
 }
 
 /* A whole error answer line. */
 void
 proto_error(struct buf *b, const json_t *id, enum proto_err e, const char *msg)
 {
-	proto_begin(b, id, 0);
-	buf_lit(b, ",");
-	proto_error_member(b, e, msg);
-	proto_end(b);
+	struct jw w;
+
+	proto_begin(&w, b, id, 0);
+	proto_error_member(&w, e, msg);
+	proto_end(&w);
 }

@@ -97,16 +97,17 @@ size_t proto_token_len(const char *s, size_t len);
 enum proto_err proto_url_err(enum url_err);
 
 struct buf;
+struct jw;
 /*
- * Answers are written as JSON text (jsonw.h) into a struct buf:
- * proto_begin() writes {"id":ID,"ok":true (or false), the op appends
- * ,"name":value members, proto_end() closes the line with "}\n". id may be
- * NULL (null).
+ * Answers are written as JSON text by the structural writer (jsonw.h) into
+ * a struct buf: proto_begin() starts w on b and writes {"id":ID,"ok":true
+ * (or false), the op adds members through w, proto_end() closes the
+ * object and the line with "}\n". id may be NULL (null).
  */
-void proto_begin(struct buf *, const json_t *id, int ok);
-void proto_end(struct buf *);
-/* "error":{"code":..,"message":..} (without a leading comma). */
-void proto_error_member(struct buf *, enum proto_err, const char *msg);
+void proto_begin(struct jw *, struct buf *, const json_t *id, int ok);
+void proto_end(struct jw *);
+/* The member "error":{"code":..,"message":..} in the open object of w. */
+void proto_error_member(struct jw *, enum proto_err, const char *msg);
 /* A whole error answer line. */
 void proto_error(
     struct buf *, const json_t *id, enum proto_err, const char *msg);

@@ -14,144 +14,137 @@
 #include "wire/page.h"
 #include "wire/usagew.h"
 
-/* "N": an integer as a JSON string. */
+/* "N": an integer as a JSON string, the next value of w. */
 static void
-jw_int_str(struct buf *b, int64_t v)
+jw_int_str(struct jw *w, int64_t v)
 {
 	char s[24];
+	int n;
 
-	snprintf(s, sizeof(s), "\"%lld\"", (long long)v);
-	buf_add(b, s, strlen(s));
+	n = snprintf(s, sizeof(s), "\"%lld\"", (long long)v);
+	jw_vraw(w, s, (size_t)n);
 }
 
-/* A static name as a JSON string (names need no escaping). */
+/* A static name as a JSON string, the next value (names need no escaping). */
 static void
-name(struct buf *b, const char *s)
+name(struct jw *w, const char *s)
 {
-	buf_lit(b, "\"");
-	buf_add(b, s, strlen(s));
-	buf_lit(b, "\"");
+	jw_vname(w, s, strlen(s));
 }
 
-/* One statement of usage_from, with its source when a page was given. */
+/* One statement of usage_from, an element of the open array. */
 static void
-jw_stmt(struct buf *b, const struct robots_pref_stmt *s, int with_source)
+jw_stmt(struct jw *w, const struct robots_pref_stmt *s, int with_source)
 {
-	buf_lit(b, "{\"directive\":");
-	name(b, robots_pref_kind_name(s->kind));
-	buf_lit(b, ",\"pattern\":");
-	jw_str(b, s->pattern, s->pattern_len);
-	buf_lit(b, ",\"line\":");
-	jw_int(b, s->line);
-	buf_lit(b, ",\"value\":");
-	jw_str(b, s->value, s->value_len);
+	jw_obj(w);
+	jw_key(w, "directive");
+	name(w, robots_pref_kind_name(s->kind));
+	jw_kstr(w, "pattern", s->pattern, s->pattern_len);
+	jw_kint(w, "line", s->line);
+	jw_kstr(w, "value", s->value, s->value_len);
 	if (s->kind == ROBOTS_CONTENT_SIGNAL && s->file_scope)
-		buf_lit(b, ",\"scope\":\"file\"");
+		jw_klit(w, "scope", "\"file\"");
 	else if (s->kind == ROBOTS_CONTENT_SIGNAL)
-		buf_lit(b, ",\"scope\":\"group\"");
+		jw_klit(w, "scope", "\"group\"");
 	if (with_source)
-		buf_lit(b, ",\"source\":\"robots.txt\"");
-	buf_lit(b, "}");
+		jw_klit(w, "source", "\"robots.txt\"");
+	jw_end(w);
 }
 
-/* A header statement of usage_from: no pattern, no line. */
+/* A header statement of usage_from (no pattern, no line): an element. */
 static void
-jw_header_stmt(
-    struct buf *b, const char *directive, const struct page_pref *p, int comma)
+jw_header_stmt(struct jw *w, const char *directive, const struct page_pref *p)
 {
 	if (!p->present)
 		return;
-	if (comma)
-		buf_lit(b, ",");
-	buf_lit(b, "{\"directive\":");
-	name(b, directive);
-	buf_lit(b, ",\"pattern\":null,\"line\":null,\"value\":");
-	jw_str(b, p->value, p->len);
-	buf_lit(b, ",\"source\":\"header\"}");
+	jw_obj(w);
+	jw_key(w, "directive");
+	name(w, directive);
+	jw_knull(w, "pattern");
+	jw_knull(w, "line");
+	jw_kstr(w, "value", p->value, p->len);
+	jw_klit(w, "source", "\"header\"");
+	jw_end(w);
 }
 
 void
 jw_usage_page(
-    struct buf *b, const struct robots_usage *u, const struct page_prefs *page)
+    struct jw *w, const struct robots_usage *u, const struct page_prefs *page)
 {
 	size_t i;
 
 	if (u == NULL) {
-		buf_lit(b, ",\"usage\":null,\"usage_from\":[]");
+		jw_knull(w, "usage");
+		jw_klit(w, "usage_from", "[]");
 		return;
 	}
-	buf_lit(b, ",\"usage\":{");
+	jw_key(w, "usage");
+	jw_obj(w);
 	for (i = 0; i < ROBOTS_PURPOSES; i++) {
-		if (i > 0)
-			buf_lit(b, ",");
-		name(b, robots_purpose_name((enum robots_purpose)i));
-		buf_lit(b, ":");
-		name(b, robots_pref_name(u->pref[i]));
+		const char *k = robots_purpose_name((enum robots_purpose)i);
+
+		jw_key_name(w, k, strlen(k));
+		name(w, robots_pref_name(u->pref[i]));
 	}
-	buf_lit(b, "},\"usage_from\":[");
-	for (i = 0; i < u->nfrom && i < ROBOTS_USAGE_FROM_MAX; i++) {
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_stmt(b, &u->from[i], page != NULL);
-	}
+	jw_end(w);
+	jw_key(w, "usage_from");
+	jw_arr(w);
+	for (i = 0; i < u->nfrom && i < ROBOTS_USAGE_FROM_MAX; i++)
+		jw_stmt(w, &u->from[i], page != NULL);
 	if (page != NULL) {
-		jw_header_stmt(b, "content-usage", &page->usage, i > 0);
-		jw_header_stmt(b, "content-signal", &page->signal,
-		    i > 0 || page->usage.present);
+		jw_header_stmt(w, "content-usage", &page->usage);
+		jw_header_stmt(w, "content-signal", &page->signal);
 	}
-	buf_lit(b, "]");
+	jw_end(w);
 }
 
 void
-jw_usage(struct buf *b, const struct robots_usage *u)
+jw_usage(struct jw *w, const struct robots_usage *u)
 {
-	jw_usage_page(b, u, NULL);
+	jw_usage_page(w, u, NULL);
 }
 
-/* The valued rules of set as the members of "values". */
+/* The valued rules of set: the "values" member of the open object. */
 static void
-jw_tag_values(struct buf *b, const struct robots_tag_set *s)
+jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 {
 	static const char *const previews[] = { "none", "standard", "large" };
 	char date[32];
 	struct tm tm;
 	time_t t;
-	int n = 0;
 
-	buf_lit(b, ",\"values\":{");
+	jw_key(w, "values");
+	jw_obj(w);
 	if (s->valued & RT_HAS_MAX_SNIPPET) {
-		buf_lit(b, "\"max-snippet\":");
-		jw_int_str(b, s->max_snippet);
-		n++;
+		jw_key(w, "max-snippet");
+		jw_int_str(w, s->max_snippet);
 	}
 	if (s->valued & RT_HAS_MAX_IMAGE_PREVIEW) {
-		buf_add(b, ",", n++ > 0);
-		buf_lit(b, "\"max-image-preview\":");
-		name(b, previews[s->max_image_preview]);
+		jw_key(w, "max-image-preview");
+		name(w, previews[s->max_image_preview]);
 	}
 	if (s->valued & RT_HAS_MAX_VIDEO_PREVIEW) {
-		buf_add(b, ",", n++ > 0);
-		buf_lit(b, "\"max-video-preview\":");
-		jw_int_str(b, s->max_video_preview);
+		jw_key(w, "max-video-preview");
+		jw_int_str(w, s->max_video_preview);
 	}
 	t = (time_t)s->unavailable_after;
 	if ((s->valued & RT_HAS_UNAVAILABLE_AFTER) && gmtime_r(&t, &tm) &&
 	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm) > 0) {
-		buf_add(b, ",", n > 0);
-		buf_lit(b, "\"unavailable_after\":");
-		name(b, date);
+		jw_key(w, "unavailable_after");
+		name(w, date);
 	}
-	buf_lit(b, "}");
+	jw_end(w);
 }
 
-/* The "from" list of robots_tag. */
+/* The "from" member of robots_tag, in the open object. */
 static void
-jw_tag_from(struct buf *b, const struct page_tags *t)
+jw_tag_from(struct jw *w, const struct page_tags *t)
 {
 	char low[64];
 	size_t i, j, n;
 
-	buf_lit(b, ",\"from\":[");
+	jw_key(w, "from");
+	jw_arr(w);
 	for (i = 0; i < t->nfrom; i++) {
 		n = t->from[i].field_len;
 		for (j = 0; j < n && j < sizeof(low); j++)
@@ -159,82 +152,81 @@ jw_tag_from(struct buf *b, const struct page_tags *t)
 			                        t->from[i].field[j] <= 'Z'
 			                    ? t->from[i].field[j] | 0x20
 			                    : t->from[i].field[j]);
-		buf_add(b, ",", i > 0);
+		jw_obj(w);
 		if (t->from[i].meta)
-			buf_lit(b, "{\"source\":\"meta\",\"field\":");
+			jw_klit(w, "source", "\"meta\"");
 		else
-			buf_lit(b, "{\"source\":\"header\",\"field\":");
+			jw_klit(w, "source", "\"header\"");
 		if (n <= sizeof(low))
-			jw_str(b, low, n);
+			jw_kstr(w, "field", low, n);
 		else
-			jw_str(b, t->from[i].field, n);
-		buf_lit(b, ",\"value\":");
-		jw_str(b, t->from[i].value, t->from[i].value_len);
-		buf_lit(b, "}");
+			jw_kstr(w, "field", t->from[i].field, n);
+		jw_kstr(w, "value", t->from[i].value, t->from[i].value_len);
+		jw_end(w);
 	}
-	buf_lit(b, "]");
+	jw_end(w);
 }
 
 void
-jw_robots_tag(struct buf *b, const struct page_tags *t)
+jw_robots_tag(struct jw *w, const struct page_tags *t)
 {
 	const struct robots_tag_set *s;
 	size_t i;
-	int n = 0;
 
 	if (t == NULL) {
-		buf_lit(b, ",\"robots_tag\":null");
+		jw_knull(w, "robots_tag");
 		return;
 	}
 	s = &t->set;
-	buf_lit(b, ",\"robots_tag\":{\"rules\":[");
+	jw_key(w, "robots_tag");
+	jw_obj(w);
+	jw_key(w, "rules");
+	jw_arr(w);
 	for (i = 0; i < RT_NRULES; i++)
-		if (s->rules & (1u << i)) {
-			buf_add(b, ",", n++ > 0);
-			name(b, robots_tag_rule_name((enum robots_tag_rule)i));
-		}
-	for (i = 0; i < s->nunknown; i++) {
-		buf_add(b, ",", n++ > 0);
-		jw_str(b, s->unknown[i], strlen(s->unknown[i]));
-	}
-	buf_lit(b, "]");
-	jw_tag_values(b, s);
-	jw_tag_from(b, t);
-	buf_lit(b, "}");
+		if (s->rules & (1u << i))
+			name(w, robots_tag_rule_name((enum robots_tag_rule)i));
+	for (i = 0; i < s->nunknown; i++)
+		jw_vstr(w, s->unknown[i], strlen(s->unknown[i]));
+	jw_end(w);
+	jw_tag_values(w, s);
+	jw_tag_from(w, t);
+	jw_end(w);
 }
 
 void
-jw_evidence(struct buf *b, const char *robots, const char *page)
+jw_evidence(struct jw *w, const char *robots, const char *page)
 {
-	buf_lit(b, ",\"evidence\":{\"robots\":");
+	jw_key(w, "evidence");
+	jw_obj(w);
+	jw_key(w, "robots");
 	if (robots != NULL && robots[0] != '\0')
-		name(b, robots);
+		name(w, robots);
 	else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"tdmrep\":null,\"page\":");
-	name(b, page);
-	buf_lit(b, "}");
+		jw_vnull(w);
+	jw_knull(w, "tdmrep");
+	jw_key(w, "page");
+	name(w, page);
+	jw_end(w);
 }
 
 void
-jw_rule(struct buf *b, const struct robots_verdict *v)
+jw_rule(struct jw *w, const struct robots_verdict *v)
 {
 	if (v->reason != ROBOTS_REASON_RULE) {
-		buf_lit(b, "null");
+		jw_vnull(w);
 		return;
 	}
-	buf_lit(b, "{\"directive\":");
-	name(b, robots_directive_name(v->rule.directive));
-	buf_lit(b, ",\"pattern\":");
-	jw_str(b, v->rule.pattern, v->rule.pattern_len);
-	buf_lit(b, ",\"line\":");
-	jw_int(b, v->rule.line);
-	buf_lit(b, "}");
+	jw_obj(w);
+	jw_key(w, "directive");
+	name(w, robots_directive_name(v->rule.directive));
+	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
+	jw_kint(w, "line", v->rule.line);
+	jw_end(w);
 }
 
 void
-jw_token(struct buf *b, const char *token, size_t len,
-    const struct robots_verdict *v)
+jw_token(
+    struct jw *w, const char *token, size_t len, const struct robots_verdict *v)
 {
 	char low[256];
 	size_t i, n = 0;
@@ -248,33 +240,28 @@ jw_token(struct buf *b, const char *token, size_t len,
 		low[i] =
 		    (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] | 0x20
 		                                              : token[i]);
-	jw_str(b, low, n);
-	if (v->allowed)
-		buf_lit(b, ":{\"allowed\":true,\"rule\":");
-	else
-		buf_lit(b, ":{\"allowed\":false,\"rule\":");
-	jw_rule(b, v);
-	buf_lit(b, "}");
+	jw_key_str(w, low, n);
+	jw_obj(w);
+	jw_kbool(w, "allowed", v->allowed);
+	jw_key(w, "rule");
+	jw_rule(w, v);
+	jw_end(w);
 }
 
 void
-jw_warnings(struct buf *b, const struct robots *r)
+jw_warnings(struct jw *w, const struct robots *r)
 {
-	struct robots_warning w;
+	struct robots_warning rw;
 	size_t i;
 
-	buf_lit(b, "[");
+	jw_arr(w);
 	for (i = 0; r != NULL && i < robots_warning_count(r); i++) {
-		robots_warning(r, i, &w);
-		if (i > 0)
-			buf_lit(b, ",");
-		buf_lit(b, "{\"line\":");
-		jw_int(b, w.line);
-		buf_lit(b, ",\"code\":");
-		jw_str(b, w.code, strlen(w.code));
-		buf_lit(b, ",\"message\":");
-		jw_str(b, w.message, strlen(w.message));
-		buf_lit(b, "}");
+		robots_warning(r, i, &rw);
+		jw_obj(w);
+		jw_kint(w, "line", rw.line);
+		jw_kstr(w, "code", rw.code, strlen(rw.code));
+		jw_kstr(w, "message", rw.message, strlen(rw.message));
+		jw_end(w);
 	}
-	buf_lit(b, "]");
+	jw_end(w);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "wire/buf.h"
+#include "wire/jsonw.h"
 #include "robots_helpers.h"
 #include "robots_int.h"
 #include "robots_prefs.h"
@@ -581,9 +582,11 @@ START_TEST(test_answer_members)
 	struct robots_usage u = usage(r, "bot", "/");
 	struct robots_verdict v;
 	struct buf b;
+	struct jw w;
 
 	b = BUF_INIT(0);
-	jw_usage(&b, &u);
+	jw_init_in_obj(&w, &b, 1);
+	jw_usage(&w, &u);
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
 	    ",\"usage\":{\"train-ai\":\"disallowed\",\"search\":\"allowed\","
@@ -594,19 +597,23 @@ START_TEST(test_answer_members)
 	    "{\"directive\":\"content-usage\",\"pattern\":\"/\",\"line\":4,"
 	    "\"value\":\"train-ai=n\"}]");
 	buf_reset(&b);
-	jw_usage(&b, NULL);
+	jw_init_in_obj(&w, &b, 1);
+	jw_usage(&w, NULL);
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p, ",\"usage\":null,\"usage_from\":[]");
 	buf_reset(&b);
 	robots_check(r, "Google-Extended", 15, "/x", 2, &v);
-	jw_token(&b, "Google-Extended", 15, &v);
+	jw_init_in_obj(&w, &b, 0);
+	jw_token(&w, "Google-Extended", 15, &v);
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
 	    "\"google-extended\":{\"allowed\":false,\"rule\":{\"directive\":"
 	    "\"disallow\",\"pattern\":\"/x\",\"line\":5}}");
 	buf_reset(&b);
 	robots_check(r, "a", 1, "/y", 2, &v);
-	jw_rule(&b, &v);
+	jw_init(&w, &b);
+	jw_rule(&w, &v);
+	ck_assert(jw_ok(&w));
 	buf_terminate(&b);
 	ck_assert_str_eq(
 	    b.p, "{\"directive\":\"allow\",\"pattern\":\"/\",\"line\":3}");

@@ -317,10 +317,12 @@ END_TEST
 START_TEST(test_answer_without_id_has_null_id)
 {
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 
-	proto_begin(&b, NULL, 1);
-	buf_lit(&b, ",\"version\":\"0.1.0\"");
-	proto_end(&b);
+	proto_begin(&w, &b, NULL, 1);
+	jw_klit(&w, "version", "\"0.1.0\"");
+	proto_end(&w);
+	ck_assert(jw_ok(&w));
 	assert_line(&b, "{\"id\":null,\"ok\":true,\"version\":\"0.1.0\"}\n");
 }
 END_TEST
@@ -590,6 +592,19 @@ jw_members_and_keys(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_names(struct jw *w)
+{
+	jw_obj(w);
+	jw_key_name(w, "train-ai", 8);
+	jw_vname(w, "allowed", 7);
+	jw_key_name(w, "rules", 5);
+	jw_arr(w);
+	jw_vname(w, "noindex", 7);
+	jw_vname(w, "", 0);
+	jw_end(w);
+	jw_end(w);
+}
+static void
 jw_top_array(struct jw *w)
 {
 	jw_arr(w);
@@ -618,6 +633,8 @@ START_TEST(test_jw_structure_places_commas_and_closers)
 		    "\"from\":[\"a\\\"b\",{},[],null]}" },
 		{ jw_members_and_keys, "", 0,
 		    "{\"a\":1,\"x\\ny\":0.5,\"b\":2,\"c\":3,\"d\":[]}" },
+		{ jw_names, "", 0,
+		    "{\"train-ai\":\"allowed\",\"rules\":[\"noindex\",\"\"]}" },
 		{ jw_top_array, "", 0, "[true,{\"k\":1},null]" },
 		{ jw_resumed, "{", 0, "{\"n\":-3}" },
 		{ jw_resumed, "{\"id\":1", 1, "{\"id\":1,\"n\":-3}" },
@@ -659,6 +676,24 @@ jw_key_in_array(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_name_key_in_array(struct jw *w)
+{
+	jw_arr(w);
+	jw_key_name(w, "k", 1);
+	jw_vname(w, "v", 1);
+	jw_end(w);
+}
+static void
+jw_name_key_at_top(struct jw *w)
+{
+	jw_key_name(w, "k", 1);
+}
+static void
+jw_key_at_top(struct jw *w)
+{
+	jw_key(w, "k");
+}
+static void
 jw_end_after_key(struct jw *w)
 {
 	jw_obj(w);
@@ -684,6 +719,9 @@ START_TEST(test_jw_misuse_fails_the_buffer)
 	static void (*const t[])(struct jw *) = {
 		jw_value_without_key,
 		jw_key_in_array,
+		jw_name_key_in_array,
+		jw_name_key_at_top,
+		jw_key_at_top,
 		jw_end_after_key,
 		jw_end_too_often,
 		jw_too_deep,

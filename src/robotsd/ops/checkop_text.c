@@ -105,9 +105,11 @@ check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
 {
 	struct robots_usage us;
 	struct page_prefs pp;
+	struct jw w;
 
+	jw_init_in_obj(&w, b, 1);
 	if (!allowed) {
-		jw_usage(b, NULL);
+		jw_usage(&w, NULL);
 		return;
 	}
 	if (e != NULL && e->policy == CACHE_RULES)
@@ -116,7 +118,7 @@ check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
 	else
 		memset(&us, 0, sizeof(us)); /* all ROBOTS_PREF_UNKNOWN */
 	if (a->page == NULL) {
-		jw_usage(b, &us);
+		jw_usage(&w, &us);
 		return;
 	}
 	if (page_prefs(a->page, &pp) == -1) {
@@ -124,7 +126,7 @@ check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
 		return;
 	}
 	page_prefs_combine(&pp, &us);
-	jw_usage_page(b, &us, &pp);
+	jw_usage_page(&w, &us, &pp);
 	page_prefs_clear(&pp);
 }
 
@@ -138,6 +140,7 @@ check_tokens(struct buf *b, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e)
 {
 	struct robots_verdict v;
+	struct jw w;
 	size_t i;
 
 	buf_lit(b, ",\"tokens\":{");
@@ -147,9 +150,8 @@ check_tokens(struct buf *b, const struct url_view *u, const struct check_ask *a,
 		if (e != NULL && e->policy == CACHE_RULES)
 			robots_check(e->robots, a->tokens[i].p,
 			    a->tokens[i].len, u->path, u->path_len, &v);
-		if (i > 0)
-			buf_lit(b, ",");
-		jw_token(b, a->tokens[i].p, a->tokens[i].len, &v);
+		jw_init_in_obj(&w, b, i > 0);
+		jw_token(&w, a->tokens[i].p, a->tokens[i].len, &v);
 	}
 	buf_lit(b, "}");
 }
@@ -164,19 +166,21 @@ check_page(struct buf *b, const struct check_ask *a,
 {
 	struct page_tags t;
 	char hex[VERSION_HEX + 1];
+	struct jw w;
 
+	jw_init_in_obj(&w, b, 1);
 	if (!allowed)
-		jw_robots_tag(b, NULL);
+		jw_robots_tag(&w, NULL);
 	else if (page_tags(a->page, a->agent, a->agent_len, &t) == -1)
 		b->state = BUF_NOMEM;
 	else
-		jw_robots_tag(b, &t);
+		jw_robots_tag(&w, &t);
 	if (allowed)
 		page_tags_clear(&t);
 	if (page_evidence(a->page, hex) == -1)
 		b->state = BUF_NOMEM;
 	else
-		jw_evidence(b, e != NULL ? e->version : NULL, hex);
+		jw_evidence(&w, e != NULL ? e->version : NULL, hex);
 }
 
 /* The members a check asks for beyond the verdict (usage, tokens, page). */
@@ -332,8 +336,11 @@ void
 check_error_object(struct buf *b, const struct check_run *r,
     const struct wire_str *url, enum proto_err err, const char *msg)
 {
+	struct jw w;
+
 	check_begin(b, r, url, 0);
-	proto_error_member(b, err, msg);
+	jw_init_in_obj(&w, b, 0);
+	proto_error_member(&w, err, msg);
 	buf_lit(b, "}");
 }
 
@@ -341,9 +348,12 @@ void
 check_error_line(struct buf *b, const struct wire_check *c, enum proto_err err,
     const char *msg)
 {
+	struct jw w;
+
 	buf_lit(b, "{\"id\":");
 	check_id(b, c);
 	buf_lit(b, ",\"ok\":false,");
-	proto_error_member(b, err, msg);
+	jw_init_in_obj(&w, b, 0);
+	proto_error_member(&w, err, msg);
 	buf_lit(b, "}\n");
 }

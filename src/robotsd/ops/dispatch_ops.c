@@ -217,6 +217,8 @@ static void
 dispatch_entry(struct buf *b, const struct dispatch *d,
     const struct cache_entry *e, const char *origin)
 {
+	struct jw w;
+
 	dispatch_key(b, "origin");
 	jw_str(b, origin, strlen(origin));
 	dispatch_key(b, "state");
@@ -258,7 +260,8 @@ dispatch_entry(struct buf *b, const struct dispatch *d,
 	dispatch_key(b, "extra_lines");
 	dispatch_extra_lines(b, e->robots);
 	dispatch_key(b, "warnings");
-	jw_warnings(b, e->robots);
+	jw_init(&w, b);
+	jw_warnings(&w, e->robots);
 }
 
 /* inspect: everything the cache knows about one origin. */
@@ -267,6 +270,7 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 {
 	const struct cache_entry *e;
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 	char *origin;
 	int stale;
 
@@ -281,7 +285,7 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 		free(origin);
 		return;
 	}
-	proto_begin(&b, req->id, 1);
+	proto_begin(&w, &b, req->id, 1);
 	dispatch_entry(&b, d, e, origin);
 	/* Checks are answered from the old copy while a refresh runs too. */
 	stale = e->stale || (e->fetching && e->policy != CACHE_NONE);
@@ -289,7 +293,7 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	dispatch_bool(&b, e->fetching);
 	dispatch_key(&b, "stale");
 	dispatch_bool(&b, stale);
-	proto_end(&b);
+	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 	free(origin);
 }
@@ -300,9 +304,10 @@ history_answer(struct session *s, const json_t *id, const char *origin,
     const struct cache_version *v, size_t n)
 {
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 	size_t i;
 
-	proto_begin(&b, id, 1);
+	proto_begin(&w, &b, id, 1);
 	dispatch_key(&b, "origin");
 	jw_str(&b, origin, strlen(origin));
 	dispatch_key(&b, "versions");
@@ -323,7 +328,7 @@ history_answer(struct session *s, const json_t *id, const char *origin,
 		buf_lit(&b, "}");
 	}
 	buf_lit(&b, "]");
-	proto_end(&b);
+	proto_end(&w);
 	dispatch_send(s, id, &b);
 }
 
@@ -438,6 +443,7 @@ void
 dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 	size_t n;
 	char *origin;
 
@@ -449,10 +455,10 @@ dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
 		n = cache_purge(d->cache, origin);
 		free(origin);
 	}
-	proto_begin(&b, req->id, 1);
+	proto_begin(&w, &b, req->id, 1);
 	buf_lit(&b, ",\"purged\":");
 	jw_int(&b, (long long)n);
-	proto_end(&b);
+	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
 
@@ -462,9 +468,10 @@ dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
 {
 	struct metric v[METRICS_MAX];
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 	size_t i, shown = 0, n = d->stats(d->stats_arg, v);
 
-	proto_begin(&b, req->id, 1);
+	proto_begin(&w, &b, req->id, 1);
 	buf_lit(&b, ",\"stats\":{");
 	for (i = 0; i < n; i++) {
 		if (v[i].name == NULL) /* only in /metrics */
@@ -476,7 +483,7 @@ dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
 		jw_int(&b, (long long)v[i].value);
 	}
 	buf_lit(&b, "}");
-	proto_end(&b);
+	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
 
@@ -485,8 +492,9 @@ void
 dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 
-	proto_begin(&b, req->id, 1);
+	proto_begin(&w, &b, req->id, 1);
 	if (req->op == OP_PING)
 		buf_lit(&b, ",\"version\":\"" PACKAGE_VERSION "\"");
 	else {
@@ -494,7 +502,7 @@ dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
 		buf_lit(&b, ",\"now\":");
 		jw_real(&b, clock_now(d->clock));
 	}
-	proto_end(&b);
+	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
 
@@ -545,6 +553,7 @@ void
 dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
+	struct jw w;
 	const char *agents[PROTO_MAX_WATCH_AGENTS];
 	char **origins = NULL;
 	size_t n = 0, nagents = json_array_size(req->agents), i;
@@ -563,9 +572,9 @@ dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 	for (i = 0; i < n; i++)
 		free(origins[i]);
 	free(origins);
-	proto_begin(&b, req->id, 1);
+	proto_begin(&w, &b, req->id, 1);
 	buf_lit(&b, ",\"watching\":");
 	jw_int(&b, (long long)(req->all ? cache_stats(d->cache)->entries : n));
-	proto_end(&b);
+	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
