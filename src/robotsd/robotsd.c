@@ -1,12 +1,13 @@
 /*
  * robotsd.c: main. Loads the configuration, wires the modules onto one
- * libevent loop (fetcher, cache, server), handles the signals (TERM/INT:
- * stop accepting, answer what is in flight, exit 0; HUP: reload) and tears
- * everything down again. Exit status: 0 after a stop, EX_CONFIG (78) for a
- * bad command line, config file or passed socket (restarting cannot help),
- * 1 for any other failure. A config that does not load, or that robotsd
- * cannot start with (robotsd_claim()), when systemd handed robotsd its
- * socket is not an exit: see startup.h's config-error mode.
+ * libevent loop (fetcher, cache, server), turns the signals and timers into
+ * events of the lifecycle (lifecycle.h: TERM/INT stop accepting, answer
+ * what is in flight, exit 0; HUP reloads) with the ops it acts through,
+ * and tears everything down again. Exit status: 0 after a stop, EX_CONFIG
+ * (78) for a bad command line, config file or passed socket (restarting
+ * cannot help), 1 for any other failure. A config that does not load, or
+ * that robotsd cannot start with (robotsd_claim()), when systemd handed
+ * robotsd its socket is not an exit: see startup.h's config-error mode.
  */
 #include <config.h>
 
@@ -43,6 +44,7 @@
 #include "persist/saver.h"
 #include "persist/state.h"
 #include "conn/server.h"
+#include "lifecycle.h"
 #include "startup.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
@@ -57,42 +59,6 @@
  * drain (--fetch-timeout + 2 s by default) well within systemd's 90 s.
  */
 #define STATE_SAVE_TIMEOUT 30.0
-
-static void robotsd_schedule_save(struct robotsd *);
-static void robotsd_save_cb(evutil_socket_t, short, void *);
-static void robotsd_chld_cb(evutil_socket_t, short, void *);
-
-struct signals {
-	struct event *term, *intr, *hup, *drain;
-	struct event *save;     /* --state-save-interval */
-	struct event *chld;     /* a save's child process ended */
-	struct event *watchdog; /* NULL unless WatchdogSec= */
-	double drain_deadline;
-	int expired; /* waiting checks were answered "timeout" */
-};
-
-/*
- * Drain: exit once every client is answered. At the deadline, checks still
- * waiting are answered "timeout" and get one more second to be written.
- */
-static void
-robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct robotsd *rd = arg;
-	struct signals *sig = rd->signals;
-
-	(void)fd;
-	(void)what;
-	if (!server_busy(rd->server))
-		event_base_loopexit(rd->base, NULL);
-	else if (clock_wall(NULL) >= sig->drain_deadline) {
-		if (sig->expired)
-			event_base_loopexit(rd->base, NULL);
-		dispatch_expire_waiting(rd->dispatch);
-		sig->expired = 1;
-		sig->drain_deadline = clock_wall(NULL) + 1;
-	}
-}
 
 /* The origins being fetched, for the stopping line: a count and a few. */
 struct stop_fetches {
@@ -133,30 +99,6 @@ robotsd_log_stopping(struct robotsd *rd, int signo)
 	        kv, sizeof(kv)),
 	    rd->conf->stop_timeout);
 	buf_clear(&sf.names);
-}
-
-/* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
-static void
-robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
-{
-	struct robotsd *rd = arg;
-	const struct config *cf = rd->conf;
-	struct signals *sig = rd->signals;
-	struct timeval tv = { 0, DRAIN_POLL_USEC };
-
-	(void)what;
-	if (rd->stopping) {
-		event_base_loopbreak(rd->base);
-		return;
-	}
-	robotsd_log_stopping(rd, (int)signo);
-	rd->stopping = 1;
-	metrics_set_health(rd->metrics, METRICS_STOPPING);
-	sysd_status("stopping: answering the checks in flight");
-	sysd_stopping();
-	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_wall(NULL) + (double)cf->stop_timeout;
-	evtimer_add(sig->drain, &tv);
 }
 
 /* The cache fetches through the fetcher (cache.h's interface). */
@@ -343,38 +285,230 @@ robotsd_reloaded(struct robotsd *rd, const char *kept)
 	sysd_ready();
 }
 
-/* SIGHUP: reload the config file; the command line keeps winning. */
-static void
-robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
+/*
+ * SIGHUP: reload the config file; the command line keeps winning. 0 once
+ * the new config is applied and said, -1 when the old one is kept.
+ */
+static int
+robotsd_reload(void *arg)
 {
 	struct robotsd *rd = arg;
 	struct config *cf;
 	char *cause = NULL, *kept = NULL, kv[LOG_KV_BUF];
 
-	(void)signo;
-	(void)what;
 	sysd_reloading();
 	if ((cf = config_reload(rd->conf, &kept, &cause)) == NULL) {
 		log_event(LOG_ERR, "reload", "outcome=failed error=%s",
 		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
 		sysd_ready();
-		return;
+		return -1;
 	}
 	config_free(rd->conf);
 	rd->conf = cf;
 	robotsd_configure(rd);
-	robotsd_schedule_save(rd);
 	robotsd_reloaded(rd, kept);
 	free(kept);
+	return 0;
 }
 
-/* Install the signal events. */
+/* The signal and timer events that feed the lifecycle. */
+struct signals {
+	struct event *term, *intr, *hup, *drain;
+	struct event *save;     /* --state-save-interval */
+	struct event *chld;     /* a save's child process ended */
+	struct event *watchdog; /* NULL unless WatchdogSec= */
+};
+
+/* The wall clock, for the drain's deadline. */
+static double
+robotsd_lc_now(void *arg)
+{
+	(void)arg;
+	return clock_wall(NULL);
+}
+
+/* The live config's stop and save settings. */
+static void
+robotsd_lc_settings(void *arg, struct lifecycle_settings *s)
+{
+	const struct config *cf = ((struct robotsd *)arg)->conf;
+
+	s->stop_timeout = cf->stop_timeout;
+	s->save_interval = cf->state_save_interval;
+	s->saves = cf->state_file != NULL;
+}
+
+/* A stop begins: its log line, the health endpoint and systemd. */
+static void
+robotsd_lc_announce_stop(void *arg, int signo)
+{
+	struct robotsd *rd = arg;
+
+	robotsd_log_stopping(rd, signo);
+	metrics_set_health(rd->metrics, METRICS_STOPPING);
+	sysd_status("stopping: answering the checks in flight");
+	sysd_stopping();
+}
+
+/* Stop taking new clients. */
+static void
+robotsd_lc_stop_accepting(void *arg)
+{
+	server_stop_accepting(((struct robotsd *)arg)->server);
+}
+
+/* Whether a client is not answered yet. */
+static int
+robotsd_lc_busy(void *arg)
+{
+	return server_busy(((struct robotsd *)arg)->server);
+}
+
+/* Answer the checks still waiting "timeout". */
+static void
+robotsd_lc_expire_waiting(void *arg)
+{
+	dispatch_expire_waiting(((struct robotsd *)arg)->dispatch);
+}
+
+/* Look every DRAIN_POLL_USEC whether the clients are answered. */
+static void
+robotsd_lc_drain_arm(void *arg)
+{
+	struct robotsd *rd = arg;
+	struct timeval tv = { 0, DRAIN_POLL_USEC };
+
+	evtimer_add(rd->signals->drain, &tv);
+}
+
+/* Leave the loop at the end of this turn. */
+static void
+robotsd_lc_exit_loop(void *arg)
+{
+	event_base_loopexit(((struct robotsd *)arg)->base, NULL);
+}
+
+/* Leave the loop now. */
+static void
+robotsd_lc_break_loop(void *arg)
+{
+	event_base_loopbreak(((struct robotsd *)arg)->base);
+}
+
+/* (Re)arm the periodic save timer; 0 disarms it. */
+static void
+robotsd_lc_save_arm(void *arg, long seconds)
+{
+	struct robotsd *rd = arg;
+	struct timeval tv = { seconds, 0 };
+
+	evtimer_del(rd->signals->save);
+	if (seconds > 0)
+		event_add(rd->signals->save, &tv);
+}
+
+/* Save the cache to --state-file in a child process (saver.h). */
+static int
+robotsd_lc_save_start(void *arg)
+{
+	struct robotsd *rd = arg;
+
+	return saver_start(
+	    rd->saver, rd->cache, rd->conf->state_file, STATE_SAVE_TIMEOUT);
+}
+
+/* Abandon a save still running. */
+static void
+robotsd_lc_save_cancel(void *arg, const char *why)
+{
+	saver_cancel(((struct robotsd *)arg)->saver, why);
+}
+
+/* Reap a save that ended. */
+static void
+robotsd_lc_save_poll(void *arg)
+{
+	saver_poll(((struct robotsd *)arg)->saver);
+}
+
+/* Wait for the running save, until its deadline. */
+static void
+robotsd_lc_save_wait(void *arg)
+{
+	saver_wait(((struct robotsd *)arg)->saver);
+}
+
+static const struct lifecycle_ops robotsd_lc_ops = {
+	robotsd_lc_now,
+	robotsd_lc_settings,
+	robotsd_lc_announce_stop,
+	robotsd_lc_stop_accepting,
+	robotsd_lc_busy,
+	robotsd_lc_expire_waiting,
+	robotsd_lc_drain_arm,
+	robotsd_lc_exit_loop,
+	robotsd_lc_break_loop,
+	robotsd_reload,
+	robotsd_lc_save_arm,
+	robotsd_lc_save_start,
+	robotsd_lc_save_cancel,
+	robotsd_lc_save_poll,
+	robotsd_lc_save_wait,
+};
+
+/* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
+static void
+robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
+{
+	(void)what;
+	lifecycle_event(((struct robotsd *)arg)->lc, LC_TERM, (int)signo);
+}
+
+/* SIGHUP: reload. */
+static void
+robotsd_hup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	lifecycle_event(((struct robotsd *)arg)->lc, LC_HUP, SIGHUP);
+}
+
+/* The drain's poll timer. */
+static void
+robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	lifecycle_event(((struct robotsd *)arg)->lc, LC_DRAIN_TICK, 0);
+}
+
+/* --state-save-interval ran out. */
+static void
+robotsd_save_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	lifecycle_event(((struct robotsd *)arg)->lc, LC_SAVE_TICK, 0);
+}
+
+/* SIGCHLD: a save may have ended. */
+static void
+robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	lifecycle_event(((struct robotsd *)arg)->lc, LC_CHLD, SIGCHLD);
+}
+
+/* Install the signal events and the lifecycle they feed. */
 static void
 robotsd_signals(struct robotsd *rd, struct signals *sig)
 {
 	signal(SIGPIPE, SIG_IGN);
 	rd->signals = sig;
+	if ((rd->lc = lifecycle_new(&robotsd_lc_ops, rd)) == NULL)
+		fatalx("out of memory");
 	sig->term = evsignal_new(rd->base, SIGTERM, robotsd_term_cb, rd);
 	sig->intr = evsignal_new(rd->base, SIGINT, robotsd_term_cb, rd);
 	sig->hup = evsignal_new(rd->base, SIGHUP, robotsd_hup_cb, rd);
@@ -437,59 +571,6 @@ robotsd_load_state(struct robotsd *rd)
 	} else
 		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
 		    log_kvs(cf->state_file, kv, sizeof(kv)));
-}
-
-/*
- * Save the cache for the next run, if --state-file says where: in a child
- * process (saver.h). At exit, a periodic save still running is replaced by
- * a fresh one, waited for until its deadline.
- */
-static void
-robotsd_save_state(struct robotsd *rd, int at_exit)
-{
-	const struct config *cf = rd->conf;
-
-	if (cf->state_file == NULL)
-		return;
-	if (at_exit)
-		saver_cancel(rd->saver, "superseded by the save at exit");
-	if (saver_start(rd->saver, rd->cache, cf->state_file,
-	        STATE_SAVE_TIMEOUT) == 0 &&
-	    at_exit)
-		saver_wait(rd->saver);
-}
-
-/* --state-save-interval ran out: save, so a crash loses at most that. */
-static void
-robotsd_save_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	robotsd_save_state(arg, 0);
-}
-
-/* SIGCHLD: reap a save that ended. */
-static void
-robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct robotsd *rd = arg;
-
-	(void)fd;
-	(void)what;
-	saver_poll(rd->saver);
-}
-
-/* (Re)arm the periodic save after start or a reload. */
-static void
-robotsd_schedule_save(struct robotsd *rd)
-{
-	const struct config *cf = rd->conf;
-	struct signals *sig = rd->signals;
-	struct timeval tv = { cf->state_save_interval, 0 };
-
-	evtimer_del(sig->save);
-	if (cf->state_file != NULL && tv.tv_sec > 0)
-		event_add(sig->save, &tv);
 }
 
 /*
@@ -850,7 +931,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	metrics_free(rd->metrics);
 	server_free(rd->server);
 	dispatch_free(rd->dispatch);
-	robotsd_save_state(rd, 1);
+	lifecycle_save_at_exit(rd->lc);
 	saver_free(rd->saver);
 	cache_free(rd->cache);
 	archive_free(rd->archive); /* writes what is queued */
@@ -868,6 +949,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	event_free(sig->save);
 	event_free(sig->chld);
 	sysd_watchdog_stop(sig->watchdog);
+	lifecycle_free(rd->lc);
 	/* A host name lookup the tier cancelled ends, and frees, from here. */
 	event_base_loop(rd->base, EVLOOP_NONBLOCK);
 	event_base_free(rd->base);
@@ -917,7 +999,7 @@ main(int argc, char **argv)
 	}
 	robotsd_signals(&rd, &sig);
 	startup_hold_signals(SIG_UNBLOCK);
-	robotsd_schedule_save(&rd);
+	lifecycle_schedule_save(rd.lc);
 	if ((sig.watchdog = sysd_watchdog_start(rd.base, &wd_usec)) != NULL)
 		log_event(
 		    LOG_INFO, "watchdog", "interval_ms=%llu", wd_usec / 1000);

@@ -24,6 +24,7 @@ struct saver;
 struct tier;
 struct shared;
 struct looplag;
+struct lifecycle;
 
 struct robotsd {
 	struct event_base *base;
@@ -44,7 +45,7 @@ struct robotsd {
 	struct stats_sources stats; /* what the counters table reads */
 	struct stats_limits limits; /* the configured limits, as gauges */
 	struct signals *signals;
-	int stopping;    /* SIGTERM/SIGINT seen: draining */
+	struct lifecycle *lc; /* stop, drain, reload and saves */
 	char where[256]; /* the socket served, as systemctl status shows it */
 };
 
