@@ -31,14 +31,14 @@ struct lifecycle_ops {
 	void (*settings)(void *, struct lifecycle_settings *);
 	void (*announce_stop)(void *, int signo); /* log, health, systemd */
 	void (*stop_accepting)(void *);
-	int (*busy)(void *);           /* clients not yet answered */
+	int (*busy)(void *);            /* clients not yet answered */
 	void (*expire_waiting)(void *); /* answer waiting checks "timeout" */
-	void (*drain_arm)(void *);     /* start the drain's poll timer */
+	void (*drain_arm)(void *);      /* start the drain's poll timer */
 	void (*exit_loop)(void *);
 	void (*break_loop)(void *);
 	int (*reload)(void *); /* 0: applied (and said), -1: kept the old */
 	void (*save_arm)(void *, long seconds); /* 0: disarm */
-	int (*save_start)(void *);               /* 0: a child runs */
+	int (*save_start)(void *);              /* 0: a child runs */
 	void (*save_cancel)(void *, const char *why);
 	void (*save_poll)(void *);
 	void (*save_wait)(void *);

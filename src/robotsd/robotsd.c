@@ -1,9 +1,9 @@
 /*
  * robotsd.c: main. Loads the configuration, wires the modules onto one
- * libevent loop (fetcher, cache, server), turns the signals and timers into
- * events of the lifecycle (lifecycle.h: TERM/INT stop accepting, answer
- * what is in flight, exit 0; HUP reloads) with the ops it acts through,
- * and tears everything down again. Exit status: 0 after a stop, EX_CONFIG
+ * libevent loop (fetcher, cache, server), installs the signal and timer
+ * events (signals.h) that drive the lifecycle (lifecycle.h: TERM/INT stop
+ * accepting, answer what is in flight, exit 0; HUP reloads) and tears
+ * everything down again. Exit status: 0 after a stop, EX_CONFIG
  * (78) for a bad command line, config file or passed socket (restarting
  * cannot help), 1 for any other failure. A config that does not load, or
  * that robotsd cannot start with (robotsd_claim()), when systemd handed
@@ -39,67 +39,19 @@
 #include "base/log.h"
 #include "base/looplag.h"
 #include "conn/metrics.h"
-#include "robotsd.h"
+#include "daemon.h"
 #include "base/sd.h"
 #include "persist/saver.h"
 #include "persist/state.h"
 #include "conn/server.h"
 #include "lifecycle.h"
+#include "signals.h"
 #include "startup.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
 #include "tier/shared.h"
 #include "tier/tier.h"
 #endif
-
-/* How often a stopping daemon looks whether its clients are answered. */
-#define DRAIN_POLL_USEC 20000
-/*
- * The longest a state file save may take before it is abandoned: with the
- * drain (--fetch-timeout + 2 s by default) well within systemd's 90 s.
- */
-#define STATE_SAVE_TIMEOUT 30.0
-
-/* The origins being fetched, for the stopping line: a count and a few. */
-struct stop_fetches {
-	size_t n;
-	struct buf names; /* the first STOP_ORIGINS, comma-separated */
-};
-#define STOP_ORIGINS 5
-
-static void
-robotsd_stop_fetch_cb(const struct cache_entry *e, int good, void *arg)
-{
-	struct stop_fetches *sf = arg;
-
-	(void)good;
-	if (sf->n++ >= STOP_ORIGINS)
-		return;
-	if (sf->names.len > 0)
-		buf_lit(&sf->names, ",");
-	buf_add(&sf->names, e->origin, strlen(e->origin));
-}
-
-/*
- * The one line a stop logs: what it waits for (checks waiting, fetches
- * under way and their first origins) and for how long at most.
- */
-static void
-robotsd_log_stopping(struct robotsd *rd, int signo)
-{
-	struct stop_fetches sf = { 0, BUF_INIT(0) };
-	char kv[LOG_KV_BUF];
-
-	cache_foreach_fetching(rd->cache, robotsd_stop_fetch_cb, &sf);
-	buf_add(&sf.names, "", 1);
-	log_event(LOG_INFO, "stopping",
-	    "signal=%d waiting=%zu fetches=%zu origins=%s stop_timeout=%ld",
-	    signo, cache_stats(rd->cache)->waiting, sf.n,
-	    log_kvs(sf.names.state == BUF_OK && sf.n > 0 ? sf.names.p : NULL,
-	        kv, sizeof(kv)),
-	    rd->conf->stop_timeout);
-	buf_clear(&sf.names);
-}
 
 /* The cache fetches through the fetcher (cache.h's interface). */
 static void *
@@ -310,218 +262,6 @@ robotsd_reload(void *arg)
 	robotsd_reloaded(rd, kept);
 	free(kept);
 	return 0;
-}
-
-/* The signal and timer events that feed the lifecycle. */
-struct signals {
-	struct event *term, *intr, *hup, *drain;
-	struct event *save;     /* --state-save-interval */
-	struct event *chld;     /* a save's child process ended */
-	struct event *watchdog; /* NULL unless WatchdogSec= */
-};
-
-/* The wall clock, for the drain's deadline. */
-static double
-robotsd_lc_now(void *arg)
-{
-	(void)arg;
-	return clock_wall(NULL);
-}
-
-/* The live config's stop and save settings. */
-static void
-robotsd_lc_settings(void *arg, struct lifecycle_settings *s)
-{
-	const struct config *cf = ((struct robotsd *)arg)->conf;
-
-	s->stop_timeout = cf->stop_timeout;
-	s->save_interval = cf->state_save_interval;
-	s->saves = cf->state_file != NULL;
-}
-
-/* A stop begins: its log line, the health endpoint and systemd. */
-static void
-robotsd_lc_announce_stop(void *arg, int signo)
-{
-	struct robotsd *rd = arg;
-
-	robotsd_log_stopping(rd, signo);
-	metrics_set_health(rd->metrics, METRICS_STOPPING);
-	sysd_status("stopping: answering the checks in flight");
-	sysd_stopping();
-}
-
-/* Stop taking new clients. */
-static void
-robotsd_lc_stop_accepting(void *arg)
-{
-	server_stop_accepting(((struct robotsd *)arg)->server);
-}
-
-/* Whether a client is not answered yet. */
-static int
-robotsd_lc_busy(void *arg)
-{
-	return server_busy(((struct robotsd *)arg)->server);
-}
-
-/* Answer the checks still waiting "timeout". */
-static void
-robotsd_lc_expire_waiting(void *arg)
-{
-	dispatch_expire_waiting(((struct robotsd *)arg)->dispatch);
-}
-
-/* Look every DRAIN_POLL_USEC whether the clients are answered. */
-static void
-robotsd_lc_drain_arm(void *arg)
-{
-	struct robotsd *rd = arg;
-	struct timeval tv = { 0, DRAIN_POLL_USEC };
-
-	evtimer_add(rd->signals->drain, &tv);
-}
-
-/* Leave the loop at the end of this turn. */
-static void
-robotsd_lc_exit_loop(void *arg)
-{
-	event_base_loopexit(((struct robotsd *)arg)->base, NULL);
-}
-
-/* Leave the loop now. */
-static void
-robotsd_lc_break_loop(void *arg)
-{
-	event_base_loopbreak(((struct robotsd *)arg)->base);
-}
-
-/* (Re)arm the periodic save timer; 0 disarms it. */
-static void
-robotsd_lc_save_arm(void *arg, long seconds)
-{
-	struct robotsd *rd = arg;
-	struct timeval tv = { seconds, 0 };
-
-	evtimer_del(rd->signals->save);
-	if (seconds > 0)
-		event_add(rd->signals->save, &tv);
-}
-
-/* Save the cache to --state-file in a child process (saver.h). */
-static int
-robotsd_lc_save_start(void *arg)
-{
-	struct robotsd *rd = arg;
-
-	return saver_start(
-	    rd->saver, rd->cache, rd->conf->state_file, STATE_SAVE_TIMEOUT);
-}
-
-/* Abandon a save still running. */
-static void
-robotsd_lc_save_cancel(void *arg, const char *why)
-{
-	saver_cancel(((struct robotsd *)arg)->saver, why);
-}
-
-/* Reap a save that ended. */
-static void
-robotsd_lc_save_poll(void *arg)
-{
-	saver_poll(((struct robotsd *)arg)->saver);
-}
-
-/* Wait for the running save, until its deadline. */
-static void
-robotsd_lc_save_wait(void *arg)
-{
-	saver_wait(((struct robotsd *)arg)->saver);
-}
-
-static const struct lifecycle_ops robotsd_lc_ops = {
-	robotsd_lc_now,
-	robotsd_lc_settings,
-	robotsd_lc_announce_stop,
-	robotsd_lc_stop_accepting,
-	robotsd_lc_busy,
-	robotsd_lc_expire_waiting,
-	robotsd_lc_drain_arm,
-	robotsd_lc_exit_loop,
-	robotsd_lc_break_loop,
-	robotsd_reload,
-	robotsd_lc_save_arm,
-	robotsd_lc_save_start,
-	robotsd_lc_save_cancel,
-	robotsd_lc_save_poll,
-	robotsd_lc_save_wait,
-};
-
-/* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
-static void
-robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
-{
-	(void)what;
-	lifecycle_event(((struct robotsd *)arg)->lc, LC_TERM, (int)signo);
-}
-
-/* SIGHUP: reload. */
-static void
-robotsd_hup_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	lifecycle_event(((struct robotsd *)arg)->lc, LC_HUP, SIGHUP);
-}
-
-/* The drain's poll timer. */
-static void
-robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	lifecycle_event(((struct robotsd *)arg)->lc, LC_DRAIN_TICK, 0);
-}
-
-/* --state-save-interval ran out. */
-static void
-robotsd_save_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	lifecycle_event(((struct robotsd *)arg)->lc, LC_SAVE_TICK, 0);
-}
-
-/* SIGCHLD: a save may have ended. */
-static void
-robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	lifecycle_event(((struct robotsd *)arg)->lc, LC_CHLD, SIGCHLD);
-}
-
-/* Install the signal events and the lifecycle they feed. */
-static void
-robotsd_signals(struct robotsd *rd, struct signals *sig)
-{
-	signal(SIGPIPE, SIG_IGN);
-	rd->signals = sig;
-	if ((rd->lc = lifecycle_new(&robotsd_lc_ops, rd)) == NULL)
-		fatalx("out of memory");
-	sig->term = evsignal_new(rd->base, SIGTERM, robotsd_term_cb, rd);
-	sig->intr = evsignal_new(rd->base, SIGINT, robotsd_term_cb, rd);
-	sig->hup = evsignal_new(rd->base, SIGHUP, robotsd_hup_cb, rd);
-	sig->drain = event_new(rd->base, -1, EV_PERSIST, robotsd_drain_cb, rd);
-	sig->save = event_new(rd->base, -1, EV_PERSIST, robotsd_save_cb, rd);
-	sig->chld = evsignal_new(rd->base, SIGCHLD, robotsd_chld_cb, rd);
-	if (sig->term == NULL || sig->intr == NULL || sig->hup == NULL ||
-	    sig->drain == NULL || sig->save == NULL || sig->chld == NULL ||
-	    evsignal_add(sig->chld, NULL) == -1 ||
-	    evsignal_add(sig->term, NULL) == -1 ||
-	    evsignal_add(sig->intr, NULL) == -1 ||
-	    evsignal_add(sig->hup, NULL) == -1)
-		fatalx("cannot install signal handlers");
 }
 
 /* Options that this build does not act on yet, or that are for tests. */
@@ -942,14 +682,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	feed_free(rd->feed);
 	fetcher_free(rd->fetcher);
 	looplag_free(rd->looplag);
-	event_free(sig->term);
-	event_free(sig->intr);
-	event_free(sig->hup);
-	event_free(sig->drain);
-	event_free(sig->save);
-	event_free(sig->chld);
-	sysd_watchdog_stop(sig->watchdog);
-	lifecycle_free(rd->lc);
+	signals_free(rd, sig);
 	/* A host name lookup the tier cancelled ends, and frees, from here. */
 	event_base_loop(rd->base, EVLOOP_NONBLOCK);
 	event_base_free(rd->base);
@@ -997,7 +730,7 @@ main(int argc, char **argv)
 		robotsd_unclaim(&rd);
 		return startup_start_error(argc, argv, cause);
 	}
-	robotsd_signals(&rd, &sig);
+	signals_install(&rd, &sig, robotsd_reload);
 	startup_hold_signals(SIG_UNBLOCK);
 	lifecycle_schedule_save(rd.lc);
 	if ((sig.watchdog = sysd_watchdog_start(rd.base, &wd_usec)) != NULL)

@@ -25,13 +25,14 @@ struct script {
 	char log[1024];
 };
 
-/* Append one op's name (and an argument) to the log. */
+/* Append one op's name to the log, space-separated. */
 static void
 say(struct script *sc, const char *op)
 {
-	if (sc->log[0] != '\0')
-		strcat(sc->log, " ");
-	strcat(sc->log, op);
+	size_t len = strlen(sc->log);
+
+	snprintf(sc->log + len, sizeof(sc->log) - len, "%s%s",
+	    len > 0 ? " " : "", op);
 }
 
 /* Append an op's name with its number argument, as name(n). */
@@ -171,10 +172,10 @@ op_save_wait(void *a)
 	sc->save_running = 0;
 }
 
-static const struct lifecycle_ops ops = { op_now, op_settings,
-	op_announce_stop, op_stop_accepting, op_busy, op_expire_waiting,
-	op_drain_arm, op_exit_loop, op_break_loop, op_reload, op_save_arm,
-	op_save_start, op_save_cancel, op_save_poll, op_save_wait };
+static const struct lifecycle_ops ops = { op_now, op_settings, op_announce_stop,
+	op_stop_accepting, op_busy, op_expire_waiting, op_drain_arm,
+	op_exit_loop, op_break_loop, op_reload, op_save_arm, op_save_start,
+	op_save_cancel, op_save_poll, op_save_wait };
 
 static struct script sc;
 static struct lifecycle *lc;
@@ -299,7 +300,8 @@ START_TEST(save_past_timeout)
 	ck_assert_int_eq(sc.save_running, 0);
 	ck_assert_str_eq(sc.log,
 	    "save_start announce_stop(15) stop_accepting drain_arm busy "
-	    "exit_loop save_cancel(killed) save_start save_wait(timeout,killed)");
+	    "exit_loop save_cancel(killed) save_start "
+	    "save_wait(timeout,killed)");
 }
 END_TEST
 

@@ -1,10 +1,10 @@
 /*
- * robotsd.h: the daemon's one context object, passed down from main() so
+ * daemon.h: the daemon's one context object, passed down from main() so
  * that no module keeps hidden globals: the event base, the live config and
  * the modules it wires together.
  */
-#ifndef ROBOTSD_ROBOTSD_H
-#define ROBOTSD_ROBOTSD_H
+#ifndef ROBOTSD_DAEMON_H
+#define ROBOTSD_DAEMON_H
 
 #include <stdint.h>
 
@@ -49,4 +49,4 @@ struct robotsd {
 	char where[256]; /* the socket served, as systemctl status shows it */
 };
 
-#endif /* ROBOTSD_ROBOTSD_H */
+#endif /* ROBOTSD_DAEMON_H */
