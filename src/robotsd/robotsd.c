@@ -1,12 +1,13 @@
 /*
  * robotsd.c: main. Loads the configuration, wires the modules onto one
- * libevent loop (fetcher, cache, server), handles the signals (TERM/INT:
- * stop accepting, answer what is in flight, exit 0; HUP: reload) and tears
- * everything down again. Exit status: 0 after a stop, EX_CONFIG (78) for a
- * bad command line, config file or passed socket (restarting cannot help),
- * 1 for any other failure. A config that does not load, or that robotsd
- * cannot start with (robotsd_claim()), when systemd handed robotsd its
- * socket is not an exit: see startup.h's config-error mode.
+ * libevent loop (fetcher, cache, server), installs the signal and timer
+ * events (signals.h) that drive the lifecycle (lifecycle.h: TERM/INT stop
+ * accepting, answer what is in flight, exit 0; HUP reloads) and tears
+ * everything down again. Exit status: 0 after a stop, EX_CONFIG
+ * (78) for a bad command line, config file or passed socket (restarting
+ * cannot help), 1 for any other failure. A config that does not load, or
+ * that robotsd cannot start with (robotsd_claim()), when systemd handed
+ * robotsd its socket is not an exit: see startup.h's config-error mode.
  */
 #include <config.h>
 
@@ -38,126 +39,19 @@
 #include "base/log.h"
 #include "base/looplag.h"
 #include "conn/metrics.h"
-#include "robotsd.h"
+#include "daemon.h"
 #include "base/sd.h"
 #include "persist/saver.h"
 #include "persist/state.h"
 #include "conn/server.h"
+#include "lifecycle.h"
+#include "signals.h"
 #include "startup.h"
 #include "stats.h"
 #ifdef HAVE_REDIS
 #include "tier/shared.h"
 #include "tier/tier.h"
 #endif
-
-/* How often a stopping daemon looks whether its clients are answered. */
-#define DRAIN_POLL_USEC 20000
-/*
- * The longest a state file save may take before it is abandoned: with the
- * drain (--fetch-timeout + 2 s by default) well within systemd's 90 s.
- */
-#define STATE_SAVE_TIMEOUT 30.0
-
-static void robotsd_schedule_save(struct robotsd *);
-static void robotsd_save_cb(evutil_socket_t, short, void *);
-static void robotsd_chld_cb(evutil_socket_t, short, void *);
-
-struct signals {
-	struct event *term, *intr, *hup, *drain;
-	struct event *save;     /* --state-save-interval */
-	struct event *chld;     /* a save's child process ended */
-	struct event *watchdog; /* NULL unless WatchdogSec= */
-	double drain_deadline;
-	int expired; /* waiting checks were answered "timeout" */
-};
-
-/*
- * Drain: exit once every client is answered. At the deadline, checks still
- * waiting are answered "timeout" and get one more second to be written.
- */
-static void
-robotsd_drain_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct robotsd *rd = arg;
-	struct signals *sig = rd->signals;
-
-	(void)fd;
-	(void)what;
-	if (!server_busy(rd->server))
-		event_base_loopexit(rd->base, NULL);
-	else if (clock_wall(NULL) >= sig->drain_deadline) {
-		if (sig->expired)
-			event_base_loopexit(rd->base, NULL);
-		dispatch_expire_waiting(rd->dispatch);
-		sig->expired = 1;
-		sig->drain_deadline = clock_wall(NULL) + 1;
-	}
-}
-
-/* The origins being fetched, for the stopping line: a count and a few. */
-struct stop_fetches {
-	size_t n;
-	struct buf names; /* the first STOP_ORIGINS, comma-separated */
-};
-#define STOP_ORIGINS 5
-
-static void
-robotsd_stop_fetch_cb(const struct cache_entry *e, int good, void *arg)
-{
-	struct stop_fetches *sf = arg;
-
-	(void)good;
-	if (sf->n++ >= STOP_ORIGINS)
-		return;
-	if (sf->names.len > 0)
-		buf_lit(&sf->names, ",");
-	buf_add(&sf->names, e->origin, strlen(e->origin));
-}
-
-/*
- * The one line a stop logs: what it waits for (checks waiting, fetches
- * under way and their first origins) and for how long at most.
- */
-static void
-robotsd_log_stopping(struct robotsd *rd, int signo)
-{
-	struct stop_fetches sf = { 0, BUF_INIT(0) };
-	char kv[LOG_KV_BUF];
-
-	cache_foreach_fetching(rd->cache, robotsd_stop_fetch_cb, &sf);
-	buf_add(&sf.names, "", 1);
-	log_event(LOG_INFO, "stopping",
-	    "signal=%d waiting=%zu fetches=%zu origins=%s stop_timeout=%ld",
-	    signo, cache_stats(rd->cache)->waiting, sf.n,
-	    log_kvs(sf.names.state == BUF_OK && sf.n > 0 ? sf.names.p : NULL,
-	        kv, sizeof(kv)),
-	    rd->conf->stop_timeout);
-	buf_clear(&sf.names);
-}
-
-/* SIGTERM/SIGINT: stop accepting and drain; a second one exits now. */
-static void
-robotsd_term_cb(evutil_socket_t signo, short what, void *arg)
-{
-	struct robotsd *rd = arg;
-	const struct config *cf = rd->conf;
-	struct signals *sig = rd->signals;
-	struct timeval tv = { 0, DRAIN_POLL_USEC };
-
-	(void)what;
-	if (rd->stopping) {
-		event_base_loopbreak(rd->base);
-		return;
-	}
-	robotsd_log_stopping(rd, (int)signo);
-	rd->stopping = 1;
-	metrics_set_health(rd->metrics, METRICS_STOPPING);
-	sysd_status("stopping: answering the checks in flight");
-	sysd_stopping();
-	server_stop_accepting(rd->server);
-	sig->drain_deadline = clock_wall(NULL) + (double)cf->stop_timeout;
-	evtimer_add(sig->drain, &tv);
-}
 
 /* The cache fetches through the fetcher (cache.h's interface). */
 static void *
@@ -343,51 +237,31 @@ robotsd_reloaded(struct robotsd *rd, const char *kept)
 	sysd_ready();
 }
 
-/* SIGHUP: reload the config file; the command line keeps winning. */
-static void
-robotsd_hup_cb(evutil_socket_t signo, short what, void *arg)
+/*
+ * SIGHUP: reload the config file; the command line keeps winning. 0 once
+ * the new config is applied and said, -1 when the old one is kept.
+ */
+static int
+robotsd_reload(void *arg)
 {
 	struct robotsd *rd = arg;
 	struct config *cf;
 	char *cause = NULL, *kept = NULL, kv[LOG_KV_BUF];
 
-	(void)signo;
-	(void)what;
 	sysd_reloading();
 	if ((cf = config_reload(rd->conf, &kept, &cause)) == NULL) {
 		log_event(LOG_ERR, "reload", "outcome=failed error=%s",
 		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
 		sysd_ready();
-		return;
+		return -1;
 	}
 	config_free(rd->conf);
 	rd->conf = cf;
 	robotsd_configure(rd);
-	robotsd_schedule_save(rd);
 	robotsd_reloaded(rd, kept);
 	free(kept);
-}
-
-/* Install the signal events. */
-static void
-robotsd_signals(struct robotsd *rd, struct signals *sig)
-{
-	signal(SIGPIPE, SIG_IGN);
-	rd->signals = sig;
-	sig->term = evsignal_new(rd->base, SIGTERM, robotsd_term_cb, rd);
-	sig->intr = evsignal_new(rd->base, SIGINT, robotsd_term_cb, rd);
-	sig->hup = evsignal_new(rd->base, SIGHUP, robotsd_hup_cb, rd);
-	sig->drain = event_new(rd->base, -1, EV_PERSIST, robotsd_drain_cb, rd);
-	sig->save = event_new(rd->base, -1, EV_PERSIST, robotsd_save_cb, rd);
-	sig->chld = evsignal_new(rd->base, SIGCHLD, robotsd_chld_cb, rd);
-	if (sig->term == NULL || sig->intr == NULL || sig->hup == NULL ||
-	    sig->drain == NULL || sig->save == NULL || sig->chld == NULL ||
-	    evsignal_add(sig->chld, NULL) == -1 ||
-	    evsignal_add(sig->term, NULL) == -1 ||
-	    evsignal_add(sig->intr, NULL) == -1 ||
-	    evsignal_add(sig->hup, NULL) == -1)
-		fatalx("cannot install signal handlers");
+	return 0;
 }
 
 /* Options that this build does not act on yet, or that are for tests. */
@@ -437,59 +311,6 @@ robotsd_load_state(struct robotsd *rd)
 	} else
 		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
 		    log_kvs(cf->state_file, kv, sizeof(kv)));
-}
-
-/*
- * Save the cache for the next run, if --state-file says where: in a child
- * process (saver.h). At exit, a periodic save still running is replaced by
- * a fresh one, waited for until its deadline.
- */
-static void
-robotsd_save_state(struct robotsd *rd, int at_exit)
-{
-	const struct config *cf = rd->conf;
-
-	if (cf->state_file == NULL)
-		return;
-	if (at_exit)
-		saver_cancel(rd->saver, "superseded by the save at exit");
-	if (saver_start(rd->saver, rd->cache, cf->state_file,
-	        STATE_SAVE_TIMEOUT) == 0 &&
-	    at_exit)
-		saver_wait(rd->saver);
-}
-
-/* --state-save-interval ran out: save, so a crash loses at most that. */
-static void
-robotsd_save_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	robotsd_save_state(arg, 0);
-}
-
-/* SIGCHLD: reap a save that ended. */
-static void
-robotsd_chld_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct robotsd *rd = arg;
-
-	(void)fd;
-	(void)what;
-	saver_poll(rd->saver);
-}
-
-/* (Re)arm the periodic save after start or a reload. */
-static void
-robotsd_schedule_save(struct robotsd *rd)
-{
-	const struct config *cf = rd->conf;
-	struct signals *sig = rd->signals;
-	struct timeval tv = { cf->state_save_interval, 0 };
-
-	evtimer_del(sig->save);
-	if (cf->state_file != NULL && tv.tv_sec > 0)
-		event_add(sig->save, &tv);
 }
 
 /*
@@ -850,7 +671,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	metrics_free(rd->metrics);
 	server_free(rd->server);
 	dispatch_free(rd->dispatch);
-	robotsd_save_state(rd, 1);
+	lifecycle_save_at_exit(rd->lc);
 	saver_free(rd->saver);
 	cache_free(rd->cache);
 	archive_free(rd->archive); /* writes what is queued */
@@ -861,13 +682,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	feed_free(rd->feed);
 	fetcher_free(rd->fetcher);
 	looplag_free(rd->looplag);
-	event_free(sig->term);
-	event_free(sig->intr);
-	event_free(sig->hup);
-	event_free(sig->drain);
-	event_free(sig->save);
-	event_free(sig->chld);
-	sysd_watchdog_stop(sig->watchdog);
+	signals_free(rd, sig);
 	/* A host name lookup the tier cancelled ends, and frees, from here. */
 	event_base_loop(rd->base, EVLOOP_NONBLOCK);
 	event_base_free(rd->base);
@@ -915,9 +730,9 @@ main(int argc, char **argv)
 		robotsd_unclaim(&rd);
 		return startup_start_error(argc, argv, cause);
 	}
-	robotsd_signals(&rd, &sig);
+	signals_install(&rd, &sig, robotsd_reload);
 	startup_hold_signals(SIG_UNBLOCK);
-	robotsd_schedule_save(&rd);
+	lifecycle_schedule_save(rd.lc);
 	if ((sig.watchdog = sysd_watchdog_start(rd.base, &wd_usec)) != NULL)
 		log_event(
 		    LOG_INFO, "watchdog", "interval_ms=%llu", wd_usec / 1000);

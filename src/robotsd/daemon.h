@@ -1,10 +1,10 @@
 /*
- * robotsd.h: the daemon's one context object, passed down from main() so
+ * daemon.h: the daemon's one context object, passed down from main() so
  * that no module keeps hidden globals: the event base, the live config and
  * the modules it wires together.
  */
-#ifndef ROBOTSD_ROBOTSD_H
-#define ROBOTSD_ROBOTSD_H
+#ifndef ROBOTSD_DAEMON_H
+#define ROBOTSD_DAEMON_H
 
 #include <stdint.h>
 
@@ -24,6 +24,7 @@ struct saver;
 struct tier;
 struct shared;
 struct looplag;
+struct lifecycle;
 
 struct robotsd {
 	struct event_base *base;
@@ -44,8 +45,8 @@ struct robotsd {
 	struct stats_sources stats; /* what the counters table reads */
 	struct stats_limits limits; /* the configured limits, as gauges */
 	struct signals *signals;
-	int stopping;    /* SIGTERM/SIGINT seen: draining */
+	struct lifecycle *lc; /* stop, drain, reload and saves */
 	char where[256]; /* the socket served, as systemctl status shows it */
 };
 
-#endif /* ROBOTSD_ROBOTSD_H */
+#endif /* ROBOTSD_DAEMON_H */
