@@ -232,6 +232,39 @@ jw_members(struct jw *w, const char *s, size_t len)
 	buf_add(w->b, s, len);
 }
 
+/*
+ * A string known to need no escaping (an origin the URL splitter found
+ * plain, a name from a table), copied as it is.
+ */
+static inline void
+jw_vplain(struct jw *w, const char *s, size_t len)
+{
+	jw_pre(w);
+	buf_add(w->b, "\"", 1);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\"", 1);
+}
+
+/*
+ * Before one member of the open object that a function of struct buf
+ * writes as text ("k":v, no comma): its comma, unless it is the first.
+ * The buffer to write it to.
+ */
+static inline struct buf *
+jw_member_buf(struct jw *w)
+{
+	unsigned long bit = 1ul << w->depth;
+
+	if (w->depth == 0 || (w->arr & bit) || w->keyed) {
+		jw_misuse(w);
+		return w->b;
+	}
+	if (w->more & bit)
+		buf_add(w->b, ",", 1);
+	w->more |= bit;
+	return w->b;
+}
+
 /* Key and value at once. */
 #define jw_kstr(w, k, s, n) (jw_key(w, k), jw_vstr((w), (s), (n)))
 #define jw_kint(w, k, v) (jw_key(w, k), jw_vint((w), (v)))
@@ -241,6 +274,7 @@ jw_members(struct jw *w, const char *s, size_t len)
 #define jw_knull(w, k) (jw_key(w, k), jw_vnull(w))
 #define jw_kjson(w, k, v) (jw_key(w, k), jw_vjson((w), (v)))
 #define jw_klit(w, k, s) (jw_key(w, k), jw_vlit((w), s))
+#define jw_kplain(w, k, s, n) (jw_key(w, k), jw_vplain((w), (s), (n)))
 
 /* Everything opened was closed and nothing was misused. */
 static inline int

@@ -590,6 +590,15 @@ jw_members_and_keys(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_plain_and_member_text(struct jw *w)
+{
+	jw_obj(w);
+	buf_lit(jw_member_buf(w), "\"e\":{}");
+	jw_kplain(w, "o", "http://a", 8);
+	buf_lit(jw_member_buf(w), "\"t\":1");
+	jw_end(w);
+}
+static void
 jw_top_array(struct jw *w)
 {
 	jw_arr(w);
@@ -618,6 +627,8 @@ START_TEST(test_jw_structure_places_commas_and_closers)
 		    "\"from\":[\"a\\\"b\",{},[],null]}" },
 		{ jw_members_and_keys, "", 0,
 		    "{\"a\":1,\"x\\ny\":0.5,\"b\":2,\"c\":3,\"d\":[]}" },
+		{ jw_plain_and_member_text, "", 0,
+		    "{\"e\":{},\"o\":\"http://a\",\"t\":1}" },
 		{ jw_top_array, "", 0, "[true,{\"k\":1},null]" },
 		{ jw_resumed, "{", 0, "{\"n\":-3}" },
 		{ jw_resumed, "{\"id\":1", 1, "{\"id\":1,\"n\":-3}" },

@@ -185,6 +185,8 @@ dispatch_extra_lines(struct buf *b, const struct robots *r)
 static void
 dispatch_retry(struct buf *b, const struct cache_entry *e)
 {
+	struct jw w;
+
 	buf_lit(b, "{\"fail_streak\":");
 	jw_int(b, e->fail_streak);
 	buf_lit(b, ",\"failing_since\":");
@@ -194,7 +196,8 @@ dispatch_retry(struct buf *b, const struct cache_entry *e)
 	buf_lit(b, ",\"last_error\":");
 	dispatch_cstr(b, e->last_error);
 	buf_lit(b, ",\"cause\":");
-	check_cause(b, e);
+	jw_init(&w, b);
+	check_cause(&w, e);
 	buf_lit(b, "}");
 }
 
