@@ -104,9 +104,12 @@ jw_pre(struct jw *w)
 /* A key in the open object, from a literal: jw_key(w, "allowed"). */
 #define jw_key(w, k) jw_key_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
 
-/* lit is ,"key": — the comma is written only after a member. */
+/*
+ * lit is ,"key":value, a whole member (or ,"key": when jw_key_lit() goes
+ * on to the value): the comma is written only after a member.
+ */
 static inline void
-jw_key_lit(struct jw *w, const char *lit, size_t n)
+jw_member_lit(struct jw *w, const char *lit, size_t n)
 {
 	unsigned long bit = 1ul << w->depth;
 	size_t skip = !(w->more & bit);
@@ -116,9 +119,24 @@ jw_key_lit(struct jw *w, const char *lit, size_t n)
 		return;
 	}
 	w->more |= bit;
-	w->keyed = 1;
 	buf_add(w->b, lit + skip, n - skip);
 }
+
+/* lit is ,"key": and the next value is that key's. */
+static inline void
+jw_key_lit(struct jw *w, const char *lit, size_t n)
+{
+	jw_member_lit(w, lit, n);
+	w->keyed = !w->bad;
+}
+
+/*
+ * A whole member from a literal ,"key":value in one copy (the comma only
+ * after a member): jw_kvlit(w, "ok", "true"). The value must be one
+ * whole JSON value.
+ */
+#define jw_kvlit(w, k, v)                                                      \
+	jw_member_lit((w), ",\"" k "\":" v, sizeof(",\"" k "\":" v) - 1)
 
 /* A key of any bytes (escaped as jw_str() escapes them). */
 void jw_key_str(struct jw *, const char *s, size_t len);
@@ -239,10 +257,20 @@ jw_members(struct jw *w, const char *s, size_t len)
 static inline void
 jw_vplain(struct jw *w, const char *s, size_t len)
 {
+	struct buf *b = w->b;
+
 	jw_pre(w);
-	buf_add(w->b, "\"", 1);
-	buf_add(w->b, s, len);
-	buf_add(w->b, "\"", 1);
+	if (len + 2 <= b->cap - b->len && b->state == BUF_OK &&
+	    (b->max == 0 || len + 2 <= b->max - b->len)) {
+		b->p[b->len] = '"'; /* in one go: the room is there */
+		memcpy(b->p + b->len + 1, s, len);
+		b->p[b->len + len + 1] = '"';
+		b->len += len + 2;
+		return;
+	}
+	buf_add(b, "\"", 1);
+	buf_add(b, s, len);
+	buf_add(b, "\"", 1);
 }
 
 /*
@@ -270,8 +298,9 @@ jw_member_buf(struct jw *w)
 #define jw_kint(w, k, v) (jw_key(w, k), jw_vint((w), (v)))
 #define jw_kint_or_null(w, k, v) (jw_key(w, k), jw_vint_or_null((w), (v)))
 #define jw_kreal(w, k, v) (jw_key(w, k), jw_vreal((w), (v)))
-#define jw_kbool(w, k, v) (jw_key(w, k), jw_vbool((w), (v)))
-#define jw_knull(w, k) (jw_key(w, k), jw_vnull(w))
+#define jw_kbool(w, k, v)                                                      \
+	((v) ? jw_kvlit(w, k, "true") : jw_kvlit(w, k, "false"))
+#define jw_knull(w, k) jw_kvlit(w, k, "null")
 #define jw_kjson(w, k, v) (jw_key(w, k), jw_vjson((w), (v)))
 #define jw_klit(w, k, s) (jw_key(w, k), jw_vlit((w), s))
 #define jw_kplain(w, k, s, n) (jw_key(w, k), jw_vplain((w), (s), (n)))
