@@ -107,12 +107,13 @@ jw_pre(struct jw *w)
 #define jw_key(w, k) jw_key_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
 
 /*
- * lit is ,"key": — the comma is written only after a member. Each branch
+ * lit is ,"key":value, a whole member (or ,"key": when jw_key_lit() goes
+ * on to the value): the comma is written only after a member. Each branch
  * adds a length the compiler knows from the literal, so the copy is a few
  * moves rather than a call.
  */
 static inline void
-jw_key_lit(struct jw *w, const char *lit, size_t n)
+jw_member_lit(struct jw *w, const char *lit, size_t n)
 {
 	unsigned long bit = 1ul << w->depth;
 
@@ -120,13 +121,28 @@ jw_key_lit(struct jw *w, const char *lit, size_t n)
 		jw_misuse(w);
 		return;
 	}
-	w->keyed = 1;
 	if (w->more & bit)
 		buf_add(w->b, lit, n);
 	else
 		buf_add(w->b, lit + 1, n - 1);
 	w->more |= bit;
 }
+
+/* lit is ,"key": and the next value is that key's. */
+static inline void
+jw_key_lit(struct jw *w, const char *lit, size_t n)
+{
+	jw_member_lit(w, lit, n);
+	w->keyed = !w->bad;
+}
+
+/*
+ * A whole member from a literal ,"key":value in one copy (the comma only
+ * after a member): jw_kvlit(w, "ok", "true"). The value must be one
+ * whole JSON value.
+ */
+#define jw_kvlit(w, k, v)                                                      \
+	jw_member_lit((w), ",\"" k "\":" v, sizeof(",\"" k "\":" v) - 1)
 
 /* A key of any bytes (escaped as jw_str() escapes them). */
 void jw_key_str(struct jw *, const char *s, size_t len);
@@ -243,15 +259,6 @@ jw_vjson(struct jw *w, const json_t *v)
 	jw_pre(w);
 	jw_json(w->b, v);
 }
-/* A name of the program's own as a string value (as jw_key_name()). */
-static inline void
-jw_vname(struct jw *w, const char *s, size_t len)
-{
-	jw_pre(w);
-	buf_add(w->b, "\"", 1);
-	buf_add(w->b, s, len);
-	buf_add(w->b, "\"", 1);
-}
 /* A value already encoded as JSON text (one whole value). */
 static inline void
 jw_vraw(struct jw *w, const char *s, size_t len)
@@ -274,15 +281,52 @@ jw_members(struct jw *w, const char *s, size_t len)
 	buf_add(w->b, s, len);
 }
 
+/*
+ * A string known to need no escaping (an origin the URL splitter found
+ * plain, a name of the program's own from a table), copied as it is.
+ */
+static inline void
+jw_vplain(struct jw *w, const char *s, size_t len)
+{
+	struct buf *b = w->b;
+
+	jw_pre(w);
+	if (len + 2 <= b->cap - b->len && b->state == BUF_OK &&
+	    (b->max == 0 || len + 2 <= b->max - b->len)) {
+		b->p[b->len] = '"'; /* in one go: the room is there */
+		memcpy(b->p + b->len + 1, s, len);
+		b->p[b->len + len + 1] = '"';
+		b->len += len + 2;
+		return;
+	}
+	buf_add(b, "\"", 1);
+	buf_add(b, s, len);
+	buf_add(b, "\"", 1);
+}
+
+/*
+ * Before one member of the open object that a function of struct buf
+ * writes as text ("k":v, no comma): its comma, unless it is the first.
+ * The buffer to write it to.
+ */
+static inline struct buf *
+jw_member_buf(struct jw *w)
+{
+	jw_member_pre(w);
+	return w->b;
+}
+
 /* Key and value at once. */
 #define jw_kstr(w, k, s, n) (jw_key(w, k), jw_vstr((w), (s), (n)))
 #define jw_kint(w, k, v) (jw_key(w, k), jw_vint((w), (v)))
 #define jw_kint_or_null(w, k, v) (jw_key(w, k), jw_vint_or_null((w), (v)))
 #define jw_kreal(w, k, v) (jw_key(w, k), jw_vreal((w), (v)))
-#define jw_kbool(w, k, v) (jw_key(w, k), jw_vbool((w), (v)))
-#define jw_knull(w, k) (jw_key(w, k), jw_vnull(w))
+#define jw_kbool(w, k, v)                                                      \
+	((v) ? jw_kvlit(w, k, "true") : jw_kvlit(w, k, "false"))
+#define jw_knull(w, k) jw_kvlit(w, k, "null")
 #define jw_kjson(w, k, v) (jw_key(w, k), jw_vjson((w), (v)))
 #define jw_klit(w, k, s) (jw_key(w, k), jw_vlit((w), s))
+#define jw_kplain(w, k, s, n) (jw_key(w, k), jw_vplain((w), (s), (n)))
 
 /* Everything opened was closed and nothing was misused. */
 static inline int

@@ -29,7 +29,7 @@ jw_int_str(struct jw *w, int64_t v)
 static void
 name(struct jw *w, const char *s)
 {
-	jw_vname(w, s, strlen(s));
+	jw_vplain(w, s, strlen(s));
 }
 
 /* One statement of usage_from, an element of the open array. */

@@ -596,12 +596,29 @@ jw_names(struct jw *w)
 {
 	jw_obj(w);
 	jw_key_name(w, "train-ai", 8);
-	jw_vname(w, "allowed", 7);
+	jw_vplain(w, "allowed", 7);
 	jw_key_name(w, "rules", 5);
 	jw_arr(w);
-	jw_vname(w, "noindex", 7);
-	jw_vname(w, "", 0);
+	jw_vplain(w, "noindex", 7);
+	jw_vplain(w, "", 0);
 	jw_end(w);
+	jw_end(w);
+}
+static void
+jw_members_at_top(struct jw *w)
+{
+	jw_kvlit(w, "k", "1");
+	(void)jw_member_buf(w);
+}
+static void
+jw_plain_and_member_text(struct jw *w)
+{
+	jw_obj(w);
+	buf_lit(jw_member_buf(w), "\"e\":{}");
+	jw_kplain(w, "o", "http://a", 8);
+	buf_lit(jw_member_buf(w), "\"t\":1");
+	jw_kvlit(w, "n", "null");
+	jw_kbool(w, "f", 0);
 	jw_end(w);
 }
 static void
@@ -635,6 +652,9 @@ START_TEST(test_jw_structure_places_commas_and_closers)
 		    "{\"a\":1,\"x\\ny\":0.5,\"b\":2,\"c\":3,\"d\":[]}" },
 		{ jw_names, "", 0,
 		    "{\"train-ai\":\"allowed\",\"rules\":[\"noindex\",\"\"]}" },
+		{ jw_plain_and_member_text, "", 0,
+		    "{\"e\":{},\"o\":\"http://a\",\"t\":1,\"n\":null,"
+		    "\"f\":false}" },
 		{ jw_top_array, "", 0, "[true,{\"k\":1},null]" },
 		{ jw_resumed, "{", 0, "{\"n\":-3}" },
 		{ jw_resumed, "{\"id\":1", 1, "{\"id\":1,\"n\":-3}" },
@@ -680,7 +700,7 @@ jw_name_key_in_array(struct jw *w)
 {
 	jw_arr(w);
 	jw_key_name(w, "k", 1);
-	jw_vname(w, "v", 1);
+	jw_vplain(w, "v", 1);
 	jw_end(w);
 }
 static void
@@ -725,6 +745,7 @@ START_TEST(test_jw_misuse_fails_the_buffer)
 		jw_end_after_key,
 		jw_end_too_often,
 		jw_too_deep,
+		jw_members_at_top,
 	};
 	struct buf b = BUF_INIT(0);
 	struct jw w;

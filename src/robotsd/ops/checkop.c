@@ -60,7 +60,7 @@ struct check_waiting {
 	char *copies;          /* the agent and tokens, the URLs of items[] */
 	struct wire_str tokens[PROTO_MAX_TOKENS];
 	struct buf head; /* the answer up to the rows of items[] */
-	size_t rows;     /* rows already in head */
+	struct jw hw;    /* the writer at the end of head (its b rebound) */
 	size_t n, left;
 	struct event *timer;
 	struct check_item items[];
@@ -107,11 +107,12 @@ check_lookup(const struct check_run *r, const char *origin,
 
 /*
  * The one way a URL of check r is answered: its row (or whole object)
- * into b when it is settled: a bad URL, /robots.txt, an origin settled in
- * the cache or, with a waiter, whatever cache_check() says but "wait".
+ * as the next value of jw when it is settled: a bad URL, /robots.txt, an origin
+ * settled in the cache or, with a waiter, whatever cache_check() says but
+ * "wait".
  */
 static enum check_row
-check_row(struct buf *b, const struct check_run *r, const struct wire_str *url,
+check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
     struct check_memo *m, struct cache_waiter *w)
 {
 	const struct cache_entry *e;
@@ -121,48 +122,48 @@ check_row(struct buf *b, const struct check_run *r, const struct wire_str *url,
 
 	if ((ue = robots_url_split(url->p, url->len, &u)) != URL_OK) {
 		check_error_object(
-		    b, r, url, proto_url_err(ue), robots_url_err_message(ue));
+		    jw, r, url, proto_url_err(ue), robots_url_err_message(ue));
 		return ROW_DONE;
 	}
 	if (strcmp(u.v.path, "/robots.txt") == 0) {
-		check_begin(b, r, url, 1);
-		check_robots_txt_fields(b, r, &u);
-		buf_lit(b, "}");
+		check_begin(jw, r, url, 1);
+		check_robots_txt_fields(jw, r, &u);
+		jw_end(jw);
 		robots_url_split_clear(&u);
 		return ROW_DONE;
 	}
 	switch (check_lookup(r, u.v.origin, m, w, &e)) {
 	case CACHE_HIT:
-		check_begin(b, r, url, 1);
-		check_verdict(b, r, &u, e, CHECK_CACHE);
-		buf_lit(b, "}");
+		check_begin(jw, r, url, 1);
+		check_verdict(jw, r, &u, e, CHECK_CACHE);
+		jw_end(jw);
 		break;
 	case CACHE_STALE:
-		check_begin(b, r, url, 1);
-		check_verdict(b, r, &u, e, CHECK_STALE);
-		buf_lit(b, "}");
+		check_begin(jw, r, url, 1);
+		check_verdict(jw, r, &u, e, CHECK_STALE);
+		jw_end(jw);
 		break;
 	case CACHE_MISS:
 		done = w == NULL ? ROW_MISS : ROW_DONE;
 		if (w != NULL) /* cache_check() never answers it */
 			check_error_object(
-			    b, r, url, PE_INTERNAL, "out of memory");
+			    jw, r, url, PE_INTERNAL, "out of memory");
 		break;
 	case CACHE_WAIT:
 		done = ROW_WAIT;
 		break;
 	case CACHE_PENDING:
-		check_begin(b, r, url, 1);
-		check_pending_fields(b, &u);
-		buf_lit(b, "}");
+		check_begin(jw, r, url, 1);
+		check_pending_fields(jw, &u);
+		jw_end(jw);
 		break;
 	case CACHE_OVERLOADED:
 		log_event(LOG_WARNING, "overloaded", "why=max_waiting");
-		check_error_object(b, r, url, PE_OVERLOADED,
+		check_error_object(jw, r, url, PE_OVERLOADED,
 		    "too many checks are waiting on fetches");
 		break;
 	case CACHE_NOMEM:
-		check_error_object(b, r, url, PE_INTERNAL, "out of memory");
+		check_error_object(jw, r, url, PE_INTERNAL, "out of memory");
 		break;
 	}
 	robots_url_split_clear(&u);
@@ -225,6 +226,7 @@ check_finish(struct check_waiting *p)
 {
 	struct session *s = p->run.s;
 	struct buf b = BUF_INIT(0);
+	struct jw w = p->hw;
 	double t0 = s->out->t0;
 	unsigned char kind = s->out->kind;
 	int waited = p->timer != NULL;
@@ -233,15 +235,14 @@ check_finish(struct check_waiting *p)
 	if (p->head.state != BUF_OK)
 		b.state = p->head.state;
 	buf_add(&b, p->head.p, p->head.len);
-	for (i = 0; i < p->n; i++) {
-		if (p->run.batch && (i > 0 || p->rows > 0))
-			buf_lit(&b, ",");
-		buf_add(&b, p->items[i].row.p, p->items[i].row.len);
+	w.b = &b;
+	for (i = 0; i < p->n; i++)
+		jw_vraw(&w, p->items[i].row.p, p->items[i].row.len);
+	if (p->run.batch) {
+		jw_end(&w); /* "results" */
+		jw_end(&w);
 	}
-	if (p->run.batch)
-		buf_lit(&b, "]}\n");
-	else
-		buf_lit(&b, "\n");
+	buf_lit(&b, "\n");
 	if (waited) {
 		TAILQ_REMOVE(&s->waiting, p, link);
 		s->out->t0 = p->run.t0; /* the latency is this check's */
@@ -256,6 +257,17 @@ check_finish(struct check_waiting *p)
 	check_free(p);
 }
 
+/* The row of item it of p: an error object. */
+static void
+check_item_error(struct check_waiting *p, struct check_item *it,
+    enum proto_err err, const char *msg)
+{
+	struct jw rw;
+
+	jw_init(&rw, &it->row);
+	check_error_object(&rw, &p->run, &it->url, err, msg);
+}
+
 /* A fetch an item waited on ended: answer it from the fresh entry. */
 static void
 check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
@@ -263,18 +275,18 @@ check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 	struct check_item *it = w->arg;
 	struct check_waiting *p = it->p;
 	struct robots_url u;
+	struct jw rw;
 
 	if (w->error != NULL)
-		check_error_object(
-		    &it->row, &p->run, &it->url, PE_INTERNAL, w->error);
+		check_item_error(p, it, PE_INTERNAL, w->error);
 	else if (robots_url_split(it->url.p, it->url.len, &u) != URL_OK)
-		check_error_object(
-		    &it->row, &p->run, &it->url, PE_INTERNAL, "out of memory");
+		check_item_error(p, it, PE_INTERNAL, "out of memory");
 	else {
-		check_begin(&it->row, &p->run, &it->url, 1);
-		check_verdict(&it->row, &p->run, &u, e,
+		jw_init(&rw, &it->row);
+		check_begin(&rw, &p->run, &it->url, 1);
+		check_verdict(&rw, &p->run, &u, e,
 		    e->shared ? CHECK_SHARED : CHECK_FETCHED);
-		buf_lit(&it->row, "}");
+		jw_end(&rw);
 		robots_url_split_clear(&u);
 	}
 	it->done = 1;
@@ -298,7 +310,7 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 		if (it->done)
 			continue;
 		cache_waiter_cancel(&it->w);
-		check_error_object(&it->row, &p->run, &it->url, PE_TIMEOUT,
+		check_item_error(p, it, PE_TIMEOUT,
 		    "the robots.txt fetch did not end in time");
 		it->done = 1;
 	}
@@ -312,18 +324,20 @@ static void
 check_item(struct check_waiting *p, struct check_item *it, struct check_memo *m)
 {
 	struct session *s = p->run.s;
+	struct jw rw;
 
 	it->p = p;
 	it->w.cb = check_wait_cb;
 	it->w.arg = it;
-	if (check_row(&it->row, &p->run, &it->url, m, &it->w) != ROW_WAIT)
+	jw_init(&rw, &it->row);
+	if (check_row(&rw, &p->run, &it->url, m, &it->w) != ROW_WAIT)
 		it->done = 1;
 	else if (s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
 		log_event(LOG_WARNING, "overloaded",
 		    "why=connection_max_waiting max=%d",
 		    CHECK_SESSION_MAX_WAITING);
 		cache_waiter_cancel(&it->w);
-		check_error_object(&it->row, &p->run, &it->url, PE_OVERLOADED,
+		check_item_error(p, it, PE_OVERLOADED,
 		    "too many checks of this connection are waiting on "
 		    "fetches");
 		it->done = 1;
@@ -343,13 +357,13 @@ check_copy(char **c, const char *s, size_t len)
 }
 
 /*
- * The check r from its URL urls[0] on (n of them, rows already in the
- * answer so far, head): made to outlive its line, with one copy of the
+ * The check r from its URL urls[0] on (n of them; the answer so far in
+ * head, written by hw): made to outlive its line, with one copy of the
  * strings it still needs.
  */
 static struct check_waiting *
 check_keep(const struct check_run *r, const struct buf *head,
-    const struct wire_str *urls, size_t n, size_t rows)
+    const struct jw *hw, const struct wire_str *urls, size_t n)
 {
 	const struct wire_check *req = r->req;
 	struct check_waiting *p;
@@ -388,7 +402,8 @@ check_keep(const struct check_run *r, const struct buf *head,
 	if (head->state != BUF_OK)
 		p->head.state = head->state;
 	buf_add(&p->head, head->p, head->len);
-	p->rows = rows;
+	p->hw = *hw;
+	p->hw.b = NULL; /* rebound to the whole answer when it is sent */
 	p->n = n;
 	return p;
 }
@@ -416,9 +431,9 @@ check_park(struct check_waiting *p)
  */
 static void
 check_rest(const struct check_run *r, const struct buf *head,
-    const struct wire_str *urls, size_t n, size_t rows)
+    const struct jw *hw, const struct wire_str *urls, size_t n)
 {
-	struct check_waiting *p = check_keep(r, head, urls, n, rows);
+	struct check_waiting *p = check_keep(r, head, hw, urls, n);
 	struct check_memo m = { NULL };
 	size_t i;
 
@@ -442,27 +457,27 @@ check_op(
 		c->urls != NULL, s->out->t0 };
 	const struct wire_str one = { c->url, c->url_len, 0 };
 	const struct wire_str *urls = r.batch ? c->urls : &one;
-	size_t i, n = r.batch ? c->nurls : 1, mark;
+	size_t i, n = r.batch ? c->nurls : 1;
 	struct check_memo m = { NULL };
+	struct jw w;
 
 	buf_reset(b);
+	jw_init(&w, b);
 	if (r.batch)
-		check_results_begin(b, c);
+		check_results_begin(&w, c);
 	for (i = 0; i < n; i++) {
-		mark = b->len;
-		if (r.batch && i > 0)
-			buf_lit(b, ",");
-		if (check_row(b, &r, &urls[i], &m, NULL) == ROW_MISS) {
-			b->len = mark;
-			check_rest(&r, b, urls + i, n - i, i);
+		if (check_row(&w, &r, &urls[i], &m, NULL) == ROW_MISS) {
+			check_rest(
+			    &r, b, &w, urls + i, n - i); /* nothing written */
 			buf_clear(&own);
 			return;
 		}
 	}
-	if (r.batch)
-		buf_lit(b, "]}\n");
-	else
-		buf_lit(b, "\n");
+	if (r.batch) {
+		jw_end(&w); /* "results" */
+		jw_end(&w);
+	}
+	buf_lit(b, "\n");
 	check_send(s, c, b, b == env->answer);
 	buf_clear(&own);
 }

@@ -15,6 +15,7 @@ struct cache;
 struct session;
 struct request;
 struct buf;
+struct jw;
 struct wire_check;
 
 /* Where a verdict came from (the answer's "source"). */
@@ -59,7 +60,7 @@ struct cache_entry;
  * {"code":C,"message":M}: why a failing entry is failing (its cause and
  * last error), for check answers and inspect; "null" when not failing.
  */
-void check_cause(struct buf *, const struct cache_entry *);
+void check_cause(struct jw *, const struct cache_entry *);
 
 /*
  * Answer check c for session s: at once when every URL is settled, else

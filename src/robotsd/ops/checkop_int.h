@@ -12,6 +12,7 @@
 
 #include "robots.h"
 #include "wire/buf.h"
+#include "wire/jsonw.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
 #include "wire/proto.h"
@@ -45,23 +46,23 @@ struct check_run {
  * The start of url's answer object for check r: {"url":URL,"ok":B, (a
  * batch's row) or {"id":ID,"ok":B, (the whole answer to one URL).
  */
-void check_begin(struct buf *, const struct check_run *r,
-    const struct wire_str *url, int ok);
-/* {"id":ID,"ok":true,"results":[ the start of a batch's answer. */
-void check_results_begin(struct buf *, const struct wire_check *);
+void check_begin(
+    struct jw *, const struct check_run *r, const struct wire_str *url, int ok);
+/* {"id":ID,"ok":true,"results":[ the start of a batch's answer, left open. */
+void check_results_begin(struct jw *, const struct wire_check *);
 /* A whole object for url that is an error. */
-void check_error_object(struct buf *, const struct check_run *,
+void check_error_object(struct jw *, const struct check_run *,
     const struct wire_str *url, enum proto_err, const char *msg);
 /* A whole answer line that is an error (a batch's too). */
 void check_error_line(
     struct buf *, const struct wire_check *, enum proto_err, const char *msg);
-/* The members of a verdict from entry e after "ok", into b. */
-void check_verdict(struct buf *, const struct check_run *,
+/* The members of a verdict from entry e after "ok", into the open object. */
+void check_verdict(struct jw *, const struct check_run *,
     const struct robots_url *, const struct cache_entry *, enum check_source);
 /* The members for the URL /robots.txt itself. */
 void check_robots_txt_fields(
-    struct buf *, const struct check_run *, const struct robots_url *);
+    struct jw *, const struct check_run *, const struct robots_url *);
 /* The members of a "wait":false miss, whose fetch runs in the background. */
-void check_pending_fields(struct buf *, const struct robots_url *);
+void check_pending_fields(struct jw *, const struct robots_url *);
 
 #endif /* ROBOTSD_CHECKOP_INT_H */

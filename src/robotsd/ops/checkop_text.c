@@ -32,65 +32,55 @@ check_count(const struct check_env *env, enum check_source source,
 	env->answers->verdicts[!allowed]++;
 }
 
-/* ,"source":"S","reason":"R" */
+/* "source":"S","reason":"R" */
 static void
 check_source_reason(
-    struct buf *b, enum check_source source, enum check_reason reason)
+    struct jw *w, enum check_source source, enum check_reason reason)
 {
 	const char *s = check_source_names[source];
 	const char *r = check_reason_names[reason];
 
-	buf_lit(b, ",\"source\":\"");
-	buf_add(b, s, strlen(s));
-	buf_lit(b, "\",\"reason\":\"");
-	buf_add(b, r, strlen(r));
-	buf_lit(b, "\"");
+	jw_kplain(w, "source", s, strlen(s));
+	jw_kplain(w, "reason", r, strlen(r));
 }
 
 /* A JSON string of s, copied as it is when it is known to be plain. */
 static void
-check_str(struct buf *b, const char *s, size_t len, int plain)
+check_str(struct jw *w, const char *s, size_t len, int plain)
 {
-	if (!plain) {
-		jw_str(b, s, len);
-		return;
-	}
-	buf_lit(b, "\"");
-	buf_add(b, s, len);
-	buf_lit(b, "\"");
+	if (plain)
+		jw_vplain(w, s, len);
+	else
+		jw_vstr(w, s, len);
 }
 
-/* ,"version":"HEX16" (copied as kept), or null when unknown. */
+/* "version":"HEX16" (copied as kept), or null when unknown. */
 static void
-check_version(struct buf *b, const char *version)
+check_version(struct jw *w, const char *version)
 {
-	if (version[0] == '\0') {
-		buf_lit(b, ",\"version\":null");
-		return;
-	}
-	buf_lit(b, ",\"version\":\"");
-	buf_add(b, version, VERSION_HEX);
-	buf_lit(b, "\"");
+	if (version[0] == '\0')
+		jw_knull(w, "version");
+	else
+		jw_kplain(w, "version", version, VERSION_HEX);
 }
 
 /* See checkop.h. */
 void
-check_cause(struct buf *b, const struct cache_entry *e)
+check_cause(struct jw *w, const struct cache_entry *e)
 {
 	const char *code = lifetime_cause_name(e->cause);
 
 	if (e->fail_streak == 0 || e->cause == CAUSE_NONE) {
-		buf_lit(b, "null");
+		jw_vnull(w);
 		return;
 	}
-	buf_lit(b, "{\"code\":\"");
-	buf_add(b, code, strlen(code));
-	buf_lit(b, "\",\"message\":");
+	jw_obj(w);
+	jw_kplain(w, "code", code, strlen(code));
 	if (e->last_error != NULL)
-		jw_str(b, e->last_error, strlen(e->last_error));
+		jw_kstr(w, "message", e->last_error, strlen(e->last_error));
 	else
-		check_str(b, code, strlen(code), 1);
-	buf_lit(b, "}");
+		jw_kplain(w, "message", code, strlen(code));
+	jw_end(w);
 }
 
 /*
@@ -100,16 +90,14 @@ check_cause(struct buf *b, const struct cache_entry *e)
  * for a disallowed URL.
  */
 static void
-check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
+check_usage(struct jw *w, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e, int allowed)
 {
 	struct robots_usage us;
 	struct page_prefs pp;
-	struct jw w;
 
-	jw_init_in_obj(&w, b, 1);
 	if (!allowed) {
-		jw_usage(&w, NULL);
+		jw_usage(w, NULL);
 		return;
 	}
 	if (e != NULL && e->policy == CACHE_RULES)
@@ -118,15 +106,15 @@ check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
 	else
 		memset(&us, 0, sizeof(us)); /* all ROBOTS_PREF_UNKNOWN */
 	if (a->page == NULL) {
-		jw_usage(&w, &us);
+		jw_usage(w, &us);
 		return;
 	}
 	if (page_prefs(a->page, &pp) == -1) {
-		b->state = BUF_NOMEM;
+		w->b->state = BUF_NOMEM;
 		return;
 	}
 	page_prefs_combine(&pp, &us);
-	jw_usage_page(&w, &us, &pp);
+	jw_usage_page(w, &us, &pp);
 	page_prefs_clear(&pp);
 }
 
@@ -136,24 +124,23 @@ check_usage(struct buf *b, const struct url_view *u, const struct check_ask *a,
  * An unavailable robots.txt allows every token, an unreachable one none.
  */
 static void
-check_tokens(struct buf *b, const struct url_view *u, const struct check_ask *a,
+check_tokens(struct jw *w, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e)
 {
 	struct robots_verdict v;
-	struct jw w;
 	size_t i;
 
-	buf_lit(b, ",\"tokens\":{");
+	jw_key(w, "tokens");
+	jw_obj(w);
 	for (i = 0; i < a->ntokens; i++) {
 		v.allowed = e == NULL || e->policy != CACHE_DISALLOW_ALL;
 		v.reason = ROBOTS_REASON_NO_RULE; /* no rule to name */
 		if (e != NULL && e->policy == CACHE_RULES)
 			robots_check(e->robots, a->tokens[i].p,
 			    a->tokens[i].len, u->path, u->path_len, &v);
-		jw_init_in_obj(&w, b, i > 0);
-		jw_token(&w, a->tokens[i].p, a->tokens[i].len, &v);
+		jw_token(w, a->tokens[i].p, a->tokens[i].len, &v);
 	}
-	buf_lit(b, "}");
+	jw_end(w);
 }
 
 /*
@@ -161,39 +148,40 @@ check_tokens(struct buf *b, const struct url_view *u, const struct check_ask *a,
  * (NULL: the URL /robots.txt itself, no version).
  */
 static void
-check_page(struct buf *b, const struct check_ask *a,
-    const struct cache_entry *e, int allowed)
+check_page(struct jw *w, const struct check_ask *a, const struct cache_entry *e,
+    int allowed)
 {
 	struct page_tags t;
 	char hex[VERSION_HEX + 1];
-	struct jw w;
 
-	jw_init_in_obj(&w, b, 1);
 	if (!allowed)
-		jw_robots_tag(&w, NULL);
+		jw_robots_tag(w, NULL);
 	else if (page_tags(a->page, a->agent, a->agent_len, &t) == -1)
-		b->state = BUF_NOMEM;
+		w->b->state = BUF_NOMEM;
 	else
-		jw_robots_tag(&w, &t);
+		jw_robots_tag(w, &t);
 	if (allowed)
 		page_tags_clear(&t);
 	if (page_evidence(a->page, hex) == -1)
-		b->state = BUF_NOMEM;
+		w->b->state = BUF_NOMEM;
 	else
-		jw_evidence(&w, e != NULL ? e->version : NULL, hex);
+		jw_evidence(w, e != NULL ? e->version : NULL, hex);
 }
 
-/* The members a check asks for beyond the verdict (usage, tokens, page). */
+/*
+ * The members a check asks for beyond the verdict (usage, tokens, page),
+ * after the verdict's: usage and page are written with their comma.
+ */
 static void
-check_more(struct buf *b, const struct url_view *u, const struct check_ask *a,
+check_more(struct jw *w, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e, int allowed)
 {
 	if (a->usage)
-		check_usage(b, u, a, e, allowed);
+		check_usage(w, u, a, e, allowed);
 	if (a->tokens != NULL)
-		check_tokens(b, u, a, e);
+		check_tokens(w, u, a, e);
 	if (a->page != NULL)
-		check_page(b, a, e, allowed);
+		check_page(w, a, e, allowed);
 }
 
 /* The reason librobots gave for a verdict of rules. */
@@ -211,12 +199,32 @@ check_rules_reason(enum robots_reason r)
 	return CHECK_ROBOTS_TXT;
 }
 
+/* "rule": the rule that decided v, or null. */
+static void
+check_rule(
+    struct jw *w, const struct cache_entry *e, const struct robots_verdict *v)
+{
+	const char *d;
+
+	jw_key(w, "rule");
+	if (e->policy != CACHE_RULES || v->reason != ROBOTS_REASON_RULE) {
+		jw_vnull(w);
+		return;
+	}
+	d = robots_directive_name(v->rule.directive);
+	jw_obj(w);
+	jw_kplain(w, "directive", d, strlen(d));
+	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
+	jw_kint(w, "line", v->rule.line);
+	jw_end(w);
+}
+
 /*
  * The verdict for URL u and the check's agent from entry e, as the
- * answer's members after "ok" (without a leading comma), into b.
+ * answer's members after "ok", into the open object of w.
  */
 void
-check_verdict(struct buf *b, const struct check_run *r,
+check_verdict(struct jw *w, const struct check_run *r,
     const struct robots_url *url, const struct cache_entry *e,
     enum check_source source)
 {
@@ -234,114 +242,99 @@ check_verdict(struct buf *b, const struct check_run *r,
 		v.allowed = 0;
 		reason = CHECK_UNREACHABLE;
 	}
-	if (v.allowed)
-		buf_lit(b, "\"allowed\":true,\"origin\":");
-	else
-		buf_lit(b, "\"allowed\":false,\"origin\":");
-	check_str(b, u->origin, u->origin_len, url->plain);
-	check_source_reason(b, source, reason);
+	jw_kbool(w, "allowed", v.allowed);
+	jw_key(w, "origin");
+	check_str(w, u->origin, u->origin_len, url->plain);
+	check_source_reason(w, source, reason);
 	check_count(r->env, source, reason, v.allowed);
-	buf_lit(b, ",\"http_status\":");
-	jw_int_or_null(b, e->http_status);
-	buf_lit(b, ",\"rule\":");
-	if (e->policy == CACHE_RULES && v.reason == ROBOTS_REASON_RULE) {
-		buf_lit(b, "{\"directive\":\"");
-		buf_add(b, robots_directive_name(v.rule.directive),
-		    strlen(robots_directive_name(v.rule.directive)));
-		buf_lit(b, "\",\"pattern\":");
-		jw_str(b, v.rule.pattern, v.rule.pattern_len);
-		buf_lit(b, ",\"line\":");
-		jw_int(b, v.rule.line);
-		buf_lit(b, "}");
-	} else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"crawl_delay\":");
+	jw_kint_or_null(w, "http_status", e->http_status);
+	check_rule(w, e, &v);
 	if (v.crawl_delay >= 0)
-		jw_real(b, v.crawl_delay);
+		jw_kreal(w, "crawl_delay", v.crawl_delay);
 	else
-		buf_lit(b, "null");
-	buf_lit(b, ",\"expires_in\":");
-	jw_int(b, llround(expires));
-	check_version(b, e->version);
+		jw_knull(w, "crawl_delay");
+	jw_kint(w, "expires_in", llround(expires));
+	check_version(w, e->version);
 	if (e->policy == CACHE_DISALLOW_ALL) {
-		buf_lit(b, ",\"cause\":");
-		check_cause(b, e);
+		jw_key(w, "cause");
+		check_cause(w, e);
 	}
 	if (a->usage || a->tokens != NULL || a->page != NULL)
-		check_more(b, u, a, e, v.allowed);
+		check_more(w, u, a, e, v.allowed);
 }
 
 /* The fields for the URL /robots.txt itself: always allowed, no fetch. */
 void
 check_robots_txt_fields(
-    struct buf *b, const struct check_run *r, const struct robots_url *url)
+    struct jw *w, const struct check_run *r, const struct robots_url *url)
 {
-	buf_lit(b, "\"allowed\":true,\"origin\":");
-	check_str(b, url->v.origin, url->v.origin_len, url->plain);
-	check_source_reason(b, CHECK_CACHE, CHECK_ROBOTS_TXT);
-	buf_lit(b, ",\"http_status\":null,\"rule\":null,\"crawl_delay\":null,"
-	           "\"expires_in\":null,\"version\":null");
+	jw_kbool(w, "allowed", 1);
+	jw_key(w, "origin");
+	check_str(w, url->v.origin, url->v.origin_len, url->plain);
+	check_source_reason(w, CHECK_CACHE, CHECK_ROBOTS_TXT);
+	jw_knull(w, "http_status");
+	jw_knull(w, "rule");
+	jw_knull(w, "crawl_delay");
+	jw_knull(w, "expires_in");
+	jw_knull(w, "version");
 	check_count(r->env, CHECK_CACHE, CHECK_ROBOTS_TXT, 1);
 	if (r->ask.usage || r->ask.tokens != NULL || r->ask.page != NULL)
-		check_more(b, &url->v, &r->ask, NULL, 1);
+		check_more(w, &url->v, &r->ask, NULL, 1);
 }
 
 /* A miss with "wait":false: the fetch runs in the background. */
 void
-check_pending_fields(struct buf *b, const struct robots_url *url)
+check_pending_fields(struct jw *w, const struct robots_url *url)
 {
-	buf_lit(b, "\"pending\":true,\"origin\":");
-	check_str(b, url->v.origin, url->v.origin_len, url->plain);
+	jw_kbool(w, "pending", 1);
+	jw_key(w, "origin");
+	check_str(w, url->v.origin, url->v.origin_len, url->plain);
 }
 
-/* The check's id: any JSON from the full decoder, an integer, or null. */
+/* "id": any JSON from the full decoder, an integer, or null. */
 static void
-check_id(struct buf *b, const struct wire_check *c)
+check_id(struct jw *w, const struct wire_check *c)
 {
+	jw_key(w, "id");
 	if (c->json_id != NULL)
-		jw_json(b, c->json_id);
+		jw_vjson(w, c->json_id);
 	else if (c->has_id)
-		jw_int(b, c->id);
+		jw_vint(w, c->id);
 	else
-		buf_lit(b, "null");
+		jw_vnull(w);
 }
 
 /* See checkop_int.h. */
 void
-check_begin(struct buf *b, const struct check_run *r,
-    const struct wire_str *url, int ok)
+check_begin(
+    struct jw *w, const struct check_run *r, const struct wire_str *url, int ok)
 {
+	jw_obj(w);
 	if (r->batch) {
-		buf_lit(b, "{\"url\":");
-		check_str(b, url->p, url->len, url->plain);
-	} else {
-		buf_lit(b, "{\"id\":");
-		check_id(b, r->req);
-	}
-	if (ok)
-		buf_lit(b, ",\"ok\":true,");
-	else
-		buf_lit(b, ",\"ok\":false,");
+		jw_key(w, "url");
+		check_str(w, url->p, url->len, url->plain);
+	} else
+		check_id(w, r->req);
+	jw_kbool(w, "ok", ok);
 }
 
 void
-check_results_begin(struct buf *b, const struct wire_check *c)
+check_results_begin(struct jw *w, const struct wire_check *c)
 {
-	buf_lit(b, "{\"id\":");
-	check_id(b, c);
-	buf_lit(b, ",\"ok\":true,\"results\":[");
+	jw_obj(w);
+	check_id(w, c);
+	jw_kbool(w, "ok", 1);
+	jw_key(w, "results");
+	jw_arr(w);
 }
 
 void
-check_error_object(struct buf *b, const struct check_run *r,
+check_error_object(struct jw *w, const struct check_run *r,
     const struct wire_str *url, enum proto_err err, const char *msg)
 {
-	struct jw w;
-
-	check_begin(b, r, url, 0);
-	jw_init_in_obj(&w, b, 0);
-	proto_error_member(&w, err, msg);
-	buf_lit(b, "}");
+	check_begin(w, r, url, 0);
+	proto_error_member(w, err, msg);
+	jw_end(w);
 }
 
 void
@@ -350,10 +343,11 @@ check_error_line(struct buf *b, const struct wire_check *c, enum proto_err err,
 {
 	struct jw w;
 
-	buf_lit(b, "{\"id\":");
-	check_id(b, c);
-	buf_lit(b, ",\"ok\":false,");
-	jw_init_in_obj(&w, b, 0);
+	jw_init(&w, b);
+	jw_obj(&w);
+	check_id(&w, c);
+	jw_kbool(&w, "ok", 0);
 	proto_error_member(&w, err, msg);
-	buf_lit(b, "}\n");
+	jw_end(&w);
+	buf_lit(b, "\n");
 }

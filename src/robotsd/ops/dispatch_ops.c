@@ -52,101 +52,77 @@ dispatch_error(
 	dispatch_send(s, id, &b);
 }
 
-/* ,"key": */
-static void
-dispatch_key(struct buf *b, const char *key)
-{
-	buf_lit(b, ",\"");
-	buf_add(b, key, strlen(key));
-	buf_lit(b, "\":");
-}
-
-/* true or false. */
-static void
-dispatch_bool(struct buf *b, int v)
-{
-	if (v)
-		buf_lit(b, "true");
-	else
-		buf_lit(b, "false");
-}
-
 /* A number of seconds as an integer, or null when negative. */
 static void
-dispatch_seconds(struct buf *b, double s)
+dispatch_seconds(struct jw *w, double s)
 {
 	if (s < 0)
-		buf_lit(b, "null");
+		jw_vnull(w);
 	else
-		jw_int(b, llround(s));
+		jw_vint(w, llround(s));
 }
 
 /* A time in clock seconds to the millisecond, or null when unset (0). */
 static void
-dispatch_time(struct buf *b, double t)
+dispatch_time(struct jw *w, double t)
 {
 	if (t > 0)
-		jw_real(b, floor(t * 1000) / 1000);
+		jw_vreal(w, floor(t * 1000) / 1000);
 	else
-		buf_lit(b, "null");
+		jw_vnull(w);
 }
 
 /* A C string, or null. */
 static void
-dispatch_cstr(struct buf *b, const char *s)
+dispatch_cstr(struct jw *w, const char *s)
 {
 	if (s != NULL)
-		jw_str(b, s, strlen(s));
+		jw_vstr(w, s, strlen(s));
 	else
-		buf_lit(b, "null");
+		jw_vnull(w);
 }
 
 /* The user-agent groups of a ruleset, for inspect. */
 static void
-dispatch_groups(struct buf *b, const struct robots *r)
+dispatch_groups(struct jw *w, const struct robots *r)
 {
 	size_t i, j, len;
 	const char *a;
 	double cd;
 
-	buf_lit(b, "[");
+	jw_arr(w);
 	for (i = 0; r != NULL && i < robots_group_count(r); i++) {
-		if (i > 0)
-			buf_lit(b, ",");
-		buf_lit(b, "{\"agents\":[");
+		jw_obj(w);
+		jw_key(w, "agents");
+		jw_arr(w);
 		for (j = 0; j < robots_group_agent_count(r, i); j++) {
-			if (j > 0)
-				buf_lit(b, ",");
 			a = robots_group_agent(r, i, j, &len);
-			jw_str(b, a, len);
+			jw_vstr(w, a, len);
 		}
-		buf_lit(b, "],\"rules\":");
-		jw_int(b, (long long)robots_group_rule_count(r, i));
-		buf_lit(b, ",\"crawl_delay\":");
+		jw_end(w);
+		jw_kint(w, "rules", (long long)robots_group_rule_count(r, i));
 		if ((cd = robots_group_crawl_delay(r, i)) >= 0)
-			jw_real(b, cd);
+			jw_kreal(w, "crawl_delay", cd);
 		else
-			buf_lit(b, "null");
-		buf_lit(b, "}");
+			jw_knull(w, "crawl_delay");
+		jw_end(w);
 	}
-	buf_lit(b, "]");
+	jw_end(w);
 }
 
 /* The sitemaps of a ruleset, for inspect. */
 static void
-dispatch_sitemaps(struct buf *b, const struct robots *r)
+dispatch_sitemaps(struct jw *w, const struct robots *r)
 {
 	const char *s;
 	size_t i, len;
 
-	buf_lit(b, "[");
+	jw_arr(w);
 	for (i = 0; r != NULL && i < robots_sitemap_count(r); i++) {
-		if (i > 0)
-			buf_lit(b, ",");
 		s = robots_sitemap(r, i, &len);
-		jw_str(b, s, len);
+		jw_vstr(w, s, len);
 	}
-	buf_lit(b, "]");
+	jw_end(w);
 }
 
 /*
@@ -155,47 +131,42 @@ dispatch_sitemaps(struct buf *b, const struct robots *r)
  * null for a line before the first group.
  */
 static void
-dispatch_extra_lines(struct buf *b, const struct robots *r)
+dispatch_extra_lines(struct jw *w, const struct robots *r)
 {
 	struct robots_extra x;
 	size_t i;
 
-	buf_lit(b, "[");
+	jw_arr(w);
 	for (i = 0; r != NULL && i < robots_extra_count(r); i++) {
 		robots_extra(r, i, &x);
-		if (i > 0)
-			buf_lit(b, ",");
-		buf_lit(b, "{\"directive\":");
-		jw_str(b, x.name, x.name_len);
-		buf_lit(b, ",\"value\":");
-		jw_str(b, x.value, x.value_len);
-		buf_lit(b, ",\"line\":");
-		jw_int(b, x.line);
-		buf_lit(b, ",\"group\":");
+		jw_obj(w);
+		jw_kstr(w, "directive", x.name, x.name_len);
+		jw_kstr(w, "value", x.value, x.value_len);
+		jw_kint(w, "line", x.line);
 		if (x.group >= 0)
-			jw_int(b, x.group);
+			jw_kint(w, "group", x.group);
 		else
-			buf_lit(b, "null");
-		buf_lit(b, "}");
+			jw_knull(w, "group");
+		jw_end(w);
 	}
-	buf_lit(b, "]");
+	jw_end(w);
 }
 
 /* The failure state of an entry, for inspect. */
 static void
-dispatch_retry(struct buf *b, const struct cache_entry *e)
+dispatch_retry(struct jw *w, const struct cache_entry *e)
 {
-	buf_lit(b, "{\"fail_streak\":");
-	jw_int(b, e->fail_streak);
-	buf_lit(b, ",\"failing_since\":");
-	dispatch_time(b, e->fail_streak > 0 ? e->fail_since : 0);
-	buf_lit(b, ",\"next_retry\":");
-	dispatch_time(b, e->fail_streak > 0 ? e->next_retry : 0);
-	buf_lit(b, ",\"last_error\":");
-	dispatch_cstr(b, e->last_error);
-	buf_lit(b, ",\"cause\":");
-	check_cause(b, e);
-	buf_lit(b, "}");
+	jw_obj(w);
+	jw_kint(w, "fail_streak", e->fail_streak);
+	jw_key(w, "failing_since");
+	dispatch_time(w, e->fail_streak > 0 ? e->fail_since : 0);
+	jw_key(w, "next_retry");
+	dispatch_time(w, e->fail_streak > 0 ? e->next_retry : 0);
+	jw_key(w, "last_error");
+	dispatch_cstr(w, e->last_error);
+	jw_key(w, "cause");
+	check_cause(w, e);
+	jw_end(w);
 }
 
 /* Normalize the origin a request names; an error answer on failure. */
@@ -214,54 +185,47 @@ dispatch_origin(struct session *s, struct request *req)
 
 /* The members of an inspect answer for entry e. */
 static void
-dispatch_entry(struct buf *b, const struct dispatch *d,
+dispatch_entry(struct jw *w, const struct dispatch *d,
     const struct cache_entry *e, const char *origin)
 {
-	struct jw w;
-
-	dispatch_key(b, "origin");
-	jw_str(b, origin, strlen(origin));
-	dispatch_key(b, "state");
-	dispatch_cstr(b,
+	jw_kstr(w, "origin", origin, strlen(origin));
+	jw_key(w, "state");
+	dispatch_cstr(w,
 	    e->policy == CACHE_NONE ? "pending" : cache_policy_name(e->policy));
-	dispatch_key(b, "source"); /* fetched here, or from the shared tier */
-	dispatch_cstr(b, e->policy == CACHE_NONE ? NULL
+	jw_key(w, "source"); /* fetched here, or from the shared tier */
+	dispatch_cstr(w, e->policy == CACHE_NONE ? NULL
 	                 : e->shared             ? "shared"
 	                                         : "fetched");
-	dispatch_key(b, "http_status");
-	jw_int_or_null(b, e->http_status);
+	jw_kint_or_null(w, "http_status", e->http_status);
 	/* When this version was first fetched (the last fetch if unknown). */
-	dispatch_key(b, "fetched_at");
+	jw_key(w, "fetched_at");
 	dispatch_time(
-	    b, e->version_since > 0 ? e->version_since : e->fetched_at);
-	dispatch_key(b, "validated_at");
-	dispatch_time(b, e->validated_at);
-	dispatch_key(b, "last_fetch_at"); /* whatever it came back with */
-	dispatch_time(b, e->fetched_at);
-	dispatch_key(b, "version");
-	dispatch_cstr(b, e->version[0] != '\0' ? e->version : NULL);
-	dispatch_key(b, "expires_at");
-	dispatch_time(b, e->expires_at);
-	dispatch_key(b, "expires_in");
+	    w, e->version_since > 0 ? e->version_since : e->fetched_at);
+	jw_key(w, "validated_at");
+	dispatch_time(w, e->validated_at);
+	jw_key(w, "last_fetch_at"); /* whatever it came back with */
+	dispatch_time(w, e->fetched_at);
+	jw_key(w, "version");
+	dispatch_cstr(w, e->version[0] != '\0' ? e->version : NULL);
+	jw_key(w, "expires_at");
+	dispatch_time(w, e->expires_at);
+	jw_key(w, "expires_in");
 	dispatch_seconds(
-	    b, e->policy == CACHE_NONE ? -1 : cache_expires_in(d->cache, e));
-	dispatch_key(b, "body_bytes");
-	jw_int(b, (long long)e->body_bytes);
-	dispatch_key(b, "truncated");
-	dispatch_bool(b, e->truncated);
-	dispatch_key(b, "final_url");
-	dispatch_cstr(b, e->final_url);
-	dispatch_key(b, "groups");
-	dispatch_groups(b, e->robots);
-	dispatch_key(b, "sitemaps");
-	dispatch_sitemaps(b, e->robots);
-	dispatch_key(b, "retry");
-	dispatch_retry(b, e);
-	dispatch_key(b, "extra_lines");
-	dispatch_extra_lines(b, e->robots);
-	dispatch_key(b, "warnings");
-	jw_init(&w, b);
-	jw_warnings(&w, e->robots);
+	    w, e->policy == CACHE_NONE ? -1 : cache_expires_in(d->cache, e));
+	jw_kint(w, "body_bytes", (long long)e->body_bytes);
+	jw_kbool(w, "truncated", e->truncated);
+	jw_key(w, "final_url");
+	dispatch_cstr(w, e->final_url);
+	jw_key(w, "groups");
+	dispatch_groups(w, e->robots);
+	jw_key(w, "sitemaps");
+	dispatch_sitemaps(w, e->robots);
+	jw_key(w, "retry");
+	dispatch_retry(w, e);
+	jw_key(w, "extra_lines");
+	dispatch_extra_lines(w, e->robots);
+	jw_key(w, "warnings");
+	jw_warnings(w, e->robots);
 }
 
 /* inspect: everything the cache knows about one origin. */
@@ -286,13 +250,11 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 		return;
 	}
 	proto_begin(&w, &b, req->id, 1);
-	dispatch_entry(&b, d, e, origin);
+	dispatch_entry(&w, d, e, origin);
 	/* Checks are answered from the old copy while a refresh runs too. */
 	stale = e->stale || (e->fetching && e->policy != CACHE_NONE);
-	dispatch_key(&b, "fetching");
-	dispatch_bool(&b, e->fetching);
-	dispatch_key(&b, "stale");
-	dispatch_bool(&b, stale);
+	jw_kbool(&w, "fetching", e->fetching);
+	jw_kbool(&w, "stale", stale);
 	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 	free(origin);
@@ -308,26 +270,21 @@ history_answer(struct session *s, const json_t *id, const char *origin,
 	size_t i;
 
 	proto_begin(&w, &b, id, 1);
-	dispatch_key(&b, "origin");
-	jw_str(&b, origin, strlen(origin));
-	dispatch_key(&b, "versions");
-	buf_lit(&b, "[");
+	jw_kstr(&w, "origin", origin, strlen(origin));
+	jw_key(&w, "versions");
+	jw_arr(&w);
 	for (i = 0; i < n; i++) {
-		if (i > 0)
-			buf_lit(&b, ",");
-		buf_lit(&b, "{\"version\":");
-		dispatch_cstr(&b, v[i].version);
-		buf_lit(&b, ",\"first_seen\":");
-		jw_int(&b, (long long)v[i].first_seen);
-		buf_lit(&b, ",\"last_seen\":");
-		jw_int(&b, (long long)v[i].last_seen);
-		buf_lit(&b, ",\"http_status\":");
-		jw_int_or_null(&b, v[i].http_status);
-		buf_lit(&b, ",\"state\":");
-		dispatch_cstr(&b, cache_policy_name(v[i].policy));
-		buf_lit(&b, "}");
+		jw_obj(&w);
+		jw_key(&w, "version");
+		dispatch_cstr(&w, v[i].version);
+		jw_kint(&w, "first_seen", (long long)v[i].first_seen);
+		jw_kint(&w, "last_seen", (long long)v[i].last_seen);
+		jw_kint_or_null(&w, "http_status", v[i].http_status);
+		jw_key(&w, "state");
+		dispatch_cstr(&w, cache_policy_name(v[i].policy));
+		jw_end(&w);
 	}
-	buf_lit(&b, "]");
+	jw_end(&w);
 	proto_end(&w);
 	dispatch_send(s, id, &b);
 }
@@ -456,8 +413,7 @@ dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
 		free(origin);
 	}
 	proto_begin(&w, &b, req->id, 1);
-	buf_lit(&b, ",\"purged\":");
-	jw_int(&b, (long long)n);
+	jw_kint(&w, "purged", (long long)n);
 	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
@@ -469,20 +425,18 @@ dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
 	struct metric v[METRICS_MAX];
 	struct buf b = BUF_INIT(0);
 	struct jw w;
-	size_t i, shown = 0, n = d->stats(d->stats_arg, v);
+	size_t i, n = d->stats(d->stats_arg, v);
 
 	proto_begin(&w, &b, req->id, 1);
-	buf_lit(&b, ",\"stats\":{");
+	jw_key(&w, "stats");
+	jw_obj(&w);
 	for (i = 0; i < n; i++) {
 		if (v[i].name == NULL) /* only in /metrics */
 			continue;
-		if (shown++ > 0)
-			buf_lit(&b, ",");
-		jw_str(&b, v[i].name, strlen(v[i].name));
-		buf_lit(&b, ":");
-		jw_int(&b, (long long)v[i].value);
+		jw_key_str(&w, v[i].name, strlen(v[i].name));
+		jw_vint(&w, (long long)v[i].value);
 	}
-	buf_lit(&b, "}");
+	jw_end(&w);
 	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
@@ -496,11 +450,10 @@ dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
 
 	proto_begin(&w, &b, req->id, 1);
 	if (req->op == OP_PING)
-		buf_lit(&b, ",\"version\":\"" PACKAGE_VERSION "\"");
+		jw_klit(&w, "version", "\"" PACKAGE_VERSION "\"");
 	else {
 		clock_advance(d->clock, req->advance);
-		buf_lit(&b, ",\"now\":");
-		jw_real(&b, clock_now(d->clock));
+		jw_kreal(&w, "now", clock_now(d->clock));
 	}
 	proto_end(&w);
 	dispatch_send(s, req->id, &b);
@@ -573,8 +526,8 @@ dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 		free(origins[i]);
 	free(origins);
 	proto_begin(&w, &b, req->id, 1);
-	buf_lit(&b, ",\"watching\":");
-	jw_int(&b, (long long)(req->all ? cache_stats(d->cache)->entries : n));
+	jw_kint(&w, "watching",
+	    (long long)(req->all ? cache_stats(d->cache)->entries : n));
 	proto_end(&w);
 	dispatch_send(s, req->id, &b);
 }
