@@ -665,6 +665,46 @@ class PageCrawl(CrawlTest):
                          "page": "18d38e78fd5a28da"},
         }
 
+    def page_check_fails(self, **settings):
+        """A crawl with the page check against a peer answering each plain
+        check "allowed" and each page check "overloaded"."""
+        def answer(req):
+            if req.get("op") != "check":
+                out = {"id": req["id"], "ok": True}
+            elif "page" in req:
+                out = {"id": req["id"], "ok": False, "error": {
+                    "code": "overloaded", "message": "busy"}}
+            else:
+                out = {"id": req["id"], "ok": True, "allowed": True,
+                       "origin": self.base, "source": "cache",
+                       "reason": "no_rule", "version": "0123456789abcdef"}
+            return (json.dumps(out) + "\n").encode()
+        peer = Peer(answer)
+        self.addCleanup(peer.close)
+        return self.crawl(peer.path, items=True, ROBOTSD_PAGE=True,
+                          **settings)
+
+    def test_a_page_check_that_fails_drops_the_response(self):
+        res = self.page_check_fails()
+        self.assertEqual(self.fetched(), ["/"])  # its links never read
+        self.assertEqual(res["items"], [])
+        self.assertEqual(res["stats"].get("robotsd/error_count/overloaded"),
+                         1)
+        self.assertIn("dropped (set ROBOTSD_FAIL_OPEN to fetch anyway)",
+                      res["log"])
+
+    def test_a_page_check_that_fails_keeps_the_first_answer_fail_open(self):
+        res = self.page_check_fails(ROBOTSD_FAIL_OPEN=True)
+        fetched = sorted(PAGE_SITE) + ["/private/1"]  # the peer allows it
+        self.assertEqual(self.fetched(), sorted(fetched))
+        # /private/1 answers a 404 that is not text/html: no page check
+        self.assertEqual(res["stats"].get("robotsd/error_count/overloaded"),
+                         len(PAGE_SITE))
+        self.assertNotIn("robotsd/page_checked", res["stats"])
+        for answer in self.items(res).values():
+            self.assertEqual(answer, {"version": "0123456789abcdef",
+                                      "usage": None, "usage_from": None})
+
     def test_discover_without_the_pipeline_stops_the_crawl(self):
         self.assert_refused({"ROBOTSD_USAGE_MODE": "discover"},
                             "ROBOTSD_USAGE_MODE \"discover\" keeps the items "
