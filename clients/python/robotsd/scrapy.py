@@ -39,6 +39,20 @@ Settings:
   listed purpose is "unknown" too (the site said nothing about it).
 - ROBOTSD_USAGE (default False): ask for the usage preferences even with
   no purposes listed, to record them with the items (see below).
+- ROBOTSD_USAGE_MODE (default "refuse"): "refuse" judges the purposes
+  before the fetch, by robots.txt's lines only, as described above (the
+  default: a page its owner marked costs them no download, and crawls
+  behave as in earlier versions). "discover" fetches every page robots.txt
+  allows and follows its links; RobotsdUsagePipeline (it must be in
+  ITEM_PIPELINES, or the crawl stops at start) drops the items whose
+  page answer, after the download, rules a purpose out.
+- ROBOTSD_PAGE (default False; implied by "discover"): after the download
+  of a text/html response robotsd judged, ask robotsd again with its
+  header lines and the (name, content) of its <head>'s <meta> elements,
+  and put that answer in meta["robotsd"]. Off by default: it is a second
+  check per page, and a crawl asking for nothing of the page pays nothing.
+  A page check robotsd cannot answer is handled as ROBOTSD_FAIL_OPEN says
+  (dropped, or kept with the answer of before the fetch).
 - ROBOTSD_UNREACHABLE (default "defer"): what to do with a request whose
   origin robotsd answers "unreachable" (its robots.txt answered 5xx or 429,
   or could not be fetched: RFC 9309 says "do not crawl now", not "never").
@@ -63,7 +77,9 @@ Every response of a request robotsd judged carries response.meta["robotsd"]
 = {"version": the robots.txt version robotsd answered with (None if it
 gives none), "usage": {purpose: "allowed"|"disallowed"|"unknown"} or None
 when not asked, "usage_from": [{"directive", "pattern", "line", "value",
-"scope"}, ...] or None when not asked}: plain JSON values, so a spider can
+"scope", "source"}, ...] or None when not asked}, and after a page check
+also "robots_tag": {"rules", "values", "sources"} and "evidence":
+{"robots", "tdmrep", "page"}: plain JSON values, so a spider can
 copy them into its items and an item pipeline store them. A request the
 middleware did not judge (see below) has meta["robotsd"] None.
 
@@ -92,7 +108,7 @@ the restart cut off is sent once more on it).
 import logging
 import time
 from dataclasses import asdict
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
@@ -101,13 +117,50 @@ from twisted.internet import defer
 from ._protocol import (DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, PURPOSES,
                         BadUrlError, CallTimeoutError, CheckResult,
                         ConnectionLostError, NotRunningError, Preference,
-                        ProtocolError, RobotsdError, UnsupportedSchemeError,
-                        check_request, result)
+                        Page, ProtocolError, RobotsdError,
+                        UnsupportedSchemeError, check_request, result)
 from .client import _RETRY_PAUSE, _RETRY_PAUSE_MAX, Client
 
 logger = logging.getLogger(__name__)
 
 _NOT_JUDGED = (BadUrlError, UnsupportedSchemeError)
+PIPELINE = "robotsd.scrapy.RobotsdUsagePipeline"
+
+
+def _purposes(settings: Any) -> Tuple[List[str], bool]:
+    """ROBOTSD_USAGE_PURPOSES and whether ROBOTSD_USAGE_UNKNOWN is "deny";
+    ValueError for a purpose robotsd does not answer or another value."""
+    # "-s ROBOTSD_USAGE_PURPOSES=" (an empty string) lists none
+    purposes: List[str] = [p.strip() for p in settings.getlist(
+        "ROBOTSD_USAGE_PURPOSES", []) if p.strip()]
+    bad = [p for p in purposes if p not in PURPOSES]
+    if bad:
+        raise ValueError("ROBOTSD_USAGE_PURPOSES: unknown purpose(s) %s "
+                         "(robotsd answers %s)" % (", ".join(bad),
+                                                  ", ".join(PURPOSES)))
+    unknown = settings.get("ROBOTSD_USAGE_UNKNOWN", "allow")
+    if unknown not in ("allow", "deny"):
+        raise ValueError("ROBOTSD_USAGE_UNKNOWN must be \"allow\" or "
+                         "\"deny\", not %r" % (unknown,))
+    return purposes, unknown == "deny"
+
+
+def _pipeline_enabled(settings: Any) -> bool:
+    """Whether ITEM_PIPELINES runs RobotsdUsagePipeline."""
+    for k, v in settings.getwithbase("ITEM_PIPELINES").items():
+        name = k if isinstance(k, str) else "%s.%s" % (
+            k.__module__, k.__qualname__)
+        if name == PIPELINE and v is not None:
+            return True
+    return False
+
+
+def _refused(purposes: List[str], usage: Dict[str, str],
+             deny_unknown: bool) -> List[str]:
+    """The purposes usage (purpose -> "allowed", "disallowed", "unknown")
+    rules out: disallowed ones, and unknown ones when deny_unknown."""
+    return [p for p in purposes if usage.get(p, "unknown") == "disallowed"
+            or (usage.get(p, "unknown") == "unknown" and deny_unknown)]
 
 
 class RobotsdMiddleware:
@@ -122,21 +175,21 @@ class RobotsdMiddleware:
         self.timeout = settings.getfloat("ROBOTSD_TIMEOUT", DEFAULT_TIMEOUT)
         self._default_useragent = settings.get("USER_AGENT", "Scrapy")
         self._robotstxt_useragent = settings.get("ROBOTSTXT_USER_AGENT")
-        # "-s ROBOTSD_USAGE_PURPOSES=" (an empty string) lists none
-        self.purposes: List[str] = [p.strip() for p in settings.getlist(
-            "ROBOTSD_USAGE_PURPOSES", []) if p.strip()]
-        bad = [p for p in self.purposes if p not in PURPOSES]
-        if bad:
-            raise ValueError("ROBOTSD_USAGE_PURPOSES: unknown purpose(s) %s "
-                             "(robotsd answers %s)" % (", ".join(bad),
-                                                      ", ".join(PURPOSES)))
-        unknown = settings.get("ROBOTSD_USAGE_UNKNOWN", "allow")
-        if unknown not in ("allow", "deny"):
-            raise ValueError("ROBOTSD_USAGE_UNKNOWN must be \"allow\" or "
-                             "\"deny\", not %r" % (unknown,))
-        self.deny_unknown = unknown == "deny"
+        self.purposes, self.deny_unknown = _purposes(settings)
         self.usage = bool(self.purposes) or \
             settings.getbool("ROBOTSD_USAGE", False)
+        self.mode = settings.get("ROBOTSD_USAGE_MODE", "refuse")
+        if self.mode not in ("refuse", "discover"):
+            raise ValueError("ROBOTSD_USAGE_MODE must be \"refuse\" or "
+                             "\"discover\", not %r" % (self.mode,))
+        if self.mode == "discover" and not _pipeline_enabled(settings):
+            raise ValueError("ROBOTSD_USAGE_MODE \"discover\" keeps the "
+                             "items out with %s: add it to ITEM_PIPELINES"
+                             % PIPELINE)
+        # The check after the download: a second round trip per page, so
+        # only when something asks for it.
+        self.page_check = self.mode == "discover" or \
+            settings.getbool("ROBOTSD_PAGE", False)
         self.connect_timeout = settings.getfloat("ROBOTSD_CONNECT_TIMEOUT",
                                                  DEFAULT_CONNECT_TIMEOUT)
         self.client = Client(settings.get("ROBOTSD_SOCKET"),
@@ -170,20 +223,23 @@ class RobotsdMiddleware:
             ua = ua.decode("utf-8", "replace")
         return str(ua)
 
-    def _check(self, url: str, agent: str, resend: bool = True) \
+    def _check(self, url: str, agent: str, resend: bool = True,
+               page: Optional[Page] = None) \
             -> "defer.Deferred[CheckResult]":
-        """A Deferred of the CheckResult, fired on the reactor thread;
-        sent once more on a new connection if the connection breaks."""
+        """A Deferred of the CheckResult (with page: of the check with the
+        page's signals), fired on the reactor thread; sent once more on a
+        new connection if the connection breaks."""
         from twisted.internet import reactor
         d: "defer.Deferred[CheckResult]" = defer.Deferred()
         sent: Dict[str, Any] = {}  # "fut": the request's Future once sent
-        self._send(d, sent, url, check_request(url, agent, True, self.usage),
+        self._send(d, sent, url, check_request(url, agent, True, self.usage,
+                                               page=page),
                    time.monotonic() + self.connect_timeout, _RETRY_PAUSE)
         d.addTimeout(self.timeout, reactor,
                      onTimeoutCancel=lambda r, t: self._timed_out(
                          sent.get("fut")))
         if resend:
-            d.addErrback(self._resend, url, agent)
+            d.addErrback(self._resend, url, agent, page)
         return d
 
     def _send(self, d: "defer.Deferred[CheckResult]", sent: Dict[str, Any],
@@ -214,7 +270,7 @@ class RobotsdMiddleware:
             d.errback(e)
             return
         sent["fut"] = fut
-        usage = self.usage
+        usage, page = self.usage, "page" in req
 
         def done(f: Any) -> None:
             exc = f.exception()
@@ -223,7 +279,7 @@ class RobotsdMiddleware:
                 return
             try:
                 a = result(f.result())
-                res = CheckResult.from_answer(url, a, usage)
+                res = CheckResult.from_answer(url, a, usage, page=page)
             except RobotsdError as e:
                 reactor.callFromThread(d.errback, e)
                 return
@@ -237,13 +293,14 @@ class RobotsdMiddleware:
         raise CallTimeoutError("no answer from robotsd within %ss"
                                % self.timeout)
 
-    def _resend(self, failure: Any, url: str, agent: str) -> Any:
+    def _resend(self, failure: Any, url: str, agent: str,
+                page: Optional[Page]) -> Any:
         # Only a connection that broke: robotsd not running stayed so for
         # the whole connect timeout, and a ProtocolError answer would come
         # back the same.
         if failure.check(ConnectionLostError) and \
                 not failure.check(ProtocolError, NotRunningError):
-            return self._check(url, agent, resend=False)
+            return self._check(url, agent, resend=False, page=page)
         return failure
 
     def _verdict(self, res: CheckResult, request: Any, spider: Any) -> None:
@@ -259,7 +316,10 @@ class RobotsdMiddleware:
             self.crawler.stats.inc_value("robotstxt/forbidden")
             raise IgnoreRequest("Forbidden by robots.txt")
         request.meta["robotsd"] = meta_of(res)
-        refused = self._refused_purposes(res)
+        # "discover": fetched whatever the purposes; RobotsdUsagePipeline
+        # judges the items by the page's answer
+        refused = self._refused_purposes(res) if self.mode == "refuse" \
+            else []
         if not refused:
             return None
         logger.debug("Forbidden by usage preferences: %(request)s "
@@ -283,14 +343,39 @@ class RobotsdMiddleware:
     def _refused_purposes(self, res: CheckResult) -> List[str]:
         """The listed purposes the site's preferences rule out for the
         URL: disallowed ones, and unknown ones under "deny"."""
-        usage = res.usage or {}
-        out = []
-        for p in self.purposes:
-            pref = usage.get(p, Preference.UNKNOWN)
-            if pref is Preference.DISALLOWED or \
-                    (pref is Preference.UNKNOWN and self.deny_unknown):
-                out.append(p)
-        return out
+        return _refused(self.purposes, {p: pref.value for p, pref in
+                                        (res.usage or {}).items()},
+                        self.deny_unknown)
+
+    # --- after the download: the page's own signals ------------------------
+    def process_response(self, request: Any, response: Any,
+                         spider: Any) -> Any:
+        """With the page check on (ROBOTSD_PAGE, or ROBOTSD_USAGE_MODE
+        "discover"), ask robotsd again about a text/html response robotsd
+        judged, with its headers and the <meta> of its <head>, and put
+        that answer in meta["robotsd"]; otherwise the response as is."""
+        if not self.page_check or request.meta.get("robotsd") is None or \
+                not _is_html(response):
+            return response
+        d = self._check(request.url, self._agent(request),
+                        page=page_of(response))
+        d.addCallbacks(self._page_verdict, self._page_error,
+                       callbackArgs=(request, response),
+                       errbackArgs=(request, response, spider))
+        return d
+
+    def _page_verdict(self, res: CheckResult, request: Any,
+                      response: Any) -> Any:
+        request.meta["robotsd"] = meta_of(res)
+        self.crawler.stats.inc_value("robotsd/page_checked")
+        return response
+
+    def _page_error(self, failure: Any, request: Any, response: Any,
+                    spider: Any) -> Any:
+        """A page check robotsd could not answer: as a request's check
+        (ROBOTSD_FAIL_OPEN), keeping the answer of before the fetch."""
+        self._error(failure, request, spider)
+        return response
 
     def _error(self, failure: Any, request: Any, spider: Any) -> None:
         exc = failure.value
@@ -432,14 +517,78 @@ class RobotsdMiddleware:
 
 
 def meta_of(res: CheckResult) -> Dict[str, Any]:
-    """meta["robotsd"] of an allowed request: plain JSON values."""
-    return {
+    """meta["robotsd"] of an allowed request: plain JSON values; with the
+    page's answer also robots_tag and evidence."""
+    out = {
         "version": res.version,
         "usage": None if res.usage is None else
         {p: pref.value for p, pref in res.usage.items()},
         "usage_from": None if res.usage_from is None else
         [asdict(st) for st in res.usage_from],
     }
+    if res.evidence is not None:
+        out["robots_tag"] = None if res.robots_tag is None else \
+            asdict(res.robots_tag)
+        out["evidence"] = asdict(res.evidence)
+    return out
+
+
+def _is_html(response: Any) -> bool:
+    """Whether response's Content-Type is text/html."""
+    ctype = response.headers.get(b"Content-Type") or b""
+    return ctype.split(b";")[0].strip().lower() == b"text/html"
+
+
+def page_of(response: Any) -> Page:
+    """The Page of a response: its header lines, and the (name, content)
+    of each <meta name=...> of its <head> (parsel; the body is not read
+    further)."""
+    headers = [(k.decode("latin-1"), v.decode("latin-1"))
+               for k, vs in response.headers.items() for v in vs]
+    meta = [(m.attrib.get("name", ""), m.attrib.get("content", ""))
+            for m in response.xpath("//head/meta[@name]")]
+    return Page(headers=headers, meta=meta)
+
+
+class RobotsdUsagePipeline:
+    """Item pipeline keeping out the items of pages whose answer rules out
+    a purpose of ROBOTSD_USAGE_PURPOSES (ROBOTSD_USAGE_UNKNOWN as for the
+    middleware). It reads the item's "robotsd" field, the spider's copy of
+    response.meta["robotsd"]: with ROBOTSD_USAGE_MODE "discover" that is
+    the page's answer (headers, <meta> and robots.txt combined). An item
+    without that field is dropped (robotsd/item_unjudged): its page cannot
+    be told; one whose field is None (a request the middleware did not
+    judge, e.g. dont_obey_robotstxt) is kept."""
+
+    def __init__(self, crawler: Any):
+        self.stats = crawler.stats
+        self.purposes, self.deny_unknown = _purposes(crawler.settings)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RobotsdUsagePipeline":
+        return cls(crawler)
+
+    def process_item(self, item: Any, spider: Any) -> Any:
+        from itemadapter import ItemAdapter
+        from scrapy.exceptions import DropItem
+        fields = ItemAdapter(item)
+        if "robotsd" not in fields:
+            self.stats.inc_value("robotsd/item_unjudged")
+            raise DropItem("no \"robotsd\" field (copy response.meta"
+                           "[\"robotsd\"] into the item): cannot tell its "
+                           "page's usage preferences")
+        answer = fields["robotsd"]
+        if answer is None:
+            return item
+        refused = _refused(self.purposes, answer.get("usage") or {},
+                           self.deny_unknown)
+        if not refused:
+            return item
+        self.stats.inc_value("robotsd/item_dropped")
+        for p in refused:
+            self.stats.inc_value("robotsd/item_dropped/%s" % p)
+        raise DropItem("Forbidden by usage preferences: %s"
+                       % ", ".join(refused))
 
 
 def _slot(downloader: Any, request: Any, spider: Any) -> Optional[Any]:

@@ -37,6 +37,7 @@ PAGES = {
 }
 FORBIDDEN = {"/private/1", "/private/2", "/private/3/x"}
 MIDDLEWARE = "robotsd.scrapy.RobotsdMiddleware"
+PIPELINE = "robotsd.scrapy.RobotsdUsagePipeline"
 
 
 def scrapy_python():
@@ -130,6 +131,19 @@ class CrawlTest(ClientTest):
             with open(p.stored) as f:
                 res["items"] = [json.loads(line) for line in f]
         return res
+
+    def assert_refused(self, settings, message):
+        """The middleware made with these settings raises, saying
+        message (before any crawl starts)."""
+        p = subprocess.run(
+            [self.python, "-c", "import sys; sys.path.insert(0, %r)\n"
+             "from scrapy.utils.test import get_crawler\n"
+             "from robotsd.scrapy import RobotsdMiddleware\n"
+             "RobotsdMiddleware(get_crawler(settings_dict=%r))"
+             % (os.path.join(HERE, ".."), settings)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(message.encode(), p.stdout)
 
     def page_hits(self):
         return [h for h in self.origin.hits(HOST) if h.path != "/robots.txt"]
@@ -517,16 +531,185 @@ class UsageCrawl(CrawlTest):
         self.assertEqual(items["/news/1"]["usage"]["train-ai"], "disallowed")
 
     def test_a_purpose_robotsd_does_not_know_stops_the_crawl(self):
-        p = subprocess.run(
-            [self.python, "-c", "import sys; sys.path.insert(0, %r)\n"
-             "from scrapy.utils.test import get_crawler\n"
-             "from robotsd.scrapy import RobotsdMiddleware\n"
-             "RobotsdMiddleware(get_crawler(settings_dict="
-             "{'ROBOTSD_USAGE_PURPOSES': ['ai-train']}))"
-             % os.path.join(HERE, "..")],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn(b"unknown purpose(s) ai-train", p.stdout)
+        self.assert_refused({"ROBOTSD_USAGE_PURPOSES": ["ai-train"]},
+                            "unknown purpose(s) ai-train")
+
+
+
+# A site whose start page robots.txt marks train-ai=n (the whole site but
+# /open/), with the page's own signals in headers and <meta>.
+PAGE_ROBOTS = ("User-agent: pytestcrawler\n"                     # 1
+               "Disallow: /private/\n"                           # 2
+               "Content-Usage: train-ai=n\n"                     # 3
+               "Content-Usage: /open/ train-ai=y\n"              # 4
+               "\n"
+               "User-agent: *\n"
+               "Disallow: /\n")
+# path -> (links, response headers, <meta> of the <head>)
+PAGE_SITE = {
+    "/": (["/open/1", "/open/2", "/private/1"], {}, []),
+    "/open/1": (["/open/3"], {"Content-Usage": "train-ai=n"}, []),
+    "/open/2": ([], {"X-Robots-Tag": "noai, noindex"},
+                [("robots", "nosnippet"), ("description", "two")]),
+    "/open/3": ([], {}, []),
+}
+
+
+class PageCrawl(CrawlTest):
+    """The check after the download (the page's headers and <meta>) and
+    the two purpose modes in a real crawl."""
+
+    def setUp(self):
+        super().setUp()
+        self.origin.robots(HOST, PAGE_ROBOTS)
+        for path, (links, headers, meta) in PAGE_SITE.items():
+            head = "".join('<meta name="%s" content="%s">' % m for m in meta)
+            body = "<html><head>%s</head><body>%s</body></html>" % (
+                head, "".join('<a href="%s">%s</a>' % (h, h) for h in links))
+            self.origin.set(HOST, path, body=body, headers=dict(
+                headers, **{"Content-Type": "text/html; charset=utf-8"}))
+        self.version = hashlib.sha256(PAGE_ROBOTS.encode()).hexdigest()[:16]
+
+    def fetched(self):
+        return sorted(h.path for h in self.page_hits())
+
+    def items(self, res):
+        return {i["url"][len(self.base):]: i["robotsd"]
+                for i in res["items"]}
+
+    def test_refuse_before_fetch_is_the_default(self):
+        # robots.txt says train-ai=n for the start page: nothing fetched
+        # (the start page's links are never seen).
+        self.start()
+        res = self.crawl(self.d.socket, items=True,
+                         ROBOTSD_USAGE_PURPOSES=["train-ai"])
+        self.assertEqual(self.fetched(), [], res["log"][-4000:])
+        self.assertEqual(res["items"], [])
+        self.assertEqual(res["stats"].get("robotsd/usage_forbidden/train-ai"),
+                         1)
+        self.assertNotIn("robotsd/page_checked", res["stats"])
+
+    def test_plain_crawl_sends_no_page(self):
+        self.start()
+        res = self.crawl(self.d.socket, items=True)
+        self.assertEqual(self.fetched(), sorted(PAGE_SITE))
+        self.assertNotIn("robotsd/page_checked", res["stats"])
+        for answer in self.items(res).values():
+            self.assertEqual(sorted(answer), ["usage", "usage_from",
+                                              "version"])
+
+    def test_fetch_for_discovery_drops_the_items(self):
+        self.start()
+        res = self.crawl(self.d.socket, items=True,
+                         ROBOTSD_USAGE_PURPOSES=["train-ai"],
+                         ROBOTSD_USAGE_MODE="discover",
+                         ITEM_PIPELINES={PIPELINE: 100,
+                                         "__main__.ItemFile": 300})
+        log = res["log"][-6000:]
+        self.assertEqual(self.fetched(), sorted(PAGE_SITE), log)
+        st = res["stats"]
+        self.assertEqual(st.get("robotsd/page_checked"), len(PAGE_SITE))
+        self.assertNotIn("robotsd/usage_forbidden", st)
+        self.assertEqual(st.get("robotstxt/forbidden"), 1)  # /private/1
+        self.assertEqual(st.get("robotsd/item_dropped"), 2, log)
+        self.assertEqual(st.get("robotsd/item_dropped/train-ai"), 2)
+        items = self.items(res)
+        # / (robots.txt line 3) and /open/1 (its header) are kept out;
+        # /open/3 was reached through /open/1
+        self.assertEqual(sorted(items), ["/open/2", "/open/3"])
+        self.assertIn("Forbidden by usage preferences: train-ai", res["log"])
+        self.assertEqual(items["/open/2"], self.expected_open_2())
+
+    def test_page_check_without_purposes(self):
+        self.start()
+        res = self.crawl(self.d.socket, items=True, ROBOTSD_PAGE=True,
+                         ROBOTSD_USAGE=True)
+        self.assertEqual(self.fetched(), sorted(PAGE_SITE))
+        self.assertNotIn("robotsd/item_dropped", res["stats"])
+        items = self.items(res)
+        self.assertEqual(sorted(items), sorted(PAGE_SITE))
+        self.assertEqual(items["/open/2"], self.expected_open_2())
+        # the page's Content-Usage header over robots.txt line 4
+        self.assertEqual(items["/open/1"], {
+            "version": self.version,
+            "usage": {"train-ai": "disallowed", "search": "unknown",
+                      "ai-input": "unknown", "ai-use": "unknown"},
+            "usage_from": [
+                {"directive": "content-usage", "line": 4,
+                 "pattern": "/open/", "scope": None,
+                 "source": "robots.txt", "value": "train-ai=y"},
+                {"directive": "content-usage", "line": None,
+                 "pattern": None, "scope": None, "source": "header",
+                 "value": "train-ai=n"}],
+            "robots_tag": {"rules": [], "values": {}, "sources": []},
+            "evidence": {"robots": self.version, "tdmrep": None,
+                         "page": "bb5f8822260fbed8"}})
+
+    def expected_open_2(self):
+        """meta["robotsd"] of /open/2 (X-Robots-Tag and a robots <meta>)
+        with train-ai asked for."""
+        return {
+            "version": self.version,
+            "usage": {"train-ai": "allowed", "search": "unknown",
+                      "ai-input": "unknown", "ai-use": "unknown"},
+            "usage_from": [{"directive": "content-usage", "line": 4,
+                            "pattern": "/open/", "scope": None,
+                            "source": "robots.txt", "value": "train-ai=y"}],
+            "robots_tag": {
+                "rules": ["noindex", "nosnippet", "noai"], "values": {},
+                "sources": [{"source": "header", "field": "x-robots-tag",
+                             "value": "noai, noindex"},
+                            {"source": "meta", "field": "robots",
+                             "value": "nosnippet"}]},
+            "evidence": {"robots": self.version, "tdmrep": None,
+                         "page": "18d38e78fd5a28da"},
+        }
+
+    def page_check_fails(self, **settings):
+        """A crawl with the page check against a peer answering each plain
+        check "allowed" and each page check "overloaded"."""
+        def answer(req):
+            if req.get("op") != "check":
+                out = {"id": req["id"], "ok": True}
+            elif "page" in req:
+                out = {"id": req["id"], "ok": False, "error": {
+                    "code": "overloaded", "message": "busy"}}
+            else:
+                out = {"id": req["id"], "ok": True, "allowed": True,
+                       "origin": self.base, "source": "cache",
+                       "reason": "no_rule", "version": "0123456789abcdef"}
+            return (json.dumps(out) + "\n").encode()
+        peer = Peer(answer)
+        self.addCleanup(peer.close)
+        return self.crawl(peer.path, items=True, ROBOTSD_PAGE=True,
+                          **settings)
+
+    def test_a_page_check_that_fails_drops_the_response(self):
+        res = self.page_check_fails()
+        self.assertEqual(self.fetched(), ["/"])  # its links never read
+        self.assertEqual(res["items"], [])
+        self.assertEqual(res["stats"].get("robotsd/error_count/overloaded"),
+                         1)
+        self.assertIn("dropped (set ROBOTSD_FAIL_OPEN to fetch anyway)",
+                      res["log"])
+
+    def test_a_page_check_that_fails_keeps_the_first_answer_fail_open(self):
+        res = self.page_check_fails(ROBOTSD_FAIL_OPEN=True)
+        fetched = sorted(PAGE_SITE) + ["/private/1"]  # the peer allows it
+        self.assertEqual(self.fetched(), sorted(fetched))
+        # /private/1 answers a 404 that is not text/html: no page check
+        self.assertEqual(res["stats"].get("robotsd/error_count/overloaded"),
+                         len(PAGE_SITE))
+        self.assertNotIn("robotsd/page_checked", res["stats"])
+        for answer in self.items(res).values():
+            self.assertEqual(answer, {"version": "0123456789abcdef",
+                                      "usage": None, "usage_from": None})
+
+    def test_discover_without_the_pipeline_stops_the_crawl(self):
+        self.assert_refused({"ROBOTSD_USAGE_MODE": "discover"},
+                            "ROBOTSD_USAGE_MODE \"discover\" keeps the items "
+                            "out with robotsd.scrapy.RobotsdUsagePipeline: "
+                            "add it to ITEM_PIPELINES")
 
 
 if __name__ == "__main__":
