@@ -46,7 +46,7 @@ buf_add(struct buf *b, const void *s, size_t len)
 	}
 	return buf_add_grow(b, s, len);
 }
-/* A literal, e.g. buf_lit(b, "\"ok\":true"). */
+/* A literal, e.g. buf_lit(b, "\r\n"). */
 #define buf_lit(b, s) buf_add((b), "" s, sizeof(s) - 1) /* literals only */
 /*
  * Append as much of len bytes as fits under the cap; the count appended.
