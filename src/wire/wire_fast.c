@@ -494,5 +494,8 @@ wire_fast_check_page(const char *line, size_t len, char *scratch,
 		page, pairs, max_pairs, 0 };
 
 	memset(page, 0, sizeof(*page));
-	return check(&c, out);
+	if (!check(&c, out))
+		return 0;
+	out->page = page->present ? page : NULL;
+	return 1;
 }

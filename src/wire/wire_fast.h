@@ -60,7 +60,7 @@ struct wire_check {
 	int usage;                     /* "usage":true */
 	const struct wire_str *tokens; /* "tokens": ntokens control tokens */
 	size_t ntokens;
-	const struct json_t *page; /* "page" (full decoder only), or NULL */
+	const struct wire_page *page; /* "page", or NULL */
 };
 
 /*
@@ -80,8 +80,9 @@ int wire_fast_check(const char *line, size_t len, char *scratch,
  * the plain shape {"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]}
  * (either optional, no other key, names not empty): its pairs go to pairs
  * (room for max_pairs of them, headers then meta) and *page, whose
- * present says whether the line had one. out->page stays NULL. Returns 0
- * for anything unusual in the page as for the rest of the line.
+ * present says whether the line had one; out->page is page when it had,
+ * else NULL. Returns 0 for anything unusual in the page as for the rest
+ * of the line.
  */
 int wire_fast_check_page(const char *line, size_t len, char *scratch,
     struct wire_str *urls, size_t max_urls, struct wire_pair *pairs,
