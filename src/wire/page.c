@@ -176,9 +176,10 @@ page_tags(const struct wire_page *pg, const char *agent, size_t agent_len,
 		if (page_named(&p, "robots-tag") && rt++ == 0 &&
 		    page_robots_tag(pg, agent, agent_len, t) == -1)
 			return -1;
+		if (!page_named(&p, "x-robots-tag"))
+			continue; /* no set to clear: it is large */
 		robots_tag_set_init(&s);
-		if (page_named(&p, "x-robots-tag") &&
-		    robots_tag_parse_xrt(
+		if (robots_tag_parse_xrt(
 		        p.value, p.value_len, agent, agent_len, &s))
 			page_add(t, &s, 0, &p);
 	}
