@@ -23,15 +23,60 @@ struct page_pair {
 	size_t name_len, value_len;
 };
 
+/* Pair i of the decoded pairs a into *p. */
 static void
-page_pair(const json_t *a, size_t i, struct page_pair *p)
+page_pair(const struct wire_pair *a, size_t i, struct page_pair *p)
 {
-	const json_t *pair = json_array_get(a, i);
+	*p = (struct page_pair){ a[i].name.p, a[i].value.p, a[i].name.len,
+		a[i].value.len };
+}
 
-	p->name = json_string_value(json_array_get(pair, 0));
-	p->name_len = json_string_length(json_array_get(pair, 0));
-	p->value = json_string_value(json_array_get(pair, 1));
-	p->value_len = json_string_length(json_array_get(pair, 1));
+/* The JSON string s, borrowed. */
+static struct wire_str
+page_json_str(const json_t *s)
+{
+	return (
+	    struct wire_str){ json_string_value(s), json_string_length(s), 0 };
+}
+
+/* The strings of the pairs of JSON array a into out; their count. */
+static size_t
+page_json_pairs(const json_t *a, struct wire_pair *out)
+{
+	const json_t *pair;
+	size_t i;
+
+	json_array_foreach(a, i, pair)
+	{
+		out[i].name = page_json_str(json_array_get(pair, 0));
+		out[i].value = page_json_str(json_array_get(pair, 1));
+	}
+	return json_array_size(a);
+}
+
+int
+page_from_json(const json_t *page, struct wire_page *pg)
+{
+	const json_t *h = json_object_get(page, "headers");
+	const json_t *m = json_object_get(page, "meta");
+	size_t n = json_array_size(h) + json_array_size(m);
+
+	memset(pg, 0, sizeof(*pg));
+	pg->present = 1;
+	if ((pg->headers = malloc(n > 0 ? n * sizeof(pg->headers[0]) : 1)) ==
+	    NULL)
+		return -1;
+	pg->nheaders = page_json_pairs(h, pg->headers);
+	pg->meta = pg->headers + pg->nheaders;
+	pg->nmeta = page_json_pairs(m, pg->meta);
+	return 0;
+}
+
+void
+page_from_json_clear(struct wire_page *pg)
+{
+	free(pg->headers);
+	memset(pg, 0, sizeof(*pg));
 }
 
 /* Whether the pair's name is the lowercase name w, ignoring case. */
@@ -48,14 +93,14 @@ page_named(const struct page_pair *p, const char *w)
  * such line, 1 when there is, -1 when out of memory.
  */
 static int
-page_join(const json_t *headers, const char *name, char **out, size_t *len)
+page_join(const struct wire_page *pg, const char *name, char **out, size_t *len)
 {
 	struct buf b = BUF_INIT(0);
 	struct page_pair p;
 	size_t i, n = 0;
 
-	for (i = 0; i < json_array_size(headers); i++) {
-		page_pair(headers, i, &p);
+	for (i = 0; i < pg->nheaders; i++) {
+		page_pair(pg->headers, i, &p);
 		if (!page_named(&p, name))
 			continue;
 		if (n++ > 0)
@@ -95,13 +140,13 @@ page_add(struct page_tags *t, const struct robots_tag_set *s, int meta,
 
 /* The Robots-Tag field (its lines joined) for agent, into t. */
 static int
-page_robots_tag(const json_t *headers, const char *agent, size_t agent_len,
+page_robots_tag(const struct wire_page *pg, const char *agent, size_t agent_len,
     struct page_tags *t)
 {
 	struct robots_tag_set s;
 	struct page_pair p = { .name = "robots-tag", .name_len = 10 };
 	enum robots_tag_status st;
-	int has = page_join(headers, "robots-tag", &t->joined, &p.value_len);
+	int has = page_join(pg, "robots-tag", &t->joined, &p.value_len);
 
 	if (has <= 0)
 		return has;
@@ -116,11 +161,9 @@ page_robots_tag(const json_t *headers, const char *agent, size_t agent_len,
 }
 
 int
-page_tags(const json_t *page, const char *agent, size_t agent_len,
+page_tags(const struct wire_page *pg, const char *agent, size_t agent_len,
     struct page_tags *t)
 {
-	const json_t *h = json_object_get(page, "headers");
-	const json_t *m = json_object_get(page, "meta");
 	struct robots_tag_set s;
 	struct page_pair p;
 	size_t i;
@@ -128,19 +171,20 @@ page_tags(const json_t *page, const char *agent, size_t agent_len,
 
 	memset(t, 0, sizeof(*t));
 	robots_tag_set_init(&t->set);
-	for (i = 0; i < json_array_size(h); i++) {
-		page_pair(h, i, &p);
+	for (i = 0; i < pg->nheaders; i++) {
+		page_pair(pg->headers, i, &p);
 		if (page_named(&p, "robots-tag") && rt++ == 0 &&
-		    page_robots_tag(h, agent, agent_len, t) == -1)
+		    page_robots_tag(pg, agent, agent_len, t) == -1)
 			return -1;
+		if (!page_named(&p, "x-robots-tag"))
+			continue; /* no set to clear: it is large */
 		robots_tag_set_init(&s);
-		if (page_named(&p, "x-robots-tag") &&
-		    robots_tag_parse_xrt(
+		if (robots_tag_parse_xrt(
 		        p.value, p.value_len, agent, agent_len, &s))
 			page_add(t, &s, 0, &p);
 	}
-	for (i = 0; i < json_array_size(m); i++) {
-		page_pair(m, i, &p);
+	for (i = 0; i < pg->nmeta; i++) {
+		page_pair(pg->meta, i, &p);
 		robots_tag_set_init(&s);
 		if (robots_tag_parse_meta(p.name, p.name_len, p.value,
 		        p.value_len, agent, agent_len, &s))
@@ -158,10 +202,10 @@ page_tags_clear(struct page_tags *t)
 
 /* One preference header of page into *pp, read by reader. */
 static int
-page_pref(const json_t *headers, const char *name, struct page_pref *pp,
+page_pref(const struct wire_page *pg, const char *name, struct page_pref *pp,
     void (*reader)(const char *, size_t, struct pref_read *))
 {
-	int has = page_join(headers, name, &pp->value, &pp->len);
+	int has = page_join(pg, name, &pp->value, &pp->len);
 
 	if (has <= 0)
 		return has;
@@ -171,10 +215,8 @@ page_pref(const json_t *headers, const char *name, struct page_pref *pp,
 }
 
 int
-page_prefs(const json_t *page, struct page_prefs *p)
+page_prefs(const struct wire_page *h, struct page_prefs *p)
 {
-	const json_t *h = json_object_get(page, "headers");
-
 	memset(p, 0, sizeof(*p));
 	if (page_pref(h, "content-usage", &p->usage, robots_pref_read_usage) ==
 	        -1 ||
@@ -246,17 +288,15 @@ page_read_header(const struct page_pair *p)
 }
 
 int
-page_evidence(const json_t *page, char *out)
+page_evidence(const struct wire_page *pg, char *out)
 {
-	const json_t *h = json_object_get(page, "headers");
-	const json_t *m = json_object_get(page, "meta");
 	struct buf b = BUF_INIT(0);
 	struct page_pair p;
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < json_array_size(h); i++) {
-		page_pair(h, i, &p);
+	for (i = 0; i < pg->nheaders; i++) {
+		page_pair(pg->headers, i, &p);
 		if (!page_read_header(&p))
 			continue;
 		page_lower(&b, p.name, p.name_len);
@@ -264,8 +304,8 @@ page_evidence(const json_t *page, char *out)
 		buf_add(&b, p.value, p.value_len);
 		buf_lit(&b, "\n");
 	}
-	for (i = 0; i < json_array_size(m); i++) {
-		page_pair(m, i, &p);
+	for (i = 0; i < pg->nmeta; i++) {
+		page_pair(pg->meta, i, &p);
 		buf_lit(&b, "meta ");
 		page_lower(&b, p.name, p.name_len);
 		buf_lit(&b, ": ");

@@ -1,10 +1,10 @@
 /*
  * page.h: the page's own signals of a check, the request member
- * "page":{"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]} (as
- * proto.c validated it): the robots rules it gives an agent (Robots-Tag,
- * X-Robots-Tag, robots <meta>), its Content-Usage / Content-Signal header
- * statements and the evidence id of what robotsd read of it
- * (docs/protocol.md).
+ * "page":{"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]} as
+ * its pairs (struct wire_page: either decoder gives them): the robots
+ * rules it gives an agent (Robots-Tag, X-Robots-Tag, robots <meta>), its
+ * Content-Usage / Content-Signal header statements and the evidence id of
+ * what robotsd read of it (docs/protocol.md).
  */
 #ifndef ROBOTS_WIRE_PAGE_H
 #define ROBOTS_WIRE_PAGE_H
@@ -16,6 +16,15 @@
 #include "robots/robots_prefs.h"
 #include "robots/robots_tag.h"
 #include "wire/version.h"
+#include "wire/wire_fast.h"
+
+/*
+ * The pairs of a valid JSON page (proto.c validated it) into *pg, its
+ * strings borrowed from page (page_from_json_clear() after). Returns 0, or
+ * -1 when out of memory.
+ */
+int page_from_json(const json_t *page, struct wire_page *pg);
+void page_from_json_clear(struct wire_page *pg);
 
 /* Sources listed in robots_tag's "from", at most. */
 #define PAGE_FROM_MAX 16
@@ -41,7 +50,7 @@ struct page_tags {
  * after): Robots-Tag's lines as one field, each X-Robots-Tag line on its
  * own, then each <meta>. Returns 0, or -1 when out of memory.
  */
-int page_tags(const json_t *page, const char *agent, size_t agent_len,
+int page_tags(const struct wire_page *page, const char *agent, size_t agent_len,
     struct page_tags *t);
 void page_tags_clear(struct page_tags *);
 
@@ -59,7 +68,7 @@ struct page_prefs {
 };
 
 /* The preference headers of a valid page; 0, or -1 out of memory. */
-int page_prefs(const json_t *page, struct page_prefs *p);
+int page_prefs(const struct wire_page *page, struct page_prefs *p);
 void page_prefs_clear(struct page_prefs *);
 /*
  * us combined with the header statements most restrictively per purpose
@@ -73,6 +82,6 @@ void page_prefs_combine(const struct page_prefs *p, struct robots_usage *us);
  * reads, in order received, then "meta name: content\n" for every meta
  * pair, names lowercased. Returns 0, or -1 when out of memory.
  */
-int page_evidence(const json_t *page, char *out);
+int page_evidence(const struct wire_page *page, char *out);
 
 #endif /* ROBOTS_WIRE_PAGE_H */

@@ -17,9 +17,18 @@ struct cur {
 	char *scratch; /* where the next unescaped string goes */
 	struct wire_str *urls;
 	size_t max_urls;
+	struct wire_page *page; /* NULL: a "page" is not taken */
+	struct wire_pair *pairs;
+	size_t max_pairs, npairs;
 };
 
-enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT, K_USAGE };
+enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT, K_USAGE, K_PAGE };
+
+/* A key's name. */
+struct key_name {
+	const char *name;
+	size_t len;
+};
 
 /* Skip JSON whitespace, as jansson does. */
 static void
@@ -183,20 +192,13 @@ string_value(struct cur *c, struct wire_str *s)
 	return string(c, s);
 }
 
-/* A key: a plain string (no escapes) followed by ':'. Its id, or -1. */
+/*
+ * A key: a plain string (no escapes) followed by ':'. Its index in
+ * keys[n], or -1.
+ */
 static int
-key(struct cur *c)
+key_of(struct cur *c, const struct key_name *keys, size_t n)
 {
-	static const struct {
-		const char *name;
-		size_t len;
-	} keys[] = { [K_OP] = { "op", 2 },
-		[K_URL] = { "url", 3 },
-		[K_URLS] = { "urls", 4 },
-		[K_AGENT] = { "agent", 5 },
-		[K_ID] = { "id", 2 },
-		[K_WAIT] = { "wait", 4 },
-		[K_USAGE] = { "usage", 5 } };
 	const unsigned char *start;
 	size_t len, i;
 
@@ -212,10 +214,27 @@ key(struct cur *c)
 	if (c->p >= c->end || *c->p++ != ':')
 		return -1;
 	ws(c);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < n; i++)
 		if (keys[i].len == len && memcmp(keys[i].name, start, len) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* A key of a check; "page" only when the caller takes one. */
+static int
+key(struct cur *c)
+{
+	static const struct key_name keys[] = { [K_OP] = { "op", 2 },
+		[K_URL] = { "url", 3 },
+		[K_URLS] = { "urls", 4 },
+		[K_AGENT] = { "agent", 5 },
+		[K_ID] = { "id", 2 },
+		[K_WAIT] = { "wait", 4 },
+		[K_USAGE] = { "usage", 5 },
+		[K_PAGE] = { "page", 4 } };
+	size_t n = sizeof(keys) / sizeof(keys[0]);
+
+	return key_of(c, keys, c->page != NULL ? n : n - 1);
 }
 
 /* A non-negative integer jansson holds exactly: no sign, no leading 0. */
@@ -255,26 +274,120 @@ boolean(struct cur *c, int *v)
 	return -1;
 }
 
-/* A batch's array of URL strings, at most c->max_urls of them. */
+/*
+ * A JSON array at c->p, each element read by one(c, arg): 0, or -1 when
+ * one fails or the array is not well formed.
+ */
 static int
-array(struct cur *c, struct wire_check *out)
+elements(struct cur *c, int (*one)(struct cur *, void *), void *arg)
 {
 	if (c->p >= c->end || *c->p++ != '[')
 		return -1;
-	out->urls = c->urls;
 	ws(c);
 	if (c->p < c->end && *c->p == ']') {
 		c->p++;
 		return 0;
 	}
 	for (;;) {
-		if (out->nurls == c->max_urls ||
-		    string_value(c, &out->urls[out->nurls++]) == -1)
+		if (one(c, arg) == -1)
 			return -1;
 		ws(c);
 		if (c->p >= c->end)
 			return -1;
 		if (*c->p == ']') {
+			c->p++;
+			return 0;
+		}
+		if (*c->p++ != ',')
+			return -1;
+		ws(c);
+	}
+}
+
+/* One URL of a batch, at most c->max_urls of them. */
+static int
+url_element(struct cur *c, void *arg)
+{
+	struct wire_check *out = arg;
+
+	if (out->nurls == c->max_urls)
+		return -1;
+	return string_value(c, &out->urls[out->nurls++]);
+}
+
+/* A batch's array of URL strings. */
+static int
+array(struct cur *c, struct wire_check *out)
+{
+	out->urls = c->urls;
+	return elements(c, url_element, out);
+}
+
+/* One [name, value] pair of strings, the name not empty, into *p. */
+static int
+pair(struct cur *c, struct wire_pair *p)
+{
+	if (c->p >= c->end || *c->p++ != '[')
+		return -1;
+	ws(c);
+	if (string_value(c, &p->name) == -1 || p->name.len == 0)
+		return -1;
+	ws(c);
+	if (c->p >= c->end || *c->p++ != ',')
+		return -1;
+	ws(c);
+	if (string_value(c, &p->value) == -1)
+		return -1;
+	ws(c);
+	return c->p < c->end && *c->p++ == ']' ? 0 : -1;
+}
+
+/* One pair of an array, at most c->max_pairs in all; counted in *arg. */
+static int
+pair_element(struct cur *c, void *arg)
+{
+	if (c->npairs == c->max_pairs || pair(c, &c->pairs[c->npairs]) == -1)
+		return -1;
+	c->npairs++;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* An array of pairs, into the next of c->pairs: *first, *n of them. */
+static int
+pairs(struct cur *c, struct wire_pair **first, size_t *n)
+{
+	*first = c->pairs + c->npairs;
+	*n = 0;
+	return elements(c, pair_element, n);
+}
+
+/* The "page" object: "headers" and "meta" at most once each, no other. */
+static int
+page(struct cur *c)
+{
+	static const struct key_name keys[] = { { "headers", 7 },
+		{ "meta", 4 } };
+	struct wire_page *pg = c->page;
+	int k, seen[2] = { 0, 0 };
+
+	if (c->p >= c->end || *c->p++ != '{')
+		return -1;
+	pg->present = 1;
+	ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		return 0;
+	}
+	for (;;) {
+		if ((k = key_of(c, keys, 2)) < 0 || seen[k]++ ||
+		    (k == 0 ? pairs(c, &pg->headers, &pg->nheaders)
+		            : pairs(c, &pg->meta, &pg->nmeta)) == -1)
+			return -1;
+		ws(c);
+		if (c->p >= c->end)
+			return -1;
+		if (*c->p == '}') {
 			c->p++;
 			return 0;
 		}
@@ -298,6 +411,8 @@ value(struct cur *c, enum key k, struct wire_check *out)
 		return boolean(c, &out->wait);
 	case K_USAGE:
 		return boolean(c, &out->usage);
+	case K_PAGE:
+		return page(c);
 	case K_URLS:
 		return array(c, out);
 	case K_OP:
@@ -318,13 +433,10 @@ value(struct cur *c, enum key k, struct wire_check *out)
 	return -1;
 }
 
-/* Decode a check line; see wire_fast.h. */
-int
-wire_fast_check(const char *line, size_t len, char *scratch,
-    struct wire_str *urls, size_t max_urls, struct wire_check *out)
+/* Decode the check line of c into out; see wire_fast.h. */
+static int
+check(struct cur *c, struct wire_check *out)
 {
-	struct cur c = { (const unsigned char *)line,
-		(const unsigned char *)line + len, scratch, urls, max_urls };
 	const unsigned need = 1u << K_OP | 1u << K_AGENT;
 	const unsigned one = 1u << K_URL | 1u << K_URLS;
 	unsigned seen = 0;
@@ -332,26 +444,58 @@ wire_fast_check(const char *line, size_t len, char *scratch,
 
 	memset(out, 0, sizeof(*out));
 	out->wait = 1;
-	ws(&c);
-	if (c.p >= c.end || *c.p++ != '{')
+	ws(c);
+	if (c->p >= c->end || *c->p++ != '{')
 		return 0;
 	for (;;) {
-		ws(&c);
-		if ((k = key(&c)) < 0 || (seen & 1u << k) ||
-		    value(&c, (enum key)k, out) == -1)
+		ws(c);
+		if ((k = key(c)) < 0 || (seen & 1u << k) ||
+		    value(c, (enum key)k, out) == -1)
 			return 0;
 		seen |= 1u << k;
-		ws(&c);
-		if (c.p < c.end && *c.p == ',') {
-			c.p++;
+		ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
 			continue;
 		}
-		if (c.p >= c.end || *c.p++ != '}')
+		if (c->p >= c->end || *c->p++ != '}')
 			return 0;
 		break;
 	}
-	ws(&c);
+	ws(c);
 	/* url xor urls: both or neither is proto_decode()'s bad_request */
-	return c.p == c.end && (seen & need) == need &&
-	       ((seen & one) == 1u << K_URL || (seen & one) == 1u << K_URLS);
+	if (c->p != c->end || (seen & need) != need ||
+	    ((seen & one) != 1u << K_URL && (seen & one) != 1u << K_URLS))
+		return 0;
+	/* a batch with a page is proto_decode()'s bad_request */
+	return !((seen & 1u << K_PAGE) && (seen & 1u << K_URLS));
+}
+
+/* Decode a check line; see wire_fast.h. */
+int
+wire_fast_check(const char *line, size_t len, char *scratch,
+    struct wire_str *urls, size_t max_urls, struct wire_check *out)
+{
+	struct cur c = { (const unsigned char *)line,
+		(const unsigned char *)line + len, scratch, urls, max_urls,
+		NULL, NULL, 0, 0 };
+
+	return check(&c, out);
+}
+
+/* Decode a check line that may have a page; see wire_fast.h. */
+int
+wire_fast_check_page(const char *line, size_t len, char *scratch,
+    struct wire_str *urls, size_t max_urls, struct wire_pair *pairs,
+    size_t max_pairs, struct wire_check *out, struct wire_page *page)
+{
+	struct cur c = { (const unsigned char *)line,
+		(const unsigned char *)line + len, scratch, urls, max_urls,
+		page, pairs, max_pairs, 0 };
+
+	memset(page, 0, sizeof(*page));
+	if (!check(&c, out))
+		return 0;
+	out->page = page->present ? page : NULL;
+	return 1;
 }

@@ -23,6 +23,23 @@ struct wire_str {
 
 struct json_t;
 
+/* A [name, value] pair of a page's "headers" or "meta". */
+struct wire_pair {
+	struct wire_str name, value;
+};
+
+/*
+ * A check's "page" as wire_fast_check_page() decoded it: the pairs of
+ * "headers" and of "meta" in order received (a missing array: none).
+ */
+struct wire_page {
+	int present; /* the line had a "page" */
+	struct wire_pair *headers;
+	size_t nheaders;
+	struct wire_pair *meta;
+	size_t nmeta;
+};
+
 /*
  * A check, as proto_decode() would have decoded it: the one shape the
  * check op takes from either decoder (its strings borrowed for the call).
@@ -43,7 +60,7 @@ struct wire_check {
 	int usage;                     /* "usage":true */
 	const struct wire_str *tokens; /* "tokens": ntokens control tokens */
 	size_t ntokens;
-	const struct json_t *page; /* "page" (full decoder only), or NULL */
+	const struct wire_page *page; /* "page", or NULL */
 };
 
 /*
@@ -57,5 +74,18 @@ struct wire_check {
  */
 int wire_fast_check(const char *line, size_t len, char *scratch,
     struct wire_str *urls, size_t max_urls, struct wire_check *out);
+
+/*
+ * wire_fast_check(), but a check of one URL may also have a "page" of
+ * the plain shape {"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]}
+ * (either optional, no other key, names not empty): its pairs go to pairs
+ * (room for max_pairs of them, headers then meta) and *page, whose
+ * present says whether the line had one; out->page is page when it had,
+ * else NULL. Returns 0 for anything unusual in the page as for the rest
+ * of the line.
+ */
+int wire_fast_check_page(const char *line, size_t len, char *scratch,
+    struct wire_str *urls, size_t max_urls, struct wire_pair *pairs,
+    size_t max_pairs, struct wire_check *out, struct wire_page *page);
 
 #endif /* ROBOTSD_WIRE_FAST_H */

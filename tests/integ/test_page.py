@@ -71,6 +71,40 @@ class Page(DaemonTest):
                                                  "tdmrep": None,
                                                  "page": V_PAGE})
 
+    def test_either_decoder_reads_the_page_alike(self):
+        # The common shape of a page is decoded without a JSON tree; one
+        # with a member robotsd does not read, or an escaped key, takes
+        # jansson. Parked and cached, the answers are the same bytes.
+        self.origin.robots("pg.test", ROBOTS)
+        self.start()
+        pairs = json.dumps(PAGE)[1:-1].replace('"headers"', '"h\\u0065aders"')
+        lines = {"plain": {"page": PAGE},
+                 "other member": {"page": dict(PAGE, x=[1])},
+                 "escaped key": None}
+        answers = {}
+        for n, (name, extra) in enumerate(lines.items()):
+            url = "http://pg.test/a%d" % n
+            for source in ("fetched", "cache"):
+                if extra is None:
+                    self.c.send_raw(('{"op":"check","url":"%s","agent":'
+                                     '"TestBot","usage":true,"id":1,'
+                                     '"page":{%s}}\n' % (url, pairs))
+                                    .encode())
+                else:
+                    self.c.send(dict({"op": "check", "url": url,
+                                      "agent": "TestBot", "usage": True,
+                                      "id": 1}, **extra), auto_id=False)
+                a = json.loads(self.c.read_line())
+                self.assertEqual(a["evidence"]["page"], V_PAGE, name)
+                self.assertEqual(a["robots_tag"], TAGS, name)
+                self.assertEqual(a["usage"], USAGE, name)
+                for varies in ("source", "fetched_at", "age_s"):
+                    a.pop(varies, None)
+                answers.setdefault(source, {})[name] = a
+        for source, by in answers.items():
+            self.assertEqual(by["other member"], by["plain"], source)
+            self.assertEqual(by["escaped key"], by["plain"], source)
+
     def test_members_come_last_in_order(self):
         self.origin.robots("pg.test", ROBOTS)
         self.start()

@@ -266,6 +266,129 @@ START_TEST(test_unusual_lines_fall_back)
 }
 END_TEST
 
+static struct wire_pair pairs[4];
+
+/* Fast-decode s with its page (up to 4 pairs); 1 when accepted. */
+static int
+fast_page(const char *s, struct wire_check *w, struct wire_page *pg)
+{
+	return wire_fast_check_page(
+	    s, strlen(s), scratch, urls, 4, pairs, 4, w, pg);
+}
+
+/* The n pairs at p are JSON array a's (a NULL: none). */
+static void
+assert_same_pairs(const json_t *a, const struct wire_pair *p, size_t n)
+{
+	const struct wire_str *f;
+	const json_t *v;
+	size_t i, j;
+
+	ck_assert_uint_eq(json_array_size(a), n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 2; j++) {
+			f = j == 0 ? &p[i].name : &p[i].value;
+			v = json_array_get(json_array_get(a, i), j);
+			ck_assert_uint_eq(json_string_length(v), f->len);
+			ck_assert_mem_eq(json_string_value(v), f->p, f->len);
+		}
+}
+
+/*
+ * Page lines the fast path takes: decoded as by proto_decode(), and the
+ * number of header and meta pairs.
+ */
+static const struct {
+	const char *line;
+	size_t nheaders, nmeta;
+} page_accepted[] = {
+	{ "{\"op\":\"check\",\"url\":\"https://e.com/\",\"agent\":\"GPTBot\","
+	  "\"id\":7,\"page\":{\"headers\":[[\"Content-Type\",\"text/html\"],"
+	  "[\"X-Robots-Tag\",\"noindex\"],[\"Content-Usage\",\"train-ai=n\"],"
+	  "[\"Cache-Control\",\"max-age=60\"]],\"meta\":[]}}",
+	    4, 0 },
+	{ "{\"page\":{\"meta\":[[\"robots\",\"noai\"]]},\"agent\":\"a\","
+	  "\"op\":\"check\",\"url\":\"u\"}",
+	    0, 1 },
+	{ "{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"page\":{}}", 0,
+	    0 },
+	{ "{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"page\" : { "
+	  "\"headers\" : [ [ \"caf\\u00e9\" , \"\\\"q\\\"\" ] , [ \"b\" , \"\" "
+	  "] ] , \"meta\" : [ [\"robots\",\"\\ud83d\\ude00\"] ] } }",
+	    2, 1 },
+	{ "{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\"}", 0, 0 },
+};
+
+START_TEST(test_page_decodes_as_jansson_does)
+{
+	struct wire_check w;
+	struct wire_page pg;
+	struct request r;
+	enum proto_err err;
+	const char *msg, *s = page_accepted[_i].line;
+
+	ck_assert_int_eq(fast_page(s, &w, &pg), 1);
+	assert_same_as_jansson(s, &w);
+	ck_assert_ptr_eq(w.page, pg.present ? &pg : NULL);
+	ck_assert_uint_eq(pg.nheaders, page_accepted[_i].nheaders);
+	ck_assert_uint_eq(pg.nmeta, page_accepted[_i].nmeta);
+	ck_assert_int_eq(proto_decode(s, strlen(s), 0, &r, &err, &msg), 0);
+	ck_assert_int_eq(pg.present, r.page != NULL);
+	assert_same_pairs(
+	    json_object_get(r.page, "headers"), pg.headers, pg.nheaders);
+	assert_same_pairs(json_object_get(r.page, "meta"), pg.meta, pg.nmeta);
+	proto_request_clear(&r);
+	/* the decoder without a page never takes one */
+	ck_assert_int_eq(fast(s, &w), !pg.present);
+}
+END_TEST
+
+/* Page lines left to proto_decode(), valid or not. */
+static const char *const page_fallback[] = {
+	"{\"op\":\"check\",\"urls\":[\"u\"],\"agent\":\"a\",\"page\":{}}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"page\":[]}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"page\":null}",
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{},\"page\":{}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[],\"headers\":[]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[],\"x\":1}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"h\\u0065aders\":[]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"\",\"v\"]]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"n\"]]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"n\",\"v\",\"w\"]]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"n\",1]]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[\"n\"]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"n\",\"v\"],]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"meta\":{}}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"n\",\"\\ud800\"]]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[[\"1\",\"\"],[\"2\",\"\"],[\"3\",\"\"]],"
+	 "\"meta\":[[\"4\",\"\"],[\"5\",\"\"]]}}"),
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\","
+	 "\"page\":{\"headers\":[]}"),
+};
+
+START_TEST(test_unusual_pages_fall_back)
+{
+	struct wire_check w;
+	struct wire_page pg;
+
+	ck_assert_msg(fast_page(page_fallback[_i], &w, &pg) == 0,
+	    "accepted: %s", page_fallback[_i]);
+}
+END_TEST
+
 static Suite *
 wire_fast_suite(void)
 {
@@ -281,6 +404,10 @@ wire_fast_suite(void)
 	tcase_add_test(tc, test_usage_is_decoded);
 	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
 	    sizeof(fallback) / sizeof(fallback[0]));
+	tcase_add_loop_test(tc, test_page_decodes_as_jansson_does, 0,
+	    sizeof(page_accepted) / sizeof(page_accepted[0]));
+	tcase_add_loop_test(tc, test_unusual_pages_fall_back, 0,
+	    sizeof(page_fallback) / sizeof(page_fallback[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

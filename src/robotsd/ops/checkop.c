@@ -26,6 +26,7 @@
 #include "ops/checkop.h"
 #include "ops/checkop_int.h"
 #include "base/log.h"
+#include "wire/page.h"
 #include "wire/proto.h"
 #include "iface/reply.h"
 #include "ops/session.h"
@@ -56,8 +57,9 @@ struct check_waiting {
 	struct check_run run;  /* run.req is req */
 	struct wire_check req; /* strings in copies; URLs in items[] */
 	json_t *id;            /* the full decoder's id, held */
-	json_t *page;          /* its "page", held */
-	char *copies;          /* the agent and tokens, the URLs of items[] */
+	struct wire_page page; /* its "page": pairs and strings in page_copy */
+	void *page_copy;
+	char *copies; /* the agent and tokens, the URLs of items[] */
 	struct wire_str tokens[PROTO_MAX_TOKENS];
 	struct buf head; /* the answer up to the rows of items[] */
 	struct jw hw;    /* the writer at the end of head (its b rebound) */
@@ -214,7 +216,7 @@ check_free(struct check_waiting *p)
 	if (p->timer != NULL)
 		event_free(p->timer);
 	json_decref(p->id);
-	json_decref(p->page);
+	free(p->page_copy);
 	free(p->copies);
 	buf_clear(&p->head);
 	free(p);
@@ -356,6 +358,41 @@ check_copy(char **c, const char *s, size_t len)
 	return start;
 }
 
+/* Pair i of page: its headers, then its meta. */
+static const struct wire_pair *
+check_page_pair(const struct wire_page *page, size_t i)
+{
+	return i < page->nheaders ? &page->headers[i]
+	                          : &page->meta[i - page->nheaders];
+}
+
+/* page into *pg with its own copy: one block, returned (free() it). */
+static void *
+check_page_copy(const struct wire_page *page, struct wire_page *pg)
+{
+	size_t i, n = page->nheaders + page->nmeta;
+	size_t bytes = n * sizeof(struct wire_pair) + 1;
+	const struct wire_pair *from;
+	struct wire_pair *to;
+	char *c;
+
+	for (i = 0; i < n; i++) {
+		from = check_page_pair(page, i);
+		bytes += from->name.len + from->value.len;
+	}
+	to = xmalloc(bytes);
+	c = (char *)(to + n);
+	for (i = 0; i < n; i++) {
+		from = check_page_pair(page, i);
+		to[i] = *from;
+		to[i].name.p = check_copy(&c, from->name.p, from->name.len);
+		to[i].value.p = check_copy(&c, from->value.p, from->value.len);
+	}
+	*pg = (struct wire_page){ 1, to, page->nheaders, to + page->nheaders,
+		page->nmeta };
+	return to;
+}
+
 /*
  * The check r from its URL urls[0] on (n of them; the answer so far in
  * head, written by hw): made to outlive its line, with one copy of the
@@ -393,8 +430,10 @@ check_keep(const struct check_run *r, const struct buf *head,
 	}
 	if (req->json_id != NULL)
 		p->req.json_id = p->id = json_incref((json_t *)req->json_id);
-	if (req->page != NULL)
-		p->req.page = p->page = json_incref((json_t *)req->page);
+	if (req->page != NULL) {
+		p->page_copy = check_page_copy(req->page, &p->page);
+		p->req.page = &p->page;
+	}
 	p->run = *r;
 	p->run.req = &p->req;
 	p->run.ask = (struct check_ask){ p->req.agent, p->req.agent_len,
@@ -506,8 +545,8 @@ check_request(
 		.agent = req->agent,
 		.agent_len = req->agent_len,
 		.wait = req->wait,
-		.usage = req->usage,
-		.page = req->page };
+		.usage = req->usage };
+	struct wire_page page;
 
 	if (req->urls != NULL) {
 		c.urls = urls;
@@ -517,7 +556,14 @@ check_request(
 		c.tokens = tokens;
 		c.ntokens = check_strings(req->tokens, tokens);
 	}
+	if (req->page != NULL) {
+		if (page_from_json(req->page, &page) == -1)
+			fatalx("out of memory reading a page");
+		c.page = &page;
+	}
 	check_op(env, s, &c);
+	if (req->page != NULL)
+		page_from_json_clear(&page);
 }
 
 /* Answer a session's waiting checks now with "timeout". */

@@ -29,7 +29,7 @@ struct check_ask {
 	int usage;
 	size_t ntokens;
 	const struct wire_str *tokens;
-	const json_t *page; /* the page's own signals, or NULL */
+	const struct wire_page *page; /* the page's own signals, or NULL */
 };
 
 /* A check being answered: its request, what it asks, its shape. */

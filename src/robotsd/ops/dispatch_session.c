@@ -23,6 +23,9 @@
 #include "wire/wire_fast.h"
 #include "base/xmalloc.h"
 
+/* A page's pairs the fast path takes; a longer page is jansson's. */
+#define SESSION_FAST_PAIRS 64
+
 /*
  * The common lines, checks, decoded without jansson (wire_fast.h) and
  * answered: 1 when the line was one, else 0 (the full decoder's).
@@ -31,12 +34,14 @@ static int
 session_fast(struct session *s, const char *line, size_t len)
 {
 	struct dispatch *d = s->d;
+	struct wire_pair pairs[SESSION_FAST_PAIRS];
 	struct wire_check wc;
+	struct wire_page pg;
 
 	buf_reset(&d->unescaped);
 	if (buf_reserve(&d->unescaped, len) < len ||
-	    !wire_fast_check(
-	        line, len, d->unescaped.p, d->urls, PROTO_MAX_URLS, &wc))
+	    !wire_fast_check_page(line, len, d->unescaped.p, d->urls,
+	        PROTO_MAX_URLS, pairs, SESSION_FAST_PAIRS, &wc, &pg))
 		return 0;
 	check_op(&d->env, s, &wc);
 	return 1;
