@@ -296,81 +296,83 @@ usage_error(void)
 	    stderr);
 }
 
+/* The usage text. */
+static const char ctl_usage[] =
+    "usage: robotsctl [-s PATH] [--json] [-t SECONDS] COMMAND "
+    "[--] [ARG...]\n"
+    "commands:\n"
+    "  check URL AGENT          may AGENT fetch URL? (exit 0 yes, "
+    "1 no)\n"
+    "  stats                    the daemon's counters\n"
+    "  inspect ORIGIN           the cached entry of an origin\n"
+    "  history ORIGIN           the last versions of an origin's "
+    "robots.txt\n"
+    "  purge ORIGIN | --all     drop an origin (or all) from the "
+    "cache\n"
+    "  ping                     the daemon's version\n"
+    "  top                      a line of checks/s, hit rate, "
+    "fetches/s, errors,\n"
+    "                           waiting, cache entries and bytes "
+    "every interval\n"
+    "  watch [ORIGIN...]        a line per robots.txt change of the "
+    "origins (all)\n"
+    "  test FILE AGENT URL...   check URLs against a local "
+    "robots.txt (FILE - is stdin), offline\n"
+    "  show ORIGIN [VERSION]    a version's robots.txt from the "
+    "archive (default:\n"
+    "                           the version the daemon answers from)\n"
+    "  diff ORIGIN V1 V2        how two archived versions differ "
+    "(exit 0 same, 1 not)\n"
+    "  recheck [WARC...]        'URL [TIME]' lines on stdin: each "
+    "verdict under the\n"
+    "                           robots.txt in force at TIME (or "
+    "--as-of), a JSON line\n"
+    "options (before or after COMMAND; after '--' every word is an "
+    "ARG):\n"
+    "  -s, --socket PATH        daemon socket (default "
+    "$ROBOTSD_SOCKET or " CTL_DEFAULT_SOCKET ")\n"
+    "  --admin-socket PATH      purge's socket (default "
+    "$ROBOTSD_ADMIN_SOCKET, else\n"
+    "                           DIR-admin/NAME for DIR/NAME if it "
+    "exists)\n"
+    "  --json                   print JSON answers, one per line\n"
+    "  -t, --timeout SECONDS    wait this long for an answer (default "
+    "70, 0 = forever)\n"
+    "  -i, --interval SECONDS   top: seconds between lines "
+    "(default 1)\n"
+    "  -n, --count N            top: stop after N lines (default 0: "
+    "never)\n"
+    "  -a, --agent AGENT        watch: the changes for AGENT "
+    "(repeatable, 16 at most);\n"
+    "                           recheck: the agent (once)\n"
+    "  --usage                  check, test, recheck: the usage "
+    "preferences too\n"
+    "  --token T                check, test, recheck: the verdict for "
+    "control token T\n"
+    "                           (repeatable, 16)\n"
+    "  --archive-dir DIR        show, diff, recheck: robotsd's "
+    "--archive-dir (default\n"
+    "                           $ROBOTSD_ARCHIVE_DIR, then archive-dir "
+    "in robotsd's\n"
+    "                           config file; --archive DIR too)\n"
+    "  -c, --config FILE        robotsd's config file "
+    "(default " CTL_DEFAULT_CONFIG ")\n"
+    "  --warc FILE              recheck: read these WARC files "
+    "instead (repeatable)\n"
+    "  --as-of TIME|now         recheck: the version in force at TIME "
+    "(RFC 3339 or\n"
+    "                           Unix seconds); now: ask the daemon\n"
+    "  --changed                recheck: only URLs whose verdict at "
+    "their TIME differs\n"
+    "                           from --as-of's\n"
+    "  -h, --help               this text\n"
+    "  -V, --version            the version\n";
+
 /* Print the usage text on stdout. */
 static void
 usage(void)
 {
-	fputs(
-	    "usage: robotsctl [-s PATH] [--json] [-t SECONDS] COMMAND "
-	    "[--] [ARG...]\n"
-	    "commands:\n"
-	    "  check URL AGENT          may AGENT fetch URL? (exit 0 yes, "
-	    "1 no)\n"
-	    "  stats                    the daemon's counters\n"
-	    "  inspect ORIGIN           the cached entry of an origin\n"
-	    "  history ORIGIN           the last versions of an origin's "
-	    "robots.txt\n"
-	    "  purge ORIGIN | --all     drop an origin (or all) from the "
-	    "cache\n"
-	    "  ping                     the daemon's version\n"
-	    "  top                      a line of checks/s, hit rate, "
-	    "fetches/s, errors,\n"
-	    "                           waiting, cache entries and bytes "
-	    "every interval\n"
-	    "  watch [ORIGIN...]        a line per robots.txt change of the "
-	    "origins (all)\n"
-	    "  test FILE AGENT URL...   check URLs against a local "
-	    "robots.txt (FILE - is stdin), offline\n"
-	    "  show ORIGIN [VERSION]    a version's robots.txt from the "
-	    "archive (default:\n"
-	    "                           the version the daemon answers from)\n"
-	    "  diff ORIGIN V1 V2        how two archived versions differ "
-	    "(exit 0 same, 1 not)\n"
-	    "  recheck [WARC...]        'URL [TIME]' lines on stdin: each "
-	    "verdict under the\n"
-	    "                           robots.txt in force at TIME (or "
-	    "--as-of), a JSON line\n"
-	    "options (before or after COMMAND; after '--' every word is an "
-	    "ARG):\n"
-	    "  -s, --socket PATH        daemon socket (default "
-	    "$ROBOTSD_SOCKET or " CTL_DEFAULT_SOCKET ")\n"
-	    "  --admin-socket PATH      purge's socket (default "
-	    "$ROBOTSD_ADMIN_SOCKET, else\n"
-	    "                           DIR-admin/NAME for DIR/NAME if it "
-	    "exists)\n"
-	    "  --json                   print JSON answers, one per line\n"
-	    "  -t, --timeout SECONDS    wait this long for an answer (default "
-	    "70, 0 = forever)\n"
-	    "  -i, --interval SECONDS   top: seconds between lines "
-	    "(default 1)\n"
-	    "  -n, --count N            top: stop after N lines (default 0: "
-	    "never)\n"
-	    "  -a, --agent AGENT        watch: the changes for AGENT "
-	    "(repeatable, 16 at most);\n"
-	    "                           recheck: the agent (once)\n"
-	    "  --usage                  check, test, recheck: the usage "
-	    "preferences too\n"
-	    "  --token T                check, test, recheck: the verdict for "
-	    "control token T\n"
-	    "                           (repeatable, 16)\n"
-	    "  --archive-dir DIR        show, diff, recheck: robotsd's "
-	    "--archive-dir (default\n"
-	    "                           $ROBOTSD_ARCHIVE_DIR, then archive-dir "
-	    "in robotsd's\n"
-	    "                           config file; --archive DIR too)\n"
-	    "  -c, --config FILE        robotsd's config file "
-	    "(default " CTL_DEFAULT_CONFIG ")\n"
-	    "  --warc FILE              recheck: read these WARC files "
-	    "instead (repeatable)\n"
-	    "  --as-of TIME|now         recheck: the version in force at TIME "
-	    "(RFC 3339 or\n"
-	    "                           Unix seconds); now: ask the daemon\n"
-	    "  --changed                recheck: only URLs whose verdict at "
-	    "their TIME differs\n"
-	    "                           from --as-of's\n"
-	    "  -h, --help               this text\n"
-	    "  -V, --version            the version\n",
-	    stdout);
+	fputs(ctl_usage, stdout);
 }
 
 /* -i SECONDS (0.01 to a day, decimals allowed) or -n COUNT of top. */
@@ -427,36 +429,63 @@ parse_token_option(const char *arg, struct ctl *ctl)
 	return 0;
 }
 
+/* robotsctl's long options; parse_option() reads them. */
+static const struct option ctl_longopts[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "admin-socket", required_argument, NULL, 'S' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "agent", required_argument, NULL, 'a' },
+	{ "usage", no_argument, NULL, 'U' },
+	{ "token", required_argument, NULL, 'T' },
+	{ "archive-dir", required_argument, NULL, 'A' },
+	{ "archive", required_argument, NULL, 'A' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "warc", required_argument, NULL, 'W' },
+	{ "as-of", required_argument, NULL, 'O' },
+	{ "changed", no_argument, NULL, 'C' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * --agent and --warc, each a list with its own bound, into ctl; -1 when
+ * the list is full.
+ */
+static int
+parse_list_option(int opt, char *arg, struct ctl *ctl)
+{
+	if (opt == 'a') {
+		if (ctl->nagents == CTL_MAX_AGENTS) {
+			ctl_warnx("at most %d --agent options", CTL_MAX_AGENTS);
+			return -1;
+		}
+		ctl->agents[ctl->nagents++] = arg;
+		return 0;
+	}
+	if (ctl->nwarc == CTL_MAX_WARC) {
+		ctl_warnx("at most %d --warc options (more files may "
+		          "follow the last)",
+		    CTL_MAX_WARC);
+		return -1;
+	}
+	ctl->warc[ctl->nwarc++] = arg;
+	return 0;
+}
+
 /* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
 static int
 parse_option(int argc, char **argv, struct ctl *ctl)
 {
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "admin-socket", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "agent", required_argument, NULL, 'a' },
-		{ "usage", no_argument, NULL, 'U' },
-		{ "token", required_argument, NULL, 'T' },
-		{ "archive-dir", required_argument, NULL, 'A' },
-		{ "archive", required_argument, NULL, 'A' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "warc", required_argument, NULL, 'W' },
-		{ "as-of", required_argument, NULL, 'O' },
-		{ "changed", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *errstr;
 	long long n;
 	int opt;
 
-	switch (
-	    opt = getopt_long(argc, argv, "+:s:t:i:n:a:c:hV", longopts, NULL)) {
+	switch (opt = getopt_long(
+	            argc, argv, "+:s:t:i:n:a:c:hV", ctl_longopts, NULL)) {
 	case 's':
 		ctl->socket = optarg;
 		return 0;
@@ -477,12 +506,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	case 'n':
 		return parse_top_option(opt, optarg, ctl);
 	case 'a':
-		if (ctl->nagents == CTL_MAX_AGENTS) {
-			ctl_warnx("at most %d --agent options", CTL_MAX_AGENTS);
-			return -1;
-		}
-		ctl->agents[ctl->nagents++] = optarg;
-		return 0;
+	case 'W':
+		return parse_list_option(opt, optarg, ctl);
 	case 'U':
 		ctl->usage = 1;
 		return 0;
@@ -493,15 +518,6 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return 0;
 	case 'c':
 		ctl->config = optarg;
-		return 0;
-	case 'W':
-		if (ctl->nwarc == CTL_MAX_WARC) {
-			ctl_warnx("at most %d --warc options (more files may "
-			          "follow the last)",
-			    CTL_MAX_WARC);
-			return -1;
-		}
-		ctl->warc[ctl->nwarc++] = optarg;
 		return 0;
 	case 'O':
 		ctl->as_of = optarg;
