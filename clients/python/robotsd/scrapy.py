@@ -534,19 +534,34 @@ def meta_of(res: CheckResult) -> Dict[str, Any]:
 
 
 def _is_html(response: Any) -> bool:
-    """Whether response's Content-Type is text/html."""
+    """Whether response is a text response whose Content-Type is
+    text/html (only a TextResponse has selectors)."""
+    from scrapy.http import TextResponse
+    if not isinstance(response, TextResponse):
+        return False
     ctype = response.headers.get(b"Content-Type") or b""
     return ctype.split(b";")[0].strip().lower() == b"text/html"
 
 
+# The response header fields robotsd reads (the contract's list); the
+# others (cookies, CSP, ...) would only lengthen the request line, and
+# the evidence id covers only these.
+PAGE_HEADERS = frozenset(
+    (b"robots-tag", b"x-robots-tag", b"content-usage", b"content-signal",
+     b"tdm-reservation", b"tdm-policy", b"link"))
+
+
 def page_of(response: Any) -> Page:
-    """The Page of a response: its header lines, and the (name, content)
-    of each <meta name=...> of its <head> (parsel; the body is not read
-    further)."""
+    """The Page of a response: the header lines robotsd reads, and the
+    (name, content) of each <meta> with a name that is not blank in its
+    <head> (parsel; the body is not read further). robotsd refuses a
+    pair with an empty name, so such a <meta> is left out."""
     headers = [(k.decode("latin-1"), v.decode("latin-1"))
-               for k, vs in response.headers.items() for v in vs]
-    meta = [(m.attrib.get("name", ""), m.attrib.get("content", ""))
-            for m in response.xpath("//head/meta[@name]")]
+               for k, vs in response.headers.items()
+               if k.lower() in PAGE_HEADERS for v in vs]
+    meta = [(name, m.attrib.get("content", ""))
+            for m in response.xpath("//head/meta[@name]")
+            for name in (m.attrib.get("name", ""),) if name.strip()]
     return Page(headers=headers, meta=meta)
 
 

@@ -712,5 +712,52 @@ class PageCrawl(CrawlTest):
                             "add it to ITEM_PIPELINES")
 
 
+# Run in the python3 that has Scrapy: what page_of() and _is_html() make
+# of a few responses, as JSON.
+PAGE_OF = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from scrapy.http import HtmlResponse, Response
+from robotsd.scrapy import _is_html, page_of
+body = (b'<html><head><meta name="robots" content="noindex">'
+        b'<meta name="" content="blank"><meta name=" " content="sp">'
+        b'<meta property="og:title" content="x">'
+        b'<meta name="GPTBot" content="noai"></head>'
+        b'<body><meta name="late" content="body"></body></html>')
+r = HtmlResponse("http://a.test/", body=body, headers={
+    "Content-Type": "text/html", "Set-Cookie": "a=1",
+    "X-Robots-Tag": ["noai", "googlebot: noindex"],
+    "Content-Usage": "train-ai=n"})
+page = page_of(r)
+html = [_is_html(cls("http://a.test/", body=b"<html></html>",
+                     headers={"Content-Type": ctype}))
+        for cls, ctype in ((HtmlResponse, "text/html; charset=utf-8"),
+                           (HtmlResponse, "application/json"),
+                           (Response, "text/html"))]
+print(json.dumps(dict(headers=sorted(page.headers), meta=page.meta,
+                      html=html)))
+"""
+
+
+class PageOf(unittest.TestCase):
+    """What the page check sends of a response: the header fields robotsd
+    reads, the <meta> of the <head> with a name that is not blank (robotsd
+    refuses an empty name), and only for text responses."""
+
+    def test_the_page_of_a_response(self):
+        py = scrapy_python()
+        self.assertIsNotNone(py, "no python3 with Scrapy")
+        out = subprocess.run([py, "-c", PAGE_OF, os.path.dirname(HERE)],
+                             check=True, capture_output=True).stdout
+        got = json.loads(out)
+        self.assertEqual(got["headers"], [
+            ["Content-Usage", "train-ai=n"],
+            ["X-Robots-Tag", "googlebot: noindex"],
+            ["X-Robots-Tag", "noai"]])
+        self.assertEqual(got["meta"], [["robots", "noindex"],
+                                       ["GPTBot", "noai"]])
+        # text/html, JSON, and a Response without selectors.
+        self.assertEqual(got["html"], [True, False, False])
+
 if __name__ == "__main__":
     unittest.main()
