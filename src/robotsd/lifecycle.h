@@ -2,7 +2,7 @@
  * lifecycle.h: the daemon's lifecycle as a small state machine, without
  * I/O of its own: TERM/INT (stop accepting, drain, a second one breaks the
  * loop), the drain's deadline, HUP (reload, re-arm the periodic save), the
- * periodic save, the saver child's end and the save at exit. robotsd.c
+ * periodic save, the saver child's end and the save at exit. signals.c
  * turns its signal and timer callbacks into lifecycle events and does
  * every action through struct lifecycle_ops; the unit tests script them
  * on a frozen clock.

@@ -291,4 +291,5 @@ signals_free(struct robotsd *rd, struct signals *sig)
 	event_free(sig->chld);
 	sysd_watchdog_stop(sig->watchdog);
 	lifecycle_free(rd->lc);
+	rd->lc = NULL;
 }

@@ -79,7 +79,7 @@ int wire_fast_check(const char *line, size_t len, char *scratch,
  * wire_fast_check(), but a check of one URL may also have a "page" of
  * the plain shape {"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]}
  * (either optional, no other key, names not empty): its pairs go to pairs
- * (room for max_pairs of them, headers then meta) and *page, whose
+ * (room for max_pairs of them, in the order received) and *page, whose
  * present says whether the line had one; out->page is page when it had,
  * else NULL. Returns 0 for anything unusual in the page as for the rest
  * of the line.

@@ -238,8 +238,11 @@ check_finish(struct check_waiting *p)
 		b.state = p->head.state;
 	buf_add(&b, p->head.p, p->head.len);
 	w.b = &b;
-	for (i = 0; i < p->n; i++)
+	for (i = 0; i < p->n; i++) {
+		if (p->items[i].row.state != BUF_OK && b.state == BUF_OK)
+			b.state = p->items[i].row.state; /* refused, not cut */
 		jw_vraw(&w, p->items[i].row.p, p->items[i].row.len);
+	}
 	if (p->run.batch) {
 		jw_end(&w); /* "results" */
 		jw_end(&w);
@@ -395,8 +398,8 @@ check_page_copy(const struct wire_page *page, struct wire_page *pg)
 
 /*
  * The check r from its URL urls[0] on (n of them; the answer so far in
- * head, written by hw): made to outlive its line, with one copy of the
- * strings it still needs.
+ * head, written by hw): made to outlive its line, with its own copies of
+ * the strings it still needs (one block) and of its page's pairs.
  */
 static struct check_waiting *
 check_keep(const struct check_run *r, const struct buf *head,

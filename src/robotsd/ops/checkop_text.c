@@ -170,7 +170,7 @@ check_page(struct jw *w, const struct check_ask *a, const struct cache_entry *e,
 
 /*
  * The members a check asks for beyond the verdict (usage, tokens, page),
- * after the verdict's: usage and page are written with their comma.
+ * after the verdict's, into the open object of w.
  */
 static void
 check_more(struct jw *w, const struct url_view *u, const struct check_ask *a,
