@@ -199,24 +199,16 @@ check_rules_reason(enum robots_reason r)
 	return CHECK_ROBOTS_TXT;
 }
 
-/* "rule": the rule that decided v, or null. */
+/* "rule": the rule that decided v, or null (none without rules). */
 static void
 check_rule(
     struct jw *w, const struct cache_entry *e, const struct robots_verdict *v)
 {
-	const char *d;
-
 	jw_key(w, "rule");
-	if (e->policy != CACHE_RULES || v->reason != ROBOTS_REASON_RULE) {
+	if (e->policy != CACHE_RULES)
 		jw_vnull(w);
-		return;
-	}
-	d = robots_directive_name(v->rule.directive);
-	jw_obj(w);
-	jw_kplain(w, "directive", d, strlen(d));
-	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
-	jw_kint(w, "line", v->rule.line);
-	jw_end(w);
+	else
+		jw_rule(w, v);
 }
 
 /*
