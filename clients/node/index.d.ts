@@ -309,7 +309,7 @@ export interface CheckOptions extends CallOptions {
   /** Control tokens (e.g. "Google-Extended", at most 16) to evaluate the URL for (`tokens`). */
   tokens?: string[];
   /** What came with the fetched page (`robotsTag`, `evidence`); `check` only. */
-  page?: Page;
+  page?: Page | null;
   /** true: answer the TDMRep answer (`tdm`). */
   tdm?: boolean;
 }

@@ -203,7 +203,7 @@ function extras(req, opts) {
     req.tokens = [...opts.tokens];
   }
   if (opts.tdm) req.tdm = true;
-  if (opts.page !== undefined) req.page = pageOf(opts.page);
+  if (opts.page !== undefined && opts.page !== null) req.page = pageOf(opts.page);
   return req;
 }
 
@@ -286,7 +286,7 @@ function asked(opts) {
   return {
     usage: Boolean(opts.usage),
     tokens: opts.tokens !== undefined,
-    page: opts.page !== undefined,
+    page: opts.page !== undefined && opts.page !== null,
     tdm: Boolean(opts.tdm),
   };
 }
@@ -348,7 +348,7 @@ export class Client {
    * timeout is for the whole call.
    */
   async checkMany(urls, agent, opts = {}) {
-    if (opts.page !== undefined) throw new TypeError("a page goes with a check of one URL, not checkMany");
+    if (opts.page !== undefined && opts.page !== null) throw new TypeError("a page goes with a check of one URL, not checkMany");
     const out = new Array(urls.length);
     const deadline = Date.now() + (opts.timeout ?? this.timeout);
     for (const { start, list, error } of this._batches(urls, agent, opts)) {

@@ -63,6 +63,13 @@ test("agent-scoped X-Robots-Tag, a disallowed URL, a plain check", async () => {
   await assert.rejects(fx.client.checkMany(["http://sig.test/x"], "NodeBot", { page }), TypeError);
 });
 
+test("page: null is no page, as an absent one", async () => {
+  const r = await fx.client.check("http://sig.test/x", "NodeBot", { page: null });
+  assert.deepEqual([r.allowed, r.robotsTag, r.evidence], [true, null, null]);
+  const many = await fx.client.checkMany(["http://sig.test/x"], "NodeBot", { page: null });
+  assert.equal(many[0].allowed, true);
+});
+
 test("a page of the wrong shape is a TypeError, not sent", async () => {
   for (const page of ["x", { headers: "X-Robots-Tag: noai" }, { headers: [["a"]] }, { meta: [["a", 1]] }, { header: [] }]) {
     await assert.rejects(fx.client.check("http://sig.test/x", "NodeBot", { page }), TypeError, JSON.stringify(page));

@@ -355,16 +355,18 @@ def parse_usage(v: Any) -> Optional[Dict[str, Preference]]:
 
 def parse_usage_from(v: Any) -> List[UsageStatement]:
     """An answer's "usage_from" as UsageStatements; raises
-    ProtocolError on a wrong type."""
+    ProtocolError on a wrong type. Only a header's statement has no
+    pattern and no line (null); a robots.txt line has both."""
     out = []
     for w, st in _records("usage_from", v):
         scope = _optional(w + ".scope", st.get("scope"), str)
+        source = _optional(w + ".source", st.get("source"), str)
+        where = _optional if source == "header" else _typed
         out.append(UsageStatement(
             _typed(w + ".directive", st.get("directive"), str),
-            _optional(w + ".pattern", st.get("pattern"), str),
-            _optional(w + ".line", st.get("line"), int),
-            _typed(w + ".value", st.get("value"), str), scope,
-            _optional(w + ".source", st.get("source"), str)))
+            where(w + ".pattern", st.get("pattern"), str),
+            where(w + ".line", st.get("line"), int),
+            _typed(w + ".value", st.get("value"), str), scope, source))
     return out
 
 

@@ -329,8 +329,10 @@ class RobotsdMiddleware:
                              p, Preference.UNKNOWN).value)
                          for p in refused),
                       "lines": "; ".join(
-                          "line %d: %s %s %s" % (st.line, st.directive,
-                                                 st.pattern, st.value)
+                          "%s: %s %s %s" % (
+                              "header" if st.line is None
+                              else "line %d" % st.line,
+                              st.directive, st.pattern, st.value)
                           for st in res.usage_from or []) or "no line"},
                      extra={"spider": spider})
         stats = self.crawler.stats

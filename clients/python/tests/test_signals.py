@@ -149,6 +149,17 @@ class AnswerChecking(unittest.TestCase):
             with self.subTest(tdm=tdm), self.assertRaises(ProtocolError):
                 self.parse({"tdm": tdm}, page=False, tdm=True)
 
+    def test_only_a_header_statement_lacks_pattern_and_line(self):
+        from robotsd._protocol import parse_usage_from
+        header = {"directive": "content-usage", "pattern": None,
+                  "line": None, "value": "train-ai=n", "source": "header"}
+        self.assertEqual(parse_usage_from([header])[0].line, None)
+        for st in (dict(header, source="robots.txt"),
+                   dict(header, source=None, pattern="/", line=None),
+                   dict(header, source="robots.txt", pattern=None, line=3)):
+            with self.subTest(st=st), self.assertRaises(ProtocolError):
+                parse_usage_from([st])
+
     def test_page_request_shape(self):
         from robotsd._protocol import check_request
         self.assertEqual(check_request("u", "a", True, page=EXAMPLE,
