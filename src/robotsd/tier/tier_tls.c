@@ -122,6 +122,22 @@ tls_expect(SSL *ssl, const char *name)
 	           : -1;
 }
 
+/*
+ * A handshake that ended inside redisInitiateSSL() (the server's answer
+ * was there before SSL_connect() returned, as a quick local server's can
+ * be): its reason, while the session still holds it, in place of
+ * hiredis's "SSL_connect failed: certificate verify failed", so the log
+ * says what a handshake that ends later says.
+ */
+static void
+tls_failed_at_once(struct redisContext *c, SSL *ssl)
+{
+	char why[sizeof(c->errstr)];
+
+	if (tier_tls_why(ssl, why, sizeof(why)) != NULL)
+		snprintf(c->errstr, sizeof(c->errstr), "%s", why);
+}
+
 int
 tier_tls_start(struct tier_tls *tls, struct redisContext *c, const char *host,
     void **session)
@@ -136,6 +152,7 @@ tier_tls_start(struct tier_tls *tls, struct redisContext *c, const char *host,
 		return -1;
 	}
 	if (redisInitiateSSL(c, ssl) != REDIS_OK) {
+		tls_failed_at_once(c, ssl);
 		SSL_free(ssl); /* not taken: hiredis frees it only once it is */
 		return -1;
 	}

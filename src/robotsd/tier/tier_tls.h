@@ -32,8 +32,10 @@ void tier_tls_free(struct tier_tls *); /* NULL is fine */
 
 /*
  * Begin TLS on c, just connected (or connecting) to host: 0, or -1 with
- * c's error set. *session is the TLS session, owned by c from then on
- * (freed with it); it is what tier_tls_why() reads.
+ * c's error set (to tier_tls_why()'s reason when TLS knows it: a
+ * handshake can end at once, inside this call). *session is the TLS
+ * session, owned by c from then on (freed with it); it is what
+ * tier_tls_why() reads.
  */
 int tier_tls_start(struct tier_tls *, struct redisContext *c, const char *host,
     void **session);
