@@ -44,16 +44,21 @@ __wrap_handover_pass_on(struct handover *ho)
 	return fail_pass_on ? -1 : __real_handover_pass_on(ho);
 }
 
-/* A listening socket (an abstract address) and its address in *sun. */
+/*
+ * A listening socket (an abstract address of its own: with CK_FORK=no,
+ * as under valgrind, every test runs in one process) and its address in
+ * *sun.
+ */
 static int
 listener(struct sockaddr_un *sun)
 {
+	static int n;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
 	snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1,
-	    "robotsd-check-cfgerr-%ld", (long)getpid());
+	    "robotsd-check-cfgerr-%ld-%d", (long)getpid(), n++);
 	ck_assert_int_ne(fd, -1);
 	ck_assert_int_eq(bind(fd, (struct sockaddr *)sun, sizeof(*sun)), 0);
 	ck_assert_int_eq(listen(fd, 16), 0);
