@@ -645,10 +645,13 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	rd->saver = saver_new();
 	ss = robotsd_server_settings(cf);
 	fd = robotsd_passed_socket(cf, where, wsz);
-	if ((rd->server = server_new(
-	         rd->base, rd->dispatch, &ss, fd, &cause)) == NULL)
-		fatalx("%s", cause);
+	rd->server = server_new(rd->base, rd->dispatch, &ss);
+	/* The admin socket first: once a client can connect, both exist. */
 	robotsd_admin_socket(rd, cf);
+	if (server_listen(rd->server, &ss, fd, &cause) == -1) {
+		server_stop_accepting(rd->server); /* the admin socket's file */
+		fatalx("%s", cause);
+	}
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
 		rd->looplag, rd->archive, rd->feed, &rd->limits };

@@ -170,8 +170,8 @@ setup(void)
 	ck_assert_int_eq(
 	    bind(lfd, (struct sockaddr *)&un, sizeof(sa_family_t)), 0);
 	ck_assert_int_eq(listen(lfd, 1), 0);
-	srv = server_new(base, NULL, &set, lfd, &cause);
-	ck_assert_ptr_nonnull(srv);
+	srv = server_new(base, NULL, &set);
+	ck_assert_int_eq(server_listen(srv, &set, lfd, &cause), 0);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
 	peer = sv[1];

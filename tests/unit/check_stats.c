@@ -278,7 +278,9 @@ server_setup(void)
 	ck_assert_int_eq(listen(lfd, 1), 0);
 	ck_assert_ptr_nonnull(base);
 	ck_assert_int_eq(event_base_priority_init(base, SERVER_PRIORITIES), 0);
-	return server_new(base, NULL, &ss, lfd, &cause);
+	srv = server_new(base, NULL, &ss);
+	ck_assert_int_eq(server_listen(srv, &ss, lfd, &cause), 0);
+	return srv;
 }
 
 /* With hiredis, a tier of one server, not connected, and its loader. */

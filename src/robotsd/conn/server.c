@@ -184,44 +184,52 @@ server_error_cb(struct evconnlistener *lev, void *arg)
 	    "accept_failed", EVUTIL_SOCKET_ERROR(), srv->nconns);
 }
 
-/* Listen and accept; see server.h. */
+/* The server, not yet listening; see server.h. */
 struct server *
 server_new(struct event_base *base, struct dispatch *d,
-    const struct server_settings *set, int fd, char **cause)
+    const struct server_settings *set)
 {
 	struct server *srv = xcalloc(1, sizeof(*srv));
 
 	srv->base = base;
 	srv->dispatch = d;
 	srv->set = *set;
+	srv->set.path = NULL; /* server_listen() is given the caller's */
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->backlog);
 	TAILQ_INIT(&srv->flushq);
-	if (fd == -1) {
-		if ((fd = sockfile_listen(set->path, set->mode, cause)) == -1) {
-			free(srv);
-			return NULL;
-		}
-		sockfile_note(&srv->sock, set->path);
-	}
-	srv->set.path = NULL; /* only the copy above outlives the caller's */
-	srv->lev = evconnlistener_new(base, server_accept_cb, srv,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
 	srv->resume = evtimer_new(base, server_resume_cb, srv);
 	srv->reaper = event_new(base, -1, 0, server_reap_cb, srv);
 	srv->shed = event_new(base, -1, 0, server_shed_cb, srv);
 	srv->flush = event_new(base, -1, 0, server_flush_cb, srv);
 	srv->next_turn = evtimer_new(base, server_backlog_cb, srv);
 	srv->backlog_gen = 1; /* 0 in conn->deferred: not deferred */
-	if (srv->lev == NULL || srv->resume == NULL || srv->reaper == NULL ||
-	    srv->shed == NULL || srv->flush == NULL || srv->next_turn == NULL ||
+	if (srv->resume == NULL || srv->reaper == NULL || srv->shed == NULL ||
+	    srv->flush == NULL || srv->next_turn == NULL ||
 	    event_priority_set(srv->flush, SERVER_PRIORITY) == -1 ||
 	    event_priority_set(srv->reaper, SERVER_PRIORITY) == -1 ||
 	    event_priority_set(srv->shed, SERVER_PRIORITY) == -1)
+		fatalx("libevent could not set up the server");
+	return srv;
+}
+
+/* Listen on the clients' socket; see server.h. */
+int
+server_listen(
+    struct server *srv, const struct server_settings *set, int fd, char **cause)
+{
+	if (fd == -1) {
+		if ((fd = sockfile_listen(set->path, set->mode, cause)) == -1)
+			return -1;
+		sockfile_note(&srv->sock, set->path);
+	}
+	srv->lev = evconnlistener_new(srv->base, server_accept_cb, srv,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (srv->lev == NULL)
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
-	return srv;
+	return 0;
 }
 
 /* Listen on the admin socket too; see server.h. */

@@ -24,8 +24,8 @@ struct server;
 #define SERVER_PRIORITY 0
 
 struct server_settings {
-	const char *path;       /* socket to create (server_new only) */
-	unsigned mode;          /* its mode (server_new only) */
+	const char *path;       /* socket to create (server_listen only) */
+	unsigned mode;          /* its mode (server_listen only) */
 	size_t max_line;        /* request line limit, bytes */
 	size_t max_output;      /* queued answers per client, bytes */
 	size_t output_budget;   /* ... for all clients together */
@@ -34,13 +34,17 @@ struct server_settings {
 	long admin_gid;         /* --admin-group's gid, or -1 */
 };
 
+/* The server, not yet listening: server_listen(), server_listen_admin(). */
+struct server *server_new(
+    struct event_base *, struct dispatch *, const struct server_settings *);
 /*
  * Listen on set->path, or on fd when it is not -1 (socket activation). A
  * stale socket file is replaced; one that a live daemon serves is not.
- * NULL with *cause (allocated) on error.
+ * robotsd calls it last: a client that can connect finds every socket
+ * robotsd has (the admin one too). -1 with *cause (allocated) on error.
  */
-struct server *server_new(struct event_base *, struct dispatch *,
-    const struct server_settings *, int fd, char **cause);
+int server_listen(
+    struct server *, const struct server_settings *, int fd, char **cause);
 /*
  * Listen on the admin socket too, whose every client may run admin ops: on
  * fd when it is not -1 (passed by socket activation), else on a socket
