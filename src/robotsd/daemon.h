@@ -33,6 +33,7 @@ struct robotsd {
 	struct dispatch *dispatch;
 	struct fetcher *fetcher;
 	struct cache *cache;
+	struct cache *tdm;       /* tdmrep.json's; NULL with --tdmrep off */
 	struct metrics *metrics; /* NULL without --metrics */
 	struct saver *saver;     /* state file saves */
 	struct tier *tier;       /* NULL without --redis */

@@ -33,6 +33,8 @@
 #include "cache/cache.h"
 #include "conf/conf.h"
 #include "ops/dispatch.h"
+#include "ops/tdmres.h"
+#include "policy/parse.h"
 #include "feed/feed.h"
 #include "feed/feed_wire.h"
 #include "fetch/fetch.h"
@@ -198,6 +200,8 @@ robotsd_configure(struct robotsd *rd)
 	log_set_level(cf->log_level);
 	fetcher_configure(rd->fetcher, &fs);
 	cache_configure(rd->cache, &cs);
+	if (rd->tdm != NULL)
+		cache_configure(rd->tdm, &cs);
 #ifdef HAVE_REDIS
 	if (rd->shared != NULL)
 		shared_configure(
@@ -516,6 +520,24 @@ robotsd_cache_new(struct robotsd *rd, const struct cache_settings *cs)
 }
 
 /*
+ * The caches: robots.txt's, and tdmrep.json's (tdmres.h), fetched here,
+ * not through the fleet; none with --tdmrep off. Empty until a check asks
+ * for it.
+ */
+static void
+robotsd_caches_new(struct robotsd *rd, const struct cache_settings *cs)
+{
+	if ((rd->cache = robotsd_cache_new(rd, cs)) == NULL)
+		fatalx("out of memory");
+	if (parse_tdmrep(rd->conf->tdmrep) == TDM_OFF)
+		return;
+	if ((rd->tdm = cache_new(
+	         cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock)) == NULL)
+		fatalx("out of memory");
+	cache_set_kind(rd->tdm, &tdm_kind);
+}
+
+/*
  * The event loop, with two priorities: the clients' sockets (server.c)
  * first, then everything else, fetches included. Callbacks of the second
  * run at most 16 at a time or for 2 ms before the loop looks at the
@@ -632,10 +654,10 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	if ((rd->fetcher = fetcher_new(rd->base, &fs)) == NULL)
 		fatalx("out of memory");
 	robotsd_tier_start(rd);
-	if ((rd->cache = robotsd_cache_new(rd, &cs)) == NULL)
-		fatalx("out of memory");
+	robotsd_caches_new(rd, &cs);
 	rd->dispatch = dispatch_new(
 	    rd->base, rd->cache, &rd->clock, stats_collect, &rd->stats);
+	dispatch_set_tdm(rd->dispatch, rd->tdm, parse_tdmrep(cf->tdmrep));
 	rd->feed = feed_new();
 	dispatch_set_feed(rd->dispatch, rd->feed);
 	feed_wire(rd->feed, rd->cache, rd->tier,
@@ -654,7 +676,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	}
 	rd->stats = (struct stats_sources){ rd->cache, rd->fetcher,
 		rd->dispatch, rd->server, &rd->clock, rd->started, rd->shared,
-		rd->looplag, rd->archive, rd->feed, &rd->limits };
+		rd->looplag, rd->archive, rd->feed, &rd->limits, rd->tdm };
 	if (daemonize) {
 		/* Keep the directory: relative paths in the config stay valid.
 		 */
@@ -677,6 +699,7 @@ robotsd_stop(struct robotsd *rd, struct signals *sig)
 	lifecycle_save_at_exit(rd->lc);
 	saver_free(rd->saver);
 	cache_free(rd->cache);
+	cache_free(rd->tdm);
 	archive_free(rd->archive); /* writes what is queued */
 #ifdef HAVE_REDIS
 	tier_free(rd->tier);

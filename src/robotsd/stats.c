@@ -373,6 +373,25 @@ static const struct stats_row stats_rows[] = {
 	    "working, last 1000 ticks."),
 	STAT("loop_late", "robotsd_loop_late_total", COUNTER, lag.late,
 	    "Ticks of the 10 ms timer over 10 ms late."),
+	STAT_IN(TDM, "tdmrep_entries", "robotsd_tdmrep_entries", GAUGE,
+	    tdm.entries, "Origins whose tdmrep.json the cache holds."),
+	STAT_IN(TDM, "tdmrep_bytes", "robotsd_tdmrep_bytes", GAUGE, tdm.bytes,
+	    "Bytes the tdmrep.json cache holds."),
+	STAT_IN(TDM, "tdmrep_hits", "robotsd_tdmrep_hits_total", COUNTER,
+	    tdm.hits, "Checks with tdm answered from a fresh tdmrep.json."),
+	STAT_IN(TDM, "tdmrep_misses", "robotsd_tdmrep_misses_total", COUNTER,
+	    tdm.misses, "Checks with tdm that found no usable tdmrep.json."),
+	STAT_IN(TDM, "tdmrep_fetches", "robotsd_tdmrep_fetches_total", COUNTER,
+	    tdm.fetches, "tdmrep.json fetches started."),
+	STAT_IN(TDM, "tdmrep_fetch_errors", "robotsd_tdmrep_fetch_errors_total",
+	    COUNTER, tdm.fetch_errors,
+	    "tdmrep.json fetches that ended unreachable."),
+	STAT_IN(TDM, "tdmrep_coalesced", "robotsd_tdmrep_coalesced_total",
+	    COUNTER, tdm.coalesced,
+	    "Checks that joined a tdmrep.json fetch already in flight."),
+	STAT_IN(TDM, "tdmrep_revalidated", "robotsd_tdmrep_revalidated_total",
+	    COUNTER, tdm.revalidated,
+	    "tdmrep.json refreshes answered 304: kept, not parsed."),
 	STAT_FAMILY(ALWAYS, stats_loop_lag),
 	STAT_FAMILY(ALWAYS, stats_config_ok),
 };
@@ -388,6 +407,11 @@ stats_read(const struct stats_sources *src, struct stats_now *now)
 		         (src->limits != NULL ? STATS_PART(STATS_LIMITS) : 0) |
 		         (src->shared != NULL ? STATS_PART(STATS_SHARED) : 0) };
 	now->cache = *cache_stats(src->cache);
+	if (src->tdm != NULL && cache_stats(src->tdm)->fetches > 0) {
+		now->tdm = *cache_stats(src->tdm);
+		now->parts |= STATS_PART(STATS_TDM);
+		now->cache.waiting += now->tdm.waiting;
+	}
 	now->mem = *server_memory(src->server);
 	now->lag = looplag_stats(src->looplag);
 	if (src->archive != NULL)

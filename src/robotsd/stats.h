@@ -35,6 +35,7 @@ struct stats_sources {
 	const struct archive *archive; /* NULL: no --archive-dir */
 	const struct feed *feed;       /* the change feed */
 	const struct stats_limits *limits;
+	const struct cache *tdm; /* tdmrep.json's, NULL: --tdmrep off */
 };
 
 /* A stats_fn; arg is a struct stats_sources. */

@@ -23,6 +23,7 @@ enum stats_part {
 	STATS_FEED,   /* src->feed */
 	STATS_LIMITS, /* src->limits */
 	STATS_SHARED, /* src->shared */
+	STATS_TDM,    /* src->tdm, once a check asked for tdmrep.json */
 };
 #define STATS_PART(p) (1u << (p))
 
@@ -35,6 +36,7 @@ struct stats_now {
 	const struct stats_sources *src;
 	unsigned parts; /* STATS_PART() of the parts there */
 	struct cache_stats cache;
+	struct cache_stats tdm; /* zero until a tdmrep.json fetch */
 	struct server_memory mem;
 	struct looplag_stats lag;
 	struct archive_stats archive;

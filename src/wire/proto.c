@@ -230,6 +230,8 @@ proto_decode_check(json_t *o, struct request *req)
 		return "'wait' must be true or false";
 	if (proto_get_bool(o, "usage", &req->usage) == -1)
 		return "'usage' must be true or false";
+	if (proto_get_bool(o, "tdm", &req->tdm) == -1)
+		return "'tdm' must be true or false";
 	if ((req->page = json_object_get(o, "page")) != NULL) {
 		if (urls != NULL)
 			return "'page' goes with one 'url', not 'urls'";

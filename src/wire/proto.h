@@ -68,6 +68,7 @@ struct request {
 	size_t agent_len;
 	int wait;           /* check: default 1 */
 	int usage;          /* check: "usage":true */
+	int tdm;            /* check: "tdm":true */
 	json_t *tokens;     /* check: array of <= 16 distinct tokens, or NULL */
 	json_t *page;       /* check of one URL: its valid "page", or NULL */
 	const char *origin; /* inspect, purge */

@@ -57,6 +57,7 @@ START_TEST(test_defaults_equal_the_contract)
 	ck_assert_uint_eq(cf->max_output, 8 * 1024 * 1024);
 	ck_assert_int_eq(cf->test_clock, 0);
 	ck_assert_int_eq(cf->check_only, 0);
+	ck_assert_str_eq(cf->tdmrep, "on-demand");
 }
 END_TEST
 
@@ -200,6 +201,13 @@ START_TEST(test_file_bad_values_of_each_kind)
 	LOAD("log-level loud\n", NULL);
 	ck_assert_str_eq(cause,
 	    at_line(1, "log-level: 'loud' is not error, warn, info or debug"));
+	config_teardown();
+	LOAD("tdmrep sometimes\n", NULL);
+	ck_assert_str_eq(cause,
+	    at_line(1, "tdmrep: 'sometimes' is not on-demand, always or off"));
+	config_teardown();
+	LOAD("tdmrep always\n", NULL);
+	ck_assert_str_eq(cf->tdmrep, "always");
 	config_teardown();
 	LOAD("socket-mode 0999\n", NULL);
 	ck_assert_str_eq(cause,

@@ -34,6 +34,14 @@
 
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
 
+/* Drop a reference to doc (NULL allowed) of c's kind. */
+static void
+cache_doc_unref(const struct cache *c, void *doc)
+{
+	if (c->kind->unref != NULL && doc != NULL)
+		c->kind->unref(doc);
+}
+
 /* The allocation of an entry with an origin of len bytes. */
 static size_t
 entry_alloc_size(size_t len)
@@ -73,9 +81,9 @@ cache_account(struct cache *c, struct entry *e)
 
 /* Release an entry's memory (it is in no structure any more). */
 static void
-entry_free(struct entry *e)
+entry_free(const struct cache *c, struct entry *e)
 {
-	robots_unref(e->pub.robots);
+	cache_doc_unref(c, e->pub.doc);
 	free(e->pub.final_url);
 	free(e->pub.last_error);
 	free(e->pub.validators);
@@ -144,7 +152,7 @@ entry_remove(struct cache *c, struct entry *e)
 		return;
 	}
 	entry_drop_waiters(c, e);
-	entry_free(e);
+	entry_free(c, e);
 }
 
 /* Create and link an entry for origin; NULL when memory runs out. */
@@ -209,10 +217,24 @@ entry_touch(struct cache *c, struct entry *e)
 	TAILQ_INSERT_TAIL(&c->lru, e, lru);
 }
 
+/* The URL of the resource of e's origin (malloc'd), or NULL. */
+static char *
+entry_url(const struct cache *c, const struct entry *e)
+{
+	size_t n = strlen(e->origin), p = strlen(c->kind->path);
+	char *url;
+
+	if ((url = malloc(n + p + 1)) == NULL)
+		return NULL;
+	memcpy(url, e->origin, n);
+	memcpy(url + n, c->kind->path, p + 1);
+	return url;
+}
+
 /*
- * Start a fetch of an entry's /robots.txt, its loader's copy taken only
- * when fetched at or after since (0: any; see struct fetch_cond); -1 when
- * memory runs out.
+ * Start a fetch of an entry's resource (its /robots.txt), its loader's copy
+ * taken only when fetched at or after since (0: any; see struct fetch_cond); -1
+ * when memory runs out.
  */
 static int
 entry_fetch(struct cache *c, struct entry *e, double since)
@@ -222,7 +244,7 @@ entry_fetch(struct cache *c, struct entry *e, double since)
 
 	if (entry_in_flight(e))
 		return 0;
-	if ((url = robots_url_robots_txt(e->origin)) == NULL)
+	if ((url = entry_url(c, e)) == NULL)
 		return -1;
 	if ((fl = entry_flight(c, e)) != NULL) {
 		struct fetch_cond cond = { cache_entry_etag(&e->pub),
@@ -280,7 +302,7 @@ entry_wake(struct cache *c, struct entry *e, const char *error)
 	}
 	fl->waking = 0;
 	if (fl->dead)
-		entry_free(e);
+		entry_free(c, e);
 	else
 		entry_land(e);
 }
@@ -291,7 +313,7 @@ entry_wake(struct cache *c, struct entry *e, const char *error)
  */
 static void
 cache_tell_change(struct cache *c, const struct entry *e, const char *old,
-    const struct robots *old_rb, int old_policy, const struct fetch_result *r)
+    const void *old_rb, int old_policy, const struct fetch_result *r)
 {
 	struct cache_change ch = {
 		.origin = e->pub.origin,
@@ -333,12 +355,11 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		.validated_at = e->pub.validated_at,
 		.http_status = e->pub.http_status,
 		.policy = e->pub.policy };
-	struct robots *old_rb = NULL;
+	void *old_rb = NULL;
 
 	memcpy(old.version, e->pub.version, sizeof(old.version));
-	if (c->nlisteners > 0)
-		old_rb =
-		    e->pub.robots != NULL ? robots_ref(e->pub.robots) : NULL;
+	if (c->nlisteners > 0 && e->pub.doc != NULL)
+		old_rb = c->kind->ref(e->pub.doc);
 	e->pub.fetching = 0;
 	if (r->shared == NULL && r->error == FETCH_LOCAL) {
 		/* Ours, not the origin's: nothing cached, nothing shared. */
@@ -347,7 +368,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 			c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 		fl->fetch = NULL;
 		entry_wake(c, e, r->error_message);
-		robots_unref(old_rb);
+		cache_doc_unref(c, old_rb);
 		return;
 	}
 	e->pub.shared = r->shared != NULL;
@@ -365,10 +386,24 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 		c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	cache_account(c, e);
 	cache_tell_change(c, e, old.version, old_rb, old.policy, r);
-	robots_unref(old_rb);
+	cache_doc_unref(c, old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e, NULL);
 	cache_enforce_cap(c);
+}
+
+/* The kind of c is kind from now on; see cache.h. */
+void
+cache_set_kind(struct cache *c, const struct cache_kind *kind)
+{
+	c->kind = kind;
+}
+
+/* What c holds. */
+const struct cache_kind *
+cache_kind(const struct cache *c)
+{
+	return c->kind;
 }
 
 /* New settings (a reload); entries over the new cap are evicted. */
@@ -398,6 +433,7 @@ cache_new(const struct cache_settings *set, const struct cache_fetch_ops *ops,
 	c->fetch_impl = fetch_impl;
 	c->clock = clk;
 	c->set = *set;
+	c->kind = &cache_kind_robots;
 	return c;
 }
 
@@ -419,7 +455,7 @@ cache_free(struct cache *c)
 		if (entry_in_flight(e))
 			c->fetch.cancel(e->flight->fetch);
 		entry_drop_waiters(c, e);
-		entry_free(e);
+		entry_free(c, e);
 	}
 	free(c->buckets);
 	free(c);
@@ -576,7 +612,7 @@ entry_purge(struct cache *c, struct entry *e)
 		return;
 	}
 	(void)cache_apply_settle(
-	    e, &(struct cache_entry){ .policy = CACHE_NONE }, 0);
+	    c, e, &(struct cache_entry){ .policy = CACHE_NONE }, 0);
 	cache_history_free(e);
 	cache_account(c, e);
 }
@@ -620,7 +656,7 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 	    cache_lookup(c, saved->origin) != NULL ||
 	    (e = entry_new(c, saved->origin)) == NULL)
 		return -1;
-	if (cache_apply_settle(e, saved, good) == -1) {
+	if (cache_apply_settle(c, e, saved, good) == -1) {
 		e->pub.robots = NULL; /* the caller keeps its reference */
 		entry_remove(c, e);
 		return -1;
@@ -630,7 +666,8 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 	 * answer all unknown): due now, so the first check refreshes them
 	 * while the saved copy keeps answering.
 	 */
-	if (e->pub.robots != NULL && !robots_has_prefs(e->pub.robots) &&
+	if (c->kind == &cache_kind_robots && e->pub.robots != NULL &&
+	    !robots_has_prefs(e->pub.robots) &&
 	    e->pub.expires_at > clock_now(c->clock))
 		e->pub.expires_at = clock_now(c->clock);
 	cache_account(c, e);

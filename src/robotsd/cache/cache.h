@@ -34,9 +34,12 @@ enum cache_policy {
  */
 struct cache_entry {
 	char *origin;
-	struct robots *robots; /* CACHE_RULES; shared, refcounted */
-	char *final_url;       /* after redirects, or NULL */
-	char *last_error;      /* text of the last failure, or NULL */
+	union {
+		struct robots *robots; /* CACHE_RULES of robots.txt */
+		void *doc; /* CACHE_RULES of another kind: its compile() */
+	};                 /* shared, refcounted */
+	char *final_url;   /* after redirects, or NULL */
+	char *last_error;  /* text of the last failure, or NULL */
 	/*
 	 * A 2xx copy's ETag and Last-Modified, each NUL-terminated, one after
 	 * the other ("" when absent); NULL when it has neither. Read them
@@ -186,10 +189,28 @@ typedef void (*cache_change_cb)(const struct cache_change *, void *arg);
 /* Add a listener (up to CACHE_MAX_LISTENERS); -1 when full. */
 int cache_listen(struct cache *, cache_change_cb, void *arg);
 
+/*
+ * The resource a cache holds for each origin: robots.txt unless set. A
+ * 2xx body becomes CACHE_RULES with what compile() makes of it (NULL only
+ * when memory runs out; a body the kind finds invalid is still compiled,
+ * its doc saying why); ref() and unref() (NULL allowed) share it.
+ */
+struct cache_kind {
+	const char *name; /* "robots.txt", "tdmrep": the resource's name */
+	const char *path; /* fetched at ORIGIN + path */
+	void *(*compile)(const char *body, size_t len);
+	void *(*ref)(void *doc);
+	void (*unref)(void *doc);
+};
+extern const struct cache_kind cache_kind_robots;
+
 struct cache *cache_new(const struct cache_settings *,
     const struct cache_fetch_ops *, void *fetch_impl, struct clock *);
 void cache_free(struct cache *); /* NULL is fine; cancels waiters silently */
 void cache_configure(struct cache *, const struct cache_settings *);
+/* Hold kind (static) instead of robots.txt; before the first check only. */
+void cache_set_kind(struct cache *, const struct cache_kind *);
+const struct cache_kind *cache_kind(const struct cache *);
 
 /*
  * Look origin up for a check; a fetch, when one is needed, gets the

@@ -23,6 +23,39 @@
 #include "base/log.h"
 #include "cache/version.h"
 
+/* robots.txt's compile(): its ruleset. */
+static void *
+kind_robots_compile(const char *body, size_t len)
+{
+	return robots_parse(body, len);
+}
+
+/* robots.txt's ref(). */
+static void *
+kind_robots_ref(void *doc)
+{
+	return robots_ref(doc);
+}
+
+/* robots.txt's unref(). */
+static void
+kind_robots_unref(void *doc)
+{
+	robots_unref(doc);
+}
+
+const struct cache_kind cache_kind_robots = { "robots.txt", "/robots.txt",
+	kind_robots_compile, kind_robots_ref, kind_robots_unref };
+
+/* Drop the doc e holds, of c's kind. */
+static void
+entry_drop_doc(const struct cache *c, struct entry *e)
+{
+	if (e->pub.doc != NULL && c->kind->unref != NULL)
+		c->kind->unref(e->pub.doc);
+	e->pub.doc = NULL;
+}
+
 /* The headers of a fetch result, for lifetime.c. */
 static struct http_meta
 result_meta(const struct fetch_result *r)
@@ -127,7 +160,7 @@ entry_revalidated(
 /* Record a 2xx (rules) or 4xx/too-many-redirects (allow all) answer. */
 static void
 entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
-    struct robots *rb, double now)
+    void *rb, double now)
 {
 	struct http_meta m = result_meta(r);
 	char ver[VERSION_HEX + 1];
@@ -141,8 +174,8 @@ entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
 		entry_set_validators(e, r->etag, r->last_modified);
 	else
 		entry_set_validators(e, NULL, NULL);
-	robots_unref(e->pub.robots);
-	e->pub.robots = rb;
+	entry_drop_doc(c, e);
+	e->pub.doc = rb;
 	e->pub.policy = rb != NULL ? CACHE_RULES : CACHE_ALLOW_ALL;
 	e->pub.expires_at =
 	    now + lifetime_ttl(&c->set.life, &m, clock_wall(c->clock));
@@ -234,11 +267,11 @@ cache_apply_fetch(
 	double now = clock_now(c->clock), since = e->pub.fail_since;
 	unsigned streak = e->pub.fail_streak;
 	int st = r->http_status;
-	struct robots *rb;
+	void *rb;
 	char why[256];
 	enum lifetime_class lc = lifetime_classify_refresh(r->error == FETCH_OK,
 	    r->error == FETCH_REDIRECTS, st,
-	    e->flight->conditional && e->good && e->pub.robots != NULL);
+	    e->flight->conditional && e->good && e->pub.doc != NULL);
 
 	e->pub.fetched_at = now;
 	if (lc != LT_REVALIDATED) /* else the status the rules came with */
@@ -250,7 +283,7 @@ cache_apply_fetch(
 		entry_revalidated(c, e, r, now);
 		break;
 	case LT_RULES:
-		if ((rb = robots_parse(r->body, r->body_len)) != NULL)
+		if ((rb = c->kind->compile(r->body, r->body_len)) != NULL)
 			entry_good(c, e, r, rb, now);
 		else
 			entry_failed(c, e, r, "out of memory", now);
@@ -296,10 +329,13 @@ entry_cause_kept(const struct cache_entry *src)
  * could not be copied (it is then NULL).
  */
 int
-cache_apply_settle(struct entry *e, const struct cache_entry *src, int good)
+cache_apply_settle(const struct cache *c, struct entry *e,
+    const struct cache_entry *src, int good)
 {
-	robots_unref(e->pub.robots);
-	e->pub.robots = src->robots;
+	void *doc = src->doc; /* src may be e's own */
+
+	entry_drop_doc(c, e);
+	e->pub.doc = doc;
 	e->pub.policy = src->policy;
 	e->pub.http_status = src->http_status;
 	e->pub.fetched_at = src->fetched_at;
@@ -407,15 +443,15 @@ cache_apply_shared(
 	}
 	shared_version(e, s, &st);
 	if (st.policy == CACHE_RULES &&
-	    (st.robots = robots_parse(s->body, s->body_len)) == NULL) {
+	    (st.doc = c->kind->compile(s->body, s->body_len)) == NULL) {
 		struct fetch_result r = { .error = FETCH_NETWORK };
 
 		entry_failed(c, e, &r, "out of memory", clock_now(c->clock));
 		return;
 	}
-	st.body_bytes = st.robots != NULL ? (uint32_t)s->body_len : 0;
-	st.truncated = st.robots != NULL ? s->truncated : 0;
-	(void)cache_apply_settle(e, &st, s->good);
-	if (st.robots != NULL)
+	st.body_bytes = st.doc != NULL ? (uint32_t)s->body_len : 0;
+	st.truncated = st.doc != NULL ? s->truncated : 0;
+	(void)cache_apply_settle(c, e, &st, s->good);
+	if (st.doc != NULL)
 		entry_set_validators(e, s->etag, s->last_modified);
 }

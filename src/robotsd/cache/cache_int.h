@@ -62,6 +62,7 @@ struct cache {
 	struct cache_stats stats;
 	struct fetch_stats fstats;
 	struct cache_settings set;
+	const struct cache_kind *kind;
 	struct {
 		cache_change_cb cb;
 		void *arg;
@@ -111,7 +112,8 @@ void cache_apply_fetch(
     struct cache *, struct entry *, const struct fetch_result *);
 void cache_apply_shared(
     struct cache *, struct entry *, const struct shared_state *);
-int cache_apply_settle(struct entry *, const struct cache_entry *src, int good);
+int cache_apply_settle(const struct cache *, struct entry *,
+    const struct cache_entry *src, int good);
 void cache_apply_fallback(const struct cache *, struct entry *, double now);
 
 #endif /* ROBOTSD_CACHE_INT_H */

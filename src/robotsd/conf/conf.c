@@ -788,6 +788,7 @@ config_free(struct config *cf)
 	free(cf->connect_to);
 	free(cf->ca_file);
 	free(cf->state_file);
+	free(cf->tdmrep);
 	for (i = 0; i < cf->nredis; i++)
 		free(cf->redis[i]);
 	free(cf->redis);

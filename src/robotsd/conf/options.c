@@ -68,6 +68,10 @@ const struct option_def options[] = {
 	{ "history-depth", 0, OT_LONG, 0, 255, "8", OFF(history_depth),
 	    OPT_RELOAD, "N",
 	    "distinct versions remembered per origin; 0: none" },
+	{ "tdmrep", 0, OT_STR, 0, 0, "on-demand", OFF(tdmrep), 0,
+	    "on-demand|always|off",
+	    "fetch /.well-known/tdmrep.json when a check asks \"tdm\":true, "
+	    "with every check, or never" },
 	{ "state-file", 0, OT_STR, 0, 0, NULL, OFF(state_file), 0, "FILE",
 	    "cache saved here on shutdown, loaded at start" },
 	{ "state-save-interval", 0, OT_LONG, 0, TEN_YEARS, "300",
@@ -266,6 +270,11 @@ opt_set(struct config *cf, const struct option_def *d, const char *value,
 
 	switch (d->type) {
 	case OT_STR:
+		if (d->off == OFF(tdmrep) && parse_tdmrep(value) == -1) {
+			xasprintf(
+			    err, "'%s' is not on-demand, always or off", value);
+			return -1;
+		}
 		free(*(char **)p);
 		*(char **)p = xstrdup(value);
 		return 0;

@@ -34,6 +34,7 @@ struct config {
 	long max_connections;
 	long max_waiting;
 	long history_depth;
+	char *tdmrep; /* --tdmrep: on-demand, always or off (tdmres.h) */
 	int deny_private_addresses;
 	char *admin_group;  /* may run admin ops, or NULL: root and our uid */
 	char *admin_socket; /* admin ops socket to create, or NULL: none */

@@ -30,6 +30,7 @@
 #include "wire/proto.h"
 #include "iface/reply.h"
 #include "ops/session.h"
+#include "ops/tdmres.h"
 #include "wire/wire_fast.h"
 #include "base/xmalloc.h"
 
@@ -47,6 +48,7 @@ struct check_item {
 	struct check_waiting *p;
 	struct wire_str url;   /* a copy; echoed in a batch's row */
 	int done;              /* row is the item's answer */
+	int tdm_wait;          /* w waits on tdmrep.json's fetch */
 	struct buf row;        /* its whole row (or object, one URL) */
 	struct cache_waiter w; /* while waiting on a fetch */
 };
@@ -79,9 +81,10 @@ struct check_memo {
 };
 
 enum check_row {
-	ROW_DONE, /* the row is written */
-	ROW_MISS, /* not settled in the cache; nothing written or counted */
-	ROW_WAIT, /* the waiter is queued on the origin's fetch */
+	ROW_DONE,     /* the row is written */
+	ROW_MISS,     /* not settled in the cache; nothing written or counted */
+	ROW_WAIT,     /* the waiter is queued on the origin's fetch */
+	ROW_WAIT_TDM, /* the waiter is queued on its tdmrep.json's fetch */
 };
 
 /*
@@ -105,6 +108,29 @@ check_lookup(const struct check_run *r, const char *origin,
 	if (st != CACHE_MISS || w == NULL)
 		return st;
 	return cache_check(cache, origin, r->req->wait, w, e);
+}
+
+/*
+ * The TDMRep step of URL u of check r (tdmres.h): ROW_DONE to go on to
+ * its robots.txt, else (u then cleared) ROW_MISS or ROW_WAIT_TDM.
+ */
+static enum check_row
+check_tdm_step(const struct check_run *r, struct robots_url *u,
+    struct check_memo *m, struct cache_waiter *w)
+{
+	const struct check_env *env = r->env;
+	enum tdm_gate g;
+
+	if (!r->req->tdm && env->tdm_mode != TDM_ALWAYS)
+		return ROW_DONE;
+	g = tdm_gate(&(struct tdm_step){ env->tdm, env->cache, env->tdm_mode,
+	                 r->req->tdm, r->req->wait },
+	    u->v.origin, w);
+	if (g == TDM_GO)
+		return ROW_DONE;
+	robots_url_split_clear(u);
+	m->e = NULL; /* robots.txt's fetch may have made room */
+	return g == TDM_MISS ? ROW_MISS : ROW_WAIT_TDM;
 }
 
 /*
@@ -134,6 +160,8 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 		robots_url_split_clear(&u);
 		return ROW_DONE;
 	}
+	if ((done = check_tdm_step(r, &u, m, w)) != ROW_DONE)
+		return done; /* u is cleared */
 	switch (check_lookup(r, u.v.origin, m, w, &e)) {
 	case CACHE_HIT:
 		check_begin(jw, r, url, 1);
@@ -273,6 +301,32 @@ check_item_error(struct check_waiting *p, struct check_item *it,
 	check_error_object(&rw, &p->run, &it->url, err, msg);
 }
 
+static void check_item(struct check_waiting *, struct check_item *,
+    struct check_memo *, const struct check_run *);
+
+/*
+ * The tdmrep.json fetch item it waited on ended: on to its robots.txt,
+ * the TDMRep step done (it is not taken again, whatever that fetch gave).
+ */
+static void
+check_item_again(struct check_waiting *p, struct check_item *it)
+{
+	struct check_run r = p->run;
+	struct wire_check req = p->req;
+	struct check_memo m = { NULL };
+	size_t left = p->left;
+
+	req.tdm = 0;
+	r.req = &req;
+	it->tdm_wait = 0;
+	p->left--;
+	p->run.s->nwaiting--;
+	check_item(p, it, &m, &r);
+	p->run.s->nwaiting += p->left - (left - 1);
+	if (p->left == 0)
+		check_finish(p);
+}
+
 /* A fetch an item waited on ended: answer it from the fresh entry. */
 static void
 check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
@@ -282,6 +336,10 @@ check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 	struct robots_url u;
 	struct jw rw;
 
+	if (it->tdm_wait) {
+		check_item_again(p, it);
+		return;
+	}
 	if (w->error != NULL)
 		check_item_error(p, it, PE_INTERNAL, w->error);
 	else if (robots_url_split(it->url.p, it->url.len, &u) != URL_OK)
@@ -324,18 +382,25 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	check_finish(p);
 }
 
-/* Answer item it of p, or leave it waiting on its origin's fetch. */
+/*
+ * Answer item it of p, or leave it waiting on its origin's fetch; as r
+ * when given (p's run past its TDMRep step), else as p's run.
+ */
 static void
-check_item(struct check_waiting *p, struct check_item *it, struct check_memo *m)
+check_item(struct check_waiting *p, struct check_item *it, struct check_memo *m,
+    const struct check_run *r)
 {
 	struct session *s = p->run.s;
+	enum check_row row;
 	struct jw rw;
 
 	it->p = p;
 	it->w.cb = check_wait_cb;
 	it->w.arg = it;
 	jw_init(&rw, &it->row);
-	if (check_row(&rw, &p->run, &it->url, m, &it->w) != ROW_WAIT)
+	row = check_row(&rw, r != NULL ? r : &p->run, &it->url, m, &it->w);
+	it->tdm_wait = row == ROW_WAIT_TDM;
+	if (row == ROW_DONE)
 		it->done = 1;
 	else if (s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
 		log_event(LOG_WARNING, "overloaded",
@@ -480,7 +545,7 @@ check_rest(const struct check_run *r, const struct buf *head,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		check_item(p, &p->items[i], &m);
+		check_item(p, &p->items[i], &m, NULL);
 	if (p->left == 0)
 		check_finish(p);
 	else
@@ -548,7 +613,8 @@ check_request(
 		.agent = req->agent,
 		.agent_len = req->agent_len,
 		.wait = req->wait,
-		.usage = req->usage };
+		.usage = req->usage,
+		.tdm = req->tdm };
 	struct wire_page page;
 
 	if (req->urls != NULL) {

@@ -48,7 +48,9 @@ struct check_answers {
 struct check_env {
 	struct event_base *base;
 	struct cache *cache;
-	double wait_timeout;           /* seconds a parked check may wait */
+	struct cache *tdm;   /* tdmrep.json's (tdmres.h); NULL: --tdmrep off */
+	int tdm_mode;        /* enum tdm_mode */
+	double wait_timeout; /* seconds a parked check may wait */
 	struct check_answers *answers; /* counted here */
 	/* Answers written now: reused, or handed over with give() (NULL:
 	 * a buffer for each answer). */

@@ -93,6 +93,14 @@ dispatch_configure(struct dispatch *d, const struct dispatch_settings *set)
 	d->env.wait_timeout = set->wait_timeout;
 }
 
+/* The cache of tdmrep.json (NULL: --tdmrep off) and the --tdmrep mode. */
+void
+dispatch_set_tdm(struct dispatch *d, struct cache *tdm, int mode)
+{
+	d->env.tdm = tdm;
+	d->env.tdm_mode = mode;
+}
+
 void
 dispatch_set_feed(struct dispatch *d, struct feed *f)
 {

@@ -32,6 +32,8 @@ void dispatch_configure(struct dispatch *, const struct dispatch_settings *);
 /* The change feed the watch op subscribes to (none: watch is refused). */
 struct feed;
 void dispatch_set_feed(struct dispatch *, struct feed *);
+/* tdmrep.json's cache (NULL: --tdmrep off) and enum tdm_mode. */
+void dispatch_set_tdm(struct dispatch *, struct cache *tdm, int mode);
 
 /* A new client whose answers go to out; without the admin right. */
 struct session *session_new(struct dispatch *, struct reply *out);

@@ -114,3 +114,16 @@ parse_hostport(const char *addr, char **host, unsigned short *port)
 		*port = (unsigned short)p;
 	return 0;
 }
+
+/* The --tdmrep mode s names (enum tdm_mode's order), or -1. */
+int
+parse_tdmrep(const char *s)
+{
+	static const char *const modes[] = { "on-demand", "always", "off" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, modes[i]) == 0)
+			return i;
+	return -1;
+}

@@ -29,6 +29,8 @@ long long parse_size(
     const char *s, long long min, long long max, const char **errstr);
 /* "yes" to 1, "no" to 0, anything else -1. */
 int parse_bool(const char *s);
+/* --tdmrep: "on-demand" to 0, "always" to 1, "off" to 2, else -1. */
+int parse_tdmrep(const char *s);
 /*
  * Split "HOST:PORT" or "[V6]:PORT" (PORT 1..65535; a bare IPv6 address
  * needs its brackets). host (allocated, without brackets) and port may be

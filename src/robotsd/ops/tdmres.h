@@ -1,0 +1,63 @@
+/*
+ * tdmres.h: TDMRep's /.well-known/tdmrep.json as a second resource per
+ * origin (W3C TDM Reservation Protocol, CG final report 2024), held by a
+ * cache of its own kind: how its body is compiled, the name of each of
+ * its states, the --tdmrep modes, and the step of a check that asks
+ * "tdm":true, which waits for the file as it waits for robots.txt.
+ */
+#ifndef ROBOTSD_TDMRES_H
+#define ROBOTSD_TDMRES_H
+
+#include "cache/cache.h"
+#include "robots/tdmrep.h"
+
+/*
+ * --tdmrep (parse_tdmrep()'s values): fetch the file when a check asks,
+ * with every check, never.
+ */
+enum tdm_mode { TDM_ON_DEMAND, TDM_ALWAYS, TDM_OFF };
+
+/*
+ * A 2xx body compiled: its rules, or none with the reason the file is
+ * invalid (a warning to show). Shared by reference (struct cache_kind).
+ */
+struct tdm_doc {
+	unsigned refs;
+	struct tdmrep *rules; /* NULL: the file is invalid */
+	enum tdmrep_error error;
+	char why[192]; /* the warning of an invalid file */
+};
+extern const struct cache_kind tdm_kind;
+
+/*
+ * The TDMRep state an entry of tdm_kind answers: "pending" (never
+ * fetched), "rules", "invalid", "none" (the site does not implement
+ * TDMRep: a 4xx) or "unreachable" (5xx, 429, network error: no good
+ * copy to serve).
+ */
+const char *tdm_state_name(const struct cache_entry *);
+
+/* A check's URL at its TDMRep step. */
+struct tdm_step {
+	struct cache *tdm;    /* tdmrep.json's; NULL: --tdmrep off */
+	struct cache *robots; /* robots.txt's */
+	int mode;             /* enum tdm_mode */
+	int asked;            /* the check's "tdm":true */
+	int wait;             /* the check's "wait" */
+};
+enum tdm_gate {
+	TDM_GO,   /* go on to robots.txt: the file is settled or not asked */
+	TDM_MISS, /* not settled and no waiter given: nothing done */
+	TDM_WAIT, /* w waits on the file's fetch (robots.txt's started too) */
+};
+/*
+ * The TDMRep step of a check's URL of origin, before robots.txt's: asked
+ * and the file not settled, w (or TDM_MISS without one) waits on its
+ * fetch (without "wait" it is fetched in the background and the check
+ * goes on). --tdmrep always starts a fetch (in the background) for a URL
+ * that does not ask.
+ */
+enum tdm_gate tdm_gate(
+    const struct tdm_step *, const char *origin, struct cache_waiter *w);
+
+#endif /* ROBOTSD_TDMRES_H */

@@ -1,0 +1,230 @@
+/*
+ * check_tdmres.c: a cache of tdmrep.json (ops/tdmres.h's kind) driven
+ * through cache_check() with the scripted fetcher and a frozen clock: the
+ * URL it fetches, the TDMRep state each outcome gives (a table), the good
+ * copy kept through a failure, Cache-Control lifetimes and a conditional
+ * refresh answered 304.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "cache/cache.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "ops/tdmres.h"
+#include "scripted_fetch.h"
+#include "cache_fixture.h"
+#include "test_main.h"
+
+#define O "http://t.example"
+#define FILE_2                                                                 \
+	"[{\"location\":\"/a/*\",\"tdm-reservation\":1},{\"location\":\"/"     \
+	"\",\"tdm-reservation\":0}]"
+
+/* The fixture's cache, made a tdmrep.json cache. */
+static void
+tdm_setup(void)
+{
+	cache_setup();
+	cache_set_kind(cache, &tdm_kind);
+}
+
+/* End O's running tdmrep.json fetch with r. */
+static void
+tdm_fill(const struct fetch_result *r)
+{
+	size_t i;
+
+	for (i = sc.n; i-- > 0;)
+		if (script_running(&sc.f[i]) &&
+		    strcmp(sc.f[i].url, O "/.well-known/tdmrep.json") == 0)
+			break;
+	ck_assert_msg(i < sc.n, "no tdmrep.json fetch of " O " runs");
+	sc.f[i].done = 1;
+	sc.f[i].cb(r, sc.f[i].arg);
+}
+
+/* A check of O that starts its fetch, ended with r. */
+static void
+tdm_fetch(const struct fetch_result *r)
+{
+	const struct cache_entry *e;
+	size_t started = sc.n;
+
+	ck_assert_int_eq(check_now(O, &e), CACHE_PENDING);
+	ck_assert_uint_eq(sc.n, started + 1);
+	tdm_fill(r);
+}
+
+/* A 200 with body. */
+static struct fetch_result
+ok_body(const char *body)
+{
+	struct fetch_result r = script_result(FETCH_OK, 200);
+
+	r.body = body;
+	r.body_len = strlen(body);
+	return r;
+}
+
+static const struct {
+	enum fetch_error err;
+	int status;
+	const char *body;
+	const char *state;
+	const char *why; /* an invalid file's warning */
+} outcomes[] = {
+	{ FETCH_OK, 200, FILE_2, "rules", NULL },
+	{ FETCH_OK, 200, "[]", "rules", NULL },
+	{ FETCH_OK, 203, FILE_2, "rules", NULL },
+	{ FETCH_OK, 200, "{\"location\":\"/\"}", "invalid",
+	    "not_array: tdmrep.json is not a JSON array" },
+	{ FETCH_OK, 200, "", "invalid", NULL },
+	{ FETCH_OK, 200, "<html>", "invalid", NULL },
+	{ FETCH_OK, 404, "", "none", NULL },
+	{ FETCH_OK, 410, "", "none", NULL },
+	{ FETCH_OK, 403, "", "none", NULL },
+	{ FETCH_OK, 401, "", "none", NULL },
+	{ FETCH_OK, 500, "", "unreachable", NULL },
+	{ FETCH_OK, 503, "", "unreachable", NULL },
+	{ FETCH_OK, 429, "", "unreachable", NULL },
+	{ FETCH_NETWORK, 0, "", "unreachable", NULL },
+	{ FETCH_TIMEOUT, 0, "", "unreachable", NULL },
+};
+
+/* Each outcome's state, from a first fetch of O's tdmrep.json. */
+START_TEST(test_outcome_state)
+{
+	struct fetch_result r = ok_body(outcomes[_i].body);
+	const struct cache_entry *e;
+	const struct tdm_doc *d;
+
+	r.error = outcomes[_i].err;
+	r.http_status = outcomes[_i].status;
+	if (r.error != FETCH_OK)
+		r.error_message = "scripted failure";
+	tdm_fetch(&r);
+	e = entry(O);
+	ck_assert_str_eq(tdm_state_name(e), outcomes[_i].state);
+	ck_assert_str_eq(sc.f[0].url, O "/.well-known/tdmrep.json");
+	d = e->doc;
+	if (strcmp(outcomes[_i].state, "invalid") == 0) {
+		ck_assert_ptr_nonnull(d);
+		ck_assert_ptr_null(d->rules);
+		ck_assert_str_ne(d->why, "");
+		if (outcomes[_i].why != NULL)
+			ck_assert_str_eq(d->why, outcomes[_i].why);
+	} else if (strcmp(outcomes[_i].state, "rules") == 0)
+		ck_assert_uint_eq(robots_tdmrep_count(d->rules),
+		    strcmp(outcomes[_i].body, "[]") == 0 ? 0 : 2);
+	else
+		ck_assert_ptr_null(d);
+	ck_assert_uint_eq(
+	    e->fail_streak, strcmp(outcomes[_i].state, "unreachable") == 0);
+}
+END_TEST
+
+/* Not fetched yet: pending. */
+START_TEST(test_pending)
+{
+	const struct cache_entry *e;
+
+	ck_assert_int_eq(check_now(O, &e), CACHE_PENDING);
+	ck_assert_str_eq(tdm_state_name(entry(O)), "pending");
+	tdm_fill(&(struct fetch_result){
+	    .error = FETCH_OK, .http_status = 404, .body = "" });
+}
+END_TEST
+
+/*
+ * A 503 after a good copy: the copy answers (stale, still "rules") while
+ * the retries run on robots.txt's 503 schedule; the retry's 200 ends it.
+ */
+START_TEST(test_failure_keeps_the_good_copy)
+{
+	struct fetch_result r = ok_body(FILE_2);
+	struct fetch_result fail = script_result(FETCH_OK, 503);
+	const struct cache_entry *e;
+	const void *doc;
+
+	tdm_fetch(&r);
+	doc = entry(O)->doc;
+	advance_to(SCRIPT_T0 + DAY);
+	ck_assert_int_eq(check_now(O, &e), CACHE_STALE);
+	tdm_fill(&fail);
+	e = entry(O);
+	ck_assert_str_eq(tdm_state_name(e), "rules");
+	ck_assert_ptr_eq(e->doc, doc);
+	ck_assert_uint_eq(e->stale, 1);
+	ck_assert_uint_eq(e->fail_streak, 1);
+	ck_assert_double_ge(e->next_retry - clock_now(&clk), 30);
+	ck_assert_double_le(e->next_retry - clock_now(&clk), 3600);
+	ck_assert_uint_eq(cache_stats(cache)->fetch_errors, 1);
+	advance_to(e->next_retry);
+	ck_assert_int_eq(check_now(O, &e), CACHE_STALE);
+	tdm_fill(&r);
+	e = entry(O);
+	ck_assert_uint_eq(e->stale, 0);
+	ck_assert_uint_eq(e->fail_streak, 0);
+}
+END_TEST
+
+/* Cache-Control max-age sets the lifetime; none: --default-ttl. */
+START_TEST(test_lifetime)
+{
+	struct fetch_result r = ok_body(FILE_2);
+
+	r.cache_control = "max-age=3600";
+	tdm_fetch(&r);
+	ck_assert_double_eq(expires_in(O), 3600);
+	cache_purge_all(cache);
+	r.cache_control = NULL;
+	tdm_fetch(&r);
+	ck_assert_double_eq(expires_in(O), DAY);
+}
+END_TEST
+
+/* A refresh sends the validators; its 304 keeps the compiled file. */
+START_TEST(test_revalidated)
+{
+	struct fetch_result r = ok_body(FILE_2);
+	struct fetch_result nm = script_result(FETCH_OK, 304);
+	const struct cache_entry *e;
+	const void *doc;
+
+	r.etag = "\"v1\"";
+	tdm_fetch(&r);
+	doc = entry(O)->doc;
+	advance_to(SCRIPT_T0 + DAY);
+	ck_assert_int_eq(check_now(O, &e), CACHE_STALE);
+	ck_assert_str_eq(sc.f[1].etag, "\"v1\"");
+	tdm_fill(&nm);
+	e = entry(O);
+	ck_assert_ptr_eq(e->doc, doc);
+	ck_assert_str_eq(tdm_state_name(e), "rules");
+	ck_assert_uint_eq(cache_stats(cache)->revalidated, 1);
+	ck_assert_double_eq(expires_in(O), DAY);
+}
+END_TEST
+
+static Suite *
+tdmres_suite(void)
+{
+	Suite *s = suite_create("tdmres");
+	TCase *tc = tcase_create("kind");
+
+	tcase_add_checked_fixture(tc, tdm_setup, cache_teardown);
+	tcase_add_loop_test(tc, test_outcome_state, 0, NROWS(outcomes));
+	tcase_add_test(tc, test_pending);
+	tcase_add_test(tc, test_failure_keeps_the_good_copy);
+	tcase_add_test(tc, test_lifetime);
+	tcase_add_test(tc, test_revalidated);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_PROGRAM(tdmres_suite, cache_quiet_log, NULL);
