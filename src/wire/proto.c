@@ -308,6 +308,17 @@ proto_decode_watch(json_t *o, struct request *req)
 	return NULL;
 }
 
+/* A "resource": 0 for "robots.txt", 1 for "tdmrep", else -1. */
+static int
+proto_resource(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "robots.txt") == 0)
+		return 0;
+	return s != NULL && strcmp(s, "tdmrep") == 0 ? 1 : -1;
+}
+
 /* Validate the fields an op needs; a static message on error. */
 static const char *
 proto_decode_fields(json_t *o, struct request *req)
@@ -318,6 +329,11 @@ proto_decode_fields(json_t *o, struct request *req)
 	case OP_CHECK:
 		return proto_decode_check(o, req);
 	case OP_INSPECT:
+		if ((v = json_object_get(o, "resource")) != NULL &&
+		    (req->tdmrep = proto_resource(v)) == -1)
+			return "'resource' must be \"robots.txt\" or "
+			       "\"tdmrep\"";
+		return proto_decode_origin(o, req);
 	case OP_PURGE:
 	case OP_HISTORY:
 		return proto_decode_origin(o, req);

@@ -73,6 +73,7 @@ struct request {
 	json_t *page;       /* check of one URL: its valid "page", or NULL */
 	const char *origin; /* inspect, purge */
 	size_t origin_len;
+	int tdmrep;      /* inspect: "resource":"tdmrep" (else robots.txt) */
 	int all;         /* purge, watch */
 	json_t *origins; /* watch: array of strings, or NULL */
 	json_t *agents;  /* watch: array of strings, or NULL */

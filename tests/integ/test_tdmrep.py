@@ -2,6 +2,7 @@
 origin, fetched only when a check asks ("tdm":true) or with --tdmrep
 always, once for all the checks waiting on it, through the robots.txt
 fetch machinery; --tdmrep off fetches nothing."""
+import hashlib
 import json
 
 from harness import DaemonTest, poll
@@ -118,3 +119,132 @@ class TdmRep(DaemonTest):
                     "tdm": 1})
         self.assertError(a, "bad_request")
         self.assertEqual(a["error"]["message"], "'tdm' must be true or false")
+
+
+class TdmRepStates(DaemonTest):
+    """The state each answer gives, its lifetime, refreshes and failures,
+    as inspect shows them with "resource":"tdmrep"."""
+
+    def tdm_inspect(self, orig):
+        return self.c.call({"op": "inspect", "origin": orig,
+                            "resource": "tdmrep"})
+
+    def fetched(self, host, **kw):
+        self.origin.robots(host, RULES)
+        self.origin.set(host, TDM, **kw)
+        self.assertAnswer(self.check("http://%s/a/1" % host, tdm=True),
+                          ok=True)
+        return self.tdm_inspect("http://" + host)
+
+    def test_rules(self):
+        self.start()
+        body = json.dumps([{"location": "/a/", "tdm-reservation": 1},
+                           {"location": "/a/b", "tdm-reservation": 0,
+                            "tdm-policy": "https://p.test/p.json"},
+                           {"location": "no-slash", "tdm-reservation": 1}])
+        a = self.fetched("r.test", body=body)
+        self.assertAnswer(a, ok=True, resource="tdmrep", state="rules",
+                          http_status=200, source="fetched",
+                          body_bytes=len(body), fetching=False, stale=False)
+        self.assertEqual(a["rules"], [
+            {"member": 0, "location": "/a/", "tdm-reservation": 1,
+             "tdm-policy": None},
+            {"member": 1, "location": "/a/b", "tdm-reservation": 0,
+             "tdm-policy": "https://p.test/p.json"}])
+        self.assertEqual([(w["member"], w["code"]) for w in a["warnings"]],
+                         [(1, "tdmrep_shadowed"), (2, "tdmrep_location")])
+        self.assertEqual(a["expires_in"], 86400)
+        self.assertEqual(a["version"], hashlib.sha256(
+            body.encode()).hexdigest()[:16])
+
+    def test_invalid_says_why(self):
+        self.start()
+        a = self.fetched("inv.test", body='{"location":"/"}')
+        self.assertAnswer(a, ok=True, state="invalid", http_status=200,
+                          rules=None)
+        self.assertEqual(a["warnings"], [
+            {"member": None, "code": "tdmrep_invalid",
+             "message": "not_array: tdmrep.json is not a JSON array"}])
+        a = self.fetched("inv2.test", body="<html>")
+        self.assertAnswer(a, state="invalid")
+        self.assertEqual(a["warnings"][0]["code"], "tdmrep_invalid")
+        self.assertTrue(a["warnings"][0]["message"].startswith("not_json: "),
+                        a)
+
+    def test_4xx_is_none(self):
+        self.start()
+        for st in (404, 410, 403):
+            with self.subTest(status=st):
+                a = self.fetched("n%d.test" % st, status=st, body="x")
+                self.assertAnswer(a, ok=True, state="none", http_status=st,
+                                  rules=None, warnings=[])
+                self.assertEqual(a["retry"]["fail_streak"], 0)
+
+    def test_unreachable_then_the_good_copy_is_kept(self):
+        self.start()
+        a = self.fetched("down.test", status=503)
+        self.assertAnswer(a, ok=True, state="unreachable", http_status=503)
+        self.assertEqual(a["retry"]["fail_streak"], 1)
+        self.assertEqual(a["retry"]["cause"]["code"], "http_503")
+        self.assertBetween(a["expires_in"], 30, 60, "503 retry")
+        # the retry, due on robots.txt's 503 schedule, gets the file
+        self.origin.set("down.test", TDM, body=FILE,
+                        headers={"Cache-Control": "max-age=120"})
+        self.advance(61)
+        self.check("http://down.test/x", tdm=True)
+        self.assertTrue(poll(lambda: self.tdm_inspect("http://down.test")
+                             ["state"] == "rules"))
+        a = self.tdm_inspect("http://down.test")
+        self.assertEqual(a["expires_in"], 120)
+        self.assertEqual(a["retry"]["fail_streak"], 0)
+        # due again: the refresh fails and the copy keeps answering
+        self.origin.set("down.test", TDM, status=500)
+        self.advance(121)
+        self.check("http://down.test/x", tdm=True)
+        self.origin.wait_hits("down.test", 3, path=TDM)
+        self.assertTrue(poll(lambda: self.tdm_inspect("http://down.test")
+                             ["retry"]["fail_streak"] == 1))
+        a = self.tdm_inspect("http://down.test")
+        self.assertAnswer(a, state="rules", stale=True, http_status=500)
+        self.assertEqual(len(a["rules"]), 2)
+        self.assertEqual(self.stats()["tdmrep_fetch_errors"], 2)
+
+    def test_a_refresh_is_conditional_and_a_304_keeps_the_file(self):
+        self.start()
+        a = self.fetched("etag.test", body=FILE, etag='"t1"',
+                         headers={"Cache-Control": "max-age=60"})
+        version = a["version"]
+        self.advance(61)
+        self.check("http://etag.test/x", tdm=True)
+        hits = self.origin.wait_hits("etag.test", 2, path=TDM)
+        self.assertEqual(hits[1].headers.get("if-none-match"), '"t1"')
+        self.assertTrue(poll(lambda: self.stats()
+                             .get("tdmrep_revalidated") == 1))
+        a = self.tdm_inspect("http://etag.test")
+        self.assertAnswer(a, state="rules", version=version, stale=False)
+
+    def test_inspect_errors(self):
+        self.start()
+        a = self.tdm_inspect("http://never.test")
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"], "the origin "
+                         "http://never.test's tdmrep.json is not in the cache")
+        a = self.c.call({"op": "inspect", "origin": "http://x.test",
+                         "resource": "sitemap"})
+        self.assertError(a, "bad_request")
+        # robots.txt's entry says nothing of tdmrep
+        self.origin.robots("plain.test", RULES)
+        self.check("http://plain.test/")
+        a = self.inspect("http://plain.test")
+        self.assertNotIn("resource", a)
+        self.assertAnswer(self.c.call({"op": "inspect",
+                                       "origin": "http://plain.test",
+                                       "resource": "robots.txt"}),
+                          ok=True, state="rules")
+
+    def test_off(self):
+        self.start("--tdmrep", "off")
+        a = self.tdm_inspect("http://x.test")
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "tdmrep.json is never fetched (--tdmrep off)")

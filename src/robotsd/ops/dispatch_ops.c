@@ -26,6 +26,7 @@
 #include "iface/reply.h"
 #include "wire/usagew.h"
 #include "ops/session.h"
+#include "ops/tdmres.h"
 #include "base/xmalloc.h"
 
 /* Send what b holds on s, or an internal error when b failed. */
@@ -183,15 +184,46 @@ dispatch_origin(struct session *s, struct request *req)
 	return origin;
 }
 
-/* The members of an inspect answer for entry e. */
+/* The members of robots.txt's entry e after its final URL, for inspect. */
 static void
-dispatch_entry(struct jw *w, const struct dispatch *d,
-    const struct cache_entry *e, const char *origin)
+dispatch_robots_members(struct jw *w, const struct cache_entry *e)
 {
+	jw_key(w, "groups");
+	dispatch_groups(w, e->robots);
+	jw_key(w, "sitemaps");
+	dispatch_sitemaps(w, e->robots);
+	jw_key(w, "retry");
+	dispatch_retry(w, e);
+	jw_key(w, "extra_lines");
+	dispatch_extra_lines(w, e->robots);
+	jw_key(w, "warnings");
+	jw_warnings(w, e->robots);
+}
+
+/* The same for tdmrep.json's entry e (tdmres.h). */
+static void
+dispatch_tdm_members(struct jw *w, const struct cache_entry *e)
+{
+	jw_key(w, "retry");
+	dispatch_retry(w, e);
+	tdm_inspect_members(w, e);
+}
+
+/* The members of an inspect answer for entry e of cache c. */
+static void
+dispatch_entry(struct jw *w, const struct cache *c, const struct cache_entry *e,
+    const char *origin)
+{
+	int tdm = cache_kind(c) == &tdm_kind;
+
 	jw_kstr(w, "origin", origin, strlen(origin));
+	if (tdm)
+		jw_kstr(w, "resource", "tdmrep", 6);
 	jw_key(w, "state");
-	dispatch_cstr(w,
-	    e->policy == CACHE_NONE ? "pending" : cache_policy_name(e->policy));
+	dispatch_cstr(w, tdm ? tdm_state_name(e)
+	                 : e->policy == CACHE_NONE
+	                     ? "pending"
+	                     : cache_policy_name(e->policy));
 	jw_key(w, "source"); /* fetched here, or from the shared tier */
 	dispatch_cstr(w, e->policy == CACHE_NONE ? NULL
 	                 : e->shared             ? "shared"
@@ -211,46 +243,47 @@ dispatch_entry(struct jw *w, const struct dispatch *d,
 	dispatch_time(w, e->expires_at);
 	jw_key(w, "expires_in");
 	dispatch_seconds(
-	    w, e->policy == CACHE_NONE ? -1 : cache_expires_in(d->cache, e));
+	    w, e->policy == CACHE_NONE ? -1 : cache_expires_in(c, e));
 	jw_kint(w, "body_bytes", (long long)e->body_bytes);
 	jw_kbool(w, "truncated", e->truncated);
 	jw_key(w, "final_url");
 	dispatch_cstr(w, e->final_url);
-	jw_key(w, "groups");
-	dispatch_groups(w, e->robots);
-	jw_key(w, "sitemaps");
-	dispatch_sitemaps(w, e->robots);
-	jw_key(w, "retry");
-	dispatch_retry(w, e);
-	jw_key(w, "extra_lines");
-	dispatch_extra_lines(w, e->robots);
-	jw_key(w, "warnings");
-	jw_warnings(w, e->robots);
+	if (tdm)
+		dispatch_tdm_members(w, e);
+	else
+		dispatch_robots_members(w, e);
 }
 
 /* inspect: everything the cache knows about one origin. */
 void
 dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 {
+	struct cache *c = req->tdmrep ? d->env.tdm : d->cache;
 	const struct cache_entry *e;
 	struct buf b = BUF_INIT(0);
 	struct jw w;
 	char *origin;
 	int stale;
 
+	if (c == NULL) {
+		dispatch_error(s, req->id, PE_NOT_CACHED,
+		    "tdmrep.json is never fetched (--tdmrep off)");
+		return;
+	}
 	if ((origin = dispatch_origin(s, req)) == NULL)
 		return;
-	if ((e = cache_find(d->cache, origin)) == NULL) {
+	if ((e = cache_find(c, origin)) == NULL) {
 		char *msg; /* names the origin as normalized and looked up */
 
-		xasprintf(&msg, "the origin %s is not in the cache", origin);
+		xasprintf(&msg, "the origin %s%s is not in the cache", origin,
+		    c != d->cache ? "'s tdmrep.json" : "");
 		dispatch_error(s, req->id, PE_NOT_CACHED, msg);
 		free(msg);
 		free(origin);
 		return;
 	}
 	proto_begin(&w, &b, req->id, 1);
-	dispatch_entry(&w, d, e, origin);
+	dispatch_entry(&w, c, e, origin);
 	/* Checks are answered from the old copy while a refresh runs too. */
 	stale = e->stale || (e->fetching && e->policy != CACHE_NONE);
 	jw_kbool(&w, "fetching", e->fetching);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ops/tdmres.h"
+#include "wire/jsonw.h"
 #include "wire/tdmrep_json.h"
 
 /* The warning that says why a whole file is invalid, into d->why. */
@@ -133,4 +134,80 @@ tdm_gate(const struct tdm_step *t, const char *origin, struct cache_waiter *w)
 	if (cache_check(t->tdm, origin, 1, w, &e) == CACHE_WAIT)
 		return TDM_WAIT;
 	return TDM_GO; /* settled, or overloaded: the answer says so */
+}
+
+/* "rules" of an inspect answer: the members kept, in file order. */
+static void
+tdm_inspect_rules(struct jw *w, const struct tdmrep *t)
+{
+	const struct tdmrep_rule *r;
+	size_t i;
+
+	jw_key(w, "rules");
+	if (t == NULL) {
+		jw_vnull(w);
+		return;
+	}
+	jw_arr(w);
+	for (i = 0; i < robots_tdmrep_count(t); i++) {
+		r = robots_tdmrep_rule(t, i);
+		jw_obj(w);
+		jw_kint(w, "member", r->member);
+		jw_kstr(w, "location", r->location, r->location_len);
+		jw_kint(w, "tdm-reservation", r->reservation);
+		jw_key(w, "tdm-policy");
+		if (r->policy != NULL)
+			jw_vstr(w, r->policy, r->policy_len);
+		else
+			jw_vnull(w);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+/* One warning of an inspect answer (member -1: the whole file). */
+static void
+tdm_inspect_warning(
+    struct jw *w, long long member, const char *code, const char *msg)
+{
+	jw_obj(w);
+	jw_key(w, "member");
+	if (member >= 0)
+		jw_vint(w, member);
+	else
+		jw_vnull(w);
+	jw_kstr(w, "code", code, strlen(code));
+	jw_kstr(w, "message", msg, strlen(msg));
+	jw_end(w);
+}
+
+/* See tdmres.h. */
+void
+tdm_inspect_members(struct jw *w, const struct cache_entry *e)
+{
+	const struct tdm_doc *d = e->policy == CACHE_RULES ? e->doc : NULL;
+	const struct tdmrep_warning *tw = NULL;
+	size_t i, kept = 0, total = 0;
+	char msg[96];
+
+	tdm_inspect_rules(w, d != NULL ? d->rules : NULL);
+	jw_key(w, "warnings");
+	jw_arr(w);
+	if (d != NULL && d->rules == NULL)
+		tdm_inspect_warning(w, -1, "tdmrep_invalid", d->why);
+	if (d != NULL && d->rules != NULL)
+		tw = robots_tdmrep_warnings(d->rules, &kept, &total);
+	for (i = 0; i < kept; i++) {
+		if (tw[i].code == TDMREP_W_SHADOWED)
+			snprintf(msg, sizeof(msg),
+			    "member %u can never decide: member %u's "
+			    "location is a prefix of its own",
+			    (unsigned)tw[i].member, (unsigned)tw[i].by);
+		else
+			snprintf(msg, sizeof(msg), "member %u skipped",
+			    (unsigned)tw[i].member);
+		tdm_inspect_warning(
+		    w, tw[i].member, robots_tdmrep_wcode_name(tw[i].code), msg);
+	}
+	jw_end(w);
 }

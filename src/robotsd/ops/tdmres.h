@@ -37,6 +37,16 @@ extern const struct cache_kind tdm_kind;
  */
 const char *tdm_state_name(const struct cache_entry *);
 
+struct jw;
+/*
+ * The members of an inspect answer for entry e of tdm_kind that only it
+ * has: "rules":[{"member":N,"location":L,"tdm-reservation":R,
+ * "tdm-policy":P|null},...] (null when it holds no file) and
+ * "warnings":[{"member":N|null,"code":C,"message":M},...] (an invalid
+ * file's reason, member null).
+ */
+void tdm_inspect_members(struct jw *, const struct cache_entry *e);
+
 /* A check's URL at its TDMRep step. */
 struct tdm_step {
 	struct cache *tdm;    /* tdmrep.json's; NULL: --tdmrep off */
