@@ -83,6 +83,14 @@ void robots_tdmrep_warn(struct tdmrep *, uint32_t member, enum tdmrep_wcode);
  * brackets in JSON strings aside (a scan before the JSON parse).
  */
 int robots_tdmrep_depth_ok(const char *s, size_t len);
+/*
+ * The 1-based line of s (the text of a tdmrep.json) where each of the
+ * first n members of its top-level array starts, into lines[0..n-1]; 0
+ * for a member not found (a scan, brackets in strings aside: for
+ * warnings, not a parse).
+ */
+void robots_tdmrep_member_lines(
+    const char *s, size_t len, uint32_t *lines, size_t n);
 
 size_t robots_tdmrep_count(const struct tdmrep *);
 const struct tdmrep_rule *robots_tdmrep_rule(const struct tdmrep *, size_t i);

@@ -14,6 +14,7 @@
 #include "wire/page.h"
 #include "wire/usagew.h"
 #include "robots/tdmrep.h"
+#include "wire/tdmrep_json.h"
 
 /* "N": an integer as a JSON string, the next value of w. */
 static void
@@ -309,8 +310,33 @@ jw_token(
 	jw_end(w);
 }
 
+/* The warnings of tdmrep.json t: elements of the open array. */
+static void
+jw_tdmrep_warnings(struct jw *w, const struct tdmrep_file *t)
+{
+	const char *code;
+	char text[256];
+	uint32_t line;
+	size_t i;
+
+	for (i = 0;
+	     tdmrep_file_warning(t, i, &code, &line, text, sizeof(text)) == 0;
+	     i++) {
+		jw_obj(w);
+		if (line > 0)
+			jw_kint(w, "line", line);
+		else
+			jw_knull(w, "line");
+		jw_kstr(w, "code", code, strlen(code));
+		jw_kstr(w, "message", text, strlen(text));
+		jw_klit(w, "resource", "\"tdmrep\"");
+		jw_end(w);
+	}
+}
+
 void
-jw_warnings(struct jw *w, const struct robots *r)
+jw_warnings_tdm(
+    struct jw *w, const struct robots *r, const struct tdmrep_file *t)
 {
 	struct robots_warning rw;
 	size_t i;
@@ -324,5 +350,13 @@ jw_warnings(struct jw *w, const struct robots *r)
 		jw_kstr(w, "message", rw.message, strlen(rw.message));
 		jw_end(w);
 	}
+	if (t != NULL)
+		jw_tdmrep_warnings(w, t);
 	jw_end(w);
+}
+
+void
+jw_warnings(struct jw *w, const struct robots *r)
+{
+	jw_warnings_tdm(w, r, NULL);
 }

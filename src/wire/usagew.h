@@ -14,6 +14,7 @@ struct jw;
 struct page_prefs;
 struct page_tags;
 struct tdm_answer;
+struct tdmrep_file;
 
 /*
  * The members "usage":{"train-ai":..,"search":..,"ai-input":..} and
@@ -78,5 +79,12 @@ void jw_token(
  * [{"line":N,"code":C,"message":T},...]; r NULL: [].
  */
 void jw_warnings(struct jw *, const struct robots *r);
+/*
+ * The same, then the warnings of a tdmrep.json (t NULL: none), each
+ * {"line":N|null,"code":C,"message":T,"resource":"tdmrep"} (line null for
+ * the file as a whole, tdmrep_invalid).
+ */
+void jw_warnings_tdm(
+    struct jw *, const struct robots *r, const struct tdmrep_file *t);
 
 #endif /* ROBOTS_USAGEW_H */

@@ -336,6 +336,74 @@ START_TEST(test_evidence)
 }
 END_TEST
 
+/* Where members start: brackets, commas and newlines in strings aside. */
+static const struct {
+	const char *json;
+	uint32_t want[4];
+} line_cases[] = {
+	{ "[{}, {}]", { 1, 1, 0, 0 } },
+	{ "[\n{},\n\n{}\n]", { 2, 4, 0, 0 } },
+	{ "[\n {\"a\": [1,\n 2]},\n \"x,\\\"[\",\n 3\n]", { 2, 4, 5, 0 } },
+	{ "[]", { 0, 0, 0, 0 } },
+	{ "  \n[\n\t1\r\n,2,\n{\"l\":{\"m\":[\n]}}]", { 3, 4, 5, 0 } },
+	{ "{\"a\": 1}", { 0, 0, 0, 0 } },
+};
+
+START_TEST(test_member_lines)
+{
+	uint32_t got[4];
+	size_t i;
+
+	robots_tdmrep_member_lines(
+	    line_cases[_i].json, strlen(line_cases[_i].json), got, 3);
+	got[3] = 0;
+	for (i = 0; i < 4; i++)
+		ck_assert_msg(got[i] == line_cases[_i].want[i],
+		    "%s: member %zu on line %u", line_cases[_i].json, i,
+		    got[i]);
+}
+END_TEST
+
+/* A file's warnings as robotsctl test and inspect list them. */
+START_TEST(test_file_warnings)
+{
+	static const char json[] = "[\n{\"location\": \"/\", "
+	                           "\"tdm-reservation\": 1},\n"
+	                           "7,\n{\"location\": \"/a\", "
+	                           "\"tdm-reservation\": 0}]";
+	struct tdmrep_file f;
+	const char *code;
+	uint32_t line;
+	char text[256];
+
+	ck_assert_int_eq(tdmrep_file_read(&f, json, strlen(json)), 0);
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, 0, &code, &line, text, sizeof(text)), 0);
+	ck_assert_str_eq(code, "tdmrep_not_object");
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_eq(text, "member 1 is not an object: skipped");
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, 1, &code, &line, text, sizeof(text)), 0);
+	ck_assert_str_eq(code, "tdmrep_shadowed");
+	ck_assert_uint_eq(line, 4);
+	ck_assert_str_eq(text, "member 2 can never decide: the location of "
+	                       "member 0, earlier, is a prefix of its own");
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, 2, &code, &line, text, sizeof(text)), -1);
+	tdmrep_file_clear(&f);
+	ck_assert_int_eq(tdmrep_file_read(&f, "[1,", 3), 0);
+	ck_assert_ptr_null(f.rules);
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, 0, &code, &line, text, sizeof(text)), 0);
+	ck_assert_str_eq(code, "tdmrep_invalid");
+	ck_assert_uint_eq(line, 0);
+	ck_assert_int_eq(strncmp(text, "not JSON (", 10), 0);
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, 1, &code, &line, text, sizeof(text)), -1);
+	tdmrep_file_clear(&f);
+}
+END_TEST
+
 static Suite *
 tdm_suite(void)
 {
@@ -348,6 +416,9 @@ tdm_suite(void)
 	tcase_add_test(tc, test_write);
 	tcase_add_test(tc, test_purpose);
 	tcase_add_test(tc, test_evidence);
+	tcase_add_loop_test(tc, test_member_lines, 0,
+	    sizeof(line_cases) / sizeof(line_cases[0]));
+	tcase_add_test(tc, test_file_warnings);
 	suite_add_tcase(s, tc);
 	return s;
 }
