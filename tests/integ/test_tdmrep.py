@@ -151,8 +151,10 @@ class TdmRepStates(DaemonTest):
              "tdm-policy": None},
             {"member": 1, "location": "/a/b", "tdm-reservation": 0,
              "tdm-policy": "https://p.test/p.json"}])
-        self.assertEqual([(w["member"], w["code"]) for w in a["warnings"]],
-                         [(1, "tdmrep_shadowed"), (2, "tdmrep_location")])
+        self.assertEqual([(w["line"], w["code"], w["resource"])
+                          for w in a["warnings"]],
+                         [(1, "tdmrep_shadowed", "tdmrep"),
+                          (1, "tdmrep_location", "tdmrep")])
         self.assertEqual(a["expires_in"], 86400)
         self.assertEqual(a["version"], hashlib.sha256(
             body.encode()).hexdigest()[:16])
@@ -163,12 +165,13 @@ class TdmRepStates(DaemonTest):
         self.assertAnswer(a, ok=True, state="invalid", http_status=200,
                           rules=None)
         self.assertEqual(a["warnings"], [
-            {"member": None, "code": "tdmrep_invalid",
-             "message": "not_array: tdmrep.json is not a JSON array"}])
+            {"line": None, "code": "tdmrep_invalid",
+             "message": "not a JSON array of rules: invalid",
+             "resource": "tdmrep"}])
         a = self.fetched("inv2.test", body="<html>")
         self.assertAnswer(a, state="invalid")
         self.assertEqual(a["warnings"][0]["code"], "tdmrep_invalid")
-        self.assertTrue(a["warnings"][0]["message"].startswith("not_json: "),
+        self.assertTrue(a["warnings"][0]["message"].startswith("not JSON ("),
                         a)
 
     def test_4xx_is_none(self):
@@ -248,3 +251,120 @@ class TdmRepStates(DaemonTest):
         self.assertError(a, "not_cached")
         self.assertEqual(a["error"]["message"],
                          "tdmrep.json is never fetched (--tdmrep off)")
+
+
+def ver(body):
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+class TdmRepAnswer(DaemonTest):
+    """The answer's "tdm" member (contract: "Every signal, not only
+    robots.txt", TDMRep)."""
+
+    def serve(self, host, **kw):
+        self.origin.robots(host, RULES)
+        self.origin.set(host, TDM, **kw)
+
+    def tdm(self, url, **kw):
+        a = self.check(url, tdm=True, **kw)
+        self.assertIs(a.get("ok"), True, a)
+        return a
+
+    def test_first_matching_member_decides(self):
+        self.serve("ans.test", body=FILE)
+        self.start()
+        a = self.tdm("http://ans.test/a/x")
+        self.assertEqual(a["tdm"], {
+            "state": "rules", "reservation": 1,
+            "policy": "https://t.test/policy.json", "location": "/a/*",
+            "version": ver(FILE)})
+        self.assertEqual(self.tdm("http://ans.test/b?q=1")["tdm"], {
+            "state": "rules", "reservation": 0, "policy": None,
+            "location": "/", "version": ver(FILE)})
+
+    def test_no_member_matches(self):
+        body = json.dumps([{"location": "/only/", "tdm-reservation": 1}])
+        self.serve("nm.test", body=body)
+        self.start()
+        self.assertEqual(self.tdm("http://nm.test/x")["tdm"], {
+            "state": "rules", "reservation": None, "policy": None,
+            "location": None, "version": ver(body)})
+
+    def test_a_disallowed_url_answers_null(self):
+        self.serve("dis.test", body=FILE)
+        self.start()
+        a = self.tdm("http://dis.test/private/a")
+        self.assertAnswer(a, allowed=False)
+        self.assertIsNone(a["tdm"])
+
+    def test_states_without_rules(self):
+        self.serve("n404.test", status=404)
+        self.serve("n503.test", status=503)
+        self.serve("ninv.test", body="{}")
+        self.start()
+        cases = [("n404.test", "none"), ("n503.test", "unreachable"),
+                 ("ninv.test", "invalid")]
+        for host, state in cases:
+            with self.subTest(host=host):
+                t = self.tdm("http://%s/a/x" % host)["tdm"]
+                self.assertEqual((t["state"], t["reservation"],
+                                  t["policy"], t["location"]),
+                                 (state, None, None, None))
+                self.assertRegex(t["version"], "^[0-9a-f]{16}$")
+        self.assertEqual(self.tdm("http://ninv.test/")["tdm"]["version"],
+                         ver("{}"))
+
+    def test_off_answers_none_without_fetching(self):
+        self.serve("off.test", body=FILE)
+        self.start("--tdmrep", "off")
+        self.assertEqual(self.tdm("http://off.test/a/x")["tdm"], {
+            "state": "none", "reservation": None, "policy": None,
+            "location": None, "version": None})
+        self.assertEqual(len(self.origin.hits("off.test", TDM)), 0)
+
+    def test_usage_has_the_tdm_purpose(self):
+        self.serve("use.test", body=FILE)
+        self.start()
+        self.assertEqual(
+            self.tdm("http://use.test/a/x", usage=True)["usage"]["tdm"],
+            "disallowed")
+        self.assertEqual(
+            self.tdm("http://use.test/b", usage=True)["usage"]["tdm"],
+            "allowed")
+        a = self.check("http://use.test/b", usage=True)
+        self.assertNotIn("tdm", a["usage"])
+
+    def test_the_page_overrides_and_the_evidence_names_the_file(self):
+        self.serve("pg.test", body=FILE)
+        self.start()
+        page = {"headers": [["TDM-Reservation", "0"]], "meta": []}
+        a = self.tdm("http://pg.test/a/x", page=page)
+        self.assertEqual(a["tdm"], {
+            "state": "rules", "reservation": 0,
+            "policy": "https://t.test/policy.json", "location": "/a/*",
+            "version": ver(FILE), "from": "header"})
+        self.assertEqual(a["evidence"]["tdmrep"], ver(FILE))
+        a = self.check("http://pg.test/a/x", page=page)
+        self.assertIsNone(a["evidence"]["tdmrep"])
+
+    def test_a_batch_answers_each_row(self):
+        self.serve("bt.test", body=FILE)
+        c = self.start()
+        a = c.call({"op": "check", "agent": "Bot", "tdm": True,
+                    "urls": ["http://bt.test/a/1", "http://bt.test/z",
+                             "http://bt.test/private/q"]})
+        self.assertEqual([r["tdm"] and r["tdm"]["reservation"]
+                          for r in a["results"]], [1, 0, None])
+        self.assertIsNone(a["results"][2]["tdm"])
+
+    def test_wait_false_on_a_cached_robots_txt_answers_tdm_null(self):
+        self.serve("wf.test", body=FILE, hold=True)
+        self.start()
+        self.assertAnswer(self.check("http://wf.test/x"), ok=True)
+        a = self.check("http://wf.test/a/1", tdm=True, wait=False)
+        self.assertAnswer(a, ok=True, source="cache", allowed=True)
+        self.assertIsNone(a["tdm"])
+        self.origin.wait_hits("wf.test", 1, path=TDM)
+        self.origin.release("wf.test", TDM)
+        self.assertTrue(poll(lambda: self.check(
+            "http://wf.test/a/1", tdm=True, wait=False)["tdm"] is not None))

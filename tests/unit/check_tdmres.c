@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,7 +83,7 @@ static const struct {
 	{ FETCH_OK, 200, "[]", "rules", NULL },
 	{ FETCH_OK, 203, FILE_2, "rules", NULL },
 	{ FETCH_OK, 200, "{\"location\":\"/\"}", "invalid",
-	    "not_array: tdmrep.json is not a JSON array" },
+	    "not a JSON array of rules: invalid" },
 	{ FETCH_OK, 200, "", "invalid", NULL },
 	{ FETCH_OK, 200, "<html>", "invalid", NULL },
 	{ FETCH_OK, 404, "", "none", NULL },
@@ -102,6 +103,9 @@ START_TEST(test_outcome_state)
 	struct fetch_result r = ok_body(outcomes[_i].body);
 	const struct cache_entry *e;
 	const struct tdm_doc *d;
+	const char *code;
+	uint32_t line;
+	char why[256];
 
 	r.error = outcomes[_i].err;
 	r.http_status = outcomes[_i].status;
@@ -114,12 +118,15 @@ START_TEST(test_outcome_state)
 	d = e->doc;
 	if (strcmp(outcomes[_i].state, "invalid") == 0) {
 		ck_assert_ptr_nonnull(d);
-		ck_assert_ptr_null(d->rules);
-		ck_assert_str_ne(d->why, "");
+		ck_assert_ptr_null(d->f.rules);
+		ck_assert_int_eq(tdmrep_file_warning(
+		                     &d->f, 0, &code, &line, why, sizeof(why)),
+		    0);
+		ck_assert_str_eq(code, "tdmrep_invalid");
 		if (outcomes[_i].why != NULL)
-			ck_assert_str_eq(d->why, outcomes[_i].why);
+			ck_assert_str_eq(why, outcomes[_i].why);
 	} else if (strcmp(outcomes[_i].state, "rules") == 0)
-		ck_assert_uint_eq(robots_tdmrep_count(d->rules),
+		ck_assert_uint_eq(robots_tdmrep_count(d->f.rules),
 		    strcmp(outcomes[_i].body, "[]") == 0 ? 0 : 2);
 	else
 		ck_assert_ptr_null(d);

@@ -505,7 +505,8 @@ check_keep(const struct check_run *r, const struct buf *head,
 	p->run = *r;
 	p->run.req = &p->req;
 	p->run.ask = (struct check_ask){ p->req.agent, p->req.agent_len,
-		p->req.usage, p->req.ntokens, p->req.tokens, p->req.page };
+		p->req.usage, p->req.ntokens, p->req.tokens, p->req.page,
+		p->req.tdm, r->env->tdm };
 	if (head->state != BUF_OK)
 		p->head.state = head->state;
 	buf_add(&p->head, head->p, head->len);
@@ -560,7 +561,7 @@ check_op(
 	struct buf own = BUF_INIT(0), *b = env->answer ? env->answer : &own;
 	const struct check_run r = { env, s, c,
 		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens,
-		    c->page },
+		    c->page, c->tdm, env->tdm },
 		c->urls != NULL, s->out->t0 };
 	const struct wire_str one = { c->url, c->url_len, 0 };
 	const struct wire_str *urls = r.batch ? c->urls : &one;

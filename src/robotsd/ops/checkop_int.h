@@ -30,6 +30,8 @@ struct check_ask {
 	size_t ntokens;
 	const struct wire_str *tokens;
 	const struct wire_page *page; /* the page's own signals, or NULL */
+	int tdm;                      /* "tdm":true */
+	struct cache *tdm_cache;      /* tdmrep.json's; NULL: --tdmrep off */
 };
 
 /* A check being answered: its request, what it asks, its shape. */

@@ -15,6 +15,7 @@
 #include "wire/page.h"
 #include "wire/usagew.h"
 #include "cache/lifetime.h"
+#include "ops/tdmres.h"
 
 const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",
 	"stale", "shared" };
@@ -91,7 +92,7 @@ check_cause(struct jw *w, const struct cache_entry *e)
  */
 static void
 check_usage(struct jw *w, const struct url_view *u, const struct check_ask *a,
-    const struct cache_entry *e, int allowed)
+    const struct cache_entry *e, const struct tdm_answer *tdm, int allowed)
 {
 	struct robots_usage us;
 	struct page_prefs pp;
@@ -106,7 +107,7 @@ check_usage(struct jw *w, const struct url_view *u, const struct check_ask *a,
 	else
 		memset(&us, 0, sizeof(us)); /* all ROBOTS_PREF_UNKNOWN */
 	if (a->page == NULL) {
-		jw_usage(w, &us);
+		jw_usage_tdm(w, &us, NULL, tdm);
 		return;
 	}
 	if (page_prefs(a->page, &pp) == -1) {
@@ -114,7 +115,7 @@ check_usage(struct jw *w, const struct url_view *u, const struct check_ask *a,
 		return;
 	}
 	page_prefs_combine(&pp, &us);
-	jw_usage_page(w, &us, &pp);
+	jw_usage_tdm(w, &us, &pp, tdm);
 	page_prefs_clear(&pp);
 }
 
@@ -149,7 +150,7 @@ check_tokens(struct jw *w, const struct url_view *u, const struct check_ask *a,
  */
 static void
 check_page(struct jw *w, const struct check_ask *a, const struct cache_entry *e,
-    int allowed)
+    const char *tdm_version, int allowed)
 {
 	struct page_tags t;
 	char hex[VERSION_HEX + 1];
@@ -165,7 +166,8 @@ check_page(struct jw *w, const struct check_ask *a, const struct cache_entry *e,
 	if (page_evidence(a->page, hex) == -1)
 		w->b->state = BUF_NOMEM;
 	else
-		jw_evidence(w, e != NULL ? e->version : NULL, hex);
+		jw_evidence_tdm(
+		    w, e != NULL ? e->version : NULL, tdm_version, hex);
 }
 
 /*
@@ -176,12 +178,21 @@ static void
 check_more(struct jw *w, const struct url_view *u, const struct check_ask *a,
     const struct cache_entry *e, int allowed)
 {
+	struct tdm_answer ta;
+	const struct tdm_answer *tdm = NULL;
+	const char *tdm_version = NULL;
+
+	if (a->tdm && allowed)
+		tdm =
+		    tdm_answer_of(a->tdm_cache, u, a->page, &ta, &tdm_version);
 	if (a->usage)
-		check_usage(w, u, a, e, allowed);
+		check_usage(w, u, a, e, tdm, allowed);
 	if (a->tokens != NULL)
 		check_tokens(w, u, a, e);
+	if (a->tdm)
+		jw_tdm(w, tdm, tdm_version);
 	if (a->page != NULL)
-		check_page(w, a, e, allowed);
+		check_page(w, a, e, tdm_version, allowed);
 }
 
 /* The reason librobots gave for a verdict of rules. */
@@ -251,7 +262,7 @@ check_verdict(struct jw *w, const struct check_run *r,
 		jw_key(w, "cause");
 		check_cause(w, e);
 	}
-	if (a->usage || a->tokens != NULL || a->page != NULL)
+	if (a->usage || a->tokens != NULL || a->page != NULL || a->tdm)
 		check_more(w, u, a, e, v.allowed);
 }
 
@@ -270,7 +281,8 @@ check_robots_txt_fields(
 	jw_knull(w, "expires_in");
 	jw_knull(w, "version");
 	check_count(r->env, CHECK_CACHE, CHECK_ROBOTS_TXT, 1);
-	if (r->ask.usage || r->ask.tokens != NULL || r->ask.page != NULL)
+	if (r->ask.usage || r->ask.tokens != NULL || r->ask.page != NULL ||
+	    r->ask.tdm)
 		check_more(w, &url->v, &r->ask, NULL, 1);
 }
 

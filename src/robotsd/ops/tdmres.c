@@ -12,45 +12,25 @@
 #include <string.h>
 
 #include "ops/tdmres.h"
+#include "robots.h"
 #include "wire/jsonw.h"
+#include "wire/page.h"
 #include "wire/tdmrep_json.h"
-
-/* The warning that says why a whole file is invalid, into d->why. */
-static void
-tdm_doc_why(struct tdm_doc *d, const char *detail)
-{
-	const char *name = robots_tdmrep_error_name(d->error);
-
-	switch (d->error) {
-	case TDMREP_E_NOT_ARRAY:
-		snprintf(d->why, sizeof(d->why),
-		    "%s: tdmrep.json is not a JSON array", name);
-		break;
-	case TDMREP_E_JSON:
-		snprintf(d->why, sizeof(d->why), "%s: %s", name, detail);
-		break;
-	default:
-		snprintf(d->why, sizeof(d->why), "%s", name);
-	}
-}
+#include "wire/usagew.h"
 
 /* tdm_kind's compile(): the rules, or an invalid file and why. */
 static void *
 tdm_compile(const char *body, size_t len)
 {
 	struct tdm_doc *d;
-	char detail[192] = "";
 
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return NULL;
 	d->refs = 1;
-	d->rules = tdmrep_json_parse(body, len, &d->error, detail);
-	if (d->rules == NULL && d->error == TDMREP_E_NOMEM) {
+	if (tdmrep_file_read(&d->f, body, len) == -1) {
 		free(d);
 		return NULL;
 	}
-	if (d->rules == NULL)
-		tdm_doc_why(d, detail);
 	return d;
 }
 
@@ -70,7 +50,7 @@ tdm_unref(void *doc)
 
 	if (d == NULL || --d->refs > 0)
 		return;
-	robots_tdmrep_free(d->rules);
+	tdmrep_file_clear(&d->f);
 	free(d);
 }
 
@@ -85,7 +65,7 @@ tdm_state_name(const struct cache_entry *e)
 
 	switch ((enum cache_policy)e->policy) {
 	case CACHE_RULES:
-		return d != NULL && d->rules != NULL ? "rules" : "invalid";
+		return d != NULL && d->f.rules != NULL ? "rules" : "invalid";
 	case CACHE_ALLOW_ALL:
 		return "none";
 	case CACHE_DISALLOW_ALL:
@@ -165,49 +145,56 @@ tdm_inspect_rules(struct jw *w, const struct tdmrep *t)
 	jw_end(w);
 }
 
-/* One warning of an inspect answer (member -1: the whole file). */
-static void
-tdm_inspect_warning(
-    struct jw *w, long long member, const char *code, const char *msg)
-{
-	jw_obj(w);
-	jw_key(w, "member");
-	if (member >= 0)
-		jw_vint(w, member);
-	else
-		jw_vnull(w);
-	jw_kstr(w, "code", code, strlen(code));
-	jw_kstr(w, "message", msg, strlen(msg));
-	jw_end(w);
-}
-
 /* See tdmres.h. */
 void
 tdm_inspect_members(struct jw *w, const struct cache_entry *e)
 {
 	const struct tdm_doc *d = e->policy == CACHE_RULES ? e->doc : NULL;
-	const struct tdmrep_warning *tw = NULL;
-	size_t i, kept = 0, total = 0;
-	char msg[96];
 
-	tdm_inspect_rules(w, d != NULL ? d->rules : NULL);
+	tdm_inspect_rules(w, d != NULL ? d->f.rules : NULL);
 	jw_key(w, "warnings");
-	jw_arr(w);
-	if (d != NULL && d->rules == NULL)
-		tdm_inspect_warning(w, -1, "tdmrep_invalid", d->why);
-	if (d != NULL && d->rules != NULL)
-		tw = robots_tdmrep_warnings(d->rules, &kept, &total);
-	for (i = 0; i < kept; i++) {
-		if (tw[i].code == TDMREP_W_SHADOWED)
-			snprintf(msg, sizeof(msg),
-			    "member %u can never decide: member %u's "
-			    "location is a prefix of its own",
-			    (unsigned)tw[i].member, (unsigned)tw[i].by);
-		else
-			snprintf(msg, sizeof(msg), "member %u skipped",
-			    (unsigned)tw[i].member);
-		tdm_inspect_warning(
-		    w, tw[i].member, robots_tdmrep_wcode_name(tw[i].code), msg);
+	jw_warnings_tdm(w, NULL, d != NULL ? &d->f : NULL);
+}
+
+/* The state robots_tdm_decide() takes for a settled entry of tdm_kind. */
+static enum tdm_state
+tdm_state_of(const struct cache_entry *e)
+{
+	const struct tdm_doc *d = e->doc;
+
+	switch ((enum cache_policy)e->policy) {
+	case CACHE_RULES:
+		return d != NULL && d->f.rules != NULL ? TDM_STATE_RULES
+		                                       : TDM_STATE_INVALID;
+	case CACHE_DISALLOW_ALL:
+		return TDM_STATE_UNREACHABLE;
+	default:
+		return TDM_STATE_NONE;
 	}
-	jw_end(w);
+}
+
+/* See tdmres.h. */
+const struct tdm_answer *
+tdm_answer_of(struct cache *tdm, const struct url_view *u,
+    const struct wire_page *page, struct tdm_answer *out, const char **version)
+{
+	const struct cache_entry *e = NULL;
+	const struct tdm_doc *d = NULL;
+	enum tdm_state st = TDM_STATE_NONE;
+	struct tdm_page tp;
+
+	*version = NULL;
+	if (tdm != NULL) {
+		e = cache_find(tdm, u->origin);
+		if (e == NULL || e->policy == CACHE_NONE)
+			return NULL;
+		st = tdm_state_of(e);
+		d = e->policy == CACHE_RULES ? e->doc : NULL;
+		*version = e->version[0] != '\0' ? e->version : NULL;
+	}
+	if (page != NULL)
+		page_tdm(page, &tp);
+	robots_tdm_decide(d != NULL ? d->f.rules : NULL, st, u->path,
+	    u->path_len, page != NULL ? &tp : NULL, out);
+	return out;
 }

@@ -10,6 +10,7 @@
 
 #include "cache/cache.h"
 #include "robots/tdmrep.h"
+#include "wire/tdmrep_json.h"
 
 /*
  * --tdmrep (parse_tdmrep()'s values): fetch the file when a check asks,
@@ -18,14 +19,13 @@
 enum tdm_mode { TDM_ON_DEMAND, TDM_ALWAYS, TDM_OFF };
 
 /*
- * A 2xx body compiled: its rules, or none with the reason the file is
- * invalid (a warning to show). Shared by reference (struct cache_kind).
+ * A 2xx body compiled (wire/tdmrep_json.h): its rules, or none with the
+ * reason the file is invalid, and its warnings' lines. Shared by
+ * reference (struct cache_kind).
  */
 struct tdm_doc {
 	unsigned refs;
-	struct tdmrep *rules; /* NULL: the file is invalid */
-	enum tdmrep_error error;
-	char why[192]; /* the warning of an invalid file */
+	struct tdmrep_file f; /* f.rules NULL: the file is invalid */
 };
 extern const struct cache_kind tdm_kind;
 
@@ -38,12 +38,26 @@ extern const struct cache_kind tdm_kind;
 const char *tdm_state_name(const struct cache_entry *);
 
 struct jw;
+struct url_view;
+struct wire_page;
+struct tdm_answer;
+/*
+ * The TDMRep answer for URL u of an allowed check with "tdm":true into
+ * *out (robots_tdm_decide(): its path and query against the file tdm holds
+ * for u's origin, the page's TDM-Reservation / TDM-Policy headers and
+ * metas over it), *version the file's version (NULL when none); tdm NULL
+ * (--tdmrep off) answers a site without TDMRep ("none"). NULL when the
+ * file is not known yet (a check that did not wait: "tdm":null).
+ */
+const struct tdm_answer *tdm_answer_of(struct cache *tdm,
+    const struct url_view *u, const struct wire_page *page,
+    struct tdm_answer *out, const char **version);
 /*
  * The members of an inspect answer for entry e of tdm_kind that only it
  * has: "rules":[{"member":N,"location":L,"tdm-reservation":R,
- * "tdm-policy":P|null},...] (null when it holds no file) and
- * "warnings":[{"member":N|null,"code":C,"message":M},...] (an invalid
- * file's reason, member null).
+ * "tdm-policy":P|null},...] (null when it holds no file) and the file's
+ * "warnings" as robotsctl test shows them (jw_warnings_tdm(): an invalid
+ * file's reason tdmrep_invalid, skipped members, tdmrep_shadowed).
  */
 void tdm_inspect_members(struct jw *, const struct cache_entry *e);
 
