@@ -368,3 +368,20 @@ class TdmRepAnswer(DaemonTest):
         self.origin.release("wf.test", TDM)
         self.assertTrue(poll(lambda: self.check(
             "http://wf.test/a/1", tdm=True, wait=False)["tdm"] is not None))
+
+
+class TdmRepLog(DaemonTest):
+
+    def test_fetch_and_backoff_lines_name_the_resource(self):
+        self.origin.robots("lg.test", RULES)
+        self.origin.set("lg.test", TDM, status=503)
+        self.start()
+        self.check("http://lg.test/a", tdm=True)
+        self.assertTrue(poll(lambda: "event=backoff_start" in self.d.log()))
+        log = self.d.log()
+        self.assertRegex(log, r"event=fetch origin=http://lg\.test "
+                         r"resource=tdmrep status=503 .* outcome=unreachable")
+        self.assertRegex(log, r"event=backoff_start origin=http://lg\.test "
+                         r"resource=tdmrep stale=0")
+        self.assertRegex(log, r"event=fetch origin=http://lg\.test "
+                         r"status=200 .* outcome=rules")

@@ -201,6 +201,8 @@ struct cache_kind {
 	void *(*compile)(const char *body, size_t len);
 	void *(*ref)(void *doc);
 	void (*unref)(void *doc);
+	/* The name of a settled entry's state (NULL: cache_policy_name()). */
+	const char *(*state_name)(const struct cache_entry *);
 };
 extern const struct cache_kind cache_kind_robots;
 

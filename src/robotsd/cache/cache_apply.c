@@ -45,7 +45,7 @@ kind_robots_unref(void *doc)
 }
 
 const struct cache_kind cache_kind_robots = { "robots.txt", "/robots.txt",
-	kind_robots_compile, kind_robots_ref, kind_robots_unref };
+	kind_robots_compile, kind_robots_ref, kind_robots_unref, NULL };
 
 /* Drop the doc e holds, of c's kind. */
 static void
@@ -252,10 +252,14 @@ entry_note(struct cache *c, const struct entry *e, const struct fetch_result *r,
 		.retry_in = e->pub.next_retry - now,
 		.failed_for = prev_streak > 0 ? now - prev_since : 0,
 		.stale = e->pub.stale,
-		.error = e->pub.last_error };
+		.error = e->pub.last_error,
+		.resource =
+		    c->kind != &cache_kind_robots ? c->kind->name : NULL };
 
-	n.outcome =
-	    n.streak > 0 ? "unreachable" : cache_policy_name(e->pub.policy);
+	n.outcome = n.streak > 0 ? "unreachable"
+	            : c->kind->state_name != NULL
+	                ? c->kind->state_name(&e->pub)
+	                : cache_policy_name(e->pub.policy);
 	fetchlog_note(&c->fstats, &n);
 }
 

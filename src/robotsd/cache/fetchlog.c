@@ -52,6 +52,11 @@ fetch_class_name(enum fetch_class fc)
 }
 
 /* The event=fetch line. */
+/* " resource=NAME" after the origin, for a resource other than robots.txt. */
+#define RESOURCE_KV(n)                                                         \
+	(n)->resource != NULL ? " resource=" : "",                             \
+	    (n)->resource != NULL ? (n)->resource : ""
+
 static void
 fetchlog_fetch(const struct fetch_note *n, enum fetch_class fc)
 {
@@ -65,11 +70,11 @@ fetchlog_fetch(const struct fetch_note *n, enum fetch_class fc)
 		    n->stale, n->streak, ceil(n->retry_in),
 		    log_kvs(n->error, err, sizeof(err)));
 	log_event(LOG_INFO, "fetch",
-	    "origin=%s status=%d bytes=%zu ms=%.0f redirects=%u class=%s "
+	    "origin=%s%s%s status=%d bytes=%zu ms=%.0f redirects=%u class=%s "
 	    "outcome=%s%s",
-	    log_kvs(n->origin, o, sizeof(o)), r->http_status, r->body_len,
-	    r->seconds * 1000, r->redirects, fetch_class_name(fc), n->outcome,
-	    tail);
+	    log_kvs(n->origin, o, sizeof(o)), RESOURCE_KV(n), r->http_status,
+	    r->body_len, r->seconds * 1000, r->redirects, fetch_class_name(fc),
+	    n->outcome, tail);
 }
 
 /* Count the fetch, log it, and log a change into or out of backoff. */
@@ -84,14 +89,14 @@ fetchlog_note(struct fetch_stats *st, const struct fetch_note *n)
 	fetchlog_fetch(n, fc);
 	if (n->prev_streak == 0 && n->streak > 0)
 		log_event(LOG_WARNING, "backoff_start",
-		    "origin=%s stale=%d next_retry_s=%.0f error=%s",
-		    log_kvs(n->origin, o, sizeof(o)), n->stale,
+		    "origin=%s%s%s stale=%d next_retry_s=%.0f error=%s",
+		    log_kvs(n->origin, o, sizeof(o)), RESOURCE_KV(n), n->stale,
 		    ceil(n->retry_in), log_kvs(n->error, err, sizeof(err)));
 	else if (n->prev_streak > 0 && n->streak == 0)
 		log_event(LOG_INFO, "backoff_end",
-		    "origin=%s failures=%u failed_for_s=%.0f",
-		    log_kvs(n->origin, o, sizeof(o)), n->prev_streak,
-		    n->failed_for);
+		    "origin=%s%s%s failures=%u failed_for_s=%.0f",
+		    log_kvs(n->origin, o, sizeof(o)), RESOURCE_KV(n),
+		    n->prev_streak, n->failed_for);
 }
 
 /* A fetch robotsd's own shortage failed; see fetchlog.h. */

@@ -44,6 +44,7 @@ struct fetch_note {
 	double failed_for;    /* seconds failing before, when it recovered */
 	int stale;            /* failing, the last good copy still served */
 	const char *error;    /* why it failed, or NULL */
+	const char *resource; /* "tdmrep", or NULL for robots.txt */
 };
 
 enum fetch_class fetch_class_of(const struct fetch_result *);

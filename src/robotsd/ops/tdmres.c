@@ -54,9 +54,6 @@ tdm_unref(void *doc)
 	free(d);
 }
 
-const struct cache_kind tdm_kind = { "tdmrep", "/.well-known/tdmrep.json",
-	tdm_compile, tdm_ref, tdm_unref };
-
 /* See tdmres.h. */
 const char *
 tdm_state_name(const struct cache_entry *e)
@@ -75,6 +72,9 @@ tdm_state_name(const struct cache_entry *e)
 	}
 	return "pending";
 }
+
+const struct cache_kind tdm_kind = { "tdmrep", "/.well-known/tdmrep.json",
+	tdm_compile, tdm_ref, tdm_unref, tdm_state_name };
 
 /*
  * --tdmrep always: keep origin's file at hand for the checks that will
