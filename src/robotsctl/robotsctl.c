@@ -65,7 +65,8 @@ parse_num(const char *s, long long min, long long max, long long *out,
  */
 
 /*
- * check URL AGENT [--usage] [--token T]...: exit 0 allowed, 1 disallowed
+ * check URL AGENT [--usage] [--token T]... [--tdm]: exit 0 allowed, 1
+ * disallowed
  * (the agent's verdict, whatever the tokens').
  */
 static int
@@ -79,6 +80,8 @@ cmd_check(const struct ctl *ctl, int argc, char **argv)
 	    "{s:s, s:s, s:s}", "op", "check", "url", argv[0], "agent", argv[1]);
 	if (req != NULL && ctl->usage)
 		json_object_set_new(req, "usage", json_true());
+	if (req != NULL && ctl->tdm)
+		json_object_set_new(req, "tdm", json_true());
 	if (req != NULL && ctl->ntokens > 0) {
 		tokens = json_array();
 		for (i = 0; i < ctl->ntokens; i++)
@@ -98,6 +101,7 @@ cmd_check(const struct ctl *ctl, int argc, char **argv)
 	if (!ctl->json) {
 		ctl_print_check(argv[0], ans);
 		ctl_print_usage(ans);
+		ctl_print_signals(ans);
 	}
 	json_decref(ans);
 	return allowed ? CTL_EXIT_OK : CTL_EXIT_DISALLOWED;
@@ -350,6 +354,8 @@ static const char ctl_usage[] =
     "  --token T                check, test, recheck: the verdict for "
     "control token T\n"
     "                           (repeatable, 16)\n"
+    "  --tdm                    check: the TDMRep answer too (the "
+    "origin's tdmrep.json)\n"
     "  --tdmrep FILE            test: a local tdmrep.json, as if "
     "fetched (answers tdm)\n"
     "  --header 'NAME: VALUE'   test: judge each URL as if its page "
@@ -488,6 +494,7 @@ static const struct option ctl_longopts[] = {
 	{ "as-of", required_argument, NULL, 'O' },
 	{ "changed", no_argument, NULL, 'C' },
 	{ "tdmrep", required_argument, NULL, 'R' },
+	{ "tdm", no_argument, NULL, 'D' },
 	{ "header", required_argument, NULL, 'H' },
 	{ "meta", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
@@ -571,6 +578,9 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		return 0;
 	case 'R':
 		ctl->tdmrep = optarg;
+		return 0;
+	case 'D':
+		ctl->tdm = 1;
 		return 0;
 	case 'H':
 	case 'M':

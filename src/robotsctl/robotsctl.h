@@ -47,6 +47,7 @@ struct ctl {
 	int changed;        /* recheck --changed */
 	int ping;           /* ping: an error config is config-error mode */
 	const char *tdmrep; /* test --tdmrep FILE, or NULL */
+	int tdm;            /* check --tdm: answer TDMRep too */
 	const char *page_headers[CTL_MAX_PAGE]; /* test --header 'N: V' */
 	int npage_headers;
 	const char *page_meta[CTL_MAX_PAGE]; /* test --meta 'N=C' */

@@ -4,8 +4,9 @@ always, once for all the checks waiting on it, through the robots.txt
 fetch machinery; --tdmrep off fetches nothing."""
 import hashlib
 import json
+import subprocess
 
-from harness import DaemonTest, poll
+from harness import ROBOTSCTL, DaemonTest, poll
 
 TDM = "/.well-known/tdmrep.json"
 RULES = "User-agent: *\nDisallow: /private/\n"
@@ -385,3 +386,41 @@ class TdmRepLog(DaemonTest):
                          r"resource=tdmrep stale=0")
         self.assertRegex(log, r"event=fetch origin=http://lg\.test "
                          r"status=200 .* outcome=rules")
+
+
+class TdmRepCtl(DaemonTest):
+
+    def ctl(self, *args):
+        return subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
+                              capture_output=True, text=True, timeout=30)
+
+    def test_robotsctl_check_tdm(self):
+        body = json.dumps([{"location": "/a/*", "tdm-reservation": 1,
+                            "tdm-policy": "https://ex.test/p.json"}])
+        self.origin.robots("ctl.test", RULES)
+        self.origin.set("ctl.test", TDM, body=body)
+        self.start()
+        r = self.ctl("check", "--tdm", "http://ctl.test/a/1", "Bot")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        self.assertEqual(r.stdout, (
+            "allowed http://ctl.test/a/1 (no_rule)\n"
+            "  tdm: reservation=1 policy=https://ex.test/p.json "
+            "location=/a/* (rules, version %s)\n" % ver(body)))
+        r = self.ctl("check", "--tdm", "--usage", "http://ctl.test/b", "Bot")
+        self.assertEqual(r.stdout, (
+            "allowed http://ctl.test/b (no_rule)\n"
+            "  usage: train-ai=unknown search=unknown ai-input=unknown "
+            "ai-use=unknown tdm=unknown\n"
+            "  tdm: reservation=none policy=- location=- "
+            "(rules, version %s)\n" % ver(body)))
+        r = self.ctl("check", "--tdm", "http://ctl.test/private/x", "Bot")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, (
+            "disallowed http://ctl.test/private/x "
+            "(line 2: disallow /private/)\n"
+            "  tdm: none (a disallowed URL)\n"))
+        r = self.ctl("--json", "check", "--tdm", "http://ctl.test/a/2", "Bot")
+        self.assertEqual(json.loads(r.stdout)["tdm"]["reservation"], 1)
+        # without --tdm, nothing of it
+        r = self.ctl("check", "http://ctl.test/a/1", "Bot")
+        self.assertEqual(r.stdout, "allowed http://ctl.test/a/1 (no_rule)\n")
