@@ -114,6 +114,20 @@ class TdmRep(DaemonTest):
                           ok=True, source="cache")
         self.assertEqual(self.tdm_hits("al.test"), 1)
 
+    def test_purge_forgets_the_file_too(self):
+        self.serve("pu.test")
+        c = self.start()
+        self.check("http://pu.test/a", tdm=True)
+        self.assertEqual(c.call({"op": "purge", "origin": "http://pu.test"})
+                         ["purged"], 1)
+        self.assertError(c.call({"op": "inspect", "origin": "http://pu.test",
+                                 "resource": "tdmrep"}), "not_cached")
+        self.check("http://pu.test/a", tdm=True)
+        self.assertEqual(self.tdm_hits("pu.test"), 2)
+        self.assertEqual(c.call({"op": "purge", "all": True})["purged"], 1)
+        self.assertError(c.call({"op": "inspect", "origin": "http://pu.test",
+                                 "resource": "tdmrep"}), "not_cached")
+
     def test_tdm_must_be_a_boolean(self):
         c = self.start()
         a = c.call({"op": "check", "url": "http://x.test/", "agent": "B",

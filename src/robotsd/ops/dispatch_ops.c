@@ -437,12 +437,16 @@ dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
 	size_t n;
 	char *origin;
 
-	if (req->all)
+	if (req->all) {
 		n = cache_purge_all(d->cache);
-	else {
+		if (d->env.tdm != NULL) /* its tdmrep.json with it */
+			(void)cache_purge_all(d->env.tdm);
+	} else {
 		if ((origin = dispatch_origin(s, req)) == NULL)
 			return;
 		n = cache_purge(d->cache, origin);
+		if (d->env.tdm != NULL)
+			(void)cache_purge(d->env.tdm, origin);
 		free(origin);
 	}
 	proto_begin(&w, &b, req->id, 1);
