@@ -47,8 +47,9 @@ class TdmRep(DaemonTest):
                         "not all 20 checks are waiting: %r" % self.stats())
         self.origin.release("wait.test", TDM)
         for i, cl in enumerate(clients):
+            # robots.txt came first; each check still waited on a fetch
             self.assertAnswer(cl.recv(), id=i, ok=True, allowed=True,
-                              origin="http://wait.test")
+                              origin="http://wait.test", source="fetched")
         self.assertEqual(self.tdm_hits("wait.test"), 1)
         self.assertEqual(len(self.origin.hits("wait.test", "/robots.txt")),
                          1)
@@ -371,6 +372,17 @@ class TdmRepAnswer(DaemonTest):
         self.assertEqual([r["tdm"] and r["tdm"]["reservation"]
                           for r in a["results"]], [1, 0, None])
         self.assertIsNone(a["results"][2]["tdm"])
+
+    def test_a_fetch_that_times_out_is_unreachable(self):
+        self.serve("slow.test", body=FILE, hold=True)
+        self.start("--fetch-timeout", "1")
+        a = self.tdm("http://slow.test/a/x")
+        self.assertAnswer(a, allowed=True, source="fetched")
+        self.assertEqual((a["tdm"]["state"], a["tdm"]["reservation"]),
+                         ("unreachable", None))
+        i = self.c.call({"op": "inspect", "origin": "http://slow.test",
+                         "resource": "tdmrep"})
+        self.assertEqual(i["retry"]["cause"]["code"], "timeout")
 
     def test_wait_false_on_a_cached_robots_txt_answers_tdm_null(self):
         self.serve("wf.test", body=FILE, hold=True)

@@ -165,7 +165,8 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 	switch (check_lookup(r, u.v.origin, m, w, &e)) {
 	case CACHE_HIT:
 		check_begin(jw, r, url, 1);
-		check_verdict(jw, r, &u, e, CHECK_CACHE);
+		check_verdict(
+		    jw, r, &u, e, r->waited ? CHECK_FETCHED : CHECK_CACHE);
 		jw_end(jw);
 		break;
 	case CACHE_STALE:
@@ -318,6 +319,7 @@ check_item_again(struct check_waiting *p, struct check_item *it)
 
 	req.tdm = 0;
 	r.req = &req;
+	r.waited = 1; /* this check waited on a fetch */
 	it->tdm_wait = 0;
 	p->left--;
 	p->run.s->nwaiting--;
@@ -374,7 +376,8 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 			continue;
 		cache_waiter_cancel(&it->w);
 		check_item_error(p, it, PE_TIMEOUT,
-		    "the robots.txt fetch did not end in time");
+		    it->tdm_wait ? "the tdmrep.json fetch did not end in time"
+		                 : "the robots.txt fetch did not end in time");
 		it->done = 1;
 	}
 	p->run.s->nwaiting -= p->left;
@@ -562,7 +565,7 @@ check_op(
 	const struct check_run r = { env, s, c,
 		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens,
 		    c->page, c->tdm, env->tdm },
-		c->urls != NULL, s->out->t0 };
+		c->urls != NULL, s->out->t0, 0 };
 	const struct wire_str one = { c->url, c->url_len, 0 };
 	const struct wire_str *urls = r.batch ? c->urls : &one;
 	size_t i, n = r.batch ? c->nurls : 1;

@@ -40,8 +40,9 @@ struct check_run {
 	struct session *s;
 	const struct wire_check *req;
 	struct check_ask ask;
-	int batch; /* answered "results":[rows] */
-	double t0; /* when its line was read, for the latency (reply.h) */
+	int batch;  /* answered "results":[rows] */
+	double t0;  /* when its line was read, for the latency (reply.h) */
+	int waited; /* waited on tdmrep.json's fetch: a hit is "fetched" */
 };
 
 /*
