@@ -520,9 +520,9 @@ robotsd_cache_new(struct robotsd *rd, const struct cache_settings *cs)
 }
 
 /*
- * The caches: robots.txt's, and tdmrep.json's (tdmres.h), fetched here,
- * not through the fleet; none with --tdmrep off. Empty until a check asks
- * for it.
+ * The caches: robots.txt's, and tdmrep.json's (tdmres.h; none with
+ * --tdmrep off), both through the fleet with --redis. The second is empty
+ * until a check asks for it.
  */
 static void
 robotsd_caches_new(struct robotsd *rd, const struct cache_settings *cs)
@@ -531,8 +531,7 @@ robotsd_caches_new(struct robotsd *rd, const struct cache_settings *cs)
 		fatalx("out of memory");
 	if (parse_tdmrep(rd->conf->tdmrep) == TDM_OFF)
 		return;
-	if ((rd->tdm = cache_new(
-	         cs, &robotsd_fetch_ops, rd->fetcher, &rd->clock)) == NULL)
+	if ((rd->tdm = robotsd_cache_new(rd, cs)) == NULL)
 		fatalx("out of memory");
 	cache_set_kind(rd->tdm, &tdm_kind);
 }

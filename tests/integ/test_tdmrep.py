@@ -7,6 +7,7 @@ import json
 import subprocess
 
 from harness import ROBOTSCTL, DaemonTest, poll
+from redisfix import SharedTest
 
 TDM = "/.well-known/tdmrep.json"
 RULES = "User-agent: *\nDisallow: /private/\n"
@@ -450,3 +451,38 @@ class TdmRepCtl(DaemonTest):
         # without --tdm, nothing of it
         r = self.ctl("check", "http://ctl.test/a/1", "Bot")
         self.assertEqual(r.stdout, "allowed http://ctl.test/a/1 (no_rule)\n")
+
+
+class TdmRepFleet(SharedTest):
+    """With --redis the fleet fetches an origin's tdmrep.json once, under
+    its own key: robots.txt's shared value is untouched."""
+
+    def test_one_fetch_per_fleet(self):
+        self.origin.robots("fl.test", RULES)
+        self.origin.set("fl.test", TDM, body=FILE)
+        a, b = self.fleet(2)
+        x = self.check("http://fl.test/a/1", client=a, tdm=True)
+        self.assertEqual(x["tdm"]["reservation"], 1)
+        y = self.check("http://fl.test/a/2", client=b, tdm=True)
+        self.assertAnswer(y, ok=True, allowed=True, source="shared")
+        self.assertEqual(y["tdm"], x["tdm"])
+        self.assertEqual(len(self.origin.hits("fl.test", TDM)), 1)
+        self.assertEqual(len(self.origin.hits("fl.test", "/robots.txt")), 1)
+        i = b.call({"op": "inspect", "origin": "http://fl.test",
+                    "resource": "tdmrep"})
+        self.assertAnswer(i, state="rules", source="shared")
+        # robots.txt's value is robots.txt's
+        self.assertAnswer(self.check("http://fl.test/private/x", client=b),
+                          ok=True, allowed=False, reason="rule")
+
+    def test_a_purge_refetches_it_for_the_fleet(self):
+        self.origin.robots("fp.test", RULES)
+        self.origin.set("fp.test", TDM, body=FILE)
+        a, b = self.fleet(2)
+        self.check("http://fp.test/a/1", client=a, tdm=True)
+        self.assertEqual(a.call({"op": "purge", "origin": "http://fp.test"})
+                         ["purged"], 1)
+        self.origin.set("fp.test", TDM, status=404)
+        y = self.check("http://fp.test/a/2", client=b, tdm=True)
+        self.assertEqual(y["tdm"]["state"], "none")
+        self.assertEqual(len(self.origin.hits("fp.test", TDM)), 2)

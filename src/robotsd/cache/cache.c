@@ -34,6 +34,20 @@
 
 static void cache_fetch_done_cb(const struct fetch_result *, void *);
 
+/* The URL of the resource of origin (malloc'd), or NULL. */
+static char *
+resource_url(const struct cache *c, const char *origin)
+{
+	size_t n = strlen(origin), p = strlen(c->kind->path);
+	char *url;
+
+	if ((url = malloc(n + p + 1)) == NULL)
+		return NULL;
+	memcpy(url, origin, n);
+	memcpy(url + n, c->kind->path, p + 1);
+	return url;
+}
+
 /* Drop a reference to doc (NULL allowed) of c's kind. */
 static void
 cache_doc_unref(const struct cache *c, void *doc)
@@ -217,20 +231,6 @@ entry_touch(struct cache *c, struct entry *e)
 	TAILQ_INSERT_TAIL(&c->lru, e, lru);
 }
 
-/* The URL of the resource of e's origin (malloc'd), or NULL. */
-static char *
-entry_url(const struct cache *c, const struct entry *e)
-{
-	size_t n = strlen(e->origin), p = strlen(c->kind->path);
-	char *url;
-
-	if ((url = malloc(n + p + 1)) == NULL)
-		return NULL;
-	memcpy(url, e->origin, n);
-	memcpy(url + n, c->kind->path, p + 1);
-	return url;
-}
-
 /*
  * Start a fetch of an entry's resource (its /robots.txt), its loader's copy
  * taken only when fetched at or after since (0: any; see struct fetch_cond); -1
@@ -244,7 +244,7 @@ entry_fetch(struct cache *c, struct entry *e, double since)
 
 	if (entry_in_flight(e))
 		return 0;
-	if ((url = entry_url(c, e)) == NULL)
+	if ((url = resource_url(c, e->origin)) == NULL)
 		return -1;
 	if ((fl = entry_flight(c, e)) != NULL) {
 		struct fetch_cond cond = { cache_entry_etag(&e->pub),
@@ -617,6 +617,24 @@ entry_purge(struct cache *c, struct entry *e)
 	cache_account(c, e);
 }
 
+/*
+ * Forget origin's resource in the fetcher too (the shared tier): by its
+ * origin for robots.txt, by its URL for another kind (the key the tier
+ * keeps it under, see shared_start()).
+ */
+static void
+cache_purge_shared(struct cache *c, const char *origin)
+{
+	char *url;
+
+	if (c->kind == &cache_kind_robots)
+		c->fetch.purge(c->fetch_impl, origin);
+	else if ((url = resource_url(c, origin)) != NULL) {
+		c->fetch.purge(c->fetch_impl, url);
+		free(url);
+	}
+}
+
 /* Remove one origin; 1 if it was cached. */
 size_t
 cache_purge(struct cache *c, const char *origin)
@@ -624,7 +642,7 @@ cache_purge(struct cache *c, const char *origin)
 	struct entry *e = cache_lookup(c, origin);
 
 	if (c->fetch.purge != NULL)
-		c->fetch.purge(c->fetch_impl, origin);
+		cache_purge_shared(c, origin);
 	if (e == NULL)
 		return 0;
 	entry_purge(c, e);

@@ -111,6 +111,18 @@ check_lookup(const struct check_run *r, const char *origin,
 }
 
 /*
+ * The source of a row answered from a settled entry e: the cache, unless
+ * the check waited on tdmrep.json's fetch (then it waited on a fetch).
+ */
+static enum check_source
+check_hit_source(const struct check_run *r, const struct cache_entry *e)
+{
+	if (!r->waited)
+		return CHECK_CACHE;
+	return e->shared ? CHECK_SHARED : CHECK_FETCHED;
+}
+
+/*
  * The TDMRep step of URL u of check r (tdmres.h): ROW_DONE to go on to
  * its robots.txt, else (u then cleared) ROW_MISS or ROW_WAIT_TDM.
  */
@@ -165,8 +177,7 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 	switch (check_lookup(r, u.v.origin, m, w, &e)) {
 	case CACHE_HIT:
 		check_begin(jw, r, url, 1);
-		check_verdict(
-		    jw, r, &u, e, r->waited ? CHECK_FETCHED : CHECK_CACHE);
+		check_verdict(jw, r, &u, e, check_hit_source(r, e));
 		jw_end(jw);
 		break;
 	case CACHE_STALE:

@@ -386,7 +386,11 @@ load_got_cb(struct tier_reply *rep, void *arg)
 	    load_locked_cb, l);
 }
 
-/* cache_fetch_ops.start: begin with the tier's value of the origin. */
+/*
+ * cache_fetch_ops.start: begin with the tier's value of the origin. The
+ * origin is url without /robots.txt; another resource's URL (tdmrep.json)
+ * is its own key, whole, so the fleet shares it beside robots.txt.
+ */
 static void *
 shared_start(void *impl, const char *url, fetch_done_cb cb, void *arg)
 {
@@ -485,8 +489,9 @@ shared_settled(void *fetch, const struct cache_entry *e, int good,
 
 	if (l->token[0] == '\0' || r->error == FETCH_LOCAL ||
 	    shared_value_of(e, good, r, l->prev, ra, &v) == -1)
-		return; /* local-only, or nothing true to say: unlock */
-	v.hist = hist;  /* what this instance saw, the fleet's included */
+		return;       /* local-only, or nothing true to say: unlock */
+	v.origin = l->origin; /* the key locked: a resource's own */
+	v.hist = hist;        /* what this instance saw, the fleet's included */
 	v.nhist = shared_hist_of(e, hist);
 	tier_publish(sh->tier, &v,
 	    shared_px(&v, shared_ms(clock_now(sh->clock))), l->token,
