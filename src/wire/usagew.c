@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -136,31 +137,44 @@ jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 	jw_end(w);
 }
 
+/*
+ * A field name lowercased (header names and meta names are
+ * case-insensitive): in low when it fits, else on the heap (the caller
+ * frees it when it is not low); NULL when memory runs out.
+ */
+static char *
+jw_tag_lower(const char *f, size_t n, char *low, size_t lowsz)
+{
+	char *p = n <= lowsz ? low : malloc(n);
+	size_t j;
+
+	if (p == NULL)
+		return NULL;
+	for (j = 0; j < n; j++)
+		p[j] = (char)(f[j] >= 'A' && f[j] <= 'Z' ? f[j] | 0x20 : f[j]);
+	return p;
+}
+
 /* The "from" member of robots_tag, in the open object. */
 static void
 jw_tag_from(struct jw *w, const struct page_tags *t)
 {
-	char low[64];
-	size_t i, j, n;
+	char low[64], *f;
+	size_t i, n;
 
 	jw_key(w, "from");
 	jw_arr(w);
 	for (i = 0; i < t->nfrom; i++) {
 		n = t->from[i].field_len;
-		for (j = 0; j < n && j < sizeof(low); j++)
-			low[j] = (char)(t->from[i].field[j] >= 'A' &&
-			                        t->from[i].field[j] <= 'Z'
-			                    ? t->from[i].field[j] | 0x20
-			                    : t->from[i].field[j]);
+		f = jw_tag_lower(t->from[i].field, n, low, sizeof(low));
 		jw_obj(w);
 		if (t->from[i].meta)
 			jw_klit(w, "source", "\"meta\"");
 		else
 			jw_klit(w, "source", "\"header\"");
-		if (n <= sizeof(low))
-			jw_kstr(w, "field", low, n);
-		else
-			jw_kstr(w, "field", t->from[i].field, n);
+		jw_kstr(w, "field", f != NULL ? f : t->from[i].field, n);
+		if (f != low)
+			free(f);
 		jw_kstr(w, "value", t->from[i].value, t->from[i].value_len);
 		jw_end(w);
 	}
