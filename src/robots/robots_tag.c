@@ -32,6 +32,15 @@ robots_tag_rule_name(enum robots_tag_rule r)
 	return (size_t)r < RT_NRULES ? robots_tag_names[r] : "unknown";
 }
 
+const char *
+robots_tag_preview_name(enum robots_tag_preview p)
+{
+	return (size_t)p < sizeof(robots_tag_previews) /
+	                       sizeof(robots_tag_previews[0])
+	           ? robots_tag_previews[p]
+	           : "unknown";
+}
+
 void
 robots_tag_set_init(struct robots_tag_set *set)
 {

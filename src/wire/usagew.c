@@ -109,7 +109,6 @@ jw_usage(struct jw *w, const struct robots_usage *u)
 static void
 jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 {
-	static const char *const previews[] = { "none", "standard", "large" };
 	char date[32];
 	struct tm tm;
 	time_t t;
@@ -122,7 +121,7 @@ jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 	}
 	if (s->valued & RT_HAS_MAX_IMAGE_PREVIEW) {
 		jw_key(w, "max-image-preview");
-		name(w, previews[s->max_image_preview]);
+		name(w, robots_tag_preview_name(s->max_image_preview));
 	}
 	if (s->valued & RT_HAS_MAX_VIDEO_PREVIEW) {
 		jw_key(w, "max-video-preview");
