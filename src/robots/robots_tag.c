@@ -54,7 +54,7 @@ robots_tag_is(const char *s, size_t n, const char *w)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (w[i] == '\0' || robots_tag_lower(s[i]) != w[i])
+		if (w[i] == '\0' || ascii_lower((unsigned char)s[i]) != w[i])
 			return 0;
 	return w[n] == '\0';
 }
@@ -104,7 +104,7 @@ robots_tag_unknown(struct robots_tag_set *set, const char *s, size_t len)
 			                         */
 			return;
 		}
-		low[i] = robots_tag_lower(s[i]);
+		low[i] = (char)ascii_lower((unsigned char)s[i]);
 	}
 	low[len] = '\0';
 	for (i = 0; i < set->nunknown; i++)
@@ -255,7 +255,8 @@ robots_tag_names_agent(
 	if (n == 0 || n != a)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (robots_tag_lower(s[i]) != robots_tag_lower(agent[i]))
+		if (ascii_lower((unsigned char)s[i]) !=
+		    ascii_lower((unsigned char)agent[i]))
 			return 0;
 	return 1;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ascii.h"
 #include "wire/buf.h"
 #include "wire/jsonw.h"
 #include "wire/page.h"
@@ -150,7 +151,7 @@ jw_tag_lower(const char *f, size_t n, char *low, size_t lowsz)
 	if (p == NULL)
 		return NULL;
 	for (j = 0; j < n; j++)
-		p[j] = (char)(f[j] >= 'A' && f[j] <= 'Z' ? f[j] | 0x20 : f[j]);
+		p[j] = (char)ascii_lower((unsigned char)f[j]);
 	return p;
 }
 
@@ -250,9 +251,7 @@ jw_token(
 	           token[n] == '_' || token[n] == '-'))
 		n++;
 	for (i = 0; i < n; i++)
-		low[i] =
-		    (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] | 0x20
-		                                              : token[i]);
+		low[i] = (char)ascii_lower((unsigned char)token[i]);
 	jw_key_str(w, low, n);
 	jw_obj(w);
 	jw_kbool(w, "allowed", v->allowed);
