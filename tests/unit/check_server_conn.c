@@ -1,13 +1,13 @@
 /*
  * check_server_conn.c: one client connection's I/O (server_conn.c) over a
- * socketpair, on the real libevent loop, with a stub dispatcher in place
- * of dispatch.c. The rules checked are docs/protocol.md's: a request is
- * one line ending in '\n', read however it arrives; a line over --max-line
- * is answered line_too_long once and the connection stays usable; a
- * client that lets answers pile up is no longer read until it reads most
- * of them, and is closed when one passes --max-output; a client that goes
- * away in the middle of its answers costs nothing; after a half-close
- * everything sent is answered, then the connection closes.
+ * socketpair, on the real libevent loop, with a stub session
+ * (iface/session_ops.h) in place of the dispatcher's. The rules checked are
+ * docs/protocol.md's: a request is one line ending in '\n', read however it
+ * arrives; a line over --max-line is answered line_too_long once and the
+ * connection stays usable; a client that lets answers pile up is no longer read
+ * until it reads most of them, and is closed when one passes --max-output; a
+ * client that goes away in the middle of its answers costs nothing; after a
+ * half-close everything sent is answered, then the connection closes.
  *
  * The stub session answers "{...}" by echoing it, "big N" with an answer
  * of N bytes, "wait" with nothing (a check waiting on a fetch), anything
@@ -32,10 +32,10 @@
 #include <event2/util.h>
 
 #include "base/handover.h"
-#include "ops/dispatch.h"
 #include "iface/reply.h"
 #include "conn/server.h"
 #include "conn/server_int.h"
+#include "iface/session_ops.h"
 #include "test_main.h"
 
 #define MAX_LINE 16
@@ -43,6 +43,7 @@
 #define BAD "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"bad_json\"}}\n"
 #define TOO_LONG                                                               \
 	"{\"id\":null,\"ok\":false,\"error\":{\"code\":\"line_too_long\"}}\n"
+#define SERVER_BUSY "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"busy\"}}\n"
 
 /* The stub dispatcher's one session (one connection per test). */
 struct session {
@@ -58,56 +59,55 @@ static struct {
 	int closed, freed;
 } seen;
 
-struct session *
-session_new(struct dispatch *d, struct reply *out)
+static void *
+stub_open(void *arg, struct reply *out, int admin)
 {
 	struct session *s = calloc(1, sizeof(*s));
 
-	(void)d;
+	(void)arg;
+	(void)admin;
 	ck_assert_ptr_nonnull(s);
 	s->out = out;
 	return s;
 }
 
-void
-session_set_admin(struct session *s, int admin)
-{
-	(void)s;
-	(void)admin;
-}
-
-void
-session_close(struct session *s)
+static void
+stub_close(void *s)
 {
 	(void)s;
 	seen.closed++;
 }
 
-void
-session_free(struct session *s)
+static void
+stub_free(void *s)
 {
 	if (s != NULL)
 		seen.freed++;
 	free(s);
 }
 
-int
-session_waiting(const struct session *s)
+static int
+stub_waiting(const void *arg)
 {
+	const struct session *s = arg;
+
 	return s->waiting;
 }
 
-void
-session_too_long(struct session *s, size_t limit)
+static void
+stub_too_long(void *arg, size_t limit)
 {
+	struct session *s = arg;
+
 	seen.too_long++;
 	seen.limit = limit;
 	s->out->ops->send(s->out, TOO_LONG, sizeof(TOO_LONG) - 1);
 }
 
-void
-session_line(struct session *s, const char *line, size_t len)
+static void
+stub_line(void *arg, const char *line, size_t len)
 {
+	struct session *s = arg;
 	char *big;
 	size_t n;
 
@@ -135,6 +135,17 @@ session_line(struct session *s, const char *line, size_t len)
 	else
 		s->out->ops->send(s->out, BAD, sizeof(BAD) - 1);
 }
+
+static const char *
+stub_refusal(void *arg, size_t *len)
+{
+	(void)arg;
+	*len = sizeof(SERVER_BUSY) - 1;
+	return SERVER_BUSY;
+}
+
+static const struct session_ops stub_ops = { stub_open, stub_line,
+	stub_too_long, stub_waiting, stub_close, stub_free, stub_refusal };
 
 static struct event_base *base;
 static struct server *srv;
@@ -170,7 +181,7 @@ setup(void)
 	ck_assert_int_eq(
 	    bind(lfd, (struct sockaddr *)&un, sizeof(sa_family_t)), 0);
 	ck_assert_int_eq(listen(lfd, 1), 0);
-	srv = server_new(base, NULL, &set);
+	srv = server_new(base, &stub_ops, NULL, &set);
 	ck_assert_int_eq(server_listen(srv, &set, lfd, &cause), 0);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);

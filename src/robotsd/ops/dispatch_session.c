@@ -20,6 +20,7 @@
 #include "wire/proto.h"
 #include "iface/reply.h"
 #include "ops/session.h"
+#include "iface/session_ops.h"
 #include "wire/wire_fast.h"
 #include "base/xmalloc.h"
 
@@ -147,3 +148,65 @@ session_waiting(const struct session *s)
 {
 	return !TAILQ_EMPTY(&s->waiting) || !TAILQ_EMPTY(&s->histories);
 }
+
+/* session_ops.h's open: a session of the dispatcher arg. */
+static void *
+session_ops_open(void *arg, struct reply *out, int admin)
+{
+	struct session *s = session_new(arg, out);
+
+	session_set_admin(s, admin);
+	return s;
+}
+
+/* session_ops.h's line: session_line(). */
+static void
+session_ops_line(void *s, const char *line, size_t len)
+{
+	session_line(s, line, len);
+}
+
+/* session_ops.h's too_long: session_too_long(). */
+static void
+session_ops_too_long(void *s, size_t limit)
+{
+	session_too_long(s, limit);
+}
+
+/* session_ops.h's waiting: session_waiting(). */
+static int
+session_ops_waiting(const void *s)
+{
+	return session_waiting(s);
+}
+
+/* session_ops.h's close: session_close(). */
+static void
+session_ops_close(void *s)
+{
+	session_close(s);
+}
+
+/* session_ops.h's free: session_free(). */
+static void
+session_ops_free(void *s)
+{
+	session_free(s);
+}
+
+/* The one answer of a client refused past max-connections. */
+static const char *
+session_ops_refusal(void *arg, size_t *len)
+{
+	static const char busy[] =
+	    "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"overloaded\","
+	    "\"message\":\"too many connections\"}}\n";
+
+	(void)arg;
+	*len = sizeof(busy) - 1;
+	return busy;
+}
+
+const struct session_ops dispatch_session_ops = { session_ops_open,
+	session_ops_line, session_ops_too_long, session_ops_waiting,
+	session_ops_close, session_ops_free, session_ops_refusal };
