@@ -13,6 +13,7 @@
 #include <check.h>
 #include <event2/event.h>
 
+#include "robots.h"
 #include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
@@ -21,6 +22,19 @@
 #include "dispatch_fixture.h"
 #include "wire/wire_fast.h"
 #include "test_main.h"
+
+enum url_err __real_robots_url_split(const char *, size_t, struct robots_url *);
+enum url_err __wrap_robots_url_split(const char *, size_t, struct robots_url *);
+
+static size_t splits; /* robots_url_split() calls */
+
+/* robots_url_split(), counted (the test program is linked with --wrap). */
+enum url_err
+__wrap_robots_url_split(const char *p, size_t len, struct robots_url *u)
+{
+	splits++;
+	return __real_robots_url_split(p, len, u);
+}
 
 /* The fixture, with the gauge row in the stats table. */
 static void
@@ -250,6 +264,42 @@ START_TEST(test_batch_answers_in_order_and_shares_fetches)
 	    "\"fetched\",\"reason\":\"unavailable\",\"http_status\":404,"
 	    "\"rule\":null,\"crawl_delay\":null,\"expires_in\":86400,"
 	    "\"version\":\"" V_404 "\"}]}\n");
+}
+END_TEST
+
+/*
+ * Each URL of a check is split once: the first not settled in the cache
+ * keeps the split it was looked up with when its check parks, and every
+ * URL that waits is answered from its own when its fetch ends. One
+ * origin is left to robots_url_parse() (an escape), the others take the
+ * fast shape.
+ */
+START_TEST(test_parked_urls_are_split_once)
+{
+	splits = 0;
+	send_line("{\"op\":\"check\",\"agent\":\"B\",\"id\":1,\"urls\":["
+	          "\"https://a.test/a/b\",\"https://b.test/%7Ex\","
+	          "\"https://a.test/robots.txt\",\"https://a.test/z\"]}");
+	ck_assert_uint_eq(splits, 4);
+	ck_assert_uint_eq(sc.n, 2);
+	finish("https://a.test", 200, rules);
+	finish("https://b.test", 404, "");
+	ck_assert_uint_eq(splits, 4);
+	ck_assert_uint_eq(client.nlines, 1);
+	ck_assert_ptr_nonnull(strstr(client.lines[0],
+	    "{\"url\":\"https://b.test/%7Ex\",\"ok\":true,\"allowed\":"
+	    "true,\"origin\":\"https://b.test\",\"source\":\"fetched\","
+	    "\"reason\":\"unavailable\""));
+	ck_assert_ptr_nonnull(strstr(client.lines[0],
+	    "{\"url\":\"https://a.test/a/b\",\"ok\":true,\"allowed\":"
+	    "false,\"origin\":\"https://a.test\",\"source\":\"fetched\","
+	    "\"reason\":\"rule\""));
+	ck_assert_ptr_nonnull(strstr(client.lines[0],
+	    "{\"url\":\"https://a.test/z\",\"ok\":true,\"allowed\":true,"
+	    "\"origin\":\"https://a.test\",\"source\":\"fetched\","
+	    "\"reason\":\"no_rule\""));
+	send_line(CHECK_A);
+	ck_assert_uint_eq(splits, 5); /* answered at once */
 }
 END_TEST
 
@@ -720,6 +770,7 @@ dispatch_suite(void)
 	tcase_add_test(tc, test_waited_check_keeps_its_own_latency_start);
 	tcase_add_test(tc, test_purge_without_the_admin_right_is_forbidden);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
+	tcase_add_test(tc, test_parked_urls_are_split_once);
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
 	tcase_add_test(
 	    tc, test_cached_batch_items_answer_as_the_full_path_does);
