@@ -191,30 +191,33 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 }
 
 /*
- * Send the answer line in b on s: copied, or when long handed over in a
- * block of its own size (the output budget counts its bytes); reuse: b
- * is kept for the next answer, which gets a block of that size to start
- * from. An answer that ran out of memory is "internal" instead.
+ * Send the answer line in b of check r, stamped as its kind: copied, or
+ * when long handed over in a block of its own size (the output budget
+ * counts its bytes); reuse: b is kept for the next answer, which gets a
+ * block of that size to start from. An answer that ran out of memory is
+ * "internal" instead.
  */
 static void
 check_send(
-    struct session *s, const struct wire_check *c, struct buf *b, int reuse)
+    const struct check_run *r, enum reply_kind kind, struct buf *b, int reuse)
 {
+	const struct reply_stamp st = { r->t0, (unsigned char)kind };
+	struct reply *out = r->s->out;
 	struct buf err = BUF_INIT(0);
 	size_t len;
 	char *line, *fit;
 
 	if (b->state != BUF_OK) {
-		check_error_line(&err, c, PE_INTERNAL, "out of memory");
+		check_error_line(&err, r->req, PE_INTERNAL, "out of memory");
 		b = &err;
 	}
-	if (b->len < CHECK_GIVE_MIN || s->out->ops->give == NULL)
-		s->out->ops->send(s->out, b->p, b->len);
+	if (b->len < CHECK_GIVE_MIN || out->ops->give == NULL)
+		out->ops->send(out, &st, b->p, b->len);
 	else {
 		line = buf_take(b, &len);
 		if ((fit = realloc(line, len)) != NULL)
 			line = fit;
-		s->out->ops->give(s->out, line, len);
+		out->ops->give(out, &st, line, len);
 		if (reuse)
 			(void)buf_reserve(b, len);
 	}
@@ -248,8 +251,6 @@ check_finish(struct check_waiting *p)
 	struct session *s = p->run.s;
 	struct buf b = BUF_INIT(0);
 	struct jw w = p->hw;
-	double t0 = s->out->t0;
-	unsigned char kind = s->out->kind;
 	int waited = p->timer != NULL;
 	size_t i;
 
@@ -267,14 +268,11 @@ check_finish(struct check_waiting *p)
 		jw_end(&w);
 	}
 	buf_lit(&b, "\n");
-	if (waited) {
+	if (waited)
 		TAILQ_REMOVE(&s->waiting, p, link);
-		s->out->t0 = p->run.t0; /* the latency is this check's */
-		s->out->kind = REPLY_CHECK_WAITED;
-	}
-	check_send(s, &p->req, &b, 0);
-	s->out->t0 = t0;
-	s->out->kind = kind;
+	/* the latency is this check's, from its own line */
+	check_send(
+	    &p->run, waited ? REPLY_CHECK_WAITED : REPLY_CHECK_CACHED, &b, 0);
 	if (waited)
 		s->out->ops->settled(s->out);
 	buf_clear(&b);
@@ -534,14 +532,14 @@ check_rest(const struct check_run *r, const struct buf *head,
 
 /* See checkop.h. */
 void
-check_op(
-    const struct check_env *env, struct session *s, const struct wire_check *c)
+check_op(const struct check_env *env, struct session *s, double t0,
+    const struct wire_check *c)
 {
 	struct buf own = BUF_INIT(0), *b = env->answer ? env->answer : &own;
 	const struct check_run r = { env, s, c,
 		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens,
 		    c->page },
-		c->urls != NULL, s->out->t0 };
+		c->urls != NULL, t0 };
 	const struct wire_str one = { c->url, c->url_len, 0 };
 	const struct wire_str *urls = r.batch ? c->urls : &one;
 	size_t i, n = r.batch ? c->nurls : 1;
@@ -568,7 +566,7 @@ check_op(
 		jw_end(&w);
 	}
 	buf_lit(b, "\n");
-	check_send(s, c, b, b == env->answer);
+	check_send(&r, REPLY_CHECK_CACHED, b, b == env->answer);
 	buf_clear(&own);
 }
 
@@ -586,8 +584,8 @@ check_strings(const json_t *a, struct wire_str *out)
 
 /* See checkop.h: the full decoder's request in the one shape. */
 void
-check_request(
-    const struct check_env *env, struct session *s, const struct request *req)
+check_request(const struct check_env *env, struct session *s, double t0,
+    const struct request *req)
 {
 	struct wire_str urls[PROTO_MAX_URLS], tokens[PROTO_MAX_TOKENS];
 	struct wire_check c = { .json_id = req->id,
@@ -612,7 +610,7 @@ check_request(
 			fatalx("out of memory reading a page");
 		c.page = &page;
 	}
-	check_op(env, s, &c);
+	check_op(env, s, t0, &c);
 	if (req->page != NULL)
 		page_from_json_clear(&page);
 }
