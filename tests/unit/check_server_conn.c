@@ -32,6 +32,7 @@
 #include <event2/util.h>
 
 #include "base/handover.h"
+#include "base/histo.h"
 #include "iface/reply.h"
 #include "conn/server.h"
 #include "conn/server_int.h"
@@ -98,16 +99,18 @@ static void
 stub_too_long(void *arg, size_t limit)
 {
 	struct session *s = arg;
+	const struct reply_stamp st = { s->out->t0, REPLY_OTHER };
 
 	seen.too_long++;
 	seen.limit = limit;
-	s->out->ops->send(s->out, TOO_LONG, sizeof(TOO_LONG) - 1);
+	s->out->ops->send(s->out, &st, TOO_LONG, sizeof(TOO_LONG) - 1);
 }
 
 static void
 stub_line(void *arg, const char *line, size_t len)
 {
 	struct session *s = arg;
+	const struct reply_stamp st = { s->out->t0, REPLY_PING };
 	char *big;
 	size_t n;
 
@@ -123,17 +126,17 @@ stub_line(void *arg, const char *line, size_t len)
 
 		memcpy(echo, line, len);
 		echo[len] = '\n';
-		s->out->ops->send(s->out, echo, len + 1);
+		s->out->ops->send(s->out, &st, echo, len + 1);
 	} else if (sscanf(line, "big %zu", &n) == 1) {
 		big = malloc(n);
 		ck_assert_ptr_nonnull(big);
 		memset(big, 'x', n - 1);
 		big[n - 1] = '\n';
-		s->out->ops->give(s->out, big, n);
+		s->out->ops->give(s->out, &st, big, n);
 	} else if (strcmp(line, "wait") == 0)
 		s->waiting = 1;
 	else
-		s->out->ops->send(s->out, BAD, sizeof(BAD) - 1);
+		s->out->ops->send(s->out, &st, BAD, sizeof(BAD) - 1);
 }
 
 static const char *
@@ -460,6 +463,30 @@ START_TEST(test_half_close_answers_then_closes)
 }
 END_TEST
 
+/*
+ * An answer is timed from its stamp's t0 into its kind's histogram and
+ * the overall one; a line sent without a stamp (a feed event) is not.
+ */
+START_TEST(test_answers_timed_by_their_stamp)
+{
+	const struct reply_stamp st = { histo_now() - 2, REPLY_HISTORY };
+	const struct histo *all = server_latency(srv),
+	                   *op = server_latency_op(srv, REPLY_HISTORY);
+	uint64_t nall = all->count, nop = op->count;
+
+	conn->reply.ops->send(&conn->reply, NULL, "e\n", 2);
+	ck_assert_uint_eq(all->count, nall);
+	conn->reply.ops->send(&conn->reply, &st, "a\n", 2);
+	ck_assert_uint_eq(all->count, nall + 1);
+	ck_assert_uint_eq(op->count, nop + 1);
+	ck_assert_uint_eq(server_latency_op(srv, REPLY_PING)->count, 0);
+	ck_assert(op->sum >= 2 && op->sum < 3);
+	read_until(2, 0);
+	ck_assert_uint_eq(ngot, 4);
+	ck_assert_int_eq(memcmp(got, "e\na\n", 4), 0);
+}
+END_TEST
+
 /* A shared line (reply.h) and whether it was released. */
 static int released;
 
@@ -495,9 +522,10 @@ START_TEST(test_shared_line_counted_once)
 	    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
 	c2 = conn_new(srv, sv[0], 0);
 	conn->reply.ops->share(&conn->reply, &l);
-	c2->reply.ops->send(&c2->reply, "abc\n", 4); /* copies around it */
+	c2->reply.ops->send(
+	    &c2->reply, NULL, "abc\n", 4); /* copies around it */
 	c2->reply.ops->share(&c2->reply, &l);
-	c2->reply.ops->send(&c2->reply, "def\n", 4);
+	c2->reply.ops->send(&c2->reply, NULL, "def\n", 4);
 	ck_assert_uint_eq(l.refs, 3);
 	ck_assert_uint_eq(conn_queued(conn), sizeof(text));
 	ck_assert_uint_eq(conn_queued(c2), sizeof(text) + 8);
@@ -547,6 +575,7 @@ server_conn_suite(void)
 	tcase_add_test(tc, test_peer_closes_mid_answer);
 	tcase_add_test(tc, test_half_close_answers_then_closes);
 	tcase_add_test(tc, test_shared_line_counted_once);
+	tcase_add_test(tc, test_answers_timed_by_their_stamp);
 	tcase_add_test(tc, test_handed_over_past_the_cap_is_refused);
 	suite_add_tcase(s, tc);
 	return s;

@@ -61,7 +61,7 @@ cfgerr_answer(struct cfgerr_session *s, const json_t *id)
 
 	proto_error(&b, id, PE_CONFIG, s->ce->message);
 	if (b.state == BUF_OK)
-		s->out->ops->send(s->out, b.p, b.len);
+		s->out->ops->send(s->out, NULL, b.p, b.len); /* not timed */
 	buf_clear(&b);
 }
 

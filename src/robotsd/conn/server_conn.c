@@ -270,23 +270,31 @@ conn_want_flush(struct conn *c)
 	c->flushing = 1;
 }
 
-/* An answer line was queued on c. */
+/*
+ * A line was queued on c: the answer to the request st tells (timed), or
+ * with st NULL one that answers none.
+ */
 static void
-conn_answered(struct conn *c, const struct reply *r)
+conn_answered(struct conn *c, const struct reply_stamp *st)
 {
-	double took = histo_now() - r->t0;
+	double took;
 
-	histo_observe(&c->srv->latency, took);
-	histo_observe(
-	    &c->srv->latency_op[r->kind < REPLY_KINDS ? r->kind : REPLY_OTHER],
-	    took);
+	if (st != NULL) {
+		took = histo_now() - st->t0;
+		histo_observe(&c->srv->latency, took);
+		histo_observe(
+		    &c->srv->latency_op[st->kind < REPLY_KINDS ? st->kind
+		                                               : REPLY_OTHER],
+		    took);
+	}
 	conn_check_output(c);
 	conn_want_flush(c);
 }
 
 /* reply.h: queue an answer line. */
 static void
-conn_send(struct reply *r, const char *line, size_t len)
+conn_send(
+    struct reply *r, const struct reply_stamp *st, const char *line, size_t len)
 {
 	struct conn *c = conn_of(r);
 
@@ -294,7 +302,7 @@ conn_send(struct reply *r, const char *line, size_t len)
 		return;
 	if (evbuffer_add(c->out, line, len) == -1)
 		fatalx("out of memory queueing an answer");
-	conn_answered(c, r);
+	conn_answered(c, st);
 }
 
 /* Free a given line once the output buffer is done with it. */
@@ -308,7 +316,7 @@ conn_free_line(const void *data, size_t len, void *arg)
 
 /* reply.h: queue an answer line without copying it. */
 static void
-conn_give(struct reply *r, char *line, size_t len)
+conn_give(struct reply *r, const struct reply_stamp *st, char *line, size_t len)
 {
 	struct conn *c = conn_of(r);
 
@@ -319,7 +327,7 @@ conn_give(struct reply *r, char *line, size_t len)
 	if (evbuffer_add_reference(c->out, line, len, conn_free_line, line) ==
 	    -1)
 		fatalx("out of memory queueing an answer");
-	conn_answered(c, r);
+	conn_answered(c, st);
 }
 
 /*
@@ -370,7 +378,7 @@ conn_share(struct reply *r, struct reply_line *l)
 		if (m->output_bytes > m->output_peak)
 			m->output_peak = m->output_bytes;
 	}
-	conn_answered(c, r);
+	conn_answered(c, NULL); /* an event, not an answer */
 }
 
 /* reply.h: a waiting check of c was answered. */
