@@ -48,29 +48,74 @@ robots_tdmrep_warn(struct tdmrep *t, uint32_t member, enum tdmrep_wcode code)
 	tdmrep_warn_by(t, member, code, 0);
 }
 
+/* Where a scan of JSON text is: nesting, and inside a string or not. */
+struct tdmrep_scan {
+	int depth, in_str, esc;
+};
+
+/*
+ * Byte c of the text into sc: 1 when it opens an array or object, -1
+ * when it closes one, 0 otherwise (brackets in strings are not counted).
+ */
+static int
+tdmrep_scan(struct tdmrep_scan *sc, char c)
+{
+	if (sc->in_str) {
+		if (sc->esc)
+			sc->esc = 0;
+		else if (c == '\\')
+			sc->esc = 1;
+		else if (c == '"')
+			sc->in_str = 0;
+		return 0;
+	}
+	if (c == '"')
+		sc->in_str = 1;
+	else if (c == '[' || c == '{')
+		return sc->depth++, 1;
+	else if (c == ']' || c == '}')
+		return sc->depth--, -1;
+	return 0;
+}
+
 int
 robots_tdmrep_depth_ok(const char *s, size_t len)
 {
+	struct tdmrep_scan sc = { 0, 0, 0 };
 	size_t i;
-	int depth = 0, in_str = 0;
 
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"')
-			in_str = 1;
-		else if (c == '[' || c == '{') {
-			if (++depth > TDMREP_MAX_DEPTH)
-				return 0;
-		} else if (c == ']' || c == '}')
-			depth--;
-	}
+	for (i = 0; i < len; i++)
+		if (tdmrep_scan(&sc, s[i]) == 1 && sc.depth > TDMREP_MAX_DEPTH)
+			return 0;
 	return 1;
+}
+
+void
+robots_tdmrep_member_lines(const char *s, size_t len, uint32_t *lines, size_t n)
+{
+	struct tdmrep_scan sc = { 0, 0, 0 };
+	uint32_t line = 1;
+	size_t i, m = 0;
+	int next = 0; /* the next visible byte starts a member */
+	char c;
+
+	memset(lines, 0, n * sizeof(lines[0]));
+	for (i = 0; i < len; i++) {
+		c = s[i];
+		if (next && !sc.in_str && c != ' ' && c != '\t' && c != '\n' &&
+		    c != '\r') {
+			if (m < n && c != ']')
+				lines[m] = line;
+			m++;
+			next = 0;
+		}
+		if (!sc.in_str && sc.depth == 1 && c == ',')
+			next = 1;
+		if (tdmrep_scan(&sc, c) == 1 && sc.depth == 1 && c == '[')
+			next = 1;
+		if (c == '\n')
+			line++;
+	}
 }
 
 /* The first earlier rule whose location matches all that e's can. */

@@ -83,6 +83,14 @@ void robots_tdmrep_warn(struct tdmrep *, uint32_t member, enum tdmrep_wcode);
  * brackets in JSON strings aside (a scan before the JSON parse).
  */
 int robots_tdmrep_depth_ok(const char *s, size_t len);
+/*
+ * The 1-based line of s (the text of a tdmrep.json) where each of the
+ * first n members of its top-level array starts, into lines[0..n-1]; 0
+ * for a member not found (a scan, brackets in strings aside: for
+ * warnings, not a parse).
+ */
+void robots_tdmrep_member_lines(
+    const char *s, size_t len, uint32_t *lines, size_t n);
 
 size_t robots_tdmrep_count(const struct tdmrep *);
 const struct tdmrep_rule *robots_tdmrep_rule(const struct tdmrep *, size_t i);
@@ -115,5 +123,82 @@ size_t robots_tdm_policy_value(const char *s, size_t len, const char **out);
 
 const char *robots_tdmrep_error_name(enum tdmrep_error);
 const char *robots_tdmrep_wcode_name(enum tdmrep_wcode);
+
+/*
+ * The answer "tdm" of a check (the contract, TDMRep): what tdmrep.json
+ * says for a URL, overridden by the page's TDM-Reservation / TDM-Policy
+ * header lines and then by its tdm-reservation / tdm-policy <meta>
+ * elements (TDMRep: the latest, most specific statement wins; a field
+ * that is absent resets nothing).
+ */
+
+/* The state of tdmrep.json for an origin. */
+enum tdm_state {
+	TDM_STATE_RULES,      /* a 2xx with a JSON array */
+	TDM_STATE_NONE,       /* 404, 410, other 4xx: no TDMRep */
+	TDM_STATE_INVALID,    /* a 2xx with anything else */
+	TDM_STATE_UNREACHABLE /* 5xx, 429, network errors */
+};
+
+/* Where a reservation or a policy came from. */
+enum tdm_from {
+	TDM_FROM_ABSENT, /* no source gave one */
+	TDM_FROM_FILE,   /* "tdmrep.json" */
+	TDM_FROM_HEADER, /* "header" */
+	TDM_FROM_META    /* "meta" */
+};
+
+/* The last valid value of each TDM field of one source of a page. */
+struct tdm_values {
+	int reservation;    /* 0 or 1; -1 none */
+	const char *policy; /* borrowed, trimmed; NULL none */
+	size_t policy_len;
+};
+
+/* What a page said: its header lines, then its <meta> elements. */
+struct tdm_page {
+	struct tdm_values header, meta;
+};
+
+struct tdm_answer {
+	enum tdm_state state;
+	int reservation;    /* 0 or 1; -1 none (null) */
+	const char *policy; /* borrowed; NULL: null */
+	size_t policy_len;
+	const char *location; /* the matching member's; NULL: null */
+	size_t location_len;
+	enum tdm_from from; /* of reservation, else of policy */
+};
+
+/* A page that said nothing (before robots_tdm_page_add()). */
+void robots_tdm_page_init(struct tdm_page *);
+/*
+ * One header line (meta 0) or <meta> element (meta 1) of a page: a
+ * TDM-Reservation / TDM-Policy (names case-insensitive) whose value is
+ * valid replaces the earlier one of its source; an invalid value, or
+ * another name, changes nothing. value is borrowed.
+ */
+void robots_tdm_page_add(struct tdm_page *, int meta, const char *name,
+    size_t name_len, const char *value, size_t value_len);
+/*
+ * The answer for a match path (as for robots_tdmrep_match()): rules
+ * (NULL unless state is TDM_STATE_RULES) decide reservation, policy and
+ * location; then page (NULL: a check without a page) overrides. from is
+ * the source of the reservation, else of the policy; without a page it
+ * is TDM_FROM_ABSENT. Pure; the strings are borrowed from rules and page.
+ */
+void robots_tdm_decide(const struct tdmrep *rules, enum tdm_state state,
+    const char *path, size_t len, const struct tdm_page *page,
+    struct tdm_answer *out);
+/*
+ * The usage purpose "tdm" of a reservation: 1 disallowed, 0 allowed,
+ * none (-1) unknown.
+ */
+enum robots_pref robots_tdm_pref(int reservation);
+
+/* "rules", "none", "invalid", "unreachable". */
+const char *robots_tdm_state_name(enum tdm_state);
+/* "tdmrep.json", "header", "meta"; NULL for TDM_FROM_ABSENT. */
+const char *robots_tdm_from_name(enum tdm_from);
 
 #endif /* ROBOTS_TDMREP_H */

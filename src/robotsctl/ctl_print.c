@@ -371,9 +371,14 @@ ctl_print_usage(const json_t *ans)
 	}
 	json_array_foreach(json_object_get(ans, "usage_from"), i, s)
 	{
-		printf("    line %" JSON_INTEGER_FORMAT ": %s",
-		    json_integer_value(json_object_get(s, "line")),
-		    ctl_str_or(json_object_get(s, "directive"), "?"));
+		if (json_is_integer(json_object_get(s, "line")))
+			printf("    line %" JSON_INTEGER_FORMAT ": %s",
+			    json_integer_value(json_object_get(s, "line")),
+			    ctl_str_or(json_object_get(s, "directive"), "?"));
+		else
+			printf("    %s: %s",
+			    ctl_str_or(json_object_get(s, "source"), "?"),
+			    ctl_str_or(json_object_get(s, "directive"), "?"));
 		if (json_is_string(json_object_get(s, "scope")))
 			printf(" (%s)",
 			    ctl_str_or(json_object_get(s, "scope"), ""));
@@ -390,5 +395,99 @@ ctl_print_usage(const json_t *ans)
 		                                                : "disallowed");
 		print_rule(json_object_get(v, "rule"), "no_rule");
 		fputs(")\n", stdout);
+	}
+}
+
+/* For each of n pairs {TEXT, KEY}: TEXT, then o's member KEY. */
+static void
+print_fields(const json_t *o, const char *const f[][2], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fputs(f[i][0], stdout);
+		ctl_print_scalar(json_object_get(o, f[i][1]));
+	}
+}
+
+/* "  tdm: ..." of a tdm member (null: a disallowed URL). */
+static void
+print_tdm(const json_t *tdm)
+{
+	static const char *const head[][2] = { { " policy=", "policy" },
+		{ " location=", "location" } };
+	static const char *const from[][2] = { { " from=", "from" } };
+	static const char *const tail[][2] = { { " (", "state" },
+		{ ", version ", "version" } };
+	const json_t *res = json_object_get(tdm, "reservation");
+
+	if (json_is_null(tdm)) {
+		puts("  tdm: none (a disallowed URL)");
+		return;
+	}
+	fputs("  tdm: reservation=", stdout);
+	if (json_is_integer(res))
+		printf("%" JSON_INTEGER_FORMAT, json_integer_value(res));
+	else
+		fputs("none", stdout);
+	print_fields(tdm, head, 2);
+	if (json_is_string(json_object_get(tdm, "from")))
+		print_fields(tdm, from, 1);
+	print_fields(tdm, tail, 2);
+	fputs(")\n", stdout);
+}
+
+/* "  robots_tag: RULE... NAME=VALUE..." and a line per source. */
+static void
+print_robots_tag(const json_t *t)
+{
+	const json_t *v, *s;
+	const char *k;
+	size_t i;
+
+	if (json_is_null(t)) {
+		puts("  robots_tag: none (a disallowed URL)");
+		return;
+	}
+	fputs("  robots_tag:", stdout);
+	json_array_foreach(json_object_get(t, "rules"), i, v)
+	{
+		putchar(' ');
+		ctl_print_scalar(v);
+	}
+	json_object_foreach(json_object_get(t, "values"), k, v)
+	{
+		printf(" %s=", k);
+		ctl_print_scalar(v);
+	}
+	putchar('\n');
+	json_array_foreach(json_object_get(t, "from"), i, s)
+	{
+		fputs("    ", stdout);
+		ctl_print_scalar(json_object_get(s, "source"));
+		putchar(' ');
+		ctl_print_scalar(json_object_get(s, "field"));
+		fputs(": ", stdout);
+		ctl_print_scalar(json_object_get(s, "value"));
+		putchar('\n');
+	}
+}
+
+void
+ctl_print_signals(const json_t *ans)
+{
+	static const char *const evidence[][2] = { { "  evidence: robots=",
+		                                       "robots" },
+		{ " tdmrep=", "tdmrep" }, { " page=", "page" } };
+	const json_t *ev = json_object_get(ans, "evidence");
+	const json_t *v;
+
+	if ((v = json_object_get(ans, "tdm")) != NULL)
+		print_tdm(v);
+	if ((v = json_object_get(ans, "robots_tag")) != NULL)
+		print_robots_tag(v);
+	if (json_is_object(ev)) {
+		print_fields(ev, evidence, 3);
+		putchar('\n');
 	}
 }

@@ -350,6 +350,13 @@ static const char ctl_usage[] =
     "  --token T                check, test, recheck: the verdict for "
     "control token T\n"
     "                           (repeatable, 16)\n"
+    "  --tdmrep FILE            test: a local tdmrep.json, as if "
+    "fetched (answers tdm)\n"
+    "  --header 'NAME: VALUE'   test: judge each URL as if its page "
+    "came with this\n"
+    "                           header line (repeatable)\n"
+    "  --meta 'NAME=CONTENT'    test: ... and with this <meta> of its "
+    "<head> (repeatable)\n"
     "  --archive-dir DIR        show, diff, recheck: robotsd's "
     "--archive-dir (default\n"
     "                           $ROBOTSD_ARCHIVE_DIR, then archive-dir "
@@ -429,6 +436,40 @@ parse_token_option(const char *arg, struct ctl *ctl)
 	return 0;
 }
 
+/*
+ * test --header 'NAME: VALUE' (NAME an RFC 9110 token) and --meta
+ * 'NAME=CONTENT' (NAME not empty), at most CTL_MAX_PAGE of each.
+ */
+static int
+parse_page_option(int opt, const char *arg, struct ctl *ctl)
+{
+	size_t n = strcspn(arg, opt == 'H' ? ":" : "=");
+	int header = opt == 'H';
+	int *count = header ? &ctl->npage_headers : &ctl->npage_meta;
+
+	if (header && strspn(arg, "!#$%&'*+-.^_`|~0123456789"
+	                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                          "abcdefghijklmnopqrstuvwxyz") != n)
+		n = 0;
+	if (n == 0 || arg[n] == '\0') {
+		ctl_warnx(header ? "header '%s': not NAME: VALUE (NAME a "
+		                   "field name)"
+		                 : "meta '%s': not NAME=CONTENT",
+		    arg);
+		return -1;
+	}
+	if (*count == CTL_MAX_PAGE) {
+		ctl_warnx("at most %d --%s options", CTL_MAX_PAGE,
+		    header ? "header" : "meta");
+		return -1;
+	}
+	if (header)
+		ctl->page_headers[(*count)++] = arg;
+	else
+		ctl->page_meta[(*count)++] = arg;
+	return 0;
+}
+
 /* robotsctl's long options; parse_option() reads them. */
 static const struct option ctl_longopts[] = {
 	{ "socket", required_argument, NULL, 's' },
@@ -446,6 +487,9 @@ static const struct option ctl_longopts[] = {
 	{ "warc", required_argument, NULL, 'W' },
 	{ "as-of", required_argument, NULL, 'O' },
 	{ "changed", no_argument, NULL, 'C' },
+	{ "tdmrep", required_argument, NULL, 'R' },
+	{ "header", required_argument, NULL, 'H' },
+	{ "meta", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -525,6 +569,12 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	case 'C':
 		ctl->changed = 1;
 		return 0;
+	case 'R':
+		ctl->tdmrep = optarg;
+		return 0;
+	case 'H':
+	case 'M':
+		return parse_page_option(opt, optarg, ctl);
 	case 'h':
 		usage();
 		exit(CTL_EXIT_OK);

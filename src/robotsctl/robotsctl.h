@@ -23,6 +23,8 @@ enum ctl_exit {
 /* --token may be given this many times (the daemon's limit). */
 #define CTL_MAX_TOKENS 16
 #define CTL_MAX_WARC 64 /* recheck --warc, at most (operands: any) */
+/* test --header and --meta, at most, each. */
+#define CTL_MAX_PAGE 256
 
 struct ctl {
 	const char *socket;
@@ -41,9 +43,14 @@ struct ctl {
 	const char *config; /* --config: robotsd's file, or NULL: default */
 	const char *warc[CTL_MAX_WARC]; /* recheck --warc FILE, in order */
 	int nwarc;
-	const char *as_of; /* recheck --as-of TIME|now, or NULL */
-	int changed;       /* recheck --changed */
-	int ping;          /* ping: an error config is config-error mode */
+	const char *as_of;  /* recheck --as-of TIME|now, or NULL */
+	int changed;        /* recheck --changed */
+	int ping;           /* ping: an error config is config-error mode */
+	const char *tdmrep; /* test --tdmrep FILE, or NULL */
+	const char *page_headers[CTL_MAX_PAGE]; /* test --header 'N: V' */
+	int npage_headers;
+	const char *page_meta[CTL_MAX_PAGE]; /* test --meta 'N=C' */
+	int npage_meta;
 };
 
 /* Print "robotsctl: MESSAGE" on stderr, control characters escaped. */
@@ -76,6 +83,14 @@ void ctl_print_check(const char *url, const json_t *);
  * content-usage / train-ai=n", "  token google-extended: disallowed ...").
  */
 void ctl_print_usage(const json_t *);
+/*
+ * The page's and TDMRep's members of a check-shaped answer, if present,
+ * as indented lines ("  tdm: reservation=1 policy=P location=/a/ from=
+ * header (rules, version V)", "  robots_tag: noindex max-snippet=0",
+ * "    header x-robots-tag: noindex", "  evidence: robots=V tdmrep=V
+ * page=H").
+ */
+void ctl_print_signals(const json_t *);
 
 /* top: a line of rates and gauges every interval (ctl_top.c). */
 int ctl_cmd_top(const struct ctl *, int argc, char **argv);

@@ -261,6 +261,25 @@ page_prefs_combine(const struct page_prefs *p, struct robots_usage *us)
 	}
 }
 
+void
+page_tdm(const struct wire_page *pg, struct tdm_page *t)
+{
+	struct page_pair p;
+	size_t i;
+
+	robots_tdm_page_init(t);
+	for (i = 0; i < pg->nheaders; i++) {
+		page_pair(pg->headers, i, &p);
+		robots_tdm_page_add(
+		    t, 0, p.name, p.name_len, p.value, p.value_len);
+	}
+	for (i = 0; i < pg->nmeta; i++) {
+		page_pair(pg->meta, i, &p);
+		robots_tdm_page_add(
+		    t, 1, p.name, p.name_len, p.value, p.value_len);
+	}
+}
+
 /* name lowercased into b. */
 static void
 page_lower(struct buf *b, const char *s, size_t n)

@@ -15,6 +15,7 @@
 
 #include "robots/robots_prefs.h"
 #include "robots/robots_tag.h"
+#include "robots/tdmrep.h"
 #include "wire/version.h"
 #include "wire/wire_fast.h"
 
@@ -75,6 +76,14 @@ void page_prefs_clear(struct page_prefs *);
  * (disallowed, else allowed, else unknown).
  */
 void page_prefs_combine(const struct page_prefs *p, struct robots_usage *us);
+
+/*
+ * The TDMRep statements of a valid page into *t, for robots_tdm_decide():
+ * its TDM-Reservation / TDM-Policy header lines and tdm-reservation /
+ * tdm-policy meta elements in order received, the last valid one of each
+ * name counting; the strings borrowed from page.
+ */
+void page_tdm(const struct wire_page *page, struct tdm_page *t);
 
 /*
  * The page's evidence id into out (VERSION_HEX + 1 bytes): the first 16

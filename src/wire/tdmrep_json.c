@@ -7,6 +7,8 @@
 #include <config.h>
 
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "robots/tdmrep.h"
@@ -108,4 +110,119 @@ tdmrep_json_parse(
 	json_decref(root);
 	*err = TDMREP_OK;
 	return t;
+}
+
+int
+tdmrep_file_read(struct tdmrep_file *f, const char *body, size_t len)
+{
+	const struct tdmrep_warning *w;
+	uint32_t *at;
+	size_t i, kept, total, n = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->rules = tdmrep_json_parse(body, len, &f->error, f->why);
+	if (f->rules == NULL)
+		return f->error == TDMREP_E_NOMEM ? -1 : 0;
+	w = robots_tdmrep_warnings(f->rules, &kept, &total);
+	for (i = 0; i < kept; i++)
+		if (w[i].member + 1 > n)
+			n = w[i].member + 1;
+	if ((at = calloc(n > 0 ? n : 1, sizeof(at[0]))) == NULL) {
+		tdmrep_file_clear(f);
+		return -1;
+	}
+	robots_tdmrep_member_lines(body, len, at, n);
+	f->lines = at;
+	f->nlines = n;
+	return 0;
+}
+
+void
+tdmrep_file_clear(struct tdmrep_file *f)
+{
+	robots_tdmrep_free(f->rules);
+	free(f->lines);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Why the file f as a whole is invalid, into out. */
+static void
+tdmrep_file_invalid(const struct tdmrep_file *f, char *out, size_t n)
+{
+	switch (f->error) {
+	case TDMREP_E_TOO_BIG:
+		snprintf(out, n, "the file is over %d bytes: invalid",
+		    TDMREP_MAX_BODY);
+		break;
+	case TDMREP_E_DEPTH:
+		snprintf(out, n,
+		    "arrays and objects nest over %d deep: invalid",
+		    TDMREP_MAX_DEPTH);
+		break;
+	case TDMREP_E_JSON:
+		snprintf(out, n, "not JSON (%s): invalid", f->why);
+		break;
+	default:
+		snprintf(out, n, "not a JSON array of rules: invalid");
+		break;
+	}
+}
+
+/* The text of member warning w into out. */
+static void
+tdmrep_member_text(const struct tdmrep_warning *w, char *out, size_t n)
+{
+	static const char *const what[] = { "is not an object",
+		"has no location that is a string starting with '/' or '*'",
+		"has a location over 2048 bytes",
+		"has no tdm-reservation that is the number 0 or 1",
+		"has a tdm-policy that is not a string",
+		"has a tdm-policy over 2048 bytes: kept without it" };
+
+	if (w->code == TDMREP_W_SHADOWED)
+		snprintf(out, n,
+		    "member %u can never decide: the location of member %u, "
+		    "earlier, is a prefix of its own",
+		    w->member, w->by);
+	else if (w->code == TDMREP_W_TOO_MANY)
+		snprintf(out, n, "members from %u on are ignored (at most %d)",
+		    w->member, TDMREP_MAX_RULES);
+	else if ((size_t)w->code < sizeof(what) / sizeof(what[0]))
+		snprintf(out, n, "member %u %s%s", w->member, what[w->code],
+		    w->code == TDMREP_W_POLICY_LONG ? "" : ": skipped");
+	else
+		snprintf(out, n, "member %u", w->member);
+}
+
+int
+tdmrep_file_warning(const struct tdmrep_file *f, size_t i, const char **code,
+    uint32_t *line, char *out, size_t n)
+{
+	const struct tdmrep_warning *w;
+	size_t kept, total;
+
+	*line = 0;
+	if (f->rules == NULL) {
+		if (i > 0)
+			return -1;
+		*code = "tdmrep_invalid";
+		tdmrep_file_invalid(f, out, n);
+		return 0;
+	}
+	w = robots_tdmrep_warnings(f->rules, &kept, &total);
+	if (i == kept && total > kept) {
+		*code = "tdmrep_warnings_dropped";
+		snprintf(out, n,
+		    "%zu more warnings not listed (the first %d "
+		    "are)",
+		    total - kept, TDMREP_MAX_WARNINGS);
+		return 0;
+	}
+	if (i >= kept)
+		return -1;
+	*code = robots_tdmrep_wcode_name(w[i].code);
+	if (w[i].member < f->nlines)
+		*line = f->lines[w[i].member];
+	tdmrep_member_text(&w[i], out, n);
+	return 0;
 }

@@ -7,6 +7,7 @@
 #define WIRE_TDMREP_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "robots/tdmrep.h"
 
@@ -22,5 +23,31 @@
  */
 struct tdmrep *tdmrep_json_parse(
     const char *body, size_t len, enum tdmrep_error *err, char *why);
+
+/* A tdmrep.json as read: its rules or why it is invalid, for warnings. */
+struct tdmrep_file {
+	struct tdmrep *rules; /* NULL when the file is invalid */
+	enum tdmrep_error error;
+	char why[160];   /* jansson's message for TDMREP_E_JSON, else "" */
+	uint32_t *lines; /* the line each kept warning's member starts on */
+	size_t nlines;
+};
+
+/*
+ * Parse body as tdmrep_json_parse() does into *f (tdmrep_file_clear()
+ * after), with the line of each warned member. Returns 0, or -1 when out
+ * of memory (f then holds nothing).
+ */
+int tdmrep_file_read(struct tdmrep_file *f, const char *body, size_t len);
+void tdmrep_file_clear(struct tdmrep_file *f);
+
+/*
+ * The text of warning i of f (i < the warnings kept) into out (n bytes),
+ * its code in *code and its line (0: none) in *line; -1 when i is past
+ * them. i 0 of an invalid file is why it is invalid; after the warnings
+ * kept, one tdmrep_warnings_dropped counts those that were not.
+ */
+int tdmrep_file_warning(const struct tdmrep_file *f, size_t i,
+    const char **code, uint32_t *line, char *out, size_t n);
 
 #endif /* WIRE_TDMREP_JSON_H */

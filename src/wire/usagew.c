@@ -15,6 +15,8 @@
 #include "wire/jsonw.h"
 #include "wire/page.h"
 #include "wire/usagew.h"
+#include "robots/tdmrep.h"
+#include "wire/tdmrep_json.h"
 
 /* "N": an integer as a JSON string, the next value of w. */
 static void
@@ -70,8 +72,8 @@ jw_header_stmt(struct jw *w, const char *directive, const struct page_pref *p)
 }
 
 void
-jw_usage_page(
-    struct jw *w, const struct robots_usage *u, const struct page_prefs *page)
+jw_usage_tdm(struct jw *w, const struct robots_usage *u,
+    const struct page_prefs *page, const struct tdm_answer *tdm)
 {
 	size_t i;
 
@@ -88,6 +90,10 @@ jw_usage_page(
 		jw_key_name(w, k, strlen(k));
 		name(w, robots_pref_name(u->pref[i]));
 	}
+	if (tdm != NULL) {
+		jw_key(w, "tdm");
+		name(w, robots_pref_name(robots_tdm_pref(tdm->reservation)));
+	}
 	jw_end(w);
 	jw_key(w, "usage_from");
 	jw_arr(w);
@@ -98,6 +104,13 @@ jw_usage_page(
 		jw_header_stmt(w, "content-signal", &page->signal);
 	}
 	jw_end(w);
+}
+
+void
+jw_usage_page(
+    struct jw *w, const struct robots_usage *u, const struct page_prefs *page)
+{
+	jw_usage_tdm(w, u, page, NULL);
 }
 
 void
@@ -207,19 +220,68 @@ jw_robots_tag(struct jw *w, const struct page_tags *t)
 	jw_end(w);
 }
 
+/* A version as the next value: a string, or null when "" or NULL. */
+static void
+jw_version_or_null(struct jw *w, const char *v)
+{
+	if (v != NULL && v[0] != '\0')
+		name(w, v);
+	else
+		jw_vnull(w);
+}
+
 void
-jw_evidence(struct jw *w, const char *robots, const char *page)
+jw_evidence_tdm(
+    struct jw *w, const char *robots, const char *tdmrep, const char *page)
 {
 	jw_key(w, "evidence");
 	jw_obj(w);
 	jw_key(w, "robots");
-	if (robots != NULL && robots[0] != '\0')
-		name(w, robots);
-	else
-		jw_vnull(w);
-	jw_knull(w, "tdmrep");
+	jw_version_or_null(w, robots);
+	jw_key(w, "tdmrep");
+	jw_version_or_null(w, tdmrep);
 	jw_key(w, "page");
 	name(w, page);
+	jw_end(w);
+}
+
+void
+jw_evidence(struct jw *w, const char *robots, const char *page)
+{
+	jw_evidence_tdm(w, robots, NULL, page);
+}
+
+void
+jw_tdm(struct jw *w, const struct tdm_answer *a, const char *version)
+{
+	const char *from;
+
+	if (a == NULL) {
+		jw_knull(w, "tdm");
+		return;
+	}
+	jw_key(w, "tdm");
+	jw_obj(w);
+	jw_key(w, "state");
+	name(w, robots_tdm_state_name(a->state));
+	if (a->reservation == 0 || a->reservation == 1)
+		jw_kint(w, "reservation", a->reservation);
+	else
+		jw_knull(w, "reservation");
+	if (a->policy != NULL)
+		jw_kstr(w, "policy", a->policy, a->policy_len);
+	else
+		jw_knull(w, "policy");
+	if (a->location != NULL)
+		jw_kstr(w, "location", a->location, a->location_len);
+	else
+		jw_knull(w, "location");
+	jw_key(w, "version");
+	jw_version_or_null(w, version);
+	if ((from = robots_tdm_from_name(a->from)) != NULL) {
+		jw_key(w, "from");
+		name(w, from);
+	}
 	jw_end(w);
 }
 
@@ -260,8 +322,33 @@ jw_token(
 	jw_end(w);
 }
 
+/* The warnings of tdmrep.json t: elements of the open array. */
+static void
+jw_tdmrep_warnings(struct jw *w, const struct tdmrep_file *t)
+{
+	const char *code;
+	char text[256];
+	uint32_t line;
+	size_t i;
+
+	for (i = 0;
+	     tdmrep_file_warning(t, i, &code, &line, text, sizeof(text)) == 0;
+	     i++) {
+		jw_obj(w);
+		if (line > 0)
+			jw_kint(w, "line", line);
+		else
+			jw_knull(w, "line");
+		jw_kstr(w, "code", code, strlen(code));
+		jw_kstr(w, "message", text, strlen(text));
+		jw_klit(w, "resource", "\"tdmrep\"");
+		jw_end(w);
+	}
+}
+
 void
-jw_warnings(struct jw *w, const struct robots *r)
+jw_warnings_tdm(
+    struct jw *w, const struct robots *r, const struct tdmrep_file *t)
 {
 	struct robots_warning rw;
 	size_t i;
@@ -275,5 +362,13 @@ jw_warnings(struct jw *w, const struct robots *r)
 		jw_kstr(w, "message", rw.message, strlen(rw.message));
 		jw_end(w);
 	}
+	if (t != NULL)
+		jw_tdmrep_warnings(w, t);
 	jw_end(w);
+}
+
+void
+jw_warnings(struct jw *w, const struct robots *r)
+{
+	jw_warnings_tdm(w, r, NULL);
 }

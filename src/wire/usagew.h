@@ -13,6 +13,8 @@
 struct jw;
 struct page_prefs;
 struct page_tags;
+struct tdm_answer;
+struct tdmrep_file;
 
 /*
  * The members "usage":{"train-ai":..,"search":..,"ai-input":..} and
@@ -29,6 +31,19 @@ void jw_usage(struct jw *, const struct robots_usage *u);
 void jw_usage_page(
     struct jw *, const struct robots_usage *u, const struct page_prefs *page);
 /*
+ * jw_usage_page() with the purpose "tdm" last in "usage" when tdm is not
+ * NULL (a check with "tdm":true): robots_tdm_pref() of its reservation.
+ */
+void jw_usage_tdm(struct jw *, const struct robots_usage *u,
+    const struct page_prefs *page, const struct tdm_answer *tdm);
+/*
+ * The member "tdm":{"state":S,"reservation":0|1|null,"policy":P|null,
+ * "location":L|null,"version":V} of a, plus "from":F when a names a
+ * source (a check with "page"), into the open object of w; version ""
+ * or NULL writes null; a NULL (a disallowed URL) writes "tdm":null.
+ */
+void jw_tdm(struct jw *, const struct tdm_answer *a, const char *version);
+/*
  * The member "robots_tag":{"rules":[..],"values":{..},"from":[..]} of t,
  * into the open object of w (a check answer's); NULL (a disallowed URL)
  * writes "robots_tag":null.
@@ -40,6 +55,9 @@ void jw_robots_tag(struct jw *, const struct page_tags *t);
  * page the page's evidence id.
  */
 void jw_evidence(struct jw *, const char *robots, const char *page);
+/* The same with tdmrep the tdmrep.json version used ("" or NULL: null). */
+void jw_evidence_tdm(
+    struct jw *, const char *robots, const char *tdmrep, const char *page);
 /*
  * The "rule" member's value for a verdict, the next value of w (after
  * jw_key(w, "rule")): {"directive":..,"pattern":..,"line":..} when a rule
@@ -61,5 +79,12 @@ void jw_token(
  * [{"line":N,"code":C,"message":T},...]; r NULL: [].
  */
 void jw_warnings(struct jw *, const struct robots *r);
+/*
+ * The same, then the warnings of a tdmrep.json (t NULL: none), each
+ * {"line":N|null,"code":C,"message":T,"resource":"tdmrep"} (line null for
+ * the file as a whole, tdmrep_invalid).
+ */
+void jw_warnings_tdm(
+    struct jw *, const struct robots *r, const struct tdmrep_file *t);
 
 #endif /* ROBOTS_USAGEW_H */

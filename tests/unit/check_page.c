@@ -243,6 +243,34 @@ START_TEST(test_tags)
 }
 END_TEST
 
+/*
+ * The TDMRep statements: headers and meta apart, the last valid line of
+ * a name (not joined), names case-insensitive, other fields unread.
+ */
+START_TEST(test_tdm)
+{
+	json_t *page = json_loads(
+	    "{\"headers\":[[\"TDM-Reservation\",\"1\"],"
+	    "[\"tdm-policy\",\"https://p.example/p\"],"
+	    "[\"TDM-RESERVATION\",\"0\"],[\"TDM-Reservation\",\"2\"],"
+	    "[\"Content-Usage\",\"train-ai=n\"]],"
+	    "\"meta\":[[\"tdm-reservation\",\" 1 \"],[\"tdm-policy\",\"a "
+	    "b\"]]}",
+	    0, NULL);
+	struct tdm_page t;
+
+	page_tdm(pairs_of(page), &t);
+	ck_assert_int_eq(t.header.reservation, 0);
+	ck_assert_uint_eq(t.header.policy_len, 19);
+	ck_assert_int_eq(
+	    strncmp(t.header.policy, "https://p.example/p", 19), 0);
+	ck_assert_int_eq(t.meta.reservation, 1);
+	ck_assert_ptr_null(t.meta.policy);
+	page_from_json_clear(&pairs);
+	json_decref(page);
+}
+END_TEST
+
 static Suite *
 page_suite(void)
 {
@@ -257,6 +285,7 @@ page_suite(void)
 	tcase_add_loop_test(tc, test_validate_table, 0,
 	    sizeof(valid_cases) / sizeof(valid_cases[0]));
 	tcase_add_test(tc, test_tags);
+	tcase_add_test(tc, test_tdm);
 	suite_add_tcase(s, tc);
 	return s;
 }
