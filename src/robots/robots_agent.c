@@ -13,15 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "fnv.h"
 #include "robots_int.h"
-
-/* ASCII lower case of c. */
-static unsigned char
-robots_agent_lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
-}
 
 /* Whether octet c may appear in a product token, as a table. */
 #define TOK(c)                                                                 \
@@ -64,7 +58,7 @@ robots_agent_hash(const char *s, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		h ^= robots_agent_lower((unsigned char)s[i]);
+		h ^= ascii_lower((unsigned char)s[i]);
 		h *= 16777619u;
 	}
 	return h;
@@ -78,8 +72,8 @@ robots_agent_eq(const char *a, size_t alen, const char *b, size_t blen)
 	if (alen != blen)
 		return 0;
 	for (i = 0; i < alen; i++)
-		if (robots_agent_lower((unsigned char)a[i]) !=
-		    robots_agent_lower((unsigned char)b[i]))
+		if (ascii_lower((unsigned char)a[i]) !=
+		    ascii_lower((unsigned char)b[i]))
 			return 0;
 	return 1;
 }
@@ -91,7 +85,7 @@ robots_agent_set_head(struct robots_agent_rules *a, const char *s)
 
 	for (i = 0; i < ROBOTS_AGENT_HEAD; i++)
 		a->head[i] = i < a->name.len
-		                 ? (char)robots_agent_lower((unsigned char)s[i])
+		                 ? (char)ascii_lower((unsigned char)s[i])
 		                 : '\0';
 }
 
@@ -108,8 +102,7 @@ robots_agent_is(const struct robots *r, const struct robots_agent_rules *a,
 		return robots_agent_eq(
 		    ROBOTS_TAB(r, char, text) + a->name.off, len, token, len);
 	for (i = 0; i < len; i++)
-		if (a->head[i] !=
-		    (char)robots_agent_lower((unsigned char)token[i]))
+		if (a->head[i] != (char)ascii_lower((unsigned char)token[i]))
 			return 0;
 	return 1;
 }

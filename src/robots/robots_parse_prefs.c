@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "robots_int.h"
 #include "robots_parse_int.h"
 #include "robots_prefs.h"
@@ -34,21 +35,6 @@
 #define OTHER_TEXT 4096
 #define DISALLOWED_AGENTS 4
 #define DISALLOWED_CHECKS 4096
-
-/* Whether key (n bytes) is lit (lower case), ASCII case ignored. */
-static int
-robots_parse_prefs_key_is(const char *key, size_t n, const char *lit)
-{
-	size_t i;
-
-	if (n != strlen(lit))
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((key[i] >= 'A' && key[i] <= 'Z' ? key[i] | 0x20 : key[i]) !=
-		    lit[i])
-			return 0;
-	return 1;
-}
 
 static uint32_t
 robots_parse_prefs_cur_group_index(const struct parser *p)
@@ -158,9 +144,9 @@ robots_prefs_line(struct parser *p, const char *key, size_t kn, const char *v,
     size_t n, uint32_t line, int colon)
 {
 	uint32_t group = robots_parse_prefs_cur_group_index(p);
-	int usage = robots_parse_prefs_key_is(key, kn, "content-usage");
-	int signal = robots_parse_prefs_key_is(key, kn, "content-signal") ||
-	             robots_parse_prefs_key_is(key, kn, "content-signals");
+	int usage = ascii_is_lit(key, kn, "content-usage");
+	int signal = ascii_is_lit(key, kn, "content-signal") ||
+	             ascii_is_lit(key, kn, "content-signals");
 
 	robots_parse_prefs_extra(
 	    p, key, kn, v, n, line, (usage || signal) && colon);

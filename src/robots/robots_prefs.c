@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "robots_prefs.h"
 #include "sfv.h"
 
@@ -15,20 +16,6 @@ static int
 robots_prefs_is(const char *s, size_t n, const char *lit)
 {
 	return n == strlen(lit) && memcmp(s, lit, n) == 0;
-}
-
-/* The same, ASCII case ignored (lit in lower case). */
-static int
-robots_prefs_is_ci(const char *s, size_t n, const char *lit)
-{
-	size_t i;
-
-	if (n != strlen(lit))
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((s[i] >= 'A' && s[i] <= 'Z' ? s[i] | 0x20 : s[i]) != lit[i])
-			return 0;
-	return 1;
 }
 
 /* Nodes kept on the stack; a longer Dictionary is parsed into the heap. */
@@ -121,21 +108,21 @@ robots_prefs_signal_member(const char *s, size_t n, struct pref_read *out)
 		out->warn |= PREF_W_PARSE;
 		return;
 	}
-	if (robots_prefs_is_ci(s, k, "search"))
+	if (ascii_is_lit(s, k, "search"))
 		purpose = ROBOTS_PURPOSE_SEARCH;
-	else if (robots_prefs_is_ci(s, k, "ai-input"))
+	else if (ascii_is_lit(s, k, "ai-input"))
 		purpose = ROBOTS_PURPOSE_AI_INPUT;
-	else if (robots_prefs_is_ci(s, k, "ai-train"))
+	else if (ascii_is_lit(s, k, "ai-train"))
 		purpose = ROBOTS_PURPOSE_TRAIN_AI;
-	else if (robots_prefs_is_ci(s, k, "use"))
+	else if (ascii_is_lit(s, k, "use"))
 		return; /* known (use=reference), no purpose: no warning */
 	else {
 		out->warn |= PREF_W_LABEL;
 		return;
 	}
-	if (robots_prefs_is_ci(s + vs, n - vs, "yes"))
+	if (ascii_is_lit(s + vs, n - vs, "yes"))
 		out->pref[purpose] = ROBOTS_PREF_ALLOWED;
-	else if (robots_prefs_is_ci(s + vs, n - vs, "no"))
+	else if (ascii_is_lit(s + vs, n - vs, "no"))
 		out->pref[purpose] = ROBOTS_PREF_DISALLOWED;
 	else {
 		out->pref[purpose] = ROBOTS_PREF_UNKNOWN;

@@ -32,6 +32,15 @@ robots_tag_rule_name(enum robots_tag_rule r)
 	return (size_t)r < RT_NRULES ? robots_tag_names[r] : "unknown";
 }
 
+const char *
+robots_tag_preview_name(enum robots_tag_preview p)
+{
+	return (size_t)p < sizeof(robots_tag_previews) /
+	                       sizeof(robots_tag_previews[0])
+	           ? robots_tag_previews[p]
+	           : "unknown";
+}
+
 void
 robots_tag_set_init(struct robots_tag_set *set)
 {
@@ -45,7 +54,7 @@ robots_tag_is(const char *s, size_t n, const char *w)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (w[i] == '\0' || robots_tag_lower(s[i]) != w[i])
+		if (w[i] == '\0' || ascii_lower((unsigned char)s[i]) != w[i])
 			return 0;
 	return w[n] == '\0';
 }
@@ -95,7 +104,7 @@ robots_tag_unknown(struct robots_tag_set *set, const char *s, size_t len)
 			                         */
 			return;
 		}
-		low[i] = robots_tag_lower(s[i]);
+		low[i] = (char)ascii_lower((unsigned char)s[i]);
 	}
 	low[len] = '\0';
 	for (i = 0; i < set->nunknown; i++)
@@ -246,7 +255,8 @@ robots_tag_names_agent(
 	if (n == 0 || n != a)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (robots_tag_lower(s[i]) != robots_tag_lower(agent[i]))
+		if (ascii_lower((unsigned char)s[i]) !=
+		    ascii_lower((unsigned char)agent[i]))
 			return 0;
 	return 1;
 }

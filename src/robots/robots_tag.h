@@ -133,5 +133,7 @@ int robots_tag_parse_date(const char *s, size_t len, int64_t *t);
 
 /* The name of a flag rule ("noindex", ...). */
 const char *robots_tag_rule_name(enum robots_tag_rule);
+/* The name of a max-image-preview value ("none", "standard", "large"). */
+const char *robots_tag_preview_name(enum robots_tag_preview);
 
 #endif /* ROBOTS_TAG_H */

@@ -74,7 +74,9 @@ robots_tag_weekday(const char *s, size_t n)
 	for (d = 0; d < 7; d++) {
 		if (n != 3 && n != strlen(days[d]))
 			continue;
-		for (i = 0; i < n && robots_tag_lower(s[i]) == days[d][i]; i++)
+		for (i = 0;
+		     i < n && ascii_lower((unsigned char)s[i]) == days[d][i];
+		     i++)
 			;
 		if (i == n)
 			return 1;
@@ -153,7 +155,9 @@ robots_tag_date_zone(struct rtd_cur *c, int *zone)
 		return robots_tag_date_offset(c, zone);
 	n = robots_tag_date_word(c, &w);
 	for (k = 0; k < sizeof(offs) / sizeof(offs[0]); k++) {
-		for (j = 0; j < n && robots_tag_lower(w[j]) == names[k][j]; j++)
+		for (j = 0;
+		     j < n && ascii_lower((unsigned char)w[j]) == names[k][j];
+		     j++)
 			;
 		if (j == n && names[k][n] == '\0') {
 			*zone = offs[k];
@@ -174,9 +178,9 @@ robots_tag_date_month(struct rtd_cur *c)
 	if (robots_tag_date_word(c, &w) != 3)
 		return -1;
 	for (m = 0; m < 12; m++)
-		if (robots_tag_lower(w[0]) == months[3 * m] &&
-		    robots_tag_lower(w[1]) == months[3 * m + 1] &&
-		    robots_tag_lower(w[2]) == months[3 * m + 2])
+		if (ascii_lower((unsigned char)w[0]) == months[3 * m] &&
+		    ascii_lower((unsigned char)w[1]) == months[3 * m + 1] &&
+		    ascii_lower((unsigned char)w[2]) == months[3 * m + 2])
 			return m + 1;
 	return -1;
 }

@@ -9,13 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ascii.h"
 #include "robots_tag.h"
-
-static inline char
-robots_tag_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
 
 /*
  * Rule name (nlen bytes, any case) into set, with its value v (vlen

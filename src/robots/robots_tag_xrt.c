@@ -139,7 +139,8 @@ robots_tag_parse_meta(const char *name, size_t name_len, const char *content,
 
 	name = robots_trim_ows(name, &name_len);
 	if (name_len == 6)
-		while (i < 6 && robots_tag_lower(name[i]) == robots[i])
+		while (
+		    i < 6 && ascii_lower((unsigned char)name[i]) == robots[i])
 			i++;
 	if (i != 6 && !robots_tag_names_agent(name, name_len, agent, agent_len))
 		return 0;

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -162,8 +163,12 @@ inflate_into(const char *p, size_t len, int wbits, size_t max, struct buf *out)
 	if (inflateInit2(&z, wbits) != Z_OK)
 		return -1;
 	z.next_in = (unsigned char *)(uintptr_t)p;
-	z.avail_in = (uInt)len;
 	do {
+		/* avail_in is a uInt: a longer record goes in in pieces */
+		if (z.avail_in == 0 && len > 0) {
+			z.avail_in = len > UINT_MAX ? UINT_MAX : (uInt)len;
+			len -= z.avail_in;
+		}
 		z.next_out = chunk;
 		z.avail_out = sizeof(chunk);
 		rc = inflate(&z, Z_NO_FLUSH);
@@ -174,7 +179,10 @@ inflate_into(const char *p, size_t len, int wbits, size_t max, struct buf *out)
 			rc = Z_MEM_ERROR;
 	} while (rc == Z_OK && out->len < max);
 	inflateEnd(&z);
-	return rc == Z_STREAM_END || (rc == Z_OK && out->len >= max) ? 0 : -1;
+	if (rc == Z_OK && out->len >= max)
+		return 0; /* cut: the rest is never read, as robotsd reads it */
+	/* Bytes after the stream (a second gzip member): curl refuses them. */
+	return rc == Z_STREAM_END && z.avail_in == 0 && len == 0 ? 0 : -1;
 }
 
 int

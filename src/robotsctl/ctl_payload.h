@@ -31,7 +31,9 @@ void ctl_payload_header(const char *line, size_t len, struct ctl_payload *pl);
  * Decode p[0..len) as pl says into out, at most max bytes of it (the
  * rest cut, as robotsd cuts a fetch's decoded body); 0, or -1 when the
  * payload is malformed (a chunk size that is not hex or passes the end,
- * no last chunk, a gzip or deflate stream that is not one or ends early),
+ * no last chunk, a gzip or deflate stream that is not one, ends early or
+ * is followed by more bytes, a second gzip member among them, which curl
+ * and so robotsd refuse as well),
  * its coding unknown, or memory ran out. With neither coding nor chunks,
  * out gets p itself (cut at max).
  */

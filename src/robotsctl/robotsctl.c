@@ -527,6 +527,45 @@ parse_list_option(int opt, char *arg, struct ctl *ctl)
 	return 0;
 }
 
+/* An option that only sets a flag or a path: 1 when opt is one. */
+static int
+parse_plain_option(int opt, struct ctl *ctl)
+{
+	switch (opt) {
+	case 's':
+		ctl->socket = optarg;
+		return 1;
+	case 'S':
+		ctl->admin_socket = optarg;
+		return 1;
+	case 'A':
+		ctl->archive_dir = optarg;
+		return 1;
+	case 'c':
+		ctl->config = optarg;
+		return 1;
+	case 'O':
+		ctl->as_of = optarg;
+		return 1;
+	case 'R':
+		ctl->tdmrep = optarg;
+		return 1;
+	case 'j':
+		ctl->json = 1;
+		return 1;
+	case 'U':
+		ctl->usage = 1;
+		return 1;
+	case 'C':
+		ctl->changed = 1;
+		return 1;
+	case 'D':
+		ctl->tdm = 1;
+		return 1;
+	}
+	return 0;
+}
+
 /* Parse the option at argv[optind] (one getopt step); -1 on a usage error. */
 static int
 parse_option(int argc, char **argv, struct ctl *ctl)
@@ -537,15 +576,6 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 
 	switch (opt = getopt_long(
 	            argc, argv, "+:s:t:i:n:a:c:hV", ctl_longopts, NULL)) {
-	case 's':
-		ctl->socket = optarg;
-		return 0;
-	case 'S':
-		ctl->admin_socket = optarg;
-		return 0;
-	case 'j':
-		ctl->json = 1;
-		return 0;
 	case 't':
 		if (parse_num(optarg, 0, CTL_MAX_TIMEOUT, &n, &errstr) == -1) {
 			ctl_warnx("timeout %s: %s", optarg, errstr);
@@ -559,29 +589,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 	case 'a':
 	case 'W':
 		return parse_list_option(opt, optarg, ctl);
-	case 'U':
-		ctl->usage = 1;
-		return 0;
 	case 'T':
 		return parse_token_option(optarg, ctl);
-	case 'A':
-		ctl->archive_dir = optarg;
-		return 0;
-	case 'c':
-		ctl->config = optarg;
-		return 0;
-	case 'O':
-		ctl->as_of = optarg;
-		return 0;
-	case 'C':
-		ctl->changed = 1;
-		return 0;
-	case 'R':
-		ctl->tdmrep = optarg;
-		return 0;
-	case 'D':
-		ctl->tdm = 1;
-		return 0;
 	case 'H':
 	case 'M':
 		return parse_page_option(opt, optarg, ctl);
@@ -595,6 +604,8 @@ parse_option(int argc, char **argv, struct ctl *ctl)
 		ctl_warnx("%s: missing argument", argv[optind - 1]);
 		break;
 	default:
+		if (parse_plain_option(opt, ctl))
+			return 0;
 		ctl_warnx("unknown option '%s'", argv[optind - 1]);
 		break;
 	}

@@ -666,7 +666,8 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	rd->saver = saver_new();
 	ss = robotsd_server_settings(cf);
 	fd = robotsd_passed_socket(cf, where, wsz);
-	rd->server = server_new(rd->base, rd->dispatch, &ss);
+	rd->server =
+	    server_new(rd->base, &dispatch_session_ops, rd->dispatch, &ss);
 	/* The admin socket first: once a client can connect, both exist. */
 	robotsd_admin_socket(rd, cf);
 	if (server_listen(rd->server, &ss, fd, &cause) == -1) {

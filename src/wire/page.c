@@ -7,8 +7,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "ascii.h"
 #include "wire/buf.h"
 #include "wire/page.h"
 
@@ -83,8 +83,7 @@ page_from_json_clear(struct wire_page *pg)
 static int
 page_named(const struct page_pair *p, const char *w)
 {
-	return p->name_len == strlen(w) &&
-	       strncasecmp(p->name, w, p->name_len) == 0;
+	return ascii_is_lit(p->name, p->name_len, w);
 }
 
 /*
@@ -289,7 +288,7 @@ page_lower(struct buf *b, const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] | 0x20) : s[i];
+		c = (char)ascii_lower((unsigned char)s[i]);
 		buf_add(b, &c, 1);
 	}
 }

@@ -210,6 +210,14 @@ tdmrep_file_warning(const struct tdmrep_file *f, size_t i, const char **code,
 		return 0;
 	}
 	w = robots_tdmrep_warnings(f->rules, &kept, &total);
+	if (i == kept && total > kept) {
+		*code = "tdmrep_warnings_dropped";
+		snprintf(out, n,
+		    "%zu more warnings not listed (the first %d "
+		    "are)",
+		    total - kept, TDMREP_MAX_WARNINGS);
+		return 0;
+	}
 	if (i >= kept)
 		return -1;
 	*code = robots_tdmrep_wcode_name(w[i].code);

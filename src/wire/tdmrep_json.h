@@ -44,7 +44,8 @@ void tdmrep_file_clear(struct tdmrep_file *f);
 /*
  * The text of warning i of f (i < the warnings kept) into out (n bytes),
  * its code in *code and its line (0: none) in *line; -1 when i is past
- * them. i 0 of an invalid file is why it is invalid.
+ * them. i 0 of an invalid file is why it is invalid; after the warnings
+ * kept, one tdmrep_warnings_dropped counts those that were not.
  */
 int tdmrep_file_warning(const struct tdmrep_file *f, size_t i,
     const char **code, uint32_t *line, char *out, size_t n);

@@ -6,9 +6,11 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ascii.h"
 #include "wire/buf.h"
 #include "wire/jsonw.h"
 #include "wire/page.h"
@@ -121,7 +123,6 @@ jw_usage(struct jw *w, const struct robots_usage *u)
 static void
 jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 {
-	static const char *const previews[] = { "none", "standard", "large" };
 	char date[32];
 	struct tm tm;
 	time_t t;
@@ -134,7 +135,7 @@ jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 	}
 	if (s->valued & RT_HAS_MAX_IMAGE_PREVIEW) {
 		jw_key(w, "max-image-preview");
-		name(w, previews[s->max_image_preview]);
+		name(w, robots_tag_preview_name(s->max_image_preview));
 	}
 	if (s->valued & RT_HAS_MAX_VIDEO_PREVIEW) {
 		jw_key(w, "max-video-preview");
@@ -149,31 +150,44 @@ jw_tag_values(struct jw *w, const struct robots_tag_set *s)
 	jw_end(w);
 }
 
+/*
+ * A field name lowercased (header names and meta names are
+ * case-insensitive): in low when it fits, else on the heap (the caller
+ * frees it when it is not low); NULL when memory runs out.
+ */
+static char *
+jw_tag_lower(const char *f, size_t n, char *low, size_t lowsz)
+{
+	char *p = n <= lowsz ? low : malloc(n);
+	size_t j;
+
+	if (p == NULL)
+		return NULL;
+	for (j = 0; j < n; j++)
+		p[j] = (char)ascii_lower((unsigned char)f[j]);
+	return p;
+}
+
 /* The "from" member of robots_tag, in the open object. */
 static void
 jw_tag_from(struct jw *w, const struct page_tags *t)
 {
-	char low[64];
-	size_t i, j, n;
+	char low[64], *f;
+	size_t i, n;
 
 	jw_key(w, "from");
 	jw_arr(w);
 	for (i = 0; i < t->nfrom; i++) {
 		n = t->from[i].field_len;
-		for (j = 0; j < n && j < sizeof(low); j++)
-			low[j] = (char)(t->from[i].field[j] >= 'A' &&
-			                        t->from[i].field[j] <= 'Z'
-			                    ? t->from[i].field[j] | 0x20
-			                    : t->from[i].field[j]);
+		f = jw_tag_lower(t->from[i].field, n, low, sizeof(low));
 		jw_obj(w);
 		if (t->from[i].meta)
 			jw_klit(w, "source", "\"meta\"");
 		else
 			jw_klit(w, "source", "\"header\"");
-		if (n <= sizeof(low))
-			jw_kstr(w, "field", low, n);
-		else
-			jw_kstr(w, "field", t->from[i].field, n);
+		jw_kstr(w, "field", f != NULL ? f : t->from[i].field, n);
+		if (f != low)
+			free(f);
 		jw_kstr(w, "value", t->from[i].value, t->from[i].value_len);
 		jw_end(w);
 	}
@@ -299,9 +313,7 @@ jw_token(
 	           token[n] == '_' || token[n] == '-'))
 		n++;
 	for (i = 0; i < n; i++)
-		low[i] =
-		    (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] | 0x20
-		                                              : token[i]);
+		low[i] = (char)ascii_lower((unsigned char)token[i]);
 	jw_key_str(w, low, n);
 	jw_obj(w);
 	jw_kbool(w, "allowed", v->allowed);

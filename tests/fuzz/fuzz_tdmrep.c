@@ -5,7 +5,9 @@
  * within the limits, each rule's location starting with '/' or '*' and
  * its reservation 0 or 1; each rule's own location, as a match path, and
  * the input as one, are matched and the deciding rule must be one of the
- * file's. The input is also read as tdm-reservation and tdm-policy values.
+ * file's. The input is also read as tdm-reservation and tdm-policy values,
+ * and as robotsctl test reads a file: its warnings' lines and texts, and
+ * the answer with the input as a page's values.
  */
 #include <config.h>
 
@@ -67,6 +69,42 @@ fuzz_tdmrep_rules(const struct tdmrep *t, const char *s, size_t size)
 			abort();
 }
 
+/*
+ * The file as robotsctl test and inspect read it: every warning has a
+ * code and a line within the input; the input as a page's TDM values
+ * gives an answer whose reservation is 0, 1 or none.
+ */
+static void
+fuzz_tdmrep_file(const char *s, size_t size)
+{
+	struct tdmrep_file f;
+	struct tdm_page page;
+	struct tdm_answer a;
+	const char *code;
+	char text[256];
+	uint32_t line;
+	size_t i, lines = 1;
+
+	for (i = 0; i < size; i++)
+		lines += s[i] == '\n';
+	if (tdmrep_file_read(&f, s, size) == -1)
+		return;
+	for (i = 0;
+	     tdmrep_file_warning(&f, i, &code, &line, text, sizeof(text)) == 0;
+	     i++)
+		if (code == NULL || line > lines || strlen(text) == 0)
+			abort();
+	robots_tdm_page_init(&page);
+	robots_tdm_page_add(&page, 0, "TDM-Reservation", 15, s, size);
+	robots_tdm_page_add(&page, 1, "tdm-policy", 10, s, size);
+	robots_tdm_decide(f.rules,
+	    f.rules != NULL ? TDM_STATE_RULES : TDM_STATE_INVALID, "/", 1,
+	    &page, &a);
+	if (a.reservation < -1 || a.reservation > 1)
+		abort();
+	tdmrep_file_clear(&f);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -85,6 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_tdmrep_rules(t, s, size);
 		robots_tdmrep_free(t);
 	}
+	fuzz_tdmrep_file(s, size);
 	if ((v = robots_tdm_reservation_value(s, size)) < -1 || v > 1)
 		abort();
 	if (robots_tdm_policy_value(s, size, &p) > 0 &&

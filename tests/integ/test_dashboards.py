@@ -111,6 +111,29 @@ class Dashboards(DaemonTest):
         self.assertEqual(ops, sample(
             text, "robotsd_request_duration_seconds_count"))
 
+    def test_watch_events_are_not_timed_as_answers(self):
+        """A watch's events answer no request line: only the watch op's own
+        answer counts in op="watch"; a line the watching connection sends
+        is refused before its op, as "other"."""
+        self.origin.robots("a.test", "User-agent: *\nDisallow: /x\n")
+        c = self.start_metrics()
+        w = self.d.client()
+        self.assertAnswer(w.call({"op": "watch",
+                                  "origins": ["http://a.test"]}),
+                          ok=True, watching=1)
+        self.assertAnswer(c.check("http://a.test/x"), source="fetched")
+        self.assertEqual(w.recv()["event"], "changed")
+        w.send({"op": "ping", "id": 7})
+        self.assertError(w.recv(), "bad_request", rid=None)
+        text = self.scrape()
+        want = {'op="watch"': 1, 'op="other"': 1,
+                'op="check",waited="yes"': 1}
+        for labels, n in want.items():
+            self.assertEqual(sample(text, "robotsd_op_duration_seconds_count",
+                                    labels), n, labels)
+        self.assertEqual(sample(
+            text, "robotsd_request_duration_seconds_count"), 3)
+
     def test_verdict_label_and_configured_limits(self):
         self.origin.robots("a.test", "User-agent: *\nDisallow: /x\n")
         c = self.start_metrics("--max-waiting", "1234", "--max-fetches",

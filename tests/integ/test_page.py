@@ -166,6 +166,21 @@ class Page(DaemonTest):
             "robots": V_404, "tdmrep": None,
             "page": hashlib.sha256(inp).hexdigest()[:16]})
 
+    def test_a_long_meta_name_is_lowercased_too(self):
+        # an agent's product token of 100 letters: its <meta> name, in
+        # capitals, is named lowercased as every shorter one is
+        self.origin.set("gone.test", status=404)
+        self.start()
+        token = "Longbot" + "x" * 93
+        page = {"meta": [[token.upper(), "noai"]]}
+        a = self.check("http://gone.test/p", agent=token + "/1.0",
+                       page=page)
+        self.assertAnswer(a, ok=True, allowed=True, reason="unavailable")
+        self.assertEqual(a["robots_tag"], {
+            "rules": ["noai"], "values": {},
+            "from": [{"source": "meta", "field": token.lower(),
+                      "value": "noai"}]})
+
     def test_robots_txt_url_and_empty_page(self):
         self.start()
         a = self.check("http://pg.test/robots.txt", page={})

@@ -158,6 +158,23 @@ class SignalsTest(unittest.TestCase):
         self.assertEqual((w["line"], w["code"], w["resource"]),
                          (None, "tdmrep_invalid", "tdmrep"))
 
+    def test_tdmrep_from_stdin(self):
+        r = subprocess.run([ROBOTSCTL, "--json", "test", "--tdmrep", "-",
+                            self.robots, "Bot", "http://e.com/a/x"],
+                           input=TDMREP.encode(), capture_output=True,
+                           timeout=TIMEOUT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        a = json.loads(r.stdout)
+        self.assertEqual(a["tdm"], tdm(1, P, "/a/*"))
+        self.assertEqual(a["warnings"], TDM_WARNINGS)
+
+    def test_bad_url_keeps_warnings(self):
+        a = self.answers("--tdmrep", self.tdmrep, urls=(
+            "http://e.com/a/x", "mailto:x@e.com"), rc=2)
+        self.assertIs(a[1]["ok"], False)
+        self.assertNotIn("tdm", a[1])
+        self.assertEqual(a[1]["warnings"], TDM_WARNINGS)
+
     # --- the page's overrides ---------------------------------------------
 
     def test_header_overrides_file(self):

@@ -111,6 +111,9 @@ class TdmRep(DaemonTest):
         self.assertAnswer(self.check("http://al.test/x"), ok=True,
                           allowed=True)
         self.origin.wait_hits("al.test", 1, path=TDM)
+        self.assertTrue(poll(lambda: self.c.call(
+            {"op": "inspect", "origin": "http://al.test",
+             "resource": "tdmrep"}).get("state") == "rules"))
         # then a check that asks finds it settled: no fetch, no wait
         self.assertAnswer(self.check("http://al.test/a/1", tdm=True),
                           ok=True, source="cache")

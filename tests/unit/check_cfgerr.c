@@ -7,6 +7,14 @@
  * one; connections taken over count against the connection cap as
  * accepted ones do. handover_pass_on() is wrapped (-Wl,--wrap) so that a
  * test can make it fail.
+ *
+ * The "session" cases run check_server_conn's rules with config-error
+ * mode's sessions on the same server: a line is answered once its '\n'
+ * comes, however it arrives; blank lines are not answered; an over-long
+ * line is answered once with id null and the connection stays usable; a
+ * client that lets answers pile up gets every one once it reads; after a
+ * half-close everything sent is answered, then the end; a client past
+ * the cap gets the one answer with id null, then the end.
  */
 #include <config.h>
 
@@ -237,17 +245,233 @@ START_TEST(test_taken_over_connections_count_against_the_cap)
 }
 END_TEST
 
+/* Config-error mode on a listener of its own, and one client of it. */
+struct served {
+	struct event_base *base;
+	struct cfgerr *ce;
+	int lfd, c;
+	struct sockaddr_un sun;
+};
+
+static void
+serve(struct served *sv)
+{
+	sv->base = event_base_new();
+	ck_assert_ptr_nonnull(sv->base);
+	sv->lfd = listener(&sv->sun);
+	sv->c = client(&sv->sun);
+	sv->ce = cfgerr_new(sv->base, sv->lfd);
+	ck_assert_ptr_nonnull(sv->ce);
+}
+
+static void
+unserve(struct served *sv)
+{
+	cfgerr_free(sv->ce);
+	event_base_free(sv->base);
+	close(sv->c);
+	close(sv->lfd);
+}
+
+/* Send len bytes of p from sv's client, then run the loop. */
+static void
+put(struct served *sv, const char *p, size_t len)
+{
+	ck_assert_int_eq(send(sv->c, p, len, MSG_NOSIGNAL), (ssize_t)len);
+	spin(sv->base);
+}
+
+/* A partial line is answered only once its '\n' comes. */
+START_TEST(test_partial_line_waits_for_its_end)
+{
+	struct served sv;
+	char buf[4096];
+	int eof;
+
+	serve(&sv);
+	put(&sv, "{\"id\":1", 7);
+	ck_assert_uint_eq(collect(sv.base, sv.c, buf, sizeof(buf), &eof), 0);
+	put(&sv, "}\r\n", 3);
+	collect(sv.base, sv.c, buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf, ANSWER("1"));
+	unserve(&sv);
+}
+END_TEST
+
+/* Lines read together: each answered in order, blank ones not at all. */
+START_TEST(test_several_lines_in_one_read)
+{
+	static const char in[] = "{\"id\":1}\n\n \t\r\n{\"id\":\"b\"} \n"
+	                         "not json\n{\"op\":\"ping\",\"id\":3}\n";
+	struct served sv;
+	char buf[8192];
+	int eof;
+
+	serve(&sv);
+	put(&sv, in, sizeof(in) - 1);
+	collect(sv.base, sv.c, buf, sizeof(buf), &eof);
+	ck_assert_str_eq(
+	    buf, ANSWER("1") ANSWER("\"b\"") ANSWER("null") ANSWER("3"));
+	ck_assert_int_eq(eof, 0);
+	unserve(&sv);
+}
+END_TEST
+
+/*
+ * Over 64 KiB without a '\n', and one line over it: each answered once,
+ * with id null, and the next line is answered with its id.
+ */
+START_TEST(test_line_too_long_then_usable)
+{
+	static char big[65538];
+	struct served sv;
+	char buf[8192];
+	int eof;
+
+	memset(big, 'x', sizeof(big));
+	serve(&sv);
+	put(&sv, big, sizeof(big));
+	put(&sv, big, 100);
+	put(&sv, "\n{\"id\":4}\n", 11);
+	big[sizeof(big) - 1] = '\n'; /* 65537 bytes and its '\n' */
+	put(&sv, big, sizeof(big));
+	put(&sv, "{\"id\":5}\n", 9);
+	collect(sv.base, sv.c, buf, sizeof(buf), &eof);
+	ck_assert_str_eq(
+	    buf, ANSWER("null") ANSWER("4") ANSWER("null") ANSWER("5"));
+	unserve(&sv);
+}
+END_TEST
+
+/*
+ * A client that sends many lines and reads nothing for a while: once it
+ * reads, it gets every answer, in order (reading it was paused past
+ * 256 KiB of answers, and resumed).
+ */
+START_TEST(test_peer_not_reading_gets_every_answer)
+{
+	static char in[1000 * 16], want[1000 * 200], got[1000 * 200];
+	struct served sv;
+	size_t n = 0, w = 0, i;
+	int eof;
+
+	serve(&sv);
+	for (i = 0; i < 1000; i++) {
+		n += (size_t)snprintf(
+		    in + n, sizeof(in) - n, "{\"id\":%zu}\n", i);
+		w += (size_t)snprintf(want + w, sizeof(want) - w,
+		    "{\"id\":%zu,\"ok\":false,\"error\":{\"code\":\"config\","
+		    "\"message\":\"robotsd's configuration is not in "
+		    "effect\"}}\n",
+		    i);
+	}
+	put(&sv, in, n);
+	ck_assert_int_eq(shutdown(sv.c, SHUT_WR), 0);
+	ck_assert_uint_eq(collect(sv.base, sv.c, got, sizeof(got), &eof), w);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(eof, 1);
+	unserve(&sv);
+}
+END_TEST
+
+/* A half-close: every line sent is answered, the last without '\n'. */
+START_TEST(test_half_close_answers_then_closes)
+{
+	struct served sv;
+	char buf[4096];
+	int eof;
+
+	serve(&sv);
+	put(&sv, "{\"id\":5}\n{\"id\":6}", 17);
+	ck_assert_int_eq(shutdown(sv.c, SHUT_WR), 0);
+	collect(sv.base, sv.c, buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf, ANSWER("5") ANSWER("6"));
+	ck_assert_int_eq(eof, 1);
+	unserve(&sv);
+}
+END_TEST
+
+/* The message set is what every answer and the refusal carry. */
+START_TEST(test_message_set_is_answered)
+{
+	struct served sv;
+	char buf[4096];
+	int eof;
+
+	serve(&sv);
+	cfgerr_set_message(sv.ce, "x.conf:2: unknown option 'y'");
+	put(&sv, "{\"id\":1}\n", 9);
+	collect(sv.base, sv.c, buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf,
+	    "{\"id\":1,\"ok\":false,\"error\":{\"code\":\"config\","
+	    "\"message\":\"x.conf:2: unknown option 'y'\"}}\n");
+	unserve(&sv);
+}
+END_TEST
+
+/*
+ * CAP clients connected: the one more gets the answer with id null and
+ * the end, the others are served.
+ */
+START_TEST(test_client_past_the_cap_is_refused)
+{
+	static int cl[CAP + 1];
+	/* Those the tests before left open count too (CK_FORK=no). */
+	rlim_t need = (rlim_t)open_fds() + 2 * CAP + 64;
+	struct rlimit rl;
+	struct served sv;
+	char buf[4096];
+	int i, eof;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max < need) {
+		printf("check_cfgerr: RLIMIT_NOFILE too low, cap not tried\n");
+		return;
+	}
+	if (rl.rlim_cur < need) {
+		rl.rlim_cur = need;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	serve(&sv);
+	cl[0] = sv.c;
+	for (i = 1; i <= CAP; i++) {
+		cl[i] = client(&sv.sun);
+		spin(sv.base); /* accepted before the listen queue fills */
+	}
+	collect(sv.base, cl[CAP], buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf, ANSWER("null"));
+	ck_assert_int_eq(eof, 1);
+	sv.c = cl[CAP - 1];
+	put(&sv, "{\"id\":9}\n", 9);
+	collect(sv.base, sv.c, buf, sizeof(buf), &eof);
+	ck_assert_str_eq(buf, ANSWER("9"));
+	for (i = 0; i < CAP; i++)
+		if (cl[i] != sv.c)
+			close(cl[i]);
+	unserve(&sv);
+}
+END_TEST
+
 static Suite *
 cfgerr_suite(void)
 {
 	Suite *s = suite_create("cfgerr");
 	TCase *tc = tcase_create("handover");
+	TCase *ts = tcase_create("session");
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_half_read_request_answered_after_hand_over);
 	tcase_add_test(tc, test_hand_over_not_named_closes_connections);
 	tcase_add_test(tc, test_taken_over_connections_count_against_the_cap);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(ts, 60);
+	tcase_add_test(ts, test_partial_line_waits_for_its_end);
+	tcase_add_test(ts, test_several_lines_in_one_read);
+	tcase_add_test(ts, test_line_too_long_then_usable);
+	tcase_add_test(ts, test_peer_not_reading_gets_every_answer);
+	tcase_add_test(ts, test_half_close_answers_then_closes);
+	tcase_add_test(ts, test_message_set_is_answered);
+	tcase_add_test(ts, test_client_past_the_cap_is_refused);
+	suite_add_tcase(s, ts);
 	return s;
 }
 

@@ -143,6 +143,34 @@ START_TEST(codings)
 END_TEST
 
 /*
+ * Bytes after the end of the stream: a second gzip member (RFC 1952
+ * section 2.2 allows it; curl, and so robotsd's fetch, refuses it) or
+ * anything else is malformed, not a body of the first member alone.
+ */
+START_TEST(bytes_after_the_stream)
+{
+	struct ctl_payload pl = { .coding = CTL_CODING_GZIP };
+	struct buf out = BUF_INIT(0);
+	unsigned char z[512];
+	size_t n = zip(BODY, sizeof(BODY) - 1, 15 + 16, z, sizeof(z) / 2);
+
+	n += zip(BODY, sizeof(BODY) - 1, 15 + 16, z + n, sizeof(z) - n);
+	ck_assert_int_eq(
+	    ctl_payload_decode((char *)z, n, &pl, 1 << 20, &out), -1);
+	buf_reset(&out);
+	n = zip(BODY, sizeof(BODY) - 1, 15, z, sizeof(z) - 1);
+	z[n] = '\n';
+	pl.coding = CTL_CODING_DEFLATE;
+	ck_assert_int_eq(
+	    ctl_payload_decode((char *)z, n + 1, &pl, 1 << 20, &out), -1);
+	buf_reset(&out);
+	ck_assert_int_eq(
+	    ctl_payload_decode((char *)z, n, &pl, 1 << 20, &out), 0);
+	buf_clear(&out);
+}
+END_TEST
+
+/*
  * A gzip body sent in chunks (as crawlers keep it when they store the
  * bytes on the wire), and a bomb: 8 MiB of zeros inflate to max only.
  */
@@ -202,6 +230,7 @@ ctl_payload_suite(void)
 	tcase_add_loop_test(tc, chunked, 0, NROWS(chunks));
 	tcase_add_loop_test(tc, codings, 0, 3);
 	tcase_add_test(tc, gzip_in_chunks_and_a_bomb);
+	tcase_add_test(tc, bytes_after_the_stream);
 	tcase_add_test(tc, plain_and_unknown);
 	suite_add_tcase(s, tc);
 	return s;

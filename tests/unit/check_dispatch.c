@@ -13,6 +13,7 @@
 #include <check.h>
 #include <event2/event.h>
 
+#include "robots.h"
 #include "wire/buf.h"
 #include "cache/cache.h"
 #include "ops/checkop.h"
@@ -21,6 +22,19 @@
 #include "dispatch_fixture.h"
 #include "wire/wire_fast.h"
 #include "test_main.h"
+
+enum url_err __real_robots_url_split(const char *, size_t, struct robots_url *);
+enum url_err __wrap_robots_url_split(const char *, size_t, struct robots_url *);
+
+static size_t splits; /* robots_url_split() calls */
+
+/* robots_url_split(), counted (the test program is linked with --wrap). */
+enum url_err
+__wrap_robots_url_split(const char *p, size_t len, struct robots_url *u)
+{
+	splits++;
+	return __real_robots_url_split(p, len, u);
+}
 
 /* The fixture, with the gauge row in the stats table. */
 static void
@@ -164,25 +178,69 @@ START_TEST(test_miss_waits_for_the_one_fetch_then_hits)
 END_TEST
 
 /*
- * A check that waited is answered with the latency start and kind of its
- * own line, not of the line being read when its fetch ended; both are
- * the server's again afterwards.
+ * A check that waited is stamped with the latency start of its own line,
+ * not of the line being read when its fetch ended, and as waited; the
+ * server's t0 is left as the server set it.
  */
 START_TEST(test_waited_check_keeps_its_own_latency_start)
 {
 	client.reply.t0 = 10.5;
 	send_line(CHECK_A);
 	client.reply.t0 = 20.25;
-	client.reply.kind = REPLY_PING;
 	finish("https://a.test", 200, rules);
 	ck_assert_uint_eq(client.nlines, 1);
 	ck_assert_double_eq(client.t0[0], 10.5);
 	ck_assert_uint_eq(client.kind[0], REPLY_CHECK_WAITED);
 	ck_assert_double_eq(client.reply.t0, 20.25);
-	ck_assert_uint_eq(client.reply.kind, REPLY_PING);
 	send_line(CHECK_A);
 	ck_assert_double_eq(client.t0[1], 20.25);
 	ck_assert_uint_eq(client.kind[1], REPLY_CHECK_CACHED);
+}
+END_TEST
+
+/*
+ * Each answer is stamped with its line's start and the kind of its op,
+ * from both decoders; lines refused before their op (bad JSON, too long,
+ * a watching connection's) are "other".
+ */
+START_TEST(test_answers_are_stamped_with_their_op)
+{
+	static const struct {
+		const char *line;
+		unsigned char kind;
+	} t[] = {
+		{ "{\"op\":\"ping\",\"id\":1}", REPLY_PING },
+		{ "{\"op\":\"stats\",\"id\":2}", REPLY_STATS },
+		{ "{\"op\":\"purge\",\"all\":true,\"id\":3}", REPLY_PURGE },
+		{ "{\"op\":\"inspect\",\"origin\":\"https://a.test\",\"id\":4}",
+		    REPLY_INSPECT },
+		{ "{\"op\":\"inspect\",\"origin\":\"gopher://a\",\"id\":5}",
+		    REPLY_INSPECT },
+		{ "{\"op\":\"history\",\"origin\":\"https://a.test\",\"id\":6}",
+		    REPLY_HISTORY },
+		{ "{\"op\":\"check\",\"url\":\"https://a.test/robots.txt\","
+		  "\"agent\":\"B\",\"id\":7}",
+		    REPLY_CHECK_CACHED },
+		{ "{\"op\":\"check\",\"url\":\"https://a.test/robots.txt\","
+		  "\"agent\":\"B\",\"id\":\"s\"}",
+		    REPLY_CHECK_CACHED },
+		{ "not json", REPLY_OTHER },
+		{ "{\"op\":\"nope\",\"id\":9}", REPLY_OTHER },
+	};
+	size_t i, n = sizeof(t) / sizeof(t[0]);
+
+	for (i = 0; i < n; i++) {
+		client.reply.t0 = (double)i + 0.5;
+		send_line(t[i].line);
+		ck_assert_uint_eq(client.nlines, i + 1);
+		ck_assert_double_eq(client.t0[i], (double)i + 0.5);
+		ck_assert_msg(client.kind[i] == t[i].kind, "%s: kind %u",
+		    t[i].line, client.kind[i]);
+	}
+	client.reply.t0 = 99;
+	session_too_long(s, 10);
+	ck_assert_double_eq(client.t0[n], 99);
+	ck_assert_uint_eq(client.kind[n], REPLY_OTHER);
 }
 END_TEST
 
@@ -253,6 +311,42 @@ START_TEST(test_batch_answers_in_order_and_shares_fetches)
 }
 END_TEST
 
+/*
+ * Each URL of a check is split once: the first not settled in the cache
+ * keeps the split it was looked up with when its check parks, and every
+ * URL that waits is answered from its own when its fetch ends. One
+ * origin is left to robots_url_parse() (an escape), the others take the
+ * fast shape.
+ */
+START_TEST(test_parked_urls_are_split_once)
+{
+	splits = 0;
+	send_line("{\"op\":\"check\",\"agent\":\"B\",\"id\":1,\"urls\":["
+	          "\"https://a.test/a/b\",\"https://b.test/%7Ex\","
+	          "\"https://a.test/robots.txt\",\"https://a.test/z\"]}");
+	ck_assert_uint_eq(splits, 4);
+	ck_assert_uint_eq(sc.n, 2);
+	finish("https://a.test", 200, rules);
+	finish("https://b.test", 404, "");
+	ck_assert_uint_eq(splits, 4);
+	ck_assert_uint_eq(client.nlines, 1);
+	ck_assert_ptr_nonnull(strstr(client.lines[0],
+	    "{\"url\":\"https://b.test/%7Ex\",\"ok\":true,\"allowed\":"
+	    "true,\"origin\":\"https://b.test\",\"source\":\"fetched\","
+	    "\"reason\":\"unavailable\""));
+	ck_assert_ptr_nonnull(strstr(client.lines[0],
+	    "{\"url\":\"https://a.test/a/b\",\"ok\":true,\"allowed\":"
+	    "false,\"origin\":\"https://a.test\",\"source\":\"fetched\","
+	    "\"reason\":\"rule\""));
+	ck_assert_ptr_nonnull(strstr(client.lines[0],
+	    "{\"url\":\"https://a.test/z\",\"ok\":true,\"allowed\":true,"
+	    "\"origin\":\"https://a.test\",\"source\":\"fetched\","
+	    "\"reason\":\"no_rule\""));
+	send_line(CHECK_A);
+	ck_assert_uint_eq(splits, 5); /* answered at once */
+}
+END_TEST
+
 START_TEST(test_cached_batch_items_answer_as_the_full_path_does)
 {
 	send_line(CHECK_A);
@@ -300,7 +394,7 @@ send_fast(const char *line)
 	ck_assert_msg(wire_fast_check(line, strlen(line), scratch, urls,
 	                  PROTO_MAX_URLS, &wc),
 	    "not decoded: %s", line);
-	check_op(&fast_env, s, &wc);
+	check_op(&fast_env, s, 0, &wc);
 }
 
 /* Send line through the full decoder. */
@@ -313,7 +407,7 @@ send_full(const char *line)
 
 	ck_assert_int_eq(
 	    proto_decode(line, strlen(line), 0, &req, &err, &msg), 0);
-	check_request(&full_env, full_s, &req);
+	check_request(&full_env, full_s, 0, &req);
 	proto_request_clear(&req);
 }
 
@@ -718,8 +812,10 @@ dispatch_suite(void)
 	tcase_add_test(tc, test_miss_waits_for_the_one_fetch_then_hits);
 	tcase_add_test(tc, test_unreachable_answers_name_the_cause);
 	tcase_add_test(tc, test_waited_check_keeps_its_own_latency_start);
+	tcase_add_test(tc, test_answers_are_stamped_with_their_op);
 	tcase_add_test(tc, test_purge_without_the_admin_right_is_forbidden);
 	tcase_add_test(tc, test_batch_answers_in_order_and_shares_fetches);
+	tcase_add_test(tc, test_parked_urls_are_split_once);
 	tcase_add_test(tc, test_cached_check_same_line_for_every_url_shape);
 	tcase_add_test(
 	    tc, test_cached_batch_items_answer_as_the_full_path_does);

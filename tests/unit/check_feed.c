@@ -36,10 +36,12 @@ struct fake_client {
 };
 
 static void
-client_send(struct reply *r, const char *line, size_t len)
+client_send(
+    struct reply *r, const struct reply_stamp *st, const char *line, size_t len)
 {
 	struct fake_client *c = (struct fake_client *)r;
 
+	ck_assert_ptr_null(st); /* an event answers no request: not timed */
 	ck_assert_uint_lt(c->nlines, MAX_LINES);
 	c->lines[c->nlines++] = strndup(line, len);
 	c->queued += len;

@@ -572,6 +572,18 @@ vector_case(json_t *c, const char *file, struct vtally *t)
 	t->compared++;
 }
 
+/* The names answers use for max-image-preview (the repext draft's). */
+START_TEST(test_preview_names)
+{
+	ck_assert_str_eq(robots_tag_preview_name(RT_PREVIEW_NONE), "none");
+	ck_assert_str_eq(
+	    robots_tag_preview_name(RT_PREVIEW_STANDARD), "standard");
+	ck_assert_str_eq(robots_tag_preview_name(RT_PREVIEW_LARGE), "large");
+	ck_assert_str_eq(
+	    robots_tag_preview_name((enum robots_tag_preview)3), "unknown");
+}
+END_TEST
+
 START_TEST(test_list_vectors)
 {
 	static const char *files[] = { "list.json", "param-list.json",
@@ -624,6 +636,7 @@ robots_tag_suite(void)
 	tcase_add_test(tc, test_union);
 	tcase_add_test(tc, test_dates);
 	tcase_add_test(tc, test_list_vectors);
+	tcase_add_test(tc, test_preview_names);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,13 +1,13 @@
 /*
  * check_server_conn.c: one client connection's I/O (server_conn.c) over a
- * socketpair, on the real libevent loop, with a stub dispatcher in place
- * of dispatch.c. The rules checked are docs/protocol.md's: a request is
- * one line ending in '\n', read however it arrives; a line over --max-line
- * is answered line_too_long once and the connection stays usable; a
- * client that lets answers pile up is no longer read until it reads most
- * of them, and is closed when one passes --max-output; a client that goes
- * away in the middle of its answers costs nothing; after a half-close
- * everything sent is answered, then the connection closes.
+ * socketpair, on the real libevent loop, with a stub session
+ * (iface/session_ops.h) in place of the dispatcher's. The rules checked are
+ * docs/protocol.md's: a request is one line ending in '\n', read however it
+ * arrives; a line over --max-line is answered line_too_long once and the
+ * connection stays usable; a client that lets answers pile up is no longer read
+ * until it reads most of them, and is closed when one passes --max-output; a
+ * client that goes away in the middle of its answers costs nothing; after a
+ * half-close everything sent is answered, then the connection closes.
  *
  * The stub session answers "{...}" by echoing it, "big N" with an answer
  * of N bytes, "wait" with nothing (a check waiting on a fetch), anything
@@ -32,10 +32,11 @@
 #include <event2/util.h>
 
 #include "base/handover.h"
-#include "ops/dispatch.h"
+#include "base/histo.h"
 #include "iface/reply.h"
 #include "conn/server.h"
 #include "conn/server_int.h"
+#include "iface/session_ops.h"
 #include "test_main.h"
 
 #define MAX_LINE 16
@@ -43,6 +44,7 @@
 #define BAD "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"bad_json\"}}\n"
 #define TOO_LONG                                                               \
 	"{\"id\":null,\"ok\":false,\"error\":{\"code\":\"line_too_long\"}}\n"
+#define SERVER_BUSY "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"busy\"}}\n"
 
 /* The stub dispatcher's one session (one connection per test). */
 struct session {
@@ -58,56 +60,57 @@ static struct {
 	int closed, freed;
 } seen;
 
-struct session *
-session_new(struct dispatch *d, struct reply *out)
+static void *
+stub_open(void *arg, struct reply *out, int admin)
 {
 	struct session *s = calloc(1, sizeof(*s));
 
-	(void)d;
+	(void)arg;
+	(void)admin;
 	ck_assert_ptr_nonnull(s);
 	s->out = out;
 	return s;
 }
 
-void
-session_set_admin(struct session *s, int admin)
-{
-	(void)s;
-	(void)admin;
-}
-
-void
-session_close(struct session *s)
+static void
+stub_close(void *s)
 {
 	(void)s;
 	seen.closed++;
 }
 
-void
-session_free(struct session *s)
+static void
+stub_free(void *s)
 {
 	if (s != NULL)
 		seen.freed++;
 	free(s);
 }
 
-int
-session_waiting(const struct session *s)
+static int
+stub_waiting(const void *arg)
 {
+	const struct session *s = arg;
+
 	return s->waiting;
 }
 
-void
-session_too_long(struct session *s, size_t limit)
+static void
+stub_too_long(void *arg, size_t limit)
 {
+	struct session *s = arg;
+	const struct reply_stamp st = { s->out->t0, REPLY_OTHER };
+
 	seen.too_long++;
 	seen.limit = limit;
-	s->out->ops->send(s->out, TOO_LONG, sizeof(TOO_LONG) - 1);
+	s->out->ops->send(s->out, &st, TOO_LONG, sizeof(TOO_LONG) - 1);
 }
 
-void
-session_line(struct session *s, const char *line, size_t len)
+static void
+stub_line(void *arg, const char *line, size_t len)
 {
+	struct session *s = arg;
+	const struct reply_stamp st = { s->out->t0, REPLY_PING };
 	char *big;
 	size_t n;
 
@@ -123,18 +126,29 @@ session_line(struct session *s, const char *line, size_t len)
 
 		memcpy(echo, line, len);
 		echo[len] = '\n';
-		s->out->ops->send(s->out, echo, len + 1);
+		s->out->ops->send(s->out, &st, echo, len + 1);
 	} else if (sscanf(line, "big %zu", &n) == 1) {
 		big = malloc(n);
 		ck_assert_ptr_nonnull(big);
 		memset(big, 'x', n - 1);
 		big[n - 1] = '\n';
-		s->out->ops->give(s->out, big, n);
+		s->out->ops->give(s->out, &st, big, n);
 	} else if (strcmp(line, "wait") == 0)
 		s->waiting = 1;
 	else
-		s->out->ops->send(s->out, BAD, sizeof(BAD) - 1);
+		s->out->ops->send(s->out, &st, BAD, sizeof(BAD) - 1);
 }
+
+static const char *
+stub_refusal(void *arg, size_t *len)
+{
+	(void)arg;
+	*len = sizeof(SERVER_BUSY) - 1;
+	return SERVER_BUSY;
+}
+
+static const struct session_ops stub_ops = { stub_open, stub_line,
+	stub_too_long, stub_waiting, stub_close, stub_free, stub_refusal };
 
 static struct event_base *base;
 static struct server *srv;
@@ -170,7 +184,7 @@ setup(void)
 	ck_assert_int_eq(
 	    bind(lfd, (struct sockaddr *)&un, sizeof(sa_family_t)), 0);
 	ck_assert_int_eq(listen(lfd, 1), 0);
-	srv = server_new(base, NULL, &set);
+	srv = server_new(base, &stub_ops, NULL, &set);
 	ck_assert_int_eq(server_listen(srv, &set, lfd, &cause), 0);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	ck_assert_int_eq(evutil_make_socket_nonblocking(sv[0]), 0);
@@ -449,6 +463,30 @@ START_TEST(test_half_close_answers_then_closes)
 }
 END_TEST
 
+/*
+ * An answer is timed from its stamp's t0 into its kind's histogram and
+ * the overall one; a line sent without a stamp (a feed event) is not.
+ */
+START_TEST(test_answers_timed_by_their_stamp)
+{
+	const struct reply_stamp st = { histo_now() - 2, REPLY_HISTORY };
+	const struct histo *all = server_latency(srv),
+	                   *op = server_latency_op(srv, REPLY_HISTORY);
+	uint64_t nall = all->count, nop = op->count;
+
+	conn->reply.ops->send(&conn->reply, NULL, "e\n", 2);
+	ck_assert_uint_eq(all->count, nall);
+	conn->reply.ops->send(&conn->reply, &st, "a\n", 2);
+	ck_assert_uint_eq(all->count, nall + 1);
+	ck_assert_uint_eq(op->count, nop + 1);
+	ck_assert_uint_eq(server_latency_op(srv, REPLY_PING)->count, 0);
+	ck_assert(op->sum >= 2 && op->sum < 3);
+	read_until(2, 0);
+	ck_assert_uint_eq(ngot, 4);
+	ck_assert_int_eq(memcmp(got, "e\na\n", 4), 0);
+}
+END_TEST
+
 /* A shared line (reply.h) and whether it was released. */
 static int released;
 
@@ -484,9 +522,10 @@ START_TEST(test_shared_line_counted_once)
 	    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
 	c2 = conn_new(srv, sv[0], 0);
 	conn->reply.ops->share(&conn->reply, &l);
-	c2->reply.ops->send(&c2->reply, "abc\n", 4); /* copies around it */
+	c2->reply.ops->send(
+	    &c2->reply, NULL, "abc\n", 4); /* copies around it */
 	c2->reply.ops->share(&c2->reply, &l);
-	c2->reply.ops->send(&c2->reply, "def\n", 4);
+	c2->reply.ops->send(&c2->reply, NULL, "def\n", 4);
 	ck_assert_uint_eq(l.refs, 3);
 	ck_assert_uint_eq(conn_queued(conn), sizeof(text));
 	ck_assert_uint_eq(conn_queued(c2), sizeof(text) + 8);
@@ -536,6 +575,7 @@ server_conn_suite(void)
 	tcase_add_test(tc, test_peer_closes_mid_answer);
 	tcase_add_test(tc, test_half_close_answers_then_closes);
 	tcase_add_test(tc, test_shared_line_counted_once);
+	tcase_add_test(tc, test_answers_timed_by_their_stamp);
 	tcase_add_test(tc, test_handed_over_past_the_cap_is_refused);
 	suite_add_tcase(s, tc);
 	return s;

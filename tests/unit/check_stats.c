@@ -278,7 +278,7 @@ server_setup(void)
 	ck_assert_int_eq(listen(lfd, 1), 0);
 	ck_assert_ptr_nonnull(base);
 	ck_assert_int_eq(event_base_priority_init(base, SERVER_PRIORITIES), 0);
-	srv = server_new(base, NULL, &ss);
+	srv = server_new(base, &dispatch_session_ops, NULL, &ss);
 	ck_assert_int_eq(server_listen(srv, &ss, lfd, &cause), 0);
 	return srv;
 }

@@ -404,6 +404,42 @@ START_TEST(test_file_warnings)
 }
 END_TEST
 
+/* Past TDMREP_MAX_WARNINGS, one warning counts the rest. */
+START_TEST(test_file_warnings_dropped)
+{
+	struct buf b = BUF_INIT(0);
+	struct tdmrep_file f;
+	const char *code;
+	uint32_t line;
+	char text[256];
+	size_t i;
+
+	buf_lit(&b, "[");
+	for (i = 0; i < TDMREP_MAX_WARNINGS + 6; i++)
+		buf_lit(&b, "1,\n");
+	buf_lit(&b, "2]");
+	ck_assert_int_eq(b.state, BUF_OK);
+	ck_assert_int_eq(tdmrep_file_read(&f, b.p, b.len), 0);
+	for (i = 0; i < TDMREP_MAX_WARNINGS; i++) {
+		ck_assert_int_eq(tdmrep_file_warning(
+		                     &f, i, &code, &line, text, sizeof(text)),
+		    0);
+		ck_assert_str_eq(code, "tdmrep_not_object");
+		ck_assert_uint_eq(line, i + 1);
+	}
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, i, &code, &line, text, sizeof(text)), 0);
+	ck_assert_str_eq(code, "tdmrep_warnings_dropped");
+	ck_assert_uint_eq(line, 0);
+	ck_assert_str_eq(text, "7 more warnings not listed (the first 64 are)");
+	ck_assert_int_eq(
+	    tdmrep_file_warning(&f, i + 1, &code, &line, text, sizeof(text)),
+	    -1);
+	tdmrep_file_clear(&f);
+	buf_clear(&b);
+}
+END_TEST
+
 static Suite *
 tdm_suite(void)
 {
@@ -419,6 +455,7 @@ tdm_suite(void)
 	tcase_add_loop_test(tc, test_member_lines, 0,
 	    sizeof(line_cases) / sizeof(line_cases[0]));
 	tcase_add_test(tc, test_file_warnings);
+	tcase_add_test(tc, test_file_warnings_dropped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -25,8 +25,8 @@
 struct fake_client {
 	struct reply reply;
 	char *lines[MAX_LINES];
-	double t0[MAX_LINES];          /* reply.t0 as each line was sent */
-	unsigned char kind[MAX_LINES]; /* and reply.kind */
+	double t0[MAX_LINES];          /* the stamp each line was sent with */
+	unsigned char kind[MAX_LINES]; /* (reply.h) */
 	size_t nlines, settled;
 };
 
@@ -37,20 +37,23 @@ static struct session *s;
 static size_t stat_rows; /* of fake_stats(), as the fixture was set up */
 
 static inline void
-client_send(struct reply *r, const char *line, size_t len)
+client_send(
+    struct reply *r, const struct reply_stamp *st, const char *line, size_t len)
 {
 	struct fake_client *c = (struct fake_client *)r;
 
 	ck_assert_uint_lt(c->nlines, MAX_LINES);
-	c->t0[c->nlines] = r->t0;
-	c->kind[c->nlines] = r->kind;
+	ck_assert_ptr_nonnull(st); /* every line answers a request */
+	c->t0[c->nlines] = st->t0;
+	c->kind[c->nlines] = st->kind;
 	c->lines[c->nlines++] = strndup(line, len);
 }
 
 static inline void
-client_give(struct reply *r, char *line, size_t len)
+client_give(
+    struct reply *r, const struct reply_stamp *st, char *line, size_t len)
 {
-	client_send(r, line, len);
+	client_send(r, st, line, len);
 	free(line);
 }
 

@@ -52,7 +52,11 @@ Settings:
   and put that answer in meta["robotsd"]. Off by default: it is a second
   check per page, and a crawl asking for nothing of the page pays nothing.
   A page check robotsd cannot answer is handled as ROBOTSD_FAIL_OPEN says
-  (dropped, or kept with the answer of before the fetch).
+  (dropped, or kept with the answer of before the fetch). A page check
+  answered disallowed (robots.txt changed, or became unreachable, between
+  the check before the fetch and the one after) drops the response: its
+  items and links are not used (IgnoreRequest, stat
+  robotsd/page_forbidden).
 - ROBOTSD_UNREACHABLE (default "defer"): what to do with a request whose
   origin robotsd answers "unreachable" (its robots.txt answered 5xx or 429,
   or could not be fetched: RFC 9309 says "do not crawl now", not "never").
@@ -368,8 +372,18 @@ class RobotsdMiddleware:
 
     def _page_verdict(self, res: CheckResult, request: Any,
                       response: Any) -> Any:
-        request.meta["robotsd"] = meta_of(res)
         self.crawler.stats.inc_value("robotsd/page_checked")
+        if not res.allowed:
+            # robots.txt now says no (changed, or unreachable, since the
+            # check before the download): nothing of the page is used
+            self.crawler.stats.inc_value("robotsd/page_forbidden")
+            logger.debug("Forbidden by robots.txt after the download: "
+                         "%(request)s (%(rule)s)",
+                         {"request": request,
+                          "rule": res.rule or res.reason})
+            raise IgnoreRequest("Forbidden by robots.txt after the "
+                                "download")
+        request.meta["robotsd"] = meta_of(res)
         return response
 
     def _page_error(self, failure: Any, request: Any, response: Any,

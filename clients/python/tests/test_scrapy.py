@@ -684,6 +684,34 @@ class PageCrawl(CrawlTest):
         return self.crawl(peer.path, items=True, ROBOTSD_PAGE=True,
                           **settings)
 
+    def test_a_page_answered_disallowed_after_the_download_is_dropped(self):
+        # robots.txt changed to Disallow between the check before the
+        # fetch and the page check after it: the page is not used
+        def answer(req):
+            out = {"id": req.get("id"), "ok": True}
+            if req.get("op") == "check":
+                out.update({"allowed": "page" not in req,
+                            "origin": self.base, "source": "cache",
+                            "version": "0123456789abcdef"})
+                out.update({"reason": "rule", "rule": "Disallow: /",
+                            "line": 1, "usage": None, "tdm": None,
+                            "robots_tag": None, "evidence": {
+                                "robots": "0123456789abcdef",
+                                "tdmrep": None,
+                                "page": "fedcba9876543210"}}
+                           if "page" in req else {"reason": "no_rule"})
+            return (json.dumps(out) + "\n").encode()
+        peer = Peer(answer)
+        self.addCleanup(peer.close)
+        res = self.crawl(peer.path, items=True, ROBOTSD_PAGE=True)
+        self.assertEqual(self.fetched(), ["/"])  # its links never read
+        self.assertEqual(res["items"], [])
+        st = res["stats"]
+        self.assertEqual(st.get("robotsd/page_checked"), 1, res["log"][-3000:])
+        self.assertEqual(st.get("robotsd/page_forbidden"), 1)
+        self.assertIn("Forbidden by robots.txt after the download",
+                      res["log"])
+
     def test_a_page_check_that_fails_drops_the_response(self):
         res = self.page_check_fails()
         self.assertEqual(self.fetched(), ["/"])  # its links never read

@@ -25,7 +25,7 @@ struct accept_pause {
 	double backoff;       /* the last pause, seconds; 0: accept works */
 	double logged;        /* clock of the last line; 0: none yet */
 	unsigned long pauses; /* pauses since that line (this one included) */
-	int paused;           /* a pause is running */
+	int paused; /* set by a pause; metrics.c reads and clears it */
 };
 
 /*
@@ -42,7 +42,8 @@ void accept_pause_ok(struct accept_pause *);
 /*
  * accept() on lev failed with err: disable lev (and other, if not NULL),
  * start resume for the pause, log event (with open connections) when due.
- * resume's callback re-enables the listeners and clears ap->paused.
+ * resume's callback re-enables the listeners (and clears ap->paused if
+ * its owner reads it).
  */
 void accept_pause_start(struct accept_pause *, struct evconnlistener *lev,
     struct evconnlistener *other, struct event *resume, const char *event,

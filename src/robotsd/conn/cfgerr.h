@@ -14,9 +14,9 @@ struct event_base;
 struct cfgerr;
 
 /*
- * Serve the listening socket fd on base, answering "config" with the
- * message set by cfgerr_set_message(); NULL when libevent fails. fd stays
- * open when the mode ends (cfgerr_free()).
+ * Serve the listening socket fd on base with the line server (server.h),
+ * answering every request line "config" with the message set by
+ * cfgerr_set_message(). fd stays open when the mode ends (cfgerr_free()).
  */
 struct cfgerr *cfgerr_new(struct event_base *, int fd);
 /*

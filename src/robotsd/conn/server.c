@@ -33,7 +33,6 @@
 
 #include "conn/accept.h"
 #include "conn/budget.h"
-#include "ops/dispatch.h"
 #include "base/handover.h"
 #include "base/log.h"
 #include "conn/server.h"
@@ -104,7 +103,7 @@ server_shed_cb(evutil_socket_t fd, short what, void *arg)
 
 /*
  * Close a refused connection. Closing a socket whose input is unread
- * resets it, and the client may then lose the "overloaded" line before
+ * resets it, and the client may then lose the refusal line before
  * reading it: read (a bounded amount of) what it already sent first.
  */
 static void
@@ -119,17 +118,22 @@ refuse_close(int fd)
 	close(fd);
 }
 
-/* A new client: refuse it with "overloaded" past --max-connections. */
+/*
+ * A new client: past --max-connections, refuse it with the sessions'
+ * refusal ("overloaded" for the dispatcher's).
+ */
 static void
 server_accept(struct server *srv, int fd, int admin)
 {
-	static const char busy[] = SERVER_BUSY;
+	const char *busy;
+	size_t len;
 
 	accept_pause_ok(&srv->ap);
 	if (srv->nconns >= srv->set.max_connections) {
 		log_event(LOG_WARNING, "connection_refused",
 		    "why=max_connections open=%zu", srv->nconns);
-		(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL);
+		busy = srv->ops->refusal(srv->ops_arg, &len);
+		(void)!send(fd, busy, len, MSG_NOSIGNAL);
 		refuse_close(fd);
 		return;
 	}
@@ -166,7 +170,6 @@ server_resume_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	srv->ap.paused = 0;
 	if (srv->lev != NULL)
 		evconnlistener_enable(srv->lev);
 	if (srv->alev != NULL)
@@ -186,13 +189,14 @@ server_error_cb(struct evconnlistener *lev, void *arg)
 
 /* The server, not yet listening; see server.h. */
 struct server *
-server_new(struct event_base *base, struct dispatch *d,
+server_new(struct event_base *base, const struct session_ops *ops, void *arg,
     const struct server_settings *set)
 {
 	struct server *srv = xcalloc(1, sizeof(*srv));
 
 	srv->base = base;
-	srv->dispatch = d;
+	srv->ops = ops;
+	srv->ops_arg = arg;
 	srv->set = *set;
 	srv->set.path = NULL; /* server_listen() is given the caller's */
 	TAILQ_INIT(&srv->conns);
@@ -225,7 +229,8 @@ server_listen(
 		sockfile_note(&srv->sock, set->path);
 	}
 	srv->lev = evconnlistener_new(srv->base, server_accept_cb, srv,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	    (set->keep_fd ? 0 : LEV_OPT_CLOSE_ON_FREE) | LEV_OPT_CLOSE_ON_EXEC,
+	    0, fd);
 	if (srv->lev == NULL)
 		fatalx("libevent could not set up the listener");
 	evconnlistener_set_error_cb(srv->lev, server_error_cb);
@@ -255,6 +260,49 @@ void
 server_take_over(struct server *srv)
 {
 	(void)handover_take(conn_adopt, srv);
+}
+
+/*
+ * Hand the connections over, then free; see server.h. Only once the
+ * hand-over is named do the sockets stop being the connections' (left
+ * open for the next image); if it cannot be, they are closed with them
+ * rather than left open and owned by no one.
+ */
+void
+server_hand_over(struct server *srv)
+{
+	struct conn *c, *next;
+	struct handover ho;
+	size_t n = 0;
+
+	if (handover_open(&ho) == -1) {
+		log_event(LOG_WARNING, "handover_failed",
+		    "note=\"no memfd: the connections are closed\"");
+		server_free(srv);
+		return;
+	}
+	server_stop_accepting(srv);
+	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (conn_hand_over(c, &ho) == 0) {
+			n++;
+			continue;
+		}
+		log_event(LOG_WARNING, "handover_failed",
+		    "note=\"a connection could not be handed over: closed\"");
+		conn_close(c, "hand-over failed");
+	}
+	if (handover_pass_on(&ho) == -1) {
+		log_event(LOG_WARNING, "handover_failed",
+		    "note=\"the hand-over cannot be named: the connections "
+		    "are closed\"");
+		close(ho.fd);
+	} else {
+		TAILQ_FOREACH(c, &srv->conns, link)
+			c->fd = -1;
+		log_event(LOG_INFO, "handover", "connections=%zu", n);
+	}
+	server_free(srv);
 }
 
 /* New limits after a reload; the socket's path and mode stay. */
@@ -308,7 +356,7 @@ server_busy(const struct server *srv)
 	const struct conn *c;
 
 	TAILQ_FOREACH(c, &srv->conns, link)
-		if (c->deferred || session_waiting(c->session) ||
+		if (c->deferred || conn_waiting(c) ||
 		    evbuffer_get_length(c->out) > 0)
 			return 1;
 	return 0;

@@ -1,9 +1,10 @@
 /*
  * server.h: the Unix-socket listener and the client connections. Owns every
  * connection: reads request lines (with the line limit) into the client's
- * dispatcher session, implements the struct reply its answers come back
- * through (with the output cap), and frees a connection only at the end of
- * the event that closed it.
+ * session (iface/session_ops.h: the dispatcher's, or config-error mode's),
+ * implements the struct reply its answers come back through (with the
+ * output cap), and frees a connection only at the end of the event that
+ * closed it.
  */
 #ifndef ROBOTSD_SERVER_H
 #define ROBOTSD_SERVER_H
@@ -12,8 +13,8 @@
 #include <stdint.h>
 
 struct event_base;
-struct dispatch;
 struct server;
+struct session_ops;
 
 /*
  * The event loop has SERVER_PRIORITIES priorities: the clients' sockets run
@@ -32,11 +33,15 @@ struct server_settings {
 	long write_timeout;     /* seconds answers may stay unread */
 	size_t max_connections; /* clients at once */
 	long admin_gid;         /* --admin-group's gid, or -1 */
+	int keep_fd; /* a socket given to server_listen() stays open */
 };
 
-/* The server, not yet listening: server_listen(), server_listen_admin(). */
-struct server *server_new(
-    struct event_base *, struct dispatch *, const struct server_settings *);
+/*
+ * The server, not yet listening: server_listen(), server_listen_admin().
+ * Every client gets a session of ops (borrowed), opened with arg.
+ */
+struct server *server_new(struct event_base *, const struct session_ops *,
+    void *arg, const struct server_settings *);
 /*
  * Listen on set->path, or on fd when it is not -1 (socket activation). A
  * stale socket file is replaced; one that a live daemon serves is not.
@@ -58,6 +63,14 @@ int server_listen_admin(
  * re-exec out of config-error mode (handover.h), if any.
  */
 void server_take_over(struct server *);
+/*
+ * The re-exec: stop accepting and hand every connection, with the
+ * requests read but not answered and the answers not yet written, to the
+ * image executed next (handover.h); then server_free(). Answers a session
+ * owes later (its waiting()) are not carried. Without a memfd, or when
+ * the hand-over cannot be named, the connections are closed.
+ */
+void server_hand_over(struct server *);
 /* New limits (a reload); path and mode are ignored. */
 void server_configure(struct server *, const struct server_settings *);
 void server_free(struct server *); /* closes every connection; NULL ok */

@@ -1,7 +1,7 @@
 /*
  * server_conn.c: one client connection's I/O. Each connection is a socket
- * with two evbuffers and a dispatcher session: complete lines go to the
- * session, over-long lines are answered line_too_long and skipped, and
+ * with two evbuffers and a session (iface/session_ops.h): complete lines go to
+ * the session, over-long lines are skipped and answered once by it, and
  * answers come back through the struct reply this file implements, queued
  * with a cap. Reading pauses while a client lets answers pile up, and a
  * client that keeps not reading is disconnected. The listener, the reaper
@@ -58,7 +58,6 @@
 
 #include "policy/bounds.h"
 #include "conn/budget.h"
-#include "ops/dispatch.h"
 #include "base/handover.h"
 #include "base/histo.h"
 #include "base/log.h"
@@ -175,7 +174,8 @@ conn_close(struct conn *c, const char *why)
 	log_debug(
 	    "connection %llu: closed: %s", (unsigned long long)c->id, why);
 	c->closing = 1;
-	session_close(c->session);
+	if (srv->ops->close != NULL)
+		srv->ops->close(c->session);
 	event_del(c->rev);
 	event_del(c->wev);
 	if (c->flushing)
@@ -191,12 +191,21 @@ conn_close(struct conn *c, const char *why)
 	event_active(srv->reaper, EV_TIMEOUT, 0);
 }
 
+/* Does c's session owe an answer later (a waiting check)? */
+int
+conn_waiting(const struct conn *c)
+{
+	const struct session_ops *ops = c->srv->ops;
+
+	return ops->waiting != NULL && ops->waiting(c->session);
+}
+
 /* Close c once a half-closed client has all its answers. */
 static void
 conn_maybe_finish(struct conn *c)
 {
-	if (c->eof && !c->closing && !c->deferred &&
-	    !session_waiting(c->session) && evbuffer_get_length(c->out) == 0)
+	if (c->eof && !c->closing && !c->deferred && !conn_waiting(c) &&
+	    evbuffer_get_length(c->out) == 0)
 		conn_close(c, "client done");
 }
 
@@ -261,23 +270,31 @@ conn_want_flush(struct conn *c)
 	c->flushing = 1;
 }
 
-/* An answer line was queued on c. */
+/*
+ * A line was queued on c: the answer to the request st tells (timed), or
+ * with st NULL one that answers none.
+ */
 static void
-conn_answered(struct conn *c, const struct reply *r)
+conn_answered(struct conn *c, const struct reply_stamp *st)
 {
-	double took = histo_now() - r->t0;
+	double took;
 
-	histo_observe(&c->srv->latency, took);
-	histo_observe(
-	    &c->srv->latency_op[r->kind < REPLY_KINDS ? r->kind : REPLY_OTHER],
-	    took);
+	if (st != NULL) {
+		took = histo_now() - st->t0;
+		histo_observe(&c->srv->latency, took);
+		histo_observe(
+		    &c->srv->latency_op[st->kind < REPLY_KINDS ? st->kind
+		                                               : REPLY_OTHER],
+		    took);
+	}
 	conn_check_output(c);
 	conn_want_flush(c);
 }
 
 /* reply.h: queue an answer line. */
 static void
-conn_send(struct reply *r, const char *line, size_t len)
+conn_send(
+    struct reply *r, const struct reply_stamp *st, const char *line, size_t len)
 {
 	struct conn *c = conn_of(r);
 
@@ -285,7 +302,7 @@ conn_send(struct reply *r, const char *line, size_t len)
 		return;
 	if (evbuffer_add(c->out, line, len) == -1)
 		fatalx("out of memory queueing an answer");
-	conn_answered(c, r);
+	conn_answered(c, st);
 }
 
 /* Free a given line once the output buffer is done with it. */
@@ -299,7 +316,7 @@ conn_free_line(const void *data, size_t len, void *arg)
 
 /* reply.h: queue an answer line without copying it. */
 static void
-conn_give(struct reply *r, char *line, size_t len)
+conn_give(struct reply *r, const struct reply_stamp *st, char *line, size_t len)
 {
 	struct conn *c = conn_of(r);
 
@@ -310,7 +327,7 @@ conn_give(struct reply *r, char *line, size_t len)
 	if (evbuffer_add_reference(c->out, line, len, conn_free_line, line) ==
 	    -1)
 		fatalx("out of memory queueing an answer");
-	conn_answered(c, r);
+	conn_answered(c, st);
 }
 
 /*
@@ -361,7 +378,7 @@ conn_share(struct reply *r, struct reply_line *l)
 		if (m->output_bytes > m->output_peak)
 			m->output_peak = m->output_bytes;
 	}
-	conn_answered(c, r);
+	conn_answered(c, NULL); /* an event, not an answer */
 }
 
 /* reply.h: a waiting check of c was answered. */
@@ -492,6 +509,7 @@ server_backlog_cb(evutil_socket_t fd, short what, void *arg)
 static void
 conn_process(struct conn *c)
 {
+	const struct session_ops *ops = c->srv->ops;
 	struct evbuffer *in = c->in;
 	size_t max = c->srv->set.max_line, n, len = 0, eol_len;
 	struct evbuffer_ptr p;
@@ -512,7 +530,7 @@ conn_process(struct conn *c)
 			return;
 		case BOUNDS_OVERFLOW:
 			if (!c->discarding)
-				session_too_long(c->session, max);
+				ops->too_long(c->session, max);
 			c->discarding = 1;
 			evbuffer_drain(in, n);
 			return;
@@ -520,15 +538,15 @@ conn_process(struct conn *c)
 			c->discarding = 0;
 			break;
 		case BOUNDS_TOO_LONG:
-			session_too_long(c->session, max);
+			ops->too_long(c->session, max);
 			break;
 		case BOUNDS_LINE:
 			line = (char *)evbuffer_pullup(
 			    in, len < n ? len + 1 : len);
 			if (line != NULL && bounds_line_fits(line, len, max))
-				session_line(c->session, line, len);
+				ops->line(c->session, line, len);
 			else if (line != NULL)
-				session_too_long(c->session, max);
+				ops->too_long(c->session, max);
 			break;
 		}
 		evbuffer_drain(in, len + 1);
@@ -682,8 +700,8 @@ conn_new(struct server *srv, int fd, int admin)
 	c->srv = srv;
 	c->id = ++srv->total;
 	c->reply.ops = &conn_reply_ops;
-	c->session = session_new(srv->dispatch, &c->reply);
-	session_set_admin(c->session, admin || conn_peer_admin(srv, fd));
+	c->session = srv->ops->open(
+	    srv->ops_arg, &c->reply, admin || conn_peer_admin(srv, fd));
 	c->fd = fd;
 	c->rev =
 	    event_new(srv->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
@@ -718,10 +736,13 @@ conn_adopt(void *arg, const struct handover_conn *h)
 	struct server *srv = arg;
 	int over = srv->nconns >= srv->set.max_connections;
 	struct conn *c = conn_new(srv, h->fd, 0);
+	const char *busy;
+	size_t len = 0;
 
+	busy = over ? srv->ops->refusal(srv->ops_arg, &len) : NULL;
 	c->discarding = h->skipping;
 	if (evbuffer_add(c->out, h->out, h->outlen) == -1 ||
-	    (over ? evbuffer_add(c->out, SERVER_BUSY, sizeof(SERVER_BUSY) - 1)
+	    (over ? evbuffer_add(c->out, busy, len)
 	          : evbuffer_add(c->in, h->in, h->inlen)) == -1)
 		fatalx("out of memory adopting a connection");
 	if (over)
@@ -742,11 +763,30 @@ void
 conn_free(struct conn *c)
 {
 	conn_drop_buffers(c);
-	session_free(c->session);
+	c->srv->ops->free(c->session);
 	event_free(c->rev);
 	event_free(c->wev);
 	evbuffer_free(c->in);
 	evbuffer_free(c->out);
-	close(c->fd);
+	if (c->fd != -1)
+		close(c->fd);
 	free(c);
+}
+
+/*
+ * Record c in ho; see server_int.h. Its requests not yet handled and its
+ * answers not yet written go with it; its socket stays c's until the
+ * hand-over is named (server_hand_over()).
+ */
+int
+conn_hand_over(struct conn *c, struct handover *ho)
+{
+	struct handover_conn h = { c->fd, c->discarding, c->eof, NULL,
+		evbuffer_get_length(c->in), NULL, evbuffer_get_length(c->out) };
+
+	h.in = (const char *)evbuffer_pullup(c->in, (ev_ssize_t)h.inlen);
+	h.out = (const char *)evbuffer_pullup(c->out, (ev_ssize_t)h.outlen);
+	if ((h.inlen > 0 && h.in == NULL) || (h.outlen > 0 && h.out == NULL))
+		return -1;
+	return handover_add(ho, &h);
 }

@@ -18,6 +18,7 @@
 #include "conn/accept.h"
 #include "iface/reply.h"
 #include "conn/server.h"
+#include "iface/session_ops.h"
 #include "base/sockfile.h"
 
 struct conn {
@@ -39,7 +40,7 @@ struct conn {
 	int eof;        /* the client shut its side: close when done */
 	int unread;     /* deferred before reading what its socket has */
 	struct reply reply;
-	struct session *session;
+	void *session;     /* srv->ops's */
 	uint64_t deferred; /* on the backlog since turn N; 0: not */
 	/*
 	 * Its output as a stream: bytes ever queued and ever written or
@@ -65,7 +66,8 @@ struct conn_ref {
 
 struct server {
 	struct event_base *base;
-	struct dispatch *dispatch;
+	const struct session_ops *ops; /* the clients' sessions */
+	void *ops_arg;
 	struct server_settings set;
 	struct evconnlistener *lev;
 	struct event *resume;   /* re-enables accept after EMFILE */
@@ -99,21 +101,25 @@ struct server {
  * admin socket (it may run admin ops whoever its peer is).
  */
 struct conn *conn_new(struct server *, int fd, int admin);
-/* The one answer of a connection refused past --max-connections. */
-#define SERVER_BUSY                                                            \
-	"{\"id\":null,\"ok\":false,\"error\":{\"code\":\"overloaded\","        \
-	"\"message\":\"too many connections\"}}\n"
 /*
  * handover_take()'s adopt: a handed-over connection on srv (arg). Past
- * --max-connections it gets its unwritten answers and SERVER_BUSY, and is
- * closed; its unhandled requests are not handled.
+ * --max-connections it gets its unwritten answers and the sessions'
+ * refusal, and is closed; its unhandled requests are not handled.
  */
 struct handover_conn;
 void conn_adopt(void *srv, const struct handover_conn *);
 /* Unhook c (cancelling its waiting checks); the reaper frees it. */
 void conn_close(struct conn *, const char *why);
-/* Free a closed connection (the reaper). */
+/*
+ * Record c in a hand-over (handover.h): 0; -1 when it cannot be (the
+ * caller closes it).
+ */
+struct handover;
+int conn_hand_over(struct conn *, struct handover *);
+/* Free a closed connection (the reaper); its fd is closed unless -1. */
 void conn_free(struct conn *);
+/* 1 while c's session owes an answer later (session_ops.h's waiting). */
+int conn_waiting(const struct conn *);
 /* Bytes of answers c has queued and its client has not read. */
 size_t conn_queued(const struct conn *);
 /* srv->next_turn: take up the backlog (see server_conn.c). */

@@ -273,7 +273,7 @@ watcher_drop(struct feed_watcher *w)
 
 	w->dropped = 1;
 	w->f->stats.dropped++;
-	r->ops->send(r, dropped_line, sizeof(dropped_line) - 1);
+	r->ops->send(r, NULL, dropped_line, sizeof(dropped_line) - 1);
 	r->ops->finish(r); /* may close the client, and unwatch w */
 }
 
@@ -295,7 +295,7 @@ watcher_send(struct feed_watcher *w, struct feed_line *l)
 	if (r->ops->share != NULL)
 		r->ops->share(r, &l->rl);
 	else
-		r->ops->send(r, l->rl.p, l->rl.len);
+		r->ops->send(r, NULL, l->rl.p, l->rl.len);
 }
 
 /* The line of ch for set s: made once per change (ev), kept on s. */

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "robots.h"
+#include "ascii.h"
 #include "wire/buf.h"
 #include "wire/jsonw.h"
 #include "feed/ruldiff.h"
@@ -363,12 +364,6 @@ struct ruldiff_names {
 	size_t star[2]; /* the rules of each side's '*' groups */
 	size_t base;    /* agent and extra lines: every key walks them */
 };
-
-static unsigned char
-ascii_lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
-}
 
 /* Tokens ordered without ASCII case, then by length. */
 static int

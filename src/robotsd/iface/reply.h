@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct reply;
+struct reply_stamp;
 
 /*
  * A line many clients are sent alike (a change feed event), queued by
@@ -28,15 +29,20 @@ struct reply_line {
 
 struct reply_ops {
 	/*
-	 * Queue one answer line (len bytes, '\n' included; copied). May
-	 * decide to close the client (output cap): later lines are dropped.
+	 * Queue one answer line (len bytes, '\n' included; copied), the
+	 * answer to the request stamp tells (for the latency metric), or
+	 * with stamp NULL a line that answers no request (the change
+	 * feed's), not timed. May decide to close the client (output cap):
+	 * later lines are dropped.
 	 */
-	void (*send)(struct reply *, const char *line, size_t len);
+	void (*send)(struct reply *, const struct reply_stamp *stamp,
+	    const char *line, size_t len);
 	/*
 	 * Optional: the same for a line in memory from malloc(), which the
 	 * connection takes over and frees once written, instead of a copy.
 	 */
-	void (*give)(struct reply *, char *line, size_t len);
+	void (*give)(struct reply *, const struct reply_stamp *stamp,
+	    char *line, size_t len);
 	/* A check that waited was answered: a half-closed client may end. */
 	void (*settled)(struct reply *);
 	/*
@@ -50,7 +56,7 @@ struct reply_ops {
 	 * taken (refs) and dropped once it is written or the client goes.
 	 * Its bytes count against this client's output cap as a copy would,
 	 * and once in the output of all clients together however many hold
-	 * them.
+	 * them. A shared line answers no request: it is not timed.
 	 */
 	void (*share)(struct reply *, struct reply_line *);
 };
@@ -69,15 +75,23 @@ enum reply_kind {
 	REPLY_KINDS
 };
 
+/*
+ * Which request an answer answers, handed with the answer (send(),
+ * give()): the latency metric counts from t0 into the histogram of kind.
+ */
+struct reply_stamp {
+	double t0;          /* when its request line was read (monotonic s) */
+	unsigned char kind; /* enum reply_kind */
+};
+
 struct reply {
 	const struct reply_ops *ops;
 	/*
-	 * When the request being answered was read (monotonic seconds), set
-	 * by the server for each line; code answering a request later sets
-	 * it back to that request's before send(), for the latency metric.
+	 * When the lines the server hands the session now were read
+	 * (monotonic seconds): set by the server only, before it hands
+	 * them over; the session stamps each request's answers with it.
 	 */
 	double t0;
-	unsigned char kind; /* enum reply_kind; set and restored as t0 */
 };
 
 #endif /* ROBOTSD_REPLY_H */

@@ -1,13 +1,15 @@
 /*
  * checkop.c: the check op. One URL or a batch of them for one agent, from
  * either decoder in one shape (struct wire_check, its strings borrowed).
- * Each URL is split (robots_url_split(), on the stack) and looked up; the
- * rows of URLs whose origin is settled in the cache are written straight
- * into one reused answer buffer. At the first URL that is not, the answer
- * so far becomes the head of a parked check, which copies the strings it
- * still needs once and takes the rest of the URLs one by one: each either
- * settles at once or waits on its origin's fetch, and the whole line is
- * sent once the last one is known or the check's deadline passes.
+ * Each URL is split once (robots_url_split(), on the stack) and looked
+ * up; the rows of URLs whose origin is settled in the cache are written
+ * straight into one reused answer buffer. At the first URL that is not,
+ * the answer so far becomes the head of a parked check, which copies the
+ * strings it still needs once and takes the rest of the URLs one by one
+ * (the first with the split it was looked up with): each either settles
+ * at once or waits on its origin's fetch, keeping its split's origin and
+ * path for the answer, and the whole line is sent once the last one is
+ * known or the check's deadline passes.
  */
 #include <config.h>
 
@@ -49,6 +51,9 @@ struct check_item {
 	struct wire_str url;   /* a copy; echoed in a batch's row */
 	int done;              /* row is the item's answer */
 	int tdm_wait;          /* w waits on tdmrep.json's fetch */
+	int plain;             /* as robots_url's, for split.origin */
+	struct url_view split; /* while waiting: url split, in kept */
+	char *kept;            /* split's origin and path */
 	struct buf row;        /* its whole row (or object, one URL) */
 	struct cache_waiter w; /* while waiting on a fetch */
 };
@@ -111,6 +116,31 @@ check_lookup(const struct check_run *r, const char *origin,
 }
 
 /*
+ * Split url of check r into *u: 1 when that answered it (a bad URL or
+ * /robots.txt: its row written as the next value of jw, nothing held in
+ * *u), else 0 with *u to look up.
+ */
+static int
+check_split(struct jw *jw, const struct check_run *r,
+    const struct wire_str *url, struct robots_url *u)
+{
+	enum url_err ue;
+
+	if ((ue = robots_url_split(url->p, url->len, u)) != URL_OK) {
+		check_error_object(
+		    jw, r, url, proto_url_err(ue), robots_url_err_message(ue));
+		return 1;
+	}
+	if (strcmp(u->v.path, "/robots.txt") != 0)
+		return 0;
+	check_begin(jw, r, url, 1);
+	check_robots_txt_fields(jw, r, u);
+	jw_end(jw);
+	robots_url_split_clear(u);
+	return 1;
+}
+
+/*
  * The source of a row answered from a settled entry e: the cache, unless
  * the check waited on tdmrep.json's fetch (then it waited on a fetch).
  */
@@ -124,10 +154,11 @@ check_hit_source(const struct check_run *r, const struct cache_entry *e)
 
 /*
  * The TDMRep step of URL u of check r (tdmres.h): ROW_DONE to go on to
- * its robots.txt, else (u then cleared) ROW_MISS or ROW_WAIT_TDM.
+ * its robots.txt, else ROW_MISS or ROW_WAIT_TDM (u kept, as for
+ * ROW_MISS and ROW_WAIT).
  */
 static enum check_row
-check_tdm_step(const struct check_run *r, struct robots_url *u,
+check_tdm_step(const struct check_run *r, const struct robots_url *u,
     struct check_memo *m, struct cache_waiter *w)
 {
 	const struct check_env *env = r->env;
@@ -140,49 +171,36 @@ check_tdm_step(const struct check_run *r, struct robots_url *u,
 	    u->v.origin, w);
 	if (g == TDM_GO)
 		return ROW_DONE;
-	robots_url_split_clear(u);
 	m->e = NULL; /* robots.txt's fetch may have made room */
 	return g == TDM_MISS ? ROW_MISS : ROW_WAIT_TDM;
 }
 
 /*
- * The one way a URL of check r is answered: its row (or whole object)
- * as the next value of jw when it is settled: a bad URL, /robots.txt, an origin
- * settled in the cache or, with a waiter, whatever cache_check() says but
- * "wait".
+ * The one way a URL of check r, split into u (check_split()), is
+ * answered: its row (or whole object) as the next value of jw when its
+ * origin is settled in the cache or, with a waiter, whatever
+ * cache_check() says but "wait". u is cleared, but on ROW_MISS and
+ * ROW_WAIT, when the caller keeps the split for the URL's answer.
  */
 static enum check_row
 check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
-    struct check_memo *m, struct cache_waiter *w)
+    struct robots_url *u, struct check_memo *m, struct cache_waiter *w)
 {
 	const struct cache_entry *e;
-	struct robots_url u;
-	enum url_err ue;
 	enum check_row done = ROW_DONE;
 
-	if ((ue = robots_url_split(url->p, url->len, &u)) != URL_OK) {
-		check_error_object(
-		    jw, r, url, proto_url_err(ue), robots_url_err_message(ue));
-		return ROW_DONE;
-	}
-	if (strcmp(u.v.path, "/robots.txt") == 0) {
-		check_begin(jw, r, url, 1);
-		check_robots_txt_fields(jw, r, &u);
-		jw_end(jw);
-		robots_url_split_clear(&u);
-		return ROW_DONE;
-	}
-	if ((done = check_tdm_step(r, &u, m, w)) != ROW_DONE)
-		return done; /* u is cleared */
-	switch (check_lookup(r, u.v.origin, m, w, &e)) {
+	if ((done = check_tdm_step(r, u, m, w)) != ROW_DONE)
+		return done; /* u kept */
+	switch (check_lookup(r, u->v.origin, m, w, &e)) {
 	case CACHE_HIT:
 		check_begin(jw, r, url, 1);
-		check_verdict(jw, r, &u, e, check_hit_source(r, e));
+		check_verdict(
+		    jw, r, &u->v, u->plain, e, check_hit_source(r, e));
 		jw_end(jw);
 		break;
 	case CACHE_STALE:
 		check_begin(jw, r, url, 1);
-		check_verdict(jw, r, &u, e, CHECK_STALE);
+		check_verdict(jw, r, &u->v, u->plain, e, CHECK_STALE);
 		jw_end(jw);
 		break;
 	case CACHE_MISS:
@@ -196,7 +214,7 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 		break;
 	case CACHE_PENDING:
 		check_begin(jw, r, url, 1);
-		check_pending_fields(jw, &u);
+		check_pending_fields(jw, u);
 		jw_end(jw);
 		break;
 	case CACHE_OVERLOADED:
@@ -208,35 +226,39 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 		check_error_object(jw, r, url, PE_INTERNAL, "out of memory");
 		break;
 	}
-	robots_url_split_clear(&u);
+	if (done == ROW_DONE)
+		robots_url_split_clear(u);
 	return done;
 }
 
 /*
- * Send the answer line in b on s: copied, or when long handed over in a
- * block of its own size (the output budget counts its bytes); reuse: b
- * is kept for the next answer, which gets a block of that size to start
- * from. An answer that ran out of memory is "internal" instead.
+ * Send the answer line in b of check r, stamped as its kind: copied, or
+ * when long handed over in a block of its own size (the output budget
+ * counts its bytes); reuse: b is kept for the next answer, which gets a
+ * block of that size to start from. An answer that ran out of memory is
+ * "internal" instead.
  */
 static void
 check_send(
-    struct session *s, const struct wire_check *c, struct buf *b, int reuse)
+    const struct check_run *r, enum reply_kind kind, struct buf *b, int reuse)
 {
+	const struct reply_stamp st = { r->t0, (unsigned char)kind };
+	struct reply *out = r->s->out;
 	struct buf err = BUF_INIT(0);
 	size_t len;
 	char *line, *fit;
 
 	if (b->state != BUF_OK) {
-		check_error_line(&err, c, PE_INTERNAL, "out of memory");
+		check_error_line(&err, r->req, PE_INTERNAL, "out of memory");
 		b = &err;
 	}
-	if (b->len < CHECK_GIVE_MIN || s->out->ops->give == NULL)
-		s->out->ops->send(s->out, b->p, b->len);
+	if (b->len < CHECK_GIVE_MIN || out->ops->give == NULL)
+		out->ops->send(out, &st, b->p, b->len);
 	else {
 		line = buf_take(b, &len);
 		if ((fit = realloc(line, len)) != NULL)
 			line = fit;
-		s->out->ops->give(s->out, line, len);
+		out->ops->give(out, &st, line, len);
 		if (reuse)
 			(void)buf_reserve(b, len);
 	}
@@ -252,6 +274,7 @@ check_free(struct check_waiting *p)
 	for (i = 0; i < p->n; i++) {
 		cache_waiter_cancel(&p->items[i].w);
 		buf_clear(&p->items[i].row);
+		free(p->items[i].kept);
 	}
 	if (p->timer != NULL)
 		event_free(p->timer);
@@ -269,8 +292,6 @@ check_finish(struct check_waiting *p)
 	struct session *s = p->run.s;
 	struct buf b = BUF_INIT(0);
 	struct jw w = p->hw;
-	double t0 = s->out->t0;
-	unsigned char kind = s->out->kind;
 	int waited = p->timer != NULL;
 	size_t i;
 
@@ -288,14 +309,11 @@ check_finish(struct check_waiting *p)
 		jw_end(&w);
 	}
 	buf_lit(&b, "\n");
-	if (waited) {
+	if (waited)
 		TAILQ_REMOVE(&s->waiting, p, link);
-		s->out->t0 = p->run.t0; /* the latency is this check's */
-		s->out->kind = REPLY_CHECK_WAITED;
-	}
-	check_send(s, &p->req, &b, 0);
-	s->out->t0 = t0;
-	s->out->kind = kind;
+	/* the latency is this check's, from its own line */
+	check_send(
+	    &p->run, waited ? REPLY_CHECK_WAITED : REPLY_CHECK_CACHED, &b, 0);
 	if (waited)
 		s->out->ops->settled(s->out);
 	buf_clear(&b);
@@ -314,7 +332,7 @@ check_item_error(struct check_waiting *p, struct check_item *it,
 }
 
 static void check_item(struct check_waiting *, struct check_item *,
-    struct check_memo *, const struct check_run *);
+    struct check_memo *, struct robots_url *, const struct check_run *);
 
 /*
  * The tdmrep.json fetch item it waited on ended: on to its robots.txt,
@@ -332,21 +350,25 @@ check_item_again(struct check_waiting *p, struct check_item *it)
 	r.req = &req;
 	r.waited = 1; /* this check waited on a fetch */
 	it->tdm_wait = 0;
+	free(it->kept); /* split again */
+	it->kept = NULL;
 	p->left--;
 	p->run.s->nwaiting--;
-	check_item(p, it, &m, &r);
+	check_item(p, it, &m, NULL, &r);
 	p->run.s->nwaiting += p->left - (left - 1);
 	if (p->left == 0)
 		check_finish(p);
 }
 
-/* A fetch an item waited on ended: answer it from the fresh entry. */
+/*
+ * A fetch an item waited on ended: answer it from the fresh entry, with
+ * the split its URL was looked up with.
+ */
 static void
 check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 {
 	struct check_item *it = w->arg;
 	struct check_waiting *p = it->p;
-	struct robots_url u;
 	struct jw rw;
 
 	if (it->tdm_wait) {
@@ -355,15 +377,12 @@ check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 	}
 	if (w->error != NULL)
 		check_item_error(p, it, PE_INTERNAL, w->error);
-	else if (robots_url_split(it->url.p, it->url.len, &u) != URL_OK)
-		check_item_error(p, it, PE_INTERNAL, "out of memory");
 	else {
 		jw_init(&rw, &it->row);
 		check_begin(&rw, &p->run, &it->url, 1);
-		check_verdict(&rw, &p->run, &u, e,
+		check_verdict(&rw, &p->run, &it->split, it->plain, e,
 		    e->shared ? CHECK_SHARED : CHECK_FETCHED);
 		jw_end(&rw);
-		robots_url_split_clear(&u);
 	}
 	it->done = 1;
 	p->run.s->nwaiting--;
@@ -396,27 +415,49 @@ check_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	check_finish(p);
 }
 
+/* Keep split u of item it while it waits: origin and path copied. */
+static void
+check_item_keep(struct check_item *it, const struct robots_url *u)
+{
+	size_t o = u->v.origin_len, n = u->v.path_len;
+	char *k = it->kept = xmalloc(o + n + 2);
+
+	memcpy(k, u->v.origin, o);
+	k[o] = '\0';
+	memcpy(k + o + 1, u->v.path, n);
+	k[o + 1 + n] = '\0';
+	it->split = (struct url_view){ k, o, k + o + 1, n };
+	it->plain = u->plain;
+}
+
 /*
- * Answer item it of p, or leave it waiting on its origin's fetch; as r
- * when given (p's run past its TDMRep step), else as p's run.
+ * Answer item it of p, or leave it waiting on its origin's fetch; its
+ * URL split in first when the caller has split it already (taken), else
+ * split here; as r when given (p's run past its TDMRep step), else as
+ * p's run.
  */
 static void
 check_item(struct check_waiting *p, struct check_item *it, struct check_memo *m,
-    const struct check_run *r)
+    struct robots_url *first, const struct check_run *r)
 {
 	struct session *s = p->run.s;
+	struct robots_url own, *u = first != NULL ? first : &own;
 	enum check_row row;
 	struct jw rw;
 
 	it->p = p;
 	it->w.cb = check_wait_cb;
 	it->w.arg = it;
+	it->done = 1;
+	r = r != NULL ? r : &p->run;
 	jw_init(&rw, &it->row);
-	row = check_row(&rw, r != NULL ? r : &p->run, &it->url, m, &it->w);
+	if (first == NULL && check_split(&rw, r, &it->url, u))
+		return;
+	row = check_row(&rw, r, &it->url, u, m, &it->w);
 	it->tdm_wait = row == ROW_WAIT_TDM;
-	if (row == ROW_DONE)
-		it->done = 1;
-	else if (s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
+	if (row != ROW_WAIT && row != ROW_WAIT_TDM)
+		return;
+	if (s->nwaiting + p->left >= CHECK_SESSION_MAX_WAITING) {
 		log_event(LOG_WARNING, "overloaded",
 		    "why=connection_max_waiting max=%d",
 		    CHECK_SESSION_MAX_WAITING);
@@ -424,9 +465,12 @@ check_item(struct check_waiting *p, struct check_item *it, struct check_memo *m,
 		check_item_error(p, it, PE_OVERLOADED,
 		    "too many checks of this connection are waiting on "
 		    "fetches");
-		it->done = 1;
-	} else
+	} else {
+		check_item_keep(it, u);
+		it->done = 0;
 		p->left++;
+	}
+	robots_url_split_clear(u);
 }
 
 /* Copy len bytes to *c, moving it on; the copy. */
@@ -547,20 +591,21 @@ check_park(struct check_waiting *p)
 }
 
 /*
- * The URLs of r from the first one not settled in the cache: each is
- * answered or left waiting; the answer is sent when none waits, else
- * once the last fetch ends.
+ * The URLs of r from the first one not settled in the cache, split in
+ * *first (taken): each is answered or left waiting; the answer is sent
+ * when none waits, else once the last fetch ends.
  */
 static void
 check_rest(const struct check_run *r, const struct buf *head,
-    const struct jw *hw, const struct wire_str *urls, size_t n)
+    const struct jw *hw, const struct wire_str *urls, size_t n,
+    struct robots_url *first)
 {
 	struct check_waiting *p = check_keep(r, head, hw, urls, n);
 	struct check_memo m = { NULL };
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		check_item(p, &p->items[i], &m, NULL);
+		check_item(p, &p->items[i], &m, i == 0 ? first : NULL, NULL);
 	if (p->left == 0)
 		check_finish(p);
 	else
@@ -569,18 +614,19 @@ check_rest(const struct check_run *r, const struct buf *head,
 
 /* See checkop.h. */
 void
-check_op(
-    const struct check_env *env, struct session *s, const struct wire_check *c)
+check_op(const struct check_env *env, struct session *s, double t0,
+    const struct wire_check *c)
 {
 	struct buf own = BUF_INIT(0), *b = env->answer ? env->answer : &own;
 	const struct check_run r = { env, s, c,
 		{ c->agent, c->agent_len, c->usage, c->ntokens, c->tokens,
 		    c->page, c->tdm, env->tdm },
-		c->urls != NULL, s->out->t0, 0 };
+		c->urls != NULL, t0, 0 };
 	const struct wire_str one = { c->url, c->url_len, 0 };
 	const struct wire_str *urls = r.batch ? c->urls : &one;
 	size_t i, n = r.batch ? c->nurls : 1;
 	struct check_memo m = { NULL };
+	struct robots_url u;
 	struct jw w;
 
 	buf_reset(b);
@@ -588,9 +634,11 @@ check_op(
 	if (r.batch)
 		check_results_begin(&w, c);
 	for (i = 0; i < n; i++) {
-		if (check_row(&w, &r, &urls[i], &m, NULL) == ROW_MISS) {
-			check_rest(
-			    &r, b, &w, urls + i, n - i); /* nothing written */
+		if (check_split(&w, &r, &urls[i], &u))
+			continue;
+		if (check_row(&w, &r, &urls[i], &u, &m, NULL) == ROW_MISS) {
+			/* nothing written; the split goes with the URL */
+			check_rest(&r, b, &w, urls + i, n - i, &u);
 			buf_clear(&own);
 			return;
 		}
@@ -600,7 +648,7 @@ check_op(
 		jw_end(&w);
 	}
 	buf_lit(b, "\n");
-	check_send(s, c, b, b == env->answer);
+	check_send(&r, REPLY_CHECK_CACHED, b, b == env->answer);
 	buf_clear(&own);
 }
 
@@ -618,8 +666,8 @@ check_strings(const json_t *a, struct wire_str *out)
 
 /* See checkop.h: the full decoder's request in the one shape. */
 void
-check_request(
-    const struct check_env *env, struct session *s, const struct request *req)
+check_request(const struct check_env *env, struct session *s, double t0,
+    const struct request *req)
 {
 	struct wire_str urls[PROTO_MAX_URLS], tokens[PROTO_MAX_TOKENS];
 	struct wire_check c = { .json_id = req->id,
@@ -645,7 +693,7 @@ check_request(
 			fatalx("out of memory reading a page");
 		c.page = &page;
 	}
-	check_op(env, s, &c);
+	check_op(env, s, t0, &c);
 	if (req->page != NULL)
 		page_from_json_clear(&page);
 }

@@ -65,15 +65,16 @@ struct cache_entry;
 void check_cause(struct jw *, const struct cache_entry *);
 
 /*
- * Answer check c for session s: at once when every URL is settled, else
- * once the fetches it waits on end (c's strings are copied then, once).
- * The latency of the answer counts from s's current line (reply.h).
+ * Answer check c for session s, its line read at t0 (monotonic seconds,
+ * where the latency of its answer counts from: reply.h): at once when
+ * every URL is settled, else once the fetches it waits on end (c's
+ * strings are copied then, once).
  */
-void check_op(
-    const struct check_env *, struct session *, const struct wire_check *c);
+void check_op(const struct check_env *, struct session *, double t0,
+    const struct wire_check *c);
 /* The same for a check the full decoder (proto_decode()) made. */
-void check_request(
-    const struct check_env *, struct session *, const struct request *);
+void check_request(const struct check_env *, struct session *, double t0,
+    const struct request *);
 /* Answer the session's waiting checks now with "timeout". */
 void check_expire_all(struct session *);
 /* The session is closing: drop its waiting checks unanswered. */

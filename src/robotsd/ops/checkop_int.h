@@ -59,9 +59,13 @@ void check_error_object(struct jw *, const struct check_run *,
 /* A whole answer line that is an error (a batch's too). */
 void check_error_line(
     struct buf *, const struct wire_check *, enum proto_err, const char *msg);
-/* The members of a verdict from entry e after "ok", into the open object. */
+/*
+ * The members of a verdict for a split URL (its origin plain or not) from
+ * entry e after "ok", into the open object.
+ */
 void check_verdict(struct jw *, const struct check_run *,
-    const struct robots_url *, const struct cache_entry *, enum check_source);
+    const struct url_view *, int plain, const struct cache_entry *,
+    enum check_source);
 /* The members for the URL /robots.txt itself. */
 void check_robots_txt_fields(
     struct jw *, const struct check_run *, const struct robots_url *);

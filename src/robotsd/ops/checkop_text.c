@@ -223,16 +223,15 @@ check_rule(
 }
 
 /*
- * The verdict for URL u and the check's agent from entry e, as the
- * answer's members after "ok", into the open object of w.
+ * The verdict for URL u (split; plain as robots_url's) and the check's
+ * agent from entry e, as the answer's members after "ok", into the open
+ * object of w.
  */
 void
-check_verdict(struct jw *w, const struct check_run *r,
-    const struct robots_url *url, const struct cache_entry *e,
-    enum check_source source)
+check_verdict(struct jw *w, const struct check_run *r, const struct url_view *u,
+    int plain, const struct cache_entry *e, enum check_source source)
 {
 	struct robots_verdict v = { .allowed = 1, .crawl_delay = -1 };
-	const struct url_view *u = &url->v;
 	const struct check_ask *a = &r->ask;
 	enum check_reason reason = CHECK_UNAVAILABLE;
 	double expires = cache_expires_in(r->env->cache, e);
@@ -247,7 +246,7 @@ check_verdict(struct jw *w, const struct check_run *r,
 	}
 	jw_kbool(w, "allowed", v.allowed);
 	jw_key(w, "origin");
-	check_str(w, u->origin, u->origin_len, url->plain);
+	check_str(w, u->origin, u->origin_len, plain);
 	check_source_reason(w, source, reason);
 	check_count(r->env, source, reason, v.allowed);
 	jw_kint_or_null(w, "http_status", e->http_status);

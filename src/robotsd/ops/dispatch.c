@@ -20,9 +20,10 @@
 #include "ops/session.h"
 #include "base/xmalloc.h"
 
-/* Answer one decoded request; clears req. */
+/* Answer one decoded request, its line read at t0; clears req. */
 void
-dispatch_request(struct dispatch *d, struct session *s, struct request *req)
+dispatch_request(
+    struct dispatch *d, struct session *s, double t0, struct request *req)
 {
 	static const unsigned char kinds[] = { [OP_CHECK] = REPLY_CHECK_CACHED,
 		[OP_INSPECT] = REPLY_INSPECT,
@@ -33,36 +34,37 @@ dispatch_request(struct dispatch *d, struct session *s, struct request *req)
 		[OP_HISTORY] = REPLY_HISTORY,
 		[OP_WATCH] = REPLY_WATCH };
 
-	s->out->kind = kinds[req->op];
+	const struct reply_stamp st = { t0, kinds[req->op] };
+
 	switch (req->op) {
 	case OP_CHECK:
-		check_request(&d->env, s, req);
+		check_request(&d->env, s, t0, req);
 		break;
 	case OP_INSPECT:
-		dispatch_inspect(d, s, req);
+		dispatch_inspect(d, s, &st, req);
 		break;
 	case OP_PURGE:
 		if (s->admin)
-			dispatch_purge(d, s, req);
+			dispatch_purge(d, s, &st, req);
 		else
-			dispatch_error(s, req->id, PE_FORBIDDEN,
+			dispatch_error(s, &st, req->id, PE_FORBIDDEN,
 			    "purge needs the admin right: use robotsd's admin "
 			    "socket, or run it as root, as robotsd's user or "
 			    "as "
 			    "a member of its admin-group");
 		break;
 	case OP_HISTORY:
-		dispatch_history(d, s, req);
+		dispatch_history(d, s, &st, req);
 		break;
 	case OP_STATS:
-		dispatch_stats(d, s, req);
+		dispatch_stats(d, s, &st, req);
 		break;
 	case OP_PING:
 	case OP_CLOCK:
-		dispatch_simple(d, s, req);
+		dispatch_simple(d, s, &st, req);
 		break;
 	case OP_WATCH:
-		dispatch_watch(d, s, req);
+		dispatch_watch(d, s, &st, req);
 		break;
 	}
 	proto_request_clear(req);

@@ -18,6 +18,7 @@ struct cache;
 struct clock;
 struct reply;
 struct session;
+struct session_ops;
 struct dispatch;
 
 struct dispatch_settings {
@@ -52,6 +53,12 @@ void session_line(struct session *, const char *line, size_t len);
 void session_too_long(struct session *, size_t limit);
 /* 1 while some check of the client waits on a fetch. */
 int session_waiting(const struct session *);
+/*
+ * The sessions above as the line server takes them (iface/session_ops.h),
+ * opened with the struct dispatch; a client refused past max-connections
+ * is answered "overloaded".
+ */
+extern const struct session_ops dispatch_session_ops;
 
 /* Answer every waiting check of every client now with "timeout". */
 void dispatch_expire_waiting(struct dispatch *);

@@ -42,24 +42,40 @@ struct dispatch {
 	struct wire_str urls[PROTO_MAX_URLS]; /* a batch's URLs */
 };
 
-/* Answer one decoded request (the op switch); clears req. */
-void dispatch_request(struct dispatch *, struct session *, struct request *);
+struct reply_stamp;
 
-/* Send what b holds on s, or an internal error when b failed; clears b. */
-void dispatch_send(struct session *, const json_t *id, struct buf *);
-/* Send an error answer. */
-void dispatch_error(
-    struct session *, const json_t *id, enum proto_err, const char *msg);
+/*
+ * Answer one decoded request (the op switch), its line read at t0; clears
+ * req.
+ */
+void dispatch_request(
+    struct dispatch *, struct session *, double t0, struct request *);
 
-/* The small ops, each answering req on s. */
-void dispatch_inspect(struct dispatch *, struct session *, struct request *);
-void dispatch_history(struct dispatch *, struct session *, struct request *);
+/*
+ * Send what b holds on s as the answer to the request st tells, or an
+ * internal error when b failed; clears b.
+ */
+void dispatch_send(struct session *, const struct reply_stamp *st,
+    const json_t *id, struct buf *);
+/* Send an error answer to the request st tells. */
+void dispatch_error(struct session *, const struct reply_stamp *st,
+    const json_t *id, enum proto_err, const char *msg);
+
+/* The small ops, each answering req on s (its answers stamped st). */
+void dispatch_inspect(struct dispatch *, struct session *,
+    const struct reply_stamp *st, struct request *);
+void dispatch_history(struct dispatch *, struct session *,
+    const struct reply_stamp *st, struct request *);
 /* The session is closing: its history ops on the tier go unanswered. */
 void dispatch_history_cancel_all(struct session *);
-void dispatch_purge(struct dispatch *, struct session *, struct request *);
-void dispatch_stats(struct dispatch *, struct session *, struct request *);
+void dispatch_purge(struct dispatch *, struct session *,
+    const struct reply_stamp *st, struct request *);
+void dispatch_stats(struct dispatch *, struct session *,
+    const struct reply_stamp *st, struct request *);
 /* ping and the tests' clock. */
-void dispatch_simple(struct dispatch *, struct session *, struct request *);
-void dispatch_watch(struct dispatch *, struct session *, struct request *);
+void dispatch_simple(struct dispatch *, struct session *,
+    const struct reply_stamp *st, struct request *);
+void dispatch_watch(struct dispatch *, struct session *,
+    const struct reply_stamp *st, struct request *);
 
 #endif /* ROBOTSD_DISPATCH_INT_H */

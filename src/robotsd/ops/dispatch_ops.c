@@ -29,28 +29,32 @@
 #include "ops/tdmres.h"
 #include "base/xmalloc.h"
 
-/* Send what b holds on s, or an internal error when b failed. */
+/*
+ * Send what b holds on s as the answer to the request st tells, or an
+ * internal error when b failed.
+ */
 void
-dispatch_send(struct session *s, const json_t *id, struct buf *b)
+dispatch_send(struct session *s, const struct reply_stamp *st, const json_t *id,
+    struct buf *b)
 {
 	if (b->state != BUF_OK) {
 		buf_reset(b);
 		proto_error(b, id, PE_INTERNAL, "out of memory");
 	}
 	if (b->state == BUF_OK)
-		s->out->ops->send(s->out, b->p, b->len);
+		s->out->ops->send(s->out, st, b->p, b->len);
 	buf_clear(b);
 }
 
-/* Send an error answer. */
+/* Send an error answer to the request st tells. */
 void
-dispatch_error(
-    struct session *s, const json_t *id, enum proto_err e, const char *msg)
+dispatch_error(struct session *s, const struct reply_stamp *st,
+    const json_t *id, enum proto_err e, const char *msg)
 {
 	struct buf b = BUF_INIT(0);
 
 	proto_error(&b, id, e, msg);
-	dispatch_send(s, id, &b);
+	dispatch_send(s, st, id, &b);
 }
 
 /* A number of seconds as an integer, or null when negative. */
@@ -172,15 +176,16 @@ dispatch_retry(struct jw *w, const struct cache_entry *e)
 
 /* Normalize the origin a request names; an error answer on failure. */
 static char *
-dispatch_origin(struct session *s, struct request *req)
+dispatch_origin(
+    struct session *s, const struct reply_stamp *st, struct request *req)
 {
 	enum url_err ue;
 	char *origin;
 
 	if ((origin = robots_url_origin(req->origin, req->origin_len, &ue)) ==
 	    NULL)
-		dispatch_error(
-		    s, req->id, proto_url_err(ue), robots_url_err_message(ue));
+		dispatch_error(s, st, req->id, proto_url_err(ue),
+		    robots_url_err_message(ue));
 	return origin;
 }
 
@@ -256,7 +261,8 @@ dispatch_entry(struct jw *w, const struct cache *c, const struct cache_entry *e,
 
 /* inspect: everything the cache knows about one origin. */
 void
-dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
+dispatch_inspect(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req)
 {
 	struct cache *c = req->tdmrep ? d->env.tdm : d->cache;
 	const struct cache_entry *e;
@@ -266,18 +272,18 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	int stale;
 
 	if (c == NULL) {
-		dispatch_error(s, req->id, PE_NOT_CACHED,
+		dispatch_error(s, st, req->id, PE_NOT_CACHED,
 		    "tdmrep.json is never fetched (--tdmrep off)");
 		return;
 	}
-	if ((origin = dispatch_origin(s, req)) == NULL)
+	if ((origin = dispatch_origin(s, st, req)) == NULL)
 		return;
 	if ((e = cache_find(c, origin)) == NULL) {
 		char *msg; /* names the origin as normalized and looked up */
 
 		xasprintf(&msg, "the origin %s%s is not in the cache", origin,
 		    c != d->cache ? "'s tdmrep.json" : "");
-		dispatch_error(s, req->id, PE_NOT_CACHED, msg);
+		dispatch_error(s, st, req->id, PE_NOT_CACHED, msg);
 		free(msg);
 		free(origin);
 		return;
@@ -289,14 +295,15 @@ dispatch_inspect(struct dispatch *d, struct session *s, struct request *req)
 	jw_kbool(&w, "fetching", e->fetching);
 	jw_kbool(&w, "stale", stale);
 	proto_end(&w);
-	dispatch_send(s, req->id, &b);
+	dispatch_send(s, st, req->id, &b);
 	free(origin);
 }
 
 /* The history answer of origin: its versions v[0..n). */
 static void
-history_answer(struct session *s, const json_t *id, const char *origin,
-    const struct cache_version *v, size_t n)
+history_answer(struct session *s, const struct reply_stamp *st,
+    const json_t *id, const char *origin, const struct cache_version *v,
+    size_t n)
 {
 	struct buf b = BUF_INIT(0);
 	struct jw w;
@@ -319,7 +326,7 @@ history_answer(struct session *s, const json_t *id, const char *origin,
 	}
 	jw_end(&w);
 	proto_end(&w);
-	dispatch_send(s, id, &b);
+	dispatch_send(s, st, id, &b);
 }
 
 /*
@@ -341,23 +348,17 @@ history_peeked_cb(const struct cache_version *v, size_t n, void *arg)
 	struct cache_version out[CACHE_MAX_HISTORY];
 	struct history_wait *w = arg;
 	struct session *s = w->s;
-	unsigned char kind;
-	double t0;
+	/* the latency is this op's, from its own line */
+	const struct reply_stamp hst = { w->t0, REPLY_HISTORY }, *st = &hst;
 
 	if (s != NULL) {
 		TAILQ_REMOVE(&s->histories, w, link);
-		t0 = s->out->t0;
-		kind = s->out->kind;
-		s->out->t0 = w->t0; /* the latency is this op's */
-		s->out->kind = REPLY_HISTORY;
 		if ((n = cache_history_learn(
 		         s->d->cache, w->origin, v, n, out)) > 0)
-			history_answer(s, w->id, w->origin, out, n);
+			history_answer(s, st, w->id, w->origin, out, n);
 		else
-			dispatch_error(s, w->id, PE_NOT_CACHED,
+			dispatch_error(s, st, w->id, PE_NOT_CACHED,
 			    "the origin is not in the cache");
-		s->out->t0 = t0;
-		s->out->kind = kind;
 		if (s->out->ops->settled != NULL)
 			s->out->ops->settled(s->out);
 	}
@@ -383,15 +384,15 @@ dispatch_history_cancel_all(struct session *s)
  * still the caller's) without a tier.
  */
 static int
-history_peek(
-    struct dispatch *d, struct session *s, struct request *req, char *origin)
+history_peek(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req, char *origin)
 {
 	struct history_wait *w = xcalloc(1, sizeof(*w));
 
 	w->s = s;
 	w->id = json_incref(req->id);
 	w->origin = origin;
-	w->t0 = s->out->t0;
+	w->t0 = st->t0;
 	TAILQ_INSERT_TAIL(&s->histories, w, link);
 	if (cache_peek_history(d->cache, origin, history_peeked_cb, w) == 0)
 		return 0;
@@ -406,31 +407,33 @@ history_peek(
  * cached here, those of its shared value.
  */
 void
-dispatch_history(struct dispatch *d, struct session *s, struct request *req)
+dispatch_history(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req)
 {
 	struct cache_version v[CACHE_MAX_HISTORY];
 	const struct cache_entry *e;
 	char *origin;
 
-	if ((origin = dispatch_origin(s, req)) == NULL)
+	if ((origin = dispatch_origin(s, st, req)) == NULL)
 		return;
 	if ((e = cache_find(d->cache, origin)) == NULL ||
 	    e->policy == CACHE_NONE) {
-		if (history_peek(d, s, req, origin) == 0)
+		if (history_peek(d, s, st, req, origin) == 0)
 			return;
-		dispatch_error(s, req->id, PE_NOT_CACHED,
+		dispatch_error(s, st, req->id, PE_NOT_CACHED,
 		    "the origin is not in the cache");
 		free(origin);
 		return;
 	}
 	history_answer(
-	    s, req->id, origin, v, cache_history(e, v, CACHE_MAX_HISTORY));
+	    s, st, req->id, origin, v, cache_history(e, v, CACHE_MAX_HISTORY));
 	free(origin);
 }
 
 /* purge: one origin or all of them. */
 void
-dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
+dispatch_purge(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
 	struct jw w;
@@ -442,7 +445,7 @@ dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
 		if (d->env.tdm != NULL) /* its tdmrep.json with it */
 			(void)cache_purge_all(d->env.tdm);
 	} else {
-		if ((origin = dispatch_origin(s, req)) == NULL)
+		if ((origin = dispatch_origin(s, st, req)) == NULL)
 			return;
 		n = cache_purge(d->cache, origin);
 		if (d->env.tdm != NULL)
@@ -452,12 +455,13 @@ dispatch_purge(struct dispatch *d, struct session *s, struct request *req)
 	proto_begin(&w, &b, req->id, 1);
 	jw_kint(&w, "purged", (long long)n);
 	proto_end(&w);
-	dispatch_send(s, req->id, &b);
+	dispatch_send(s, st, req->id, &b);
 }
 
 /* stats: the counters table, by the stats names. */
 void
-dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
+dispatch_stats(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req)
 {
 	struct metric v[METRICS_MAX];
 	struct buf b = BUF_INIT(0);
@@ -475,12 +479,13 @@ dispatch_stats(struct dispatch *d, struct session *s, struct request *req)
 	}
 	jw_end(&w);
 	proto_end(&w);
-	dispatch_send(s, req->id, &b);
+	dispatch_send(s, st, req->id, &b);
 }
 
 /* ping and the tests' clock. */
 void
-dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
+dispatch_simple(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
 	struct jw w;
@@ -493,7 +498,7 @@ dispatch_simple(struct dispatch *d, struct session *s, struct request *req)
 		jw_kreal(&w, "now", clock_now(d->clock));
 	}
 	proto_end(&w);
-	dispatch_send(s, req->id, &b);
+	dispatch_send(s, st, req->id, &b);
 }
 
 static int
@@ -507,8 +512,8 @@ dispatch_strcmp(const void *a, const void *b)
  * the error answered.
  */
 static int
-dispatch_watch_origins(
-    struct session *s, struct request *req, char ***out, size_t *n)
+dispatch_watch_origins(struct session *s, const struct reply_stamp *st,
+    struct request *req, char ***out, size_t *n)
 {
 	size_t i, k = 0, len = json_array_size(req->origins);
 	char **v = xcalloc(len + 1, sizeof(*v));
@@ -519,7 +524,7 @@ dispatch_watch_origins(
 		o = json_array_get(req->origins, i);
 		if ((v[i] = robots_url_origin(json_string_value(o),
 		         json_string_length(o), &ue)) == NULL) {
-			dispatch_error(s, req->id, proto_url_err(ue),
+			dispatch_error(s, st, req->id, proto_url_err(ue),
 			    robots_url_err_message(ue));
 			while (i > 0)
 				free(v[--i]);
@@ -540,7 +545,8 @@ dispatch_watch_origins(
 
 /* watch: the connection becomes a subscription to the change feed. */
 void
-dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
+dispatch_watch(struct dispatch *d, struct session *s,
+    const struct reply_stamp *st, struct request *req)
 {
 	struct buf b = BUF_INIT(0);
 	struct jw w;
@@ -549,11 +555,11 @@ dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 	size_t n = 0, nagents = json_array_size(req->agents), i;
 
 	if (d->feed == NULL) {
-		dispatch_error(s, req->id, PE_BAD_REQUEST,
+		dispatch_error(s, st, req->id, PE_BAD_REQUEST,
 		    "this robotsd has no change feed");
 		return;
 	}
-	if (!req->all && dispatch_watch_origins(s, req, &origins, &n) == -1)
+	if (!req->all && dispatch_watch_origins(s, st, req, &origins, &n) == -1)
 		return;
 	for (i = 0; i < nagents; i++)
 		agents[i] = json_string_value(json_array_get(req->agents, i));
@@ -566,5 +572,5 @@ dispatch_watch(struct dispatch *d, struct session *s, struct request *req)
 	jw_kint(&w, "watching",
 	    (long long)(req->all ? cache_stats(d->cache)->entries : n));
 	proto_end(&w);
-	dispatch_send(s, req->id, &b);
+	dispatch_send(s, st, req->id, &b);
 }

@@ -20,6 +20,7 @@
 #include "wire/proto.h"
 #include "iface/reply.h"
 #include "ops/session.h"
+#include "iface/session_ops.h"
 #include "wire/wire_fast.h"
 #include "base/xmalloc.h"
 
@@ -31,7 +32,7 @@
  * answered: 1 when the line was one, else 0 (the full decoder's).
  */
 static int
-session_fast(struct session *s, const char *line, size_t len)
+session_fast(struct session *s, double t0, const char *line, size_t len)
 {
 	struct dispatch *d = s->d;
 	struct wire_pair pairs[SESSION_FAST_PAIRS];
@@ -43,26 +44,26 @@ session_fast(struct session *s, const char *line, size_t len)
 	    !wire_fast_check_page(line, len, d->unescaped.p, d->urls,
 	        PROTO_MAX_URLS, pairs, SESSION_FAST_PAIRS, &wc, &pg))
 		return 0;
-	check_op(&d->env, s, &wc);
+	check_op(&d->env, s, t0, &wc);
 	return 1;
 }
 
-/* Decode a line with jansson and answer it. */
+/* Decode a line read at t0 with jansson and answer it. */
 static void
-session_full(struct session *s, const char *line, size_t len)
+session_full(struct session *s, double t0, const char *line, size_t len)
 {
+	const struct reply_stamp refused = { t0, REPLY_OTHER };
 	struct dispatch *d = s->d;
 	struct request req;
 	enum proto_err err;
 	const char *msg;
 
 	if (proto_decode(line, len, d->test_clock, &req, &err, &msg) == -1) {
-		s->out->kind = REPLY_OTHER;
-		dispatch_error(s, req.id, err, msg);
+		dispatch_error(s, &refused, req.id, err, msg);
 		proto_request_clear(&req);
 		return;
 	}
-	dispatch_request(d, s, &req);
+	dispatch_request(d, s, t0, &req);
 }
 
 /* Decode and answer one request line, at one instant; see dispatch.h. */
@@ -70,6 +71,8 @@ void
 session_line(struct session *s, const char *line, size_t len)
 {
 	struct dispatch *d = s->d;
+	/* The server's stamp for the lines it hands over now (reply.h). */
+	const struct reply_stamp refused = { s->out->t0, REPLY_OTHER };
 
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
@@ -79,14 +82,13 @@ session_line(struct session *s, const char *line, size_t len)
 		return; /* blank lines are ignored */
 	d->requests++;
 	if (s->watch != NULL) {
-		dispatch_error(s, NULL, PE_BAD_REQUEST,
+		dispatch_error(s, &refused, NULL, PE_BAD_REQUEST,
 		    "this connection is watching: it takes no more requests");
 		return;
 	}
 	clock_hold(d->clock);
-	s->out->kind = REPLY_CHECK_CACHED; /* the fast path's, else as below */
-	if (!session_fast(s, line, len))
-		session_full(s, line, len);
+	if (!session_fast(s, refused.t0, line, len))
+		session_full(s, refused.t0, line, len);
 	clock_release(d->clock);
 }
 
@@ -95,11 +97,11 @@ void
 session_too_long(struct session *s, size_t limit)
 {
 	char msg[96];
+	const struct reply_stamp refused = { s->out->t0, REPLY_OTHER };
 
 	s->d->requests++;
 	snprintf(msg, sizeof(msg), "request line longer than %zu bytes", limit);
-	s->out->kind = REPLY_OTHER;
-	dispatch_error(s, NULL, PE_LINE_TOO_LONG, msg);
+	dispatch_error(s, &refused, NULL, PE_LINE_TOO_LONG, msg);
 }
 
 struct session *
@@ -147,3 +149,65 @@ session_waiting(const struct session *s)
 {
 	return !TAILQ_EMPTY(&s->waiting) || !TAILQ_EMPTY(&s->histories);
 }
+
+/* session_ops.h's open: a session of the dispatcher arg. */
+static void *
+session_ops_open(void *arg, struct reply *out, int admin)
+{
+	struct session *s = session_new(arg, out);
+
+	session_set_admin(s, admin);
+	return s;
+}
+
+/* session_ops.h's line: session_line(). */
+static void
+session_ops_line(void *s, const char *line, size_t len)
+{
+	session_line(s, line, len);
+}
+
+/* session_ops.h's too_long: session_too_long(). */
+static void
+session_ops_too_long(void *s, size_t limit)
+{
+	session_too_long(s, limit);
+}
+
+/* session_ops.h's waiting: session_waiting(). */
+static int
+session_ops_waiting(const void *s)
+{
+	return session_waiting(s);
+}
+
+/* session_ops.h's close: session_close(). */
+static void
+session_ops_close(void *s)
+{
+	session_close(s);
+}
+
+/* session_ops.h's free: session_free(). */
+static void
+session_ops_free(void *s)
+{
+	session_free(s);
+}
+
+/* The one answer of a client refused past max-connections. */
+static const char *
+session_ops_refusal(void *arg, size_t *len)
+{
+	static const char busy[] =
+	    "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"overloaded\","
+	    "\"message\":\"too many connections\"}}\n";
+
+	(void)arg;
+	*len = sizeof(busy) - 1;
+	return busy;
+}
+
+const struct session_ops dispatch_session_ops = { session_ops_open,
+	session_ops_line, session_ops_too_long, session_ops_waiting,
+	session_ops_close, session_ops_free, session_ops_refusal };
