@@ -287,7 +287,8 @@ class AnswerLines:
     def feed(self, chunk: bytes) -> List[bytes]:
         """The lines chunk completes, blank ones left out."""
         if not self._buf and chunk.find(b"\n") == len(chunk) - 1:
-            return [chunk[:-1]] if chunk.strip() else []  # one whole line
+            # one whole line: an answer ({...}) or blank
+            return [chunk[:-1]] if chunk[:1] == b"{" or chunk.strip() else []
         self._buf += chunk
         if b"\n" not in chunk:
             return []
@@ -501,34 +502,36 @@ class CheckResult:
         answer with a verdict that lacks usage, tokens, or page's
         robots_tag and evidence, or has any of them of the wrong type,
         raises ProtocolError."""
-        if a.get("ok") is not True:
-            return cls(url=url, allowed=None, error=error_from(a.get("error")))
-        allowed, pending = a.get("allowed"), a.get("pending") is True
+        get = a.get
+        if get("ok") is not True:
+            return cls(url=url, allowed=None, error=error_from(get("error")))
+        allowed, pending = get("allowed"), get("pending") is True
         if allowed is not True and allowed is not False and \
                 not (allowed is None and pending):
             raise ProtocolError("robotsd answered allowed=%r, not a boolean"
                                 % (allowed,))
-        for f in ("origin",) if pending else ("origin", "source", "reason"):
-            if type(a.get(f)) is not str:
-                _typed(f, a.get(f), str)  # required: missing is an error
-        r = a.get("rule")
-        cd = a.get("crawl_delay")
-        version = a.get("version")
-        if version is not None:
+        origin, source, reason = get("origin"), get("source"), get("reason")
+        if type(origin) is not str or not pending and (
+                type(source) is not str or type(reason) is not str):
+            for f in ("origin",) if pending else ("origin", "source",
+                                                  "reason"):
+                _typed(f, get(f), str)  # required: missing is an error
+        r = get("rule")
+        cd = get("crawl_delay")
+        version = get("version")
+        if version is not None and type(version) is not str:
             _typed("version", version, str)
-        c = a.get("cause")
+        c = get("cause")
         # Built without __init__ (a frozen dataclass sets each field through
         # object.__setattr__): the same object, at a fraction of the cost.
         out = object.__new__(cls)
         out.__dict__.update(_RESULT_DEFAULTS, url=url, allowed=allowed,
-                            origin=a.get("origin"), source=a.get("source"),
-                            reason=a.get("reason"),
-                            rule=Rule(r["directive"], r["pattern"],
-                                      r["line"])
+                            origin=origin, source=source, reason=reason,
+                            rule=_answer_rule(r)
                             if isinstance(r, dict) else None,
                             crawl_delay=float(cd) if cd is not None else None,
-                            expires_in=a.get("expires_in"),
-                            http_status=a.get("http_status"),
+                            expires_in=get("expires_in"),
+                            http_status=get("http_status"),
                             pending=pending, version=version,
                             cause=Cause(str(c.get("code", "other")),
                                         str(c.get("message", "")))
@@ -536,6 +539,15 @@ class CheckResult:
         if (usage or tokens or page or tdm) and not pending:
             out.__dict__.update(_asked(a, usage, tokens, page, tdm))
         return out
+
+
+def _answer_rule(r: Dict[str, Any]) -> Rule:
+    """The Rule of an answer's "rule", built as from_answer builds its
+    result (KeyError for a rule without its fields)."""
+    out = object.__new__(Rule)
+    out.__dict__.update(directive=r["directive"], pattern=r["pattern"],
+                        line=r["line"])
+    return out
 
 
 # Every CheckResult field at its default (from_answer starts from it).

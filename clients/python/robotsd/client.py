@@ -84,6 +84,7 @@ class _Connection:
         self.answered = threading.Condition(self.lock)  # callers wait here
         self.unwaited = threading.Condition(self.lock)  # the background
         self.reading = False  # someone is in _read_once
+        self.waiting = 0  # callers waiting in answered
         self.background: set = set()  # ids of calls no caller waits on
         self.pending = Pending()
         self.alive = True
@@ -173,7 +174,11 @@ class _Connection:
                 if left <= 0:
                     return
                 if self.reading:
-                    self.answered.wait(left)
+                    self.waiting += 1
+                    try:
+                        self.answered.wait(left)
+                    finally:
+                        self.waiting -= 1
                     continue
                 self.reading = True
                 self.lock.release()
@@ -182,7 +187,8 @@ class _Connection:
                 finally:
                     self.lock.acquire()
                     self.reading = False
-                    self.answered.notify_all()
+                    if self.waiting:
+                        self.answered.notify_all()
                     if self.background:
                         self.unwaited.notify()
 
@@ -260,7 +266,8 @@ class _Connection:
         if not isinstance(a, dict):
             return
         with self.lock:
-            if refuses_connection(a) and not self.pending.raw:
+            if a.get("id", 0) is None and refuses_connection(a) and \
+                    not self.pending.raw:
                 # Too many connections: robotsd closes this one.
                 self.closed_by = error_from(a["error"])
                 return
@@ -509,7 +516,9 @@ class Client:
         rid = next(self._ids)
         data = raw if raw is not None else \
             with_id(head, rid, self.max_line)
-        conn = self._connection(deadline)
+        conn = self._conn  # connected: no lock (a dead one refuses submit)
+        if conn is None or not conn.alive or self._closed:
+            conn = self._connection(deadline)
         fut = conn.submit(rid, data, raw is not None, background, call)
         fut.robotsd_id = rid  # type: ignore[attr-defined]
         fut.robotsd_conn = conn  # type: ignore[attr-defined]
@@ -563,6 +572,10 @@ class Client:
 
     def _await(self, fut: "concurrent.futures.Future[Dict[str, Any]]",
                deadline: float) -> Dict[str, Any]:
+        if type(fut) is _Call:  # the common case: read, answered
+            fut.robotsd_conn.wait(fut, deadline)
+            if fut.answer is not None:
+                return result(fut.answer)
         while not fut.done():
             left = deadline - time.monotonic()
             conn = getattr(fut, "robotsd_conn", None)
