@@ -4,7 +4,7 @@ results. No I/O here."""
 import errno
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -287,7 +287,8 @@ class AnswerLines:
     def feed(self, chunk: bytes) -> List[bytes]:
         """The lines chunk completes, blank ones left out."""
         if not self._buf and chunk.find(b"\n") == len(chunk) - 1:
-            return [chunk[:-1]] if chunk.strip() else []  # one whole line
+            # one whole line: an answer ({...}) or blank
+            return [chunk[:-1]] if chunk[:1] == b"{" or chunk.strip() else []
         self._buf += chunk
         if b"\n" not in chunk:
             return []
@@ -301,6 +302,25 @@ class AnswerLines:
             return None
         return ProtocolError("robotsd sent an answer line longer than %d "
                              "bytes" % MAX_ANSWER)
+
+
+# The C scanner json.loads ends in, called without its detours (the
+# encoding sniffed, whitespace matched twice): one answer line costs it
+# about half.
+_scan = json.JSONDecoder().scan_once
+
+
+def parse_answer(line: bytes) -> Any:
+    """json.loads(line) of one answer line: the same value, or the same
+    ValueError for a line that is not JSON."""
+    try:
+        text = line.decode("utf-8")
+        a, end = _scan(text, 0)
+    except (ValueError, StopIteration):  # leading blanks, not UTF-8, ...
+        return json.loads(line)
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        return json.loads(line)  # raises "Extra data"
+    return a
 
 
 def _bad(what: str, v: Any) -> ProtocolError:
@@ -482,45 +502,78 @@ class CheckResult:
         answer with a verdict that lacks usage, tokens, or page's
         robots_tag and evidence, or has any of them of the wrong type,
         raises ProtocolError."""
-        if a.get("ok") is not True:
-            return cls(url=url, allowed=None, error=error_from(a.get("error")))
-        allowed, pending = a.get("allowed"), a.get("pending") is True
-        if not isinstance(allowed, bool) and not (allowed is None and
-                                                  pending):
+        get = a.get
+        if get("ok") is not True:
+            return cls(url=url, allowed=None, error=error_from(get("error")))
+        allowed, pending = get("allowed"), get("pending") is True
+        if allowed is not True and allowed is not False and \
+                not (allowed is None and pending):
             raise ProtocolError("robotsd answered allowed=%r, not a boolean"
                                 % (allowed,))
-        for f in ("origin",) if pending else ("origin", "source", "reason"):
-            _typed(f, a.get(f), str)  # required: missing is an error
-        r = a.get("rule")
-        rule = Rule(r["directive"], r["pattern"], r["line"]) \
-            if isinstance(r, dict) else None
-        cd = a.get("crawl_delay")
-        extra: Dict[str, Any] = {}
-        if usage and not pending:
-            if "usage" not in a or "usage_from" not in a:
-                raise ProtocolError("usage asked for and not answered (a "
-                                    "robotsd without usage preferences?)")
-            extra["usage"] = parse_usage(a["usage"])
-            extra["usage_from"] = parse_usage_from(a["usage_from"])
-        if tokens and not pending:
-            if "tokens" not in a:
-                raise ProtocolError("tokens asked for and not answered (a "
-                                    "robotsd without control tokens?)")
-            extra["tokens"] = parse_tokens(a["tokens"])
-        if (page or tdm) and not pending:
-            extra.update(_signals(a, page, tdm))
-        version = a.get("version")
-        if version is not None:
+        origin, source, reason = get("origin"), get("source"), get("reason")
+        if type(origin) is not str or not pending and (
+                type(source) is not str or type(reason) is not str):
+            for f in ("origin",) if pending else ("origin", "source",
+                                                  "reason"):
+                _typed(f, get(f), str)  # required: missing is an error
+        r = get("rule")
+        cd = get("crawl_delay")
+        version = get("version")
+        if version is not None and type(version) is not str:
             _typed("version", version, str)
-        c = a.get("cause")
-        cause = Cause(str(c.get("code", "other")), str(c.get("message", "")))\
-            if isinstance(c, dict) else None
-        return cls(url=url, allowed=allowed, origin=a.get("origin"),
-                   source=a.get("source"), reason=a.get("reason"), rule=rule,
-                   crawl_delay=float(cd) if cd is not None else None,
-                   expires_in=a.get("expires_in"),
-                   http_status=a.get("http_status"),
-                   pending=pending, cause=cause, version=version, **extra)
+        c = get("cause")
+        # Built without __init__ (a frozen dataclass sets each field through
+        # object.__setattr__): the same object, at a fraction of the cost.
+        out = object.__new__(cls)
+        out.__dict__.update(_RESULT_DEFAULTS, url=url, allowed=allowed,
+                            origin=origin, source=source, reason=reason,
+                            rule=_answer_rule(r)
+                            if isinstance(r, dict) else None,
+                            crawl_delay=float(cd) if cd is not None else None,
+                            expires_in=get("expires_in"),
+                            http_status=get("http_status"),
+                            pending=pending, version=version,
+                            cause=Cause(str(c.get("code", "other")),
+                                        str(c.get("message", "")))
+                            if isinstance(c, dict) else None)
+        if (usage or tokens or page or tdm) and not pending:
+            out.__dict__.update(_asked(a, usage, tokens, page, tdm))
+        return out
+
+
+def _answer_rule(r: Dict[str, Any]) -> Rule:
+    """The Rule of an answer's "rule", built as from_answer builds its
+    result (KeyError for a rule without its fields)."""
+    out = object.__new__(Rule)
+    out.__dict__.update(directive=r["directive"], pattern=r["pattern"],
+                        line=r["line"])
+    return out
+
+
+# Every CheckResult field at its default (from_answer starts from it).
+_RESULT_DEFAULTS = {f.name: f.default for f in fields(CheckResult)}
+
+
+def _asked(a: Dict[str, Any], usage: bool, tokens: bool, page: bool,
+           tdm: bool) -> Dict[str, Any]:
+    """The CheckResult fields a check asked for (usage, tokens, page,
+    tdm) from answer a with a verdict; raises ProtocolError when one is
+    missing or of the wrong type."""
+    extra: Dict[str, Any] = {}
+    if usage:
+        if "usage" not in a or "usage_from" not in a:
+            raise ProtocolError("usage asked for and not answered (a "
+                                "robotsd without usage preferences?)")
+        extra["usage"] = parse_usage(a["usage"])
+        extra["usage_from"] = parse_usage_from(a["usage_from"])
+    if tokens:
+        if "tokens" not in a:
+            raise ProtocolError("tokens asked for and not answered (a "
+                                "robotsd without control tokens?)")
+        extra["tokens"] = parse_tokens(a["tokens"])
+    if page or tdm:
+        extra.update(_signals(a, page, tdm))
+    return extra
 
 
 def _signals(a: Dict[str, Any], page: bool, tdm: bool) -> Dict[str, Any]:
@@ -578,10 +631,59 @@ def encode(req: Dict[str, Any], max_line: int) -> bytes:
     string that is not valid Unicode (a lone surrogate) and
     LineTooLongError, without sending, for a line over max_line."""
     line = json.dumps(req, separators=(",", ":"), ensure_ascii=False)
+    data = _utf8(line) + b"\n"
+    if max_line and len(data) - 1 > max_line:
+        raise LineTooLongError("request line of %d bytes is over %d; not "
+                               "sent" % (len(data) - 1, max_line))
+    return data
+
+
+# What json.dumps(ensure_ascii=False) writes for a string, quotes included
+# (the C encoder when there is one): encode() and check_head() agree.
+_json_string = json.encoder.encode_basestring
+# The ',"agent":"...",' fragment of the check lines, by agent: a crawler
+# uses a handful of agents; the table stops growing at _AGENT_CACHE.
+_agent_parts: Dict[str, bytes] = {}
+_AGENT_CACHE = 256
+
+
+def _utf8(line: str) -> bytes:
+    """line as UTF-8; ValueError for a lone surrogate (not Unicode)."""
     try:
-        data = line.encode("utf-8") + b"\n"
+        return line.encode("utf-8")
     except UnicodeEncodeError as e:
         raise ValueError("request is not valid Unicode: %s" % e) from None
+
+
+def request_head(req: Dict[str, Any]) -> bytes:
+    """The line of req up to its id: the compact UTF-8 JSON object of
+    encode() without its closing brace, so that with_id() appends the id
+    of each send as its last member. An "id" of req is replaced. Raises
+    ValueError for a string that is not valid Unicode."""
+    if "id" in req:
+        req = {k: v for k, v in req.items() if k != "id"}
+    line = json.dumps(req, separators=(",", ":"), ensure_ascii=False)
+    return _utf8(line[:-1] + ("," if len(line) > 2 else ""))
+
+
+def check_head(url: str, agent: str) -> bytes:
+    """request_head() of a plain check of url for agent, byte for byte,
+    without building the request: the line every crawler sends."""
+    if type(url) is not str or type(agent) is not str:  # as json.dumps
+        return request_head(check_request(url, agent, True))
+    part = _agent_parts.get(agent)
+    if part is None:
+        part = _utf8(',"agent":%s,' % _json_string(agent))
+        if len(_agent_parts) < _AGENT_CACHE:
+            _agent_parts[agent] = part
+    return b'{"op":"check","url":' + _utf8(_json_string(url)) + part
+
+
+def with_id(head: bytes, rid: int, max_line: int) -> bytes:
+    """The request line of head (request_head()) sent as id rid, newline
+    included; LineTooLongError, without sending, for a line over
+    max_line."""
+    data = b'%s"id":%d}\n' % (head, rid)
     if max_line and len(data) - 1 > max_line:
         raise LineTooLongError("request line of %d bytes is over %d; not "
                                "sent" % (len(data) - 1, max_line))
@@ -708,18 +810,20 @@ class Pending:
         self.calls: Dict[int, Any] = {}   # id -> caller's slot
         self.lines: Dict[int, int] = {}   # id -> request line length
         self.raw: List[int] = []          # ids sent as raw lines, oldest first
-        self.sent: Optional[range] = None  # spans the ids sent on it
+        self.first = 0  # the ids sent on it span first..last (0: none)
+        self.last = 0
 
     def add(self, rid: int, slot: Any, length: int, raw: bool) -> None:
         self.calls[rid] = slot
         self.lines[rid] = length
         if raw:
             self.raw.append(rid)
-        elif self.sent is None:
-            self.sent = range(rid, rid + 1)
-        else:  # threads may add their ids out of order
-            self.sent = range(min(self.sent.start, rid),
-                              max(self.sent.stop, rid + 1))
+        elif not self.first:
+            self.first = self.last = rid
+        elif rid > self.last:  # threads may add their ids out of order
+            self.last = rid
+        elif rid < self.first:
+            self.first = rid
 
     def owner(self, a: Dict[str, Any]) -> Optional[int]:
         """The id of the call answer a is for, or None to drop it (a call
@@ -738,7 +842,7 @@ class Pending:
                                     "and no request went without an id")
             return self.owner_of_null()
         if not isinstance(rid, int) or isinstance(rid, bool) or \
-                self.sent is None or rid not in self.sent:
+                not self.first or not self.first <= rid <= self.last:
             raise ProtocolError("robotsd answered id %s, which this "
                                 "connection did not send"
                                 % json.dumps(rid))

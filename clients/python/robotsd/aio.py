@@ -6,7 +6,6 @@ connection breaks (robotsd restarted), a call in flight is sent again on a
 new connection while its timeout allows."""
 import asyncio
 import itertools
-import json
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence
 
@@ -15,9 +14,10 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         HistoryEntry, PageLike, ProtocolError,
                         RobotsdError, batch_requests, batch_results,
-                        check_request, connect_error, encode, error_from,
-                        history_request, parse_history, purge_request,
-                        refuses_connection, result, socket_path, Pending)
+                        check_head, check_request, connect_error,
+                        error_from, history_request, parse_answer,
+                        parse_history, purge_request, refuses_connection,
+                        request_head, result, socket_path, with_id, Pending)
 from .watch import ChangeEvent, watch_async
 
 _RETRY_PAUSE = 0.05
@@ -103,7 +103,7 @@ class _Connection:
 
     def _dispatch(self, line: bytes) -> None:
         try:
-            a = json.loads(line)
+            a = parse_answer(line)
         except ValueError:
             return
         if not isinstance(a, dict):
@@ -186,8 +186,13 @@ class AsyncClient:
                     tdm: bool = False) -> CheckResult:
         """May agent fetch url? See robotsd.Client.check (usage, tokens,
         page and tdm too)."""
-        a = await self.call(check_request(url, agent, wait, usage, tokens,
-                                          page, tdm), timeout)
+        if wait and not (usage or tokens is not None or page is not None or
+                         tdm):
+            head = check_head(url, agent)  # the common line, built fast
+        else:
+            head = request_head(check_request(url, agent, wait, usage,
+                                              tokens, page, tdm))
+        a = await self._call(head, timeout)
         return CheckResult.from_answer(url, a, usage, tokens is not None,
                                        page is not None, tdm)
 
@@ -206,7 +211,8 @@ class AsyncClient:
         out: List[CheckResult] = []
         reqs = batch_requests(urls, agent, wait, usage, tokens, tdm)
         for i, req in enumerate(reqs):
-            a = await self.call(req, max(0.0, deadline - time.monotonic()))
+            a = await self._call(request_head(req),
+                                 max(0.0, deadline - time.monotonic()))
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
                                  a, usage, tokens is not None, tdm)
         return out
@@ -248,6 +254,11 @@ class AsyncClient:
                    timeout: Optional[float] = None) -> Dict[str, Any]:
         """Send one request (its id is set here); the ok answer as a dict,
         or its typed error raised."""
+        return await self._call(request_head(req), timeout)
+
+    async def _call(self, head: bytes,
+                    timeout: Optional[float] = None) -> Dict[str, Any]:
+        """call() of the request line head (request_head())."""
         deadline = time.monotonic() + (self.timeout if timeout is None
                                        else timeout)
         pause = _RETRY_PAUSE
@@ -256,7 +267,7 @@ class AsyncClient:
         while True:
             n = len(sends)
             try:
-                return await self._attempt(req, None, deadline, sends)
+                return await self._attempt(head, None, deadline, sends)
             except ConnectionLostError as e:
                 if n != len(sends) or give_up is None:  # sent, or first
                     give_up = min(deadline,
@@ -276,12 +287,14 @@ class AsyncClient:
                                        else timeout)
         return await self._attempt(None, line + b"\n", deadline, [])
 
-    async def _attempt(self, req: Optional[Dict[str, Any]],
+    async def _attempt(self, head: Optional[bytes],
                        raw: Optional[bytes], deadline: float,
                        sends: List[int]) -> Dict[str, Any]:
+        """Send the request line head (request_head()) with a new id, or
+        the line raw, once, and wait for its answer."""
         rid = next(self._ids)
         data = raw if raw is not None else \
-            encode(dict(req or {}, id=rid), self.max_line)
+            with_id(head or b"{", rid, self.max_line)
         try:
             conn = self._conn
             if conn is None or not conn.alive:

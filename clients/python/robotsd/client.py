@@ -12,7 +12,6 @@ calls in flight are sent again on a new connection while their timeouts
 allow."""
 import concurrent.futures
 import itertools
-import json
 import queue
 import select
 import socket
@@ -25,10 +24,11 @@ from ._protocol import (BATCH_LIMIT, DEFAULT_CONNECT_TIMEOUT,
                         CallTimeoutError, CheckResult, ConnectionLostError,
                         HistoryEntry, PageLike, Pending,
                         ProtocolError, RobotsdError, batch_requests,
-                        batch_results, check_request, connect_error, encode,
-                        error_from, history_request, parse_history,
-                        purge_request, refuses_connection, result,
-                        socket_path)
+                        batch_results, check_head, check_request,
+                        connect_error, error_from, history_request,
+                        parse_answer, parse_history, purge_request,
+                        refuses_connection, request_head, result,
+                        socket_path, with_id)
 from .watch import ChangeEvent, watch_blocking
 
 _RETRY_PAUSE = 0.05  # first pause between reconnect attempts (doubles)
@@ -36,6 +36,35 @@ _RETRY_PAUSE_MAX = 1.0
 # Times one request is sent at most: a request that robotsd never answers
 # because its connection keeps breaking is not resent forever.
 _MAX_SENDS = 3
+
+
+class _Call:
+    """The slot of a call whose caller reads its answer itself (wait()):
+    lighter than a Future, as it is only ever set under its connection's
+    lock, before the connection's waiters are woken."""
+
+    __slots__ = ("answer", "error", "robotsd_id", "robotsd_conn")
+
+    def __init__(self) -> None:
+        self.answer: Optional[Dict[str, Any]] = None
+        self.error: Optional[BaseException] = None
+
+    def done(self) -> bool:
+        return self.answer is not None or self.error is not None
+
+    def set_result(self, a: Dict[str, Any]) -> None:
+        self.answer = a
+
+    def set_exception(self, e: BaseException) -> None:
+        self.error = e
+
+    def result(self, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """The answer, or raise its error; TimeoutError while neither."""
+        if self.error is not None:
+            raise self.error
+        if self.answer is None:
+            raise concurrent.futures.TimeoutError()
+        return self.answer
 
 
 class _Connection:
@@ -55,6 +84,7 @@ class _Connection:
         self.answered = threading.Condition(self.lock)  # callers wait here
         self.unwaited = threading.Condition(self.lock)  # the background
         self.reading = False  # someone is in _read_once
+        self.waiting = 0  # callers waiting in answered
         self.background: set = set()  # ids of calls no caller waits on
         self.pending = Pending()
         self.alive = True
@@ -70,12 +100,13 @@ class _Connection:
                              name="robotsd-" + target.__name__).start()
 
     def submit(self, rid: int, data: bytes, raw: bool,
-               background: bool = False) -> \
-            "concurrent.futures.Future[Dict[str, Any]]":
-        """Send data as call rid; background: no caller will wait for its
-        answer in wait() (the background reader reads it)."""
-        fut: "concurrent.futures.Future[Dict[str, Any]]" = \
-            concurrent.futures.Future()
+               background: bool = False, fut: Any = None) -> Any:
+        """Send data as call rid, its answer to fut (a Future, or the
+        _Call of a caller that waits for it in wait(); None: a new
+        Future); background: no caller will wait for its answer in wait()
+        (the background reader reads it)."""
+        if fut is None:
+            fut = concurrent.futures.Future()
         with self.lock:
             if not self.alive:
                 # closed_by: robotsd refused the connection (overloaded)
@@ -143,7 +174,11 @@ class _Connection:
                 if left <= 0:
                     return
                 if self.reading:
-                    self.answered.wait(left)
+                    self.waiting += 1
+                    try:
+                        self.answered.wait(left)
+                    finally:
+                        self.waiting -= 1
                     continue
                 self.reading = True
                 self.lock.release()
@@ -152,7 +187,8 @@ class _Connection:
                 finally:
                     self.lock.acquire()
                     self.reading = False
-                    self.answered.notify_all()
+                    if self.waiting:
+                        self.answered.notify_all()
                     if self.background:
                         self.unwaited.notify()
 
@@ -224,13 +260,14 @@ class _Connection:
 
     def _dispatch(self, line: bytes) -> None:
         try:
-            a = json.loads(line)
+            a = parse_answer(line)
         except ValueError:
             return
         if not isinstance(a, dict):
             return
         with self.lock:
-            if refuses_connection(a) and not self.pending.raw:
+            if a.get("id", 0) is None and refuses_connection(a) and \
+                    not self.pending.raw:
                 # Too many connections: robotsd closes this one.
                 self.closed_by = error_from(a["error"])
                 return
@@ -242,6 +279,9 @@ class _Connection:
                 fut, bad = None, e
             else:
                 bad = None
+                if type(fut) is _Call:  # set before its caller wakes
+                    fut.set_result(a)
+                    return
         if bad is not None:  # an answer nobody asked for: not robotsd
             self._fail(bad)
         elif fut is not None and not fut.done():
@@ -253,6 +293,9 @@ class _Connection:
                 return
             self.alive = False
             slots = self.pending.drain()
+            for fut in slots:
+                if type(fut) is _Call:  # set before its caller wakes
+                    fut.set_exception(exc)
             self.background.clear()
             self.answered.notify_all()
             self.unwaited.notify_all()
@@ -332,8 +375,13 @@ class Client:
         meta), what came with the fetched page, adds its robots rules
         (.robots_tag) and .evidence; tdm=True the TDMRep answer (.tdm).
         Raises a RobotsdError subclass (TypeError for a malformed page)."""
-        a = self.call(check_request(url, agent, wait, usage, tokens, page,
-                                    tdm), timeout)
+        if wait and not (usage or tokens is not None or page is not None or
+                         tdm):
+            head = check_head(url, agent)  # the common line, built fast
+        else:
+            head = request_head(check_request(url, agent, wait, usage,
+                                              tokens, page, tdm))
+        a = self._call(head, timeout)
         return CheckResult.from_answer(url, a, usage, tokens is not None,
                                        page is not None, tdm)
 
@@ -353,7 +401,8 @@ class Client:
         out: List[CheckResult] = []
         reqs = batch_requests(urls, agent, wait, usage, tokens, tdm)
         for i, req in enumerate(reqs):
-            a = self._await(self._submit_retrying(req, deadline), deadline)
+            a = self._await(self._submit_retrying(request_head(req),
+                                                  deadline), deadline)
             out += batch_results(urls[i * BATCH_LIMIT:(i + 1) * BATCH_LIMIT],
                                  a, usage, tokens is not None, tdm)
         return out
@@ -394,9 +443,14 @@ class Client:
              timeout: Optional[float] = None) -> Dict[str, Any]:
         """Send one request (a dict with "op"; its id is set here) and
         return the ok answer as a dict, or raise its typed error."""
+        return self._call(request_head(req), timeout)
+
+    def _call(self, head: bytes,
+              timeout: Optional[float] = None) -> Dict[str, Any]:
+        """call() of the request line head (request_head())."""
         deadline = self._deadline(timeout)
         try:  # the common case, without the resending machinery
-            fut = self._submit(req, deadline, None)
+            fut = self._submit(head, deadline, None, call=_Call())
         except ConnectionLostError:
             fut = None  # not connected: connect with pauses, below
         if fut is not None:
@@ -407,7 +461,7 @@ class Client:
                         time.monotonic() >= deadline:
                     raise
         return self._await(self._submit_retrying(
-            req, deadline, 0 if fut is None else 1), deadline)
+            head, deadline, 0 if fut is None else 1), deadline)
 
     def call_raw(self, line: bytes,
                  timeout: Optional[float] = None) -> Dict[str, Any]:
@@ -424,8 +478,8 @@ class Client:
         connects (one attempt, no waiting) if needed and does not resend
         after a lost connection; the Future fails with
         ConnectionLostError then. Used by the Scrapy middleware."""
-        return self._submit(req, self._deadline(timeout), raw=None,
-                            background=True)
+        return self._submit(request_head(req), self._deadline(timeout),
+                            raw=None, background=True)
 
     def forget(self, fut: "concurrent.futures.Future[Any]") -> None:
         """Stop waiting for a submitted request (its answer is dropped)."""
@@ -453,19 +507,24 @@ class Client:
                 self._conn = conn
             return conn
 
-    def _submit(self, req: Any, deadline: float, raw: Optional[bytes],
-                background: bool = False) \
-            -> "concurrent.futures.Future[Dict[str, Any]]":
+    def _submit(self, head: bytes, deadline: float, raw: Optional[bytes],
+                background: bool = False, call: Optional[_Call] = None) \
+            -> Any:
+        """Send the request line head (request_head()) with a new id, or
+        the line raw: its Future, or call when given (the caller waits for
+        it in wait())."""
         rid = next(self._ids)
         data = raw if raw is not None else \
-            encode(dict(req, id=rid), self.max_line)
-        conn = self._connection(deadline)
-        fut = conn.submit(rid, data, raw is not None, background)
+            with_id(head, rid, self.max_line)
+        conn = self._conn  # connected: no lock (a dead one refuses submit)
+        if conn is None or not conn.alive or self._closed:
+            conn = self._connection(deadline)
+        fut = conn.submit(rid, data, raw is not None, background, call)
         fut.robotsd_id = rid  # type: ignore[attr-defined]
         fut.robotsd_conn = conn  # type: ignore[attr-defined]
         return fut
 
-    def _submit_retrying(self, req: Dict[str, Any], deadline: float,
+    def _submit_retrying(self, head: bytes, deadline: float,
                          sends: int = 0) \
             -> "concurrent.futures.Future[Dict[str, Any]]":
         """Submit, resending on a new connection whenever the connection
@@ -481,7 +540,7 @@ class Client:
             give_up = min(deadline, time.monotonic() + self.connect_timeout)
             while True:
                 try:
-                    inner = self._submit(req, deadline, None)
+                    inner = self._submit(head, deadline, None)
                     break
                 except ConnectionLostError as e:
                     if self._closed or time.monotonic() + pause > give_up:
@@ -513,6 +572,10 @@ class Client:
 
     def _await(self, fut: "concurrent.futures.Future[Dict[str, Any]]",
                deadline: float) -> Dict[str, Any]:
+        if type(fut) is _Call:  # the common case: read, answered
+            fut.robotsd_conn.wait(fut, deadline)
+            if fut.answer is not None:
+                return result(fut.answer)
         while not fut.done():
             left = deadline - time.monotonic()
             conn = getattr(fut, "robotsd_conn", None)
@@ -520,6 +583,8 @@ class Client:
                 break
             if conn is not None and conn.alive:
                 conn.wait(fut, deadline)  # reads the answer itself
+            elif type(fut) is _Call:  # set when its connection failed
+                break
             else:  # sent again on a new connection soon: wait for it
                 concurrent.futures.wait([fut], min(left, _RETRY_PAUSE))
         try:

@@ -7,7 +7,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-MODULES = ["test_clients", "test_preferences", "test_signals",
+MODULES = ["test_lines", "test_clients", "test_preferences", "test_signals",
            "test_scrapy", "test_watch",
            "test_hostile_daemon"]
 
