@@ -58,9 +58,9 @@ void page_tags_clear(struct page_tags *);
 /* One preference header: its lines joined with ", ", and what it says. */
 struct page_pref {
 	int present;
-	const char *value; /* the one line's value, or own */
+	const char *value; /* the one line's value (borrowed), or own; len */
 	size_t len;
-	char *own; /* the lines joined, or NULL */
+	char *own; /* the lines joined (NUL-terminated), or NULL */
 	struct pref_read read;
 };
 
