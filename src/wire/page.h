@@ -43,7 +43,7 @@ struct page_tags {
 	struct robots_tag_set set; /* the union */
 	size_t nfrom;
 	struct page_tag_from from[PAGE_FROM_MAX];
-	char *joined; /* the Robots-Tag lines joined with ", " */
+	char *joined; /* the Robots-Tag lines joined with ", ", or NULL */
 };
 
 /*
@@ -58,8 +58,9 @@ void page_tags_clear(struct page_tags *);
 /* One preference header: its lines joined with ", ", and what it says. */
 struct page_pref {
 	int present;
-	char *value;
+	const char *value; /* the one line's value (borrowed), or own; len */
 	size_t len;
+	char *own; /* the lines joined (NUL-terminated), or NULL */
 	struct pref_read read;
 };
 
