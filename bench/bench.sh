@@ -45,6 +45,8 @@ trap 'exit 1' INT TERM HUP
 . "$here/bench-lib.sh"
 # shellcheck source=bench/clients-lib.sh
 . "$here/clients-lib.sh"
+# shellcheck source=bench/scrapy-lib.sh
+. "$here/scrapy-lib.sh"
 
 # --- the library ----------------------------------------------------------
 note "librobots over the corpus"
@@ -103,6 +105,9 @@ socket_rows
 
 # --- the clients: each against a bare loop of its language, and Protego ----
 client_rows "$tmp/sock"
+
+# --- Scrapy: RobotsdMiddleware against Scrapy's own, the same crawl --------
+scrapy_rows "${SCRAPY_ROUNDS:-3}" 200 || note "no Scrapy row: a crawl failed"
 
 # --- fetches ----------------------------------------------------------------
 fetch_rows http 10000
