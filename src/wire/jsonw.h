@@ -70,18 +70,6 @@ jw_init(struct jw *w, struct buf *b)
 	*w = (struct jw){ .b = b, .arr = 1 };
 }
 
-/*
- * A writer that continues inside an object already open in b (written as
- * text by a cache of encoded members, say): more says whether it holds a
- * member already. jw_end() then closes that object.
- */
-static inline void
-jw_init_in_obj(struct jw *w, struct buf *b, int more)
-{
-	*w =
-	    (struct jw){ .b = b, .depth = 1, .more = more ? 2ul : 0, .arr = 1 };
-}
-
 void jw_misuse(struct jw *);
 
 /* Before a value: its comma, unless it is a key's value or the first. */
@@ -270,18 +258,6 @@ jw_vraw(struct jw *w, const char *s, size_t len)
 #define jw_vlit(w, s) jw_vraw((w), "" s, sizeof(s) - 1)
 
 /*
- * Members already encoded as text ("a":1,"b":2, no comma at either end;
- * empty adds nothing) into the open object: an answer's cached part.
- */
-static inline void
-jw_members(struct jw *w, const char *s, size_t len)
-{
-	if (len == 0 || !jw_member_pre(w))
-		return;
-	buf_add(w->b, s, len);
-}
-
-/*
  * A string known to need no escaping (an origin the URL splitter found
  * plain, a name of the program's own from a table), copied as it is.
  */
@@ -302,18 +278,6 @@ jw_vplain(struct jw *w, const char *s, size_t len)
 	buf_add(b, "\"", 1);
 	buf_add(b, s, len);
 	buf_add(b, "\"", 1);
-}
-
-/*
- * Before one member of the open object that a function of struct buf
- * writes as text ("k":v, no comma): its comma, unless it is the first.
- * The buffer to write it to.
- */
-static inline struct buf *
-jw_member_buf(struct jw *w)
-{
-	jw_member_pre(w);
-	return w->b;
 }
 
 /* Key and value at once. */
