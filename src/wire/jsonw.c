@@ -262,7 +262,7 @@ jw_json(struct buf *b, const json_t *v)
 void
 jw_misuse(struct jw *w)
 {
-	w->bad = 1;
+	w->s = JW_BAD;
 	if (w->b->state == BUF_OK)
 		w->b->state = BUF_FULL;
 }
@@ -271,9 +271,8 @@ jw_misuse(struct jw *w)
 void
 jw_key_str(struct jw *w, const char *s, size_t len)
 {
-	if (!jw_member_pre(w))
+	if (!jw_member_pre(w, JW_KEYED))
 		return;
 	jw_str(w->b, s, len);
 	buf_lit(w->b, ":");
-	w->keyed = 1;
 }

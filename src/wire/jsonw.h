@@ -49,25 +49,34 @@ size_t jw_plain_len(const unsigned char *s, size_t n);
  * element of the open array (or the top-level value). Nesting past
  * JW_DEPTH, or an end with nothing open, is a bug of the caller: it marks
  * the buffer BUF_FULL, so the answer is refused as too large rather than
- * sent malformed, and jw_ok() tells tests.
+ * sent malformed, and jw_ok() tells tests. The checks stay in every build:
+ * each step costs one load and one compare of a single state word.
  */
 #define JW_DEPTH 31
 
+/*
+ * The state of the innermost open container (the top level counts as an
+ * array). JW_BAD, once misuse set it, fails every later step.
+ */
+enum {
+	JW_MORE = 1,  /* it has a member: the next one takes a comma */
+	JW_ARR = 2,   /* it is an array */
+	JW_KEYED = 4, /* an object whose key was written: its value comes */
+	JW_BAD = 8,   /* misused */
+};
+
 struct jw {
 	struct buf *b;
-	unsigned depth;     /* containers open; 0 at the top level */
-	unsigned keyed;     /* a key was written: the next value is its value */
-	unsigned long more; /* bit d: the container at depth d has a member */
-	unsigned long arr;  /* bit d: the container at depth d is an array;
-	                       bit 0 is set: the top level takes no key */
-	unsigned bad;       /* misuse seen (also marks b) */
+	unsigned s;       /* JW_* of the innermost open container */
+	unsigned long up; /* bit i: the container i levels out is an array;
+	                     the highest bit set stands for the top level */
 };
 
 /* A writer at the top level of b. */
 static inline void
 jw_init(struct jw *w, struct buf *b)
 {
-	*w = (struct jw){ .b = b, .arr = 1 };
+	*w = (struct jw){ .b = b, .s = JW_ARR, .up = 1 };
 }
 
 void jw_misuse(struct jw *);
@@ -76,52 +85,51 @@ void jw_misuse(struct jw *);
 static inline void
 jw_pre(struct jw *w)
 {
-	unsigned long bit = 1ul << w->depth;
+	unsigned s = w->s;
 
-	if (w->keyed) {
-		w->keyed = 0;
+	if (s == JW_KEYED) {
+		w->s = JW_MORE;
 		return;
 	}
-	if (!(w->arr & bit)) {
+	if ((s | JW_MORE) != (JW_ARR | JW_MORE)) {
 		jw_misuse(w); /* an object's member needs a key */
 		return;
 	}
-	if (w->more & bit)
+	w->s = JW_ARR | JW_MORE;
+	if (s & JW_MORE)
 		buf_add(w->b, ",", 1);
-	w->more |= bit;
 }
 
 /* A key in the open object, from a literal: jw_key(w, "allowed"). */
 #define jw_key(w, k) jw_key_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
 
 /*
- * lit is ,"key":value, a whole member (or ,"key": when jw_key_lit() goes
- * on to the value): the comma is written only after a member. Each branch
- * adds a length the compiler knows from the literal, so the copy is a few
- * moves rather than a call.
+ * lit is ,"key":value, a whole member (or ,"key": when next is JW_KEYED
+ * and a value follows): the comma is written only after a member. Each
+ * branch adds a length the compiler knows from the literal, so the copy is
+ * a few moves rather than a call.
  */
 static inline void
-jw_member_lit(struct jw *w, const char *lit, size_t n)
+jw_member_lit(struct jw *w, const char *lit, size_t n, unsigned next)
 {
-	unsigned long bit = 1ul << w->depth;
+	unsigned s = w->s;
 
-	if (((w->arr & bit) | w->keyed) != 0) {
-		jw_misuse(w);
+	if (s > JW_MORE) {
+		jw_misuse(w); /* an array, a key's value, or misused */
 		return;
 	}
-	if (w->more & bit)
+	w->s = next;
+	if (s != 0)
 		buf_add(w->b, lit, n);
 	else
 		buf_add(w->b, lit + 1, n - 1);
-	w->more |= bit;
 }
 
 /* lit is ,"key": and the next value is that key's. */
 static inline void
 jw_key_lit(struct jw *w, const char *lit, size_t n)
 {
-	jw_member_lit(w, lit, n);
-	w->keyed = !w->bad;
+	jw_member_lit(w, lit, n, JW_KEYED);
 }
 
 /*
@@ -130,27 +138,34 @@ jw_key_lit(struct jw *w, const char *lit, size_t n)
  * whole JSON value.
  */
 #define jw_kvlit(w, k, v)                                                      \
-	jw_member_lit((w), ",\"" k "\":" v, sizeof(",\"" k "\":" v) - 1)
+	jw_member_lit(                                                         \
+	    (w), ",\"" k "\":" v, sizeof(",\"" k "\":" v) - 1, JW_MORE)
+
+/* Two whole members from literals in one copy: "k1":v1,"k2":v2. */
+#define jw_kvlit2(w, k1, v1, k2, v2)                                           \
+	jw_member_lit((w), ",\"" k1 "\":" v1 ",\"" k2 "\":" v2,                \
+	    sizeof(",\"" k1 "\":" v1 ",\"" k2 "\":" v2) - 1, JW_MORE)
 
 /* A key of any bytes (escaped as jw_str() escapes them). */
 void jw_key_str(struct jw *, const char *s, size_t len);
 
 /*
- * Before a member of the open object given as text: its comma after a
- * member; 0 (and misuse) when no object is open or a key waits.
+ * Before a member of the open object written as text: its comma after a
+ * member; the state is next then. 0 (and misuse) when no object is open
+ * or a key waits.
  */
 static inline int
-jw_member_pre(struct jw *w)
+jw_member_pre(struct jw *w, unsigned next)
 {
-	unsigned long bit = 1ul << w->depth;
+	unsigned s = w->s;
 
-	if (((w->arr & bit) | w->keyed) != 0) {
+	if (s > JW_MORE) {
 		jw_misuse(w);
 		return 0;
 	}
-	if (w->more & bit)
+	w->s = next;
+	if (s != 0)
 		buf_add(w->b, ",", 1);
-	w->more |= bit;
 	return 1;
 }
 
@@ -161,44 +176,90 @@ jw_member_pre(struct jw *w)
 static inline void
 jw_key_name(struct jw *w, const char *s, size_t len)
 {
-	if (!jw_member_pre(w))
+	if (!jw_member_pre(w, JW_KEYED))
 		return;
-	w->keyed = 1;
 	buf_add(w->b, "\"", 1);
 	buf_add(w->b, s, len);
 	buf_add(w->b, "\":", 2);
 }
 
-/* Open an object or an array as the next value. */
+/*
+ * The container just begun becomes the innermost, in state inner; 0 (and
+ * misuse) when the writer was misused or JW_DEPTH containers are open.
+ */
+static inline int
+jw_push(struct jw *w, unsigned inner)
+{
+	if ((w->s & JW_BAD) != 0 || (w->up >> (JW_DEPTH - 1)) != 0) {
+		jw_misuse(w);
+		return 0;
+	}
+	w->up = w->up << 1 | (w->s & JW_ARR) >> 1;
+	w->s = inner;
+	return 1;
+}
+
+/*
+ * Open an object or an array as the next value: lit is its opener and
+ * what follows it at once (a first key, or a first member), which leaves
+ * it in state inner.
+ */
 static inline void
-jw_open(struct jw *w, char c, int arr)
+jw_open(struct jw *w, const char *lit, size_t n, unsigned inner)
 {
 	jw_pre(w);
-	if (w->depth + 1 >= JW_DEPTH) {
+	if (jw_push(w, inner))
+		buf_add(w->b, lit, n);
+}
+#define jw_obj(w) jw_open((w), "{", 1, 0)
+#define jw_arr(w) jw_open((w), "[", 1, JW_ARR)
+/* An object whose first key is k: jw_obj() and jw_key() in one copy. */
+#define jw_obj_key(w, k)                                                       \
+	jw_open((w), "{\"" k "\":", sizeof("{\"" k "\":") - 1, JW_KEYED)
+/* An object whose first member is k and the literal v, in one copy. */
+#define jw_obj_kvlit(w, k, v)                                                  \
+	jw_open((w), "{\"" k "\":" v, sizeof("{\"" k "\":" v) - 1, JW_MORE)
+
+/*
+ * A member of the open object whose value is a container opened here: lit
+ * is ,"key": and the opener; the container is then in state inner.
+ */
+static inline void
+jw_member_open(struct jw *w, const char *lit, size_t n, unsigned inner)
+{
+	unsigned s = w->s;
+
+	if (s > JW_MORE) {
 		jw_misuse(w);
 		return;
 	}
-	buf_add(w->b, &c, 1);
-	w->depth++;
-	w->more &= ~(1ul << w->depth);
-	if (arr)
-		w->arr |= 1ul << w->depth;
+	w->s = JW_MORE;
+	if (!jw_push(w, inner))
+		return;
+	if (s != 0)
+		buf_add(w->b, lit, n);
 	else
-		w->arr &= ~(1ul << w->depth);
+		buf_add(w->b, lit + 1, n - 1);
 }
-#define jw_obj(w) jw_open((w), '{', 0)
-#define jw_arr(w) jw_open((w), '[', 1)
+/* jw_key(w, k) and jw_obj(w), or jw_arr(w), in one copy. */
+#define jw_kobj(w, k)                                                          \
+	jw_member_open((w), ",\"" k "\":{", sizeof(",\"" k "\":{") - 1, 0)
+#define jw_karr(w, k)                                                          \
+	jw_member_open((w), ",\"" k "\":[", sizeof(",\"" k "\":[") - 1, JW_ARR)
 
 /* Close the innermost open object or array. */
 static inline void
 jw_end(struct jw *w)
 {
-	if (w->depth == 0 || w->keyed) {
-		jw_misuse(w);
+	unsigned s = w->s;
+
+	if (s > (JW_ARR | JW_MORE) || w->up == 1) {
+		jw_misuse(w); /* a key waits, misused, or nothing is open */
 		return;
 	}
-	buf_add(w->b, (w->arr >> w->depth & 1) ? "]" : "}", 1);
-	w->depth--;
+	w->s = JW_MORE | (unsigned)(w->up & 1) << 1;
+	w->up >>= 1;
+	buf_add(w->b, (s & JW_ARR) ? "]" : "}", 1);
 }
 
 /* Values: the next element, or the value of the key just written. */
@@ -296,7 +357,7 @@ jw_vplain(struct jw *w, const char *s, size_t len)
 static inline int
 jw_ok(const struct jw *w)
 {
-	return !w->bad && w->depth == 0 && !w->keyed;
+	return w->up == 1 && (w->s | JW_MORE) == (JW_ARR | JW_MORE);
 }
 
 #endif /* ROBOTS_JSONW_H */

@@ -617,6 +617,31 @@ jw_plain_and_literals(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_fused(struct jw *w)
+{
+	jw_obj_key(w, "url");
+	jw_vplain(w, "u", 1);
+	jw_kvlit2(w, "ok", "true", "allowed", "false");
+	jw_kobj(w, "usage");
+	jw_kvlit2(w, "a", "1", "b", "2");
+	jw_end(w);
+	jw_karr(w, "from");
+	jw_obj_kvlit(w, "allowed", "true");
+	jw_end(w);
+	jw_obj_key(w, "k");
+	jw_obj(w);
+	jw_end(w);
+	jw_end(w);
+	jw_end(w);
+	jw_karr(w, "e");
+	jw_end(w);
+	jw_kobj(w, "o");
+	jw_karr(w, "x");
+	jw_end(w);
+	jw_end(w);
+	jw_end(w);
+}
+static void
 jw_top_array(struct jw *w)
 {
 	jw_arr(w);
@@ -640,6 +665,10 @@ START_TEST(test_jw_structure_places_commas_and_closers)
 		    "{\"train-ai\":\"allowed\",\"rules\":[\"noindex\",\"\"]}" },
 		{ jw_plain_and_literals,
 		    "{\"e\":{},\"o\":\"http://a\",\"n\":null,\"f\":false}" },
+		{ jw_fused,
+		    "{\"url\":\"u\",\"ok\":true,\"allowed\":false,\"usage\":{"
+		    "\"a\":1,\"b\":2},\"from\":[{\"allowed\":true},{\"k\":{}}],"
+		    "\"e\":[],\"o\":{\"x\":[]}}" },
 		{ jw_top_array, "[true,{\"k\":1},null]" },
 	};
 
@@ -707,6 +736,44 @@ jw_end_too_often(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_member_open_in_array(struct jw *w)
+{
+	jw_arr(w);
+	jw_kobj(w, "k");
+}
+static void
+jw_member_open_after_key(struct jw *w)
+{
+	jw_obj(w);
+	jw_key(w, "k");
+	jw_karr(w, "a");
+}
+static void
+jw_members_at_top(struct jw *w)
+{
+	jw_kvlit2(w, "a", "1", "b", "2");
+}
+static void
+jw_keyed_open_in_object(struct jw *w)
+{
+	jw_obj(w);
+	jw_obj_key(w, "k");
+}
+static void
+jw_use_after_misuse(struct jw *w)
+{
+	jw_end(w);
+	jw_obj(w);
+	jw_end(w);
+}
+static void
+jw_too_deep_by_member(struct jw *w)
+{
+	jw_obj(w);
+	for (int i = 0; i < JW_DEPTH; i++)
+		jw_kobj(w, "k");
+}
+static void
 jw_too_deep(struct jw *w)
 {
 	for (int i = 0; i < JW_DEPTH + 1; i++)
@@ -725,6 +792,12 @@ START_TEST(test_jw_misuse_fails_the_buffer)
 		jw_end_too_often,
 		jw_too_deep,
 		jw_member_at_top,
+		jw_member_open_in_array,
+		jw_member_open_after_key,
+		jw_members_at_top,
+		jw_keyed_open_in_object,
+		jw_use_after_misuse,
+		jw_too_deep_by_member,
 	};
 	struct buf b = BUF_INIT(0);
 	struct jw w;
