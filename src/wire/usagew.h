@@ -46,6 +46,8 @@ void jw_evidence(struct jw *, const char *robots, const char *page);
  * decided, else null.
  */
 void jw_rule(struct jw *, const struct robots_verdict *v);
+/* The member "rule" of a verdict: jw_key(w, "rule") and jw_rule(). */
+void jw_krule(struct jw *, const struct robots_verdict *v);
 /*
  * One member of the "tokens" object, into the open object of w (the
  * caller opens and closes "tokens"): "token":{"allowed":..,"rule":..},
@@ -61,5 +63,7 @@ void jw_token(
  * [{"line":N,"code":C,"message":T},...]; r NULL: [].
  */
 void jw_warnings(struct jw *, const struct robots *r);
+/* The member "warnings": jw_key(w, "warnings") and jw_warnings(). */
+void jw_kwarnings(struct jw *, const struct robots *r);
 
 #endif /* ROBOTS_USAGEW_H */

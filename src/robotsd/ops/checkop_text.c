@@ -130,8 +130,7 @@ check_tokens(struct jw *w, const struct url_view *u, const struct check_ask *a,
 	struct robots_verdict v;
 	size_t i;
 
-	jw_key(w, "tokens");
-	jw_obj(w);
+	jw_kobj(w, "tokens");
 	for (i = 0; i < a->ntokens; i++) {
 		v.allowed = e == NULL || e->policy != CACHE_DISALLOW_ALL;
 		v.reason = ROBOTS_REASON_NO_RULE; /* no rule to name */
@@ -204,11 +203,10 @@ static void
 check_rule(
     struct jw *w, const struct cache_entry *e, const struct robots_verdict *v)
 {
-	jw_key(w, "rule");
 	if (e->policy != CACHE_RULES)
-		jw_vnull(w);
+		jw_knull(w, "rule");
 	else
-		jw_rule(w, v);
+		jw_krule(w, v);
 }
 
 /*
@@ -301,12 +299,13 @@ void
 check_begin(
     struct jw *w, const struct check_run *r, const struct wire_str *url, int ok)
 {
-	jw_obj(w);
 	if (r->batch) {
-		jw_key(w, "url");
+		jw_obj_key(w, "url");
 		check_str(w, url->p, url->len, url->plain);
-	} else
+	} else {
+		jw_obj(w);
 		check_id(w, r->req);
+	}
 	jw_kbool(w, "ok", ok);
 }
 
@@ -315,9 +314,8 @@ check_results_begin(struct jw *w, const struct wire_check *c)
 {
 	jw_obj(w);
 	check_id(w, c);
-	jw_kbool(w, "ok", 1);
-	jw_key(w, "results");
-	jw_arr(w);
+	jw_kvlit(w, "ok", "true");
+	jw_karr(w, "results");
 }
 
 void
