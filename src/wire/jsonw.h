@@ -302,6 +302,15 @@ jw_vnull(struct jw *w)
 	jw_pre(w);
 	buf_add(w->b, "null", 4);
 }
+/* A C string, or null when s is NULL. */
+static inline void
+jw_vcstr_or_null(struct jw *w, const char *s)
+{
+	if (s != NULL)
+		jw_vstr(w, s, strlen(s));
+	else
+		jw_vnull(w);
+}
 static inline void
 jw_vjson(struct jw *w, const json_t *v)
 {

@@ -642,6 +642,15 @@ jw_fused(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_cstrs(struct jw *w)
+{
+	jw_arr(w);
+	jw_vcstr_or_null(w, "a\"b");
+	jw_vcstr_or_null(w, NULL);
+	jw_vcstr_or_null(w, "");
+	jw_end(w);
+}
+static void
 jw_top_array(struct jw *w)
 {
 	jw_arr(w);
@@ -669,6 +678,7 @@ START_TEST(test_jw_structure_places_commas_and_closers)
 		    "{\"url\":\"u\",\"ok\":true,\"allowed\":false,\"usage\":{"
 		    "\"a\":1,\"b\":2},\"from\":[{\"allowed\":true},{\"k\":{}}],"
 		    "\"e\":[],\"o\":{\"x\":[]}}" },
+		{ jw_cstrs, "[\"a\\\"b\",null,\"\"]" },
 		{ jw_top_array, "[true,{\"k\":1},null]" },
 	};
 
