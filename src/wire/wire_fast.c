@@ -275,12 +275,34 @@ boolean(struct cur *c, int *v)
 }
 
 /*
+ * The step after a member or an element: 1 past the closer close, 0 past
+ * a comma and the blanks after it, -1 at anything else.
+ */
+static int
+next_item(struct cur *c, unsigned char close)
+{
+	ws(c);
+	if (c->p >= c->end)
+		return -1;
+	if (*c->p == close) {
+		c->p++;
+		return 1;
+	}
+	if (*c->p++ != ',')
+		return -1;
+	ws(c);
+	return 0;
+}
+
+/*
  * A JSON array at c->p, each element read by one(c, arg): 0, or -1 when
  * one fails or the array is not well formed.
  */
 static int
 elements(struct cur *c, int (*one)(struct cur *, void *), void *arg)
 {
+	int r;
+
 	if (c->p >= c->end || *c->p++ != '[')
 		return -1;
 	ws(c);
@@ -289,18 +311,10 @@ elements(struct cur *c, int (*one)(struct cur *, void *), void *arg)
 		return 0;
 	}
 	for (;;) {
-		if (one(c, arg) == -1)
+		if (one(c, arg) == -1 || (r = next_item(c, ']')) == -1)
 			return -1;
-		ws(c);
-		if (c->p >= c->end)
-			return -1;
-		if (*c->p == ']') {
-			c->p++;
+		if (r == 1)
 			return 0;
-		}
-		if (*c->p++ != ',')
-			return -1;
-		ws(c);
 	}
 }
 
@@ -369,7 +383,7 @@ page(struct cur *c)
 	static const struct key_name keys[] = { { "headers", 7 },
 		{ "meta", 4 } };
 	struct wire_page *pg = c->page;
-	int k, seen[2] = { 0, 0 };
+	int k, r, seen[2] = { 0, 0 };
 
 	if (c->p >= c->end || *c->p++ != '{')
 		return -1;
@@ -382,18 +396,11 @@ page(struct cur *c)
 	for (;;) {
 		if ((k = key_of(c, keys, 2)) < 0 || seen[k]++ ||
 		    (k == 0 ? pairs(c, &pg->headers, &pg->nheaders)
-		            : pairs(c, &pg->meta, &pg->nmeta)) == -1)
+		            : pairs(c, &pg->meta, &pg->nmeta)) == -1 ||
+		    (r = next_item(c, '}')) == -1)
 			return -1;
-		ws(c);
-		if (c->p >= c->end)
-			return -1;
-		if (*c->p == '}') {
-			c->p++;
+		if (r == 1)
 			return 0;
-		}
-		if (*c->p++ != ',')
-			return -1;
-		ws(c);
 	}
 }
 
@@ -440,7 +447,7 @@ check(struct cur *c, struct wire_check *out)
 	const unsigned need = 1u << K_OP | 1u << K_AGENT;
 	const unsigned one = 1u << K_URL | 1u << K_URLS;
 	unsigned seen = 0;
-	int k;
+	int k, r;
 
 	memset(out, 0, sizeof(*out));
 	out->wait = 1;
@@ -453,14 +460,10 @@ check(struct cur *c, struct wire_check *out)
 		    value(c, (enum key)k, out) == -1)
 			return 0;
 		seen |= 1u << k;
-		ws(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p >= c->end || *c->p++ != '}')
+		if ((r = next_item(c, '}')) == -1)
 			return 0;
-		break;
+		if (r == 1)
+			break;
 	}
 	ws(c);
 	/* url xor urls: both or neither is proto_decode()'s bad_request */
