@@ -220,7 +220,7 @@ key_of(struct cur *c, const struct key_name *keys, size_t n)
 	return -1;
 }
 
-/* A key of a check; "page" only when the caller takes one. */
+/* A key of a check. */
 static int
 key(struct cur *c)
 {
@@ -232,9 +232,8 @@ key(struct cur *c)
 		[K_WAIT] = { "wait", 4 },
 		[K_USAGE] = { "usage", 5 },
 		[K_PAGE] = { "page", 4 } };
-	size_t n = sizeof(keys) / sizeof(keys[0]);
 
-	return key_of(c, keys, c->page != NULL ? n : n - 1);
+	return key_of(c, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
 /* A non-negative integer jansson holds exactly: no sign, no leading 0. */
@@ -472,18 +471,6 @@ check(struct cur *c, struct wire_check *out)
 		return 0;
 	/* a batch with a page is proto_decode()'s bad_request */
 	return !((seen & 1u << K_PAGE) && (seen & 1u << K_URLS));
-}
-
-/* Decode a check line; see wire_fast.h. */
-int
-wire_fast_check(const char *line, size_t len, char *scratch,
-    struct wire_str *urls, size_t max_urls, struct wire_check *out)
-{
-	struct cur c = { (const unsigned char *)line,
-		(const unsigned char *)line + len, scratch, urls, max_urls,
-		NULL, NULL, 0, 0 };
-
-	return check(&c, out);
 }
 
 /* Decode a check line that may have a page; see wire_fast.h. */
