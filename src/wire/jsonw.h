@@ -244,6 +244,11 @@ jw_member_open(struct jw *w, const char *lit, size_t n, unsigned inner)
 /* jw_key(w, k) and jw_obj(w), or jw_arr(w), in one copy. */
 #define jw_kobj(w, k)                                                          \
 	jw_member_open((w), ",\"" k "\":{", sizeof(",\"" k "\":{") - 1, 0)
+/* jw_kobj(w, k) and jw_key(w, k2) in one copy. */
+#define jw_kobj_key(w, k, k2)                                                  \
+	jw_member_open((w),                                                    \
+	    ",\"" k "\":{\"" k2 "\":", sizeof(",\"" k "\":{\"" k2 "\":") - 1,  \
+	    JW_KEYED)
 #define jw_karr(w, k)                                                          \
 	jw_member_open((w), ",\"" k "\":[", sizeof(",\"" k "\":[") - 1, JW_ARR)
 
@@ -331,23 +336,57 @@ jw_vraw(struct jw *w, const char *s, size_t len)
  * A string known to need no escaping (an origin the URL splitter found
  * plain, a name of the program's own from a table), copied as it is.
  */
+void jw_vplain_slow(struct jw *, const char *s, size_t len);
 static inline void
 jw_vplain(struct jw *w, const char *s, size_t len)
 {
 	struct buf *b = w->b;
 
-	jw_pre(w);
-	if (len + 2 <= b->cap - b->len && b->state == BUF_OK &&
-	    (b->max == 0 || len + 2 <= b->max - b->len)) {
-		b->p[b->len] = '"'; /* in one go: the room is there */
-		memcpy(b->p + b->len + 1, s, len);
-		b->p[b->len + len + 1] = '"';
-		b->len += len + 2;
+	if (w->s != JW_KEYED || len + 2 > b->cap - b->len ||
+	    b->state != BUF_OK || (b->max != 0 && len + 2 > b->max - b->len)) {
+		jw_vplain_slow(w, s, len); /* an element, or no room */
 		return;
 	}
-	buf_add(b, "\"", 1);
-	buf_add(b, s, len);
-	buf_add(b, "\"", 1);
+	w->s = JW_MORE;
+	b->p[b->len] = '"'; /* in one go: the room is there */
+	memcpy(b->p + b->len + 1, s, len);
+	b->p[b->len + len + 1] = '"';
+	b->len += len + 2;
+}
+
+void jw_member_plain_slow(
+    struct jw *, const char *lit, size_t n, const char *s, size_t len);
+/*
+ * A member: lit is ,"key":" (the comma written only after a member), then
+ * the plain string s and its closing quote. With one check of the room
+ * when it is there, as for jw_vplain().
+ */
+static inline void
+jw_member_plain(
+    struct jw *w, const char *lit, size_t n, const char *s, size_t len)
+{
+	struct buf *b = w->b;
+	unsigned st = w->s;
+	char *p;
+
+	if (st > JW_MORE || n + len + 1 > b->cap - b->len ||
+	    b->state != BUF_OK ||
+	    (b->max != 0 && n + len + 1 > b->max - b->len)) {
+		jw_member_plain_slow(w, lit, n, s, len);
+		return;
+	}
+	w->s = JW_MORE;
+	p = b->p + b->len;
+	if (st != 0) {
+		memcpy(p, lit, n);
+		p += n;
+	} else {
+		memcpy(p, lit + 1, n - 1);
+		p += n - 1;
+	}
+	memcpy(p, s, len);
+	p[len] = '"';
+	b->len = (size_t)(p - b->p) + len + 1;
 }
 
 /* Key and value at once. */
@@ -360,7 +399,9 @@ jw_vplain(struct jw *w, const char *s, size_t len)
 #define jw_knull(w, k) jw_kvlit(w, k, "null")
 #define jw_kjson(w, k, v) (jw_key(w, k), jw_vjson((w), (v)))
 #define jw_klit(w, k, s) (jw_key(w, k), jw_vlit((w), s))
-#define jw_kplain(w, k, s, n) (jw_key(w, k), jw_vplain((w), (s), (n)))
+#define jw_kplain(w, k, s, n)                                                  \
+	jw_member_plain(                                                       \
+	    (w), ",\"" k "\":\"", sizeof(",\"" k "\":\"") - 1, (s), (n))
 
 /* Everything opened was closed and nothing was misused. */
 static inline int

@@ -208,6 +208,16 @@ jw_evidence(struct jw *w, const char *robots, const char *page)
 	jw_end(w);
 }
 
+/* The rest of a rule's object after its "directive": key, and its close. */
+static void
+jw_rule_rest(struct jw *w, const struct robots_verdict *v)
+{
+	name(w, robots_directive_name(v->rule.directive));
+	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
+	jw_kint(w, "line", v->rule.line);
+	jw_end(w);
+}
+
 void
 jw_rule(struct jw *w, const struct robots_verdict *v)
 {
@@ -216,10 +226,7 @@ jw_rule(struct jw *w, const struct robots_verdict *v)
 		return;
 	}
 	jw_obj_key(w, "directive");
-	name(w, robots_directive_name(v->rule.directive));
-	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
-	jw_kint(w, "line", v->rule.line);
-	jw_end(w);
+	jw_rule_rest(w, v);
 }
 
 void
@@ -229,8 +236,8 @@ jw_krule(struct jw *w, const struct robots_verdict *v)
 		jw_knull(w, "rule");
 		return;
 	}
-	jw_key(w, "rule");
-	jw_rule(w, v);
+	jw_kobj_key(w, "rule", "directive");
+	jw_rule_rest(w, v);
 }
 
 void

@@ -639,6 +639,9 @@ jw_fused(struct jw *w)
 	jw_karr(w, "x");
 	jw_end(w);
 	jw_end(w);
+	jw_kobj_key(w, "r", "d");
+	jw_vint(w, 1);
+	jw_end(w);
 	jw_end(w);
 }
 static void
@@ -677,7 +680,7 @@ START_TEST(test_jw_structure_places_commas_and_closers)
 		{ jw_fused,
 		    "{\"url\":\"u\",\"ok\":true,\"allowed\":false,\"usage\":{"
 		    "\"a\":1,\"b\":2},\"from\":[{\"allowed\":true},{\"k\":{}}],"
-		    "\"e\":[],\"o\":{\"x\":[]}}" },
+		    "\"e\":[],\"o\":{\"x\":[]},\"r\":{\"d\":1}}" },
 		{ jw_cstrs, "[\"a\\\"b\",null,\"\"]" },
 		{ jw_top_array, "[true,{\"k\":1},null]" },
 	};
@@ -752,6 +755,13 @@ jw_member_open_in_array(struct jw *w)
 	jw_kobj(w, "k");
 }
 static void
+jw_end_after_opened_key(struct jw *w)
+{
+	jw_obj(w);
+	jw_kobj_key(w, "r", "d");
+	jw_end(w);
+}
+static void
 jw_member_open_after_key(struct jw *w)
 {
 	jw_obj(w);
@@ -804,6 +814,7 @@ START_TEST(test_jw_misuse_fails_the_buffer)
 		jw_member_at_top,
 		jw_member_open_in_array,
 		jw_member_open_after_key,
+		jw_end_after_opened_key,
 		jw_members_at_top,
 		jw_keyed_open_in_object,
 		jw_use_after_misuse,
