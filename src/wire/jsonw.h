@@ -105,31 +105,36 @@ jw_pre(struct jw *w)
 
 /*
  * lit is ,"key":value, a whole member (or ,"key": when next is JW_KEYED
- * and a value follows): the comma is written only after a member. Each
- * branch adds a length the compiler knows from the literal, so the copy is
- * a few moves rather than a call.
+ * and a value follows, or when the caller writes the value at once): the
+ * comma is written only after a member. Each branch adds a length the
+ * compiler knows from the literal, so the copy is a few moves rather than
+ * a call. 0 on misuse.
  */
-static inline void
+static inline int
 jw_member_lit(struct jw *w, const char *lit, size_t n, unsigned next)
 {
 	unsigned s = w->s;
 
 	if (s > JW_MORE) {
 		jw_misuse(w); /* an array, a key's value, or misused */
-		return;
+		return 0;
 	}
 	w->s = next;
 	if (s != 0)
 		buf_add(w->b, lit, n);
 	else
 		buf_add(w->b, lit + 1, n - 1);
+	return 1;
 }
+/* The key k, its value then written by a function of struct buf. */
+#define JW_KVAL(w, k)                                                          \
+	jw_member_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1, JW_MORE)
 
 /* lit is ,"key": and the next value is that key's. */
 static inline void
 jw_key_lit(struct jw *w, const char *lit, size_t n)
 {
-	jw_member_lit(w, lit, n, JW_KEYED);
+	(void)jw_member_lit(w, lit, n, JW_KEYED);
 }
 
 /*
@@ -389,15 +394,16 @@ jw_member_plain(
 	b->len = (size_t)(p - b->p) + len + 1;
 }
 
-/* Key and value at once. */
-#define jw_kstr(w, k, s, n) (jw_key(w, k), jw_vstr((w), (s), (n)))
-#define jw_kint(w, k, v) (jw_key(w, k), jw_vint((w), (v)))
-#define jw_kint_or_null(w, k, v) (jw_key(w, k), jw_vint_or_null((w), (v)))
-#define jw_kreal(w, k, v) (jw_key(w, k), jw_vreal((w), (v)))
+/* Key and value at once (the value written straight after the key). */
+#define jw_kstr(w, k, s, n) (JW_KVAL(w, k) ? jw_str((w)->b, (s), (n)) : (void)0)
+#define jw_kint(w, k, v) (JW_KVAL(w, k) ? jw_int((w)->b, (v)) : (void)0)
+#define jw_kint_or_null(w, k, v)                                               \
+	(JW_KVAL(w, k) ? jw_int_or_null((w)->b, (v)) : (void)0)
+#define jw_kreal(w, k, v) (JW_KVAL(w, k) ? jw_real((w)->b, (v)) : (void)0)
 #define jw_kbool(w, k, v)                                                      \
 	((v) ? jw_kvlit(w, k, "true") : jw_kvlit(w, k, "false"))
 #define jw_knull(w, k) jw_kvlit(w, k, "null")
-#define jw_kjson(w, k, v) (jw_key(w, k), jw_vjson((w), (v)))
+#define jw_kjson(w, k, v) (JW_KVAL(w, k) ? jw_json((w)->b, (v)) : (void)0)
 #define jw_klit(w, k, s) (jw_key(w, k), jw_vlit((w), s))
 #define jw_kplain(w, k, s, n)                                                  \
 	jw_member_plain(                                                       \
