@@ -212,7 +212,9 @@ jw_evidence(struct jw *w, const char *robots, const char *page)
 static void
 jw_rule_rest(struct jw *w, const struct robots_verdict *v)
 {
-	name(w, robots_directive_name(v->rule.directive));
+	const char *d = robots_directive_name(v->rule.directive);
+
+	jw_vplain(w, d, strlen(d));
 	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
 	jw_kint(w, "line", v->rule.line);
 	jw_end(w);

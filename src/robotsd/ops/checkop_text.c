@@ -198,15 +198,28 @@ check_rules_reason(enum robots_reason r)
 	return CHECK_ROBOTS_TXT;
 }
 
-/* "rule": the rule that decided v, or null (none without rules). */
+/*
+ * "rule": the rule that decided v, or null (none without rules), and
+ * "crawl_delay": v's, or null; the two nulls in one copy.
+ */
 static void
-check_rule(
+check_rule_delay(
     struct jw *w, const struct cache_entry *e, const struct robots_verdict *v)
 {
-	if (e->policy != CACHE_RULES)
-		jw_knull(w, "rule");
-	else
+	int rule = e->policy == CACHE_RULES && v->reason == ROBOTS_REASON_RULE;
+
+	if (!rule && v->crawl_delay < 0) {
+		jw_kvlit2(w, "rule", "null", "crawl_delay", "null");
+		return;
+	}
+	if (rule)
 		jw_krule(w, v);
+	else
+		jw_knull(w, "rule");
+	if (v->crawl_delay >= 0)
+		jw_kreal(w, "crawl_delay", v->crawl_delay);
+	else
+		jw_knull(w, "crawl_delay");
 }
 
 /*
@@ -238,11 +251,7 @@ check_verdict(struct jw *w, const struct check_run *r,
 	check_source_reason(w, source, reason);
 	check_count(r->env, source, reason, v.allowed);
 	jw_kint_or_null(w, "http_status", e->http_status);
-	check_rule(w, e, &v);
-	if (v.crawl_delay >= 0)
-		jw_kreal(w, "crawl_delay", v.crawl_delay);
-	else
-		jw_knull(w, "crawl_delay");
+	check_rule_delay(w, e, &v);
 	jw_kint(w, "expires_in", llround(expires));
 	check_version(w, e->version);
 	if (e->policy == CACHE_DISALLOW_ALL) {
