@@ -16,10 +16,25 @@
 #include "wire/usagew.h"
 #include "cache/lifetime.h"
 
-const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",
-	"stale", "shared" };
-const char *const check_reason_names[CHECK_REASONS] = { "rule", "no_rule",
-	"robots_txt", "unavailable", "unreachable" };
+/* Each name once: the tables of names and of their lengths. */
+#define CHECK_SOURCE_NAMES(X) X("cache") X("fetched") X("stale") X("shared")
+#define CHECK_REASON_NAMES(X)                                                  \
+	X("rule")                                                              \
+	X("no_rule")                                                           \
+	X("robots_txt")                                                        \
+	X("unavailable")                                                       \
+	X("unreachable")
+#define CHECK_NAME(s) s,
+#define CHECK_NAME_LEN(s) sizeof(s) - 1,
+
+const char *const check_source_names[CHECK_SOURCES] = { CHECK_SOURCE_NAMES(
+    CHECK_NAME) };
+const char *const check_reason_names[CHECK_REASONS] = { CHECK_REASON_NAMES(
+    CHECK_NAME) };
+static const size_t check_source_lens[CHECK_SOURCES] = { CHECK_SOURCE_NAMES(
+    CHECK_NAME_LEN) };
+static const size_t check_reason_lens[CHECK_REASONS] = { CHECK_REASON_NAMES(
+    CHECK_NAME_LEN) };
 
 /* Count one verdict by its source and reason. */
 static void
@@ -37,11 +52,10 @@ static void
 check_source_reason(
     struct jw *w, enum check_source source, enum check_reason reason)
 {
-	const char *s = check_source_names[source];
-	const char *r = check_reason_names[reason];
-
-	jw_kplain(w, "source", s, strlen(s));
-	jw_kplain(w, "reason", r, strlen(r));
+	jw_kplain(
+	    w, "source", check_source_names[source], check_source_lens[source]);
+	jw_kplain(
+	    w, "reason", check_reason_names[reason], check_reason_lens[reason]);
 }
 
 /* A JSON string of s, copied as it is when it is known to be plain. */
