@@ -1,6 +1,6 @@
 /*
  * bench_wire.c: the cost of decoding one check request line, jansson
- * (proto_decode) against the fast path (wire_fast_check), on the check
+ * (proto_decode) against the fast path (wire_fast_check_page), on the check
  * lines of a request file (one JSON line each, as loadgen sends them):
  * single checks or batches.
  *
@@ -49,18 +49,20 @@ pass_jansson(char **line, size_t *len, size_t n, size_t *ok)
 	return cpu_now() - t0;
 }
 
-/* Decode every line with wire_fast_check(); seconds; *ok as above. */
+/* Decode every line with wire_fast_check_page(); seconds; *ok as above. */
 static double
 pass_fast(char **line, size_t *len, size_t n, char *scratch, size_t *ok)
 {
 	static struct wire_str urls[PROTO_MAX_URLS];
+	static struct wire_pair pairs[16];
 	double t0 = cpu_now();
 	struct wire_check w;
+	struct wire_page pg;
 	size_t i;
 
 	for (i = 0, *ok = 0; i < n; i++)
-		*ok += (size_t)wire_fast_check(
-		    line[i], len[i], scratch, urls, PROTO_MAX_URLS, &w);
+		*ok += (size_t)wire_fast_check_page(line[i], len[i], scratch,
+		    urls, PROTO_MAX_URLS, pairs, 16, &w, &pg);
 	return cpu_now() - t0;
 }
 

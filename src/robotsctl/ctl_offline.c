@@ -198,8 +198,7 @@ test_tokens(struct jw *w, const struct ctl *ctl, const struct robots *r,
 	struct robots_verdict v;
 	int i, k;
 
-	jw_key(w, "tokens");
-	jw_obj(w);
+	jw_kobj(w, "tokens");
 	for (i = 0; i < ctl->ntokens; i++) {
 		for (k = 0; k < i; k++)
 			if (strcasecmp(ctl->tokens[k], ctl->tokens[i]) == 0)
@@ -308,8 +307,8 @@ test_more(struct jw *w, const struct ctl *ctl, const struct test_env *env,
 }
 
 /*
- * The members of a verdict for u (after "ok":true); whether u is
- * allowed, or -1 out of memory.
+ * The members of a verdict for u, "ok":true first; whether u is allowed,
+ * or -1 out of memory.
  */
 static int
 test_verdict(struct jw *w, const struct ctl *ctl, const struct test_env *env,
@@ -320,10 +319,12 @@ test_verdict(struct jw *w, const struct ctl *ctl, const struct test_env *env,
 
 	robots_check(env->r, agent, strlen(agent), u->path, u->path_len, &v);
 	reason = robots_reason_name(v.reason);
-	jw_kbool(w, "allowed", v.allowed != 0);
-	jw_kstr(w, "reason", reason, strlen(reason));
-	jw_key(w, "rule");
-	jw_rule(w, &v);
+	if (v.allowed)
+		jw_kvlit2(w, "ok", "true", "allowed", "true");
+	else
+		jw_kvlit2(w, "ok", "true", "allowed", "false");
+	jw_kplain(w, "reason", reason, strlen(reason)); /* a name of ours */
+	jw_krule(w, &v);
 	if (v.crawl_delay < 0)
 		jw_knull(w, "crawl_delay");
 	else
@@ -347,8 +348,8 @@ test_url(struct buf *b, const struct ctl *ctl, const struct test_env *env,
 
 	*allowed = -1;
 	jw_init(&w, b);
-	jw_obj(&w);
-	jw_kstr(&w, "url", url, strlen(url));
+	jw_obj_key(&w, "url");
+	jw_vstr(&w, url, strlen(url));
 	if ((e = robots_url_parse(url, strlen(url), &u)) != URL_OK) {
 		ctl_warnx("%s: %s", url, robots_url_err_message(e));
 		jw_kbool(&w, "ok", 0);
@@ -357,7 +358,6 @@ test_url(struct buf *b, const struct ctl *ctl, const struct test_env *env,
 		test_end(&w, env);
 		return 0;
 	}
-	jw_kbool(&w, "ok", 1);
 	*allowed = test_verdict(&w, ctl, env, agent, &u);
 	robots_url_clear(&u);
 	if (*allowed == -1)

@@ -262,7 +262,7 @@ jw_json(struct buf *b, const json_t *v)
 void
 jw_misuse(struct jw *w)
 {
-	w->bad = 1;
+	w->s = JW_BAD;
 	if (w->b->state == BUF_OK)
 		w->b->state = BUF_FULL;
 }
@@ -271,9 +271,28 @@ jw_misuse(struct jw *w)
 void
 jw_key_str(struct jw *w, const char *s, size_t len)
 {
-	if (!jw_member_pre(w))
+	if (!jw_member_pre(w, JW_KEYED))
 		return;
 	jw_str(w->b, s, len);
 	buf_lit(w->b, ":");
-	w->keyed = 1;
+}
+
+/* See jsonw.h: jw_vplain() as an element, or when the room is not there. */
+void
+jw_vplain_slow(struct jw *w, const char *s, size_t len)
+{
+	jw_pre(w);
+	buf_add(w->b, "\"", 1);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\"", 1);
+}
+
+/* See jsonw.h: jw_member_plain() when the room is not simply there. */
+void
+jw_member_plain_slow(
+    struct jw *w, const char *lit, size_t n, const char *s, size_t len)
+{
+	jw_member_lit(w, lit, n, JW_MORE);
+	buf_add(w->b, s, len);
+	buf_add(w->b, "\"", 1);
 }

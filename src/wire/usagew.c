@@ -40,8 +40,7 @@ name(struct jw *w, const char *s)
 static void
 jw_stmt(struct jw *w, const struct robots_pref_stmt *s, int with_source)
 {
-	jw_obj(w);
-	jw_key(w, "directive");
+	jw_obj_key(w, "directive");
 	name(w, robots_pref_kind_name(s->kind));
 	jw_kstr(w, "pattern", s->pattern, s->pattern_len);
 	jw_kint(w, "line", s->line);
@@ -61,11 +60,9 @@ jw_header_stmt(struct jw *w, const char *directive, const struct page_pref *p)
 {
 	if (!p->present)
 		return;
-	jw_obj(w);
-	jw_key(w, "directive");
+	jw_obj_key(w, "directive");
 	name(w, directive);
-	jw_knull(w, "pattern");
-	jw_knull(w, "line");
+	jw_kvlit2(w, "pattern", "null", "line", "null");
 	jw_kstr(w, "value", p->value, p->len);
 	jw_klit(w, "source", "\"header\"");
 	jw_end(w);
@@ -78,12 +75,10 @@ jw_usage_tdm(struct jw *w, const struct robots_usage *u,
 	size_t i;
 
 	if (u == NULL) {
-		jw_knull(w, "usage");
-		jw_klit(w, "usage_from", "[]");
+		jw_kvlit2(w, "usage", "null", "usage_from", "[]");
 		return;
 	}
-	jw_key(w, "usage");
-	jw_obj(w);
+	jw_kobj(w, "usage");
 	for (i = 0; i < ROBOTS_PURPOSES; i++) {
 		const char *k = robots_purpose_name((enum robots_purpose)i);
 
@@ -95,8 +90,12 @@ jw_usage_tdm(struct jw *w, const struct robots_usage *u,
 		name(w, robots_pref_name(robots_tdm_pref(tdm->reservation)));
 	}
 	jw_end(w);
-	jw_key(w, "usage_from");
-	jw_arr(w);
+	if (u->nfrom == 0 &&
+	    (page == NULL || (!page->usage.present && !page->signal.present))) {
+		jw_kvlit(w, "usage_from", "[]");
+		return;
+	}
+	jw_karr(w, "usage_from");
 	for (i = 0; i < u->nfrom && i < ROBOTS_USAGE_FROM_MAX; i++)
 		jw_stmt(w, &u->from[i], page != NULL);
 	if (page != NULL) {
@@ -245,6 +244,18 @@ jw_evidence_tdm(
 	jw_end(w);
 }
 
+/* The rest of a rule's object after its "directive": key, and its close. */
+static void
+jw_rule_rest(struct jw *w, const struct robots_verdict *v)
+{
+	const char *d = robots_directive_name(v->rule.directive);
+
+	jw_vplain(w, d, strlen(d));
+	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
+	jw_kint(w, "line", v->rule.line);
+	jw_end(w);
+}
+
 void
 jw_evidence(struct jw *w, const char *robots, const char *page)
 {
@@ -292,12 +303,19 @@ jw_rule(struct jw *w, const struct robots_verdict *v)
 		jw_vnull(w);
 		return;
 	}
-	jw_obj(w);
-	jw_key(w, "directive");
-	name(w, robots_directive_name(v->rule.directive));
-	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
-	jw_kint(w, "line", v->rule.line);
-	jw_end(w);
+	jw_obj_key(w, "directive");
+	jw_rule_rest(w, v);
+}
+
+void
+jw_krule(struct jw *w, const struct robots_verdict *v)
+{
+	if (v->reason != ROBOTS_REASON_RULE) {
+		jw_knull(w, "rule");
+		return;
+	}
+	jw_kobj_key(w, "rule", "directive");
+	jw_rule_rest(w, v);
 }
 
 void
@@ -314,11 +332,12 @@ jw_token(
 		n++;
 	for (i = 0; i < n; i++)
 		low[i] = (char)ascii_lower((unsigned char)token[i]);
-	jw_key_str(w, low, n);
-	jw_obj(w);
-	jw_kbool(w, "allowed", v->allowed);
-	jw_key(w, "rule");
-	jw_rule(w, v);
+	jw_key_name(w, low, n); /* [a-z_-]: nothing to escape */
+	if (v->allowed)
+		jw_obj_kvlit(w, "allowed", "true");
+	else
+		jw_obj_kvlit(w, "allowed", "false");
+	jw_krule(w, v);
 	jw_end(w);
 }
 
@@ -371,4 +390,15 @@ void
 jw_warnings(struct jw *w, const struct robots *r)
 {
 	jw_warnings_tdm(w, r, NULL);
+}
+
+void
+jw_kwarnings(struct jw *w, const struct robots *r)
+{
+	if (r == NULL || robots_warning_count(r) == 0) {
+		jw_kvlit(w, "warnings", "[]");
+		return;
+	}
+	jw_key(w, "warnings");
+	jw_warnings(w, r);
 }

@@ -64,6 +64,8 @@ void jw_evidence_tdm(
  * decided, else null.
  */
 void jw_rule(struct jw *, const struct robots_verdict *v);
+/* The member "rule" of a verdict: jw_key(w, "rule") and jw_rule(). */
+void jw_krule(struct jw *, const struct robots_verdict *v);
 /*
  * One member of the "tokens" object, into the open object of w (the
  * caller opens and closes "tokens"): "token":{"allowed":..,"rule":..},
@@ -86,5 +88,7 @@ void jw_warnings(struct jw *, const struct robots *r);
  */
 void jw_warnings_tdm(
     struct jw *, const struct robots *r, const struct tdmrep_file *t);
+/* The member "warnings": jw_key(w, "warnings") and jw_warnings(). */
+void jw_kwarnings(struct jw *, const struct robots *r);
 
 #endif /* ROBOTS_USAGEW_H */

@@ -220,7 +220,7 @@ key_of(struct cur *c, const struct key_name *keys, size_t n)
 	return -1;
 }
 
-/* A key of a check; "page" only when the caller takes one. */
+/* A key of a check. */
 static int
 key(struct cur *c)
 {
@@ -232,9 +232,8 @@ key(struct cur *c)
 		[K_WAIT] = { "wait", 4 },
 		[K_USAGE] = { "usage", 5 },
 		[K_PAGE] = { "page", 4 } };
-	size_t n = sizeof(keys) / sizeof(keys[0]);
 
-	return key_of(c, keys, c->page != NULL ? n : n - 1);
+	return key_of(c, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
 /* A non-negative integer jansson holds exactly: no sign, no leading 0. */
@@ -275,12 +274,34 @@ boolean(struct cur *c, int *v)
 }
 
 /*
+ * The step after a member or an element: 1 past the closer close, 0 past
+ * a comma and the blanks after it, -1 at anything else.
+ */
+static int
+next_item(struct cur *c, unsigned char close)
+{
+	ws(c);
+	if (c->p >= c->end)
+		return -1;
+	if (*c->p == close) {
+		c->p++;
+		return 1;
+	}
+	if (*c->p++ != ',')
+		return -1;
+	ws(c);
+	return 0;
+}
+
+/*
  * A JSON array at c->p, each element read by one(c, arg): 0, or -1 when
  * one fails or the array is not well formed.
  */
 static int
 elements(struct cur *c, int (*one)(struct cur *, void *), void *arg)
 {
+	int r;
+
 	if (c->p >= c->end || *c->p++ != '[')
 		return -1;
 	ws(c);
@@ -289,18 +310,10 @@ elements(struct cur *c, int (*one)(struct cur *, void *), void *arg)
 		return 0;
 	}
 	for (;;) {
-		if (one(c, arg) == -1)
+		if (one(c, arg) == -1 || (r = next_item(c, ']')) == -1)
 			return -1;
-		ws(c);
-		if (c->p >= c->end)
-			return -1;
-		if (*c->p == ']') {
-			c->p++;
+		if (r == 1)
 			return 0;
-		}
-		if (*c->p++ != ',')
-			return -1;
-		ws(c);
 	}
 }
 
@@ -369,7 +382,7 @@ page(struct cur *c)
 	static const struct key_name keys[] = { { "headers", 7 },
 		{ "meta", 4 } };
 	struct wire_page *pg = c->page;
-	int k, seen[2] = { 0, 0 };
+	int k, r, seen[2] = { 0, 0 };
 
 	if (c->p >= c->end || *c->p++ != '{')
 		return -1;
@@ -382,18 +395,11 @@ page(struct cur *c)
 	for (;;) {
 		if ((k = key_of(c, keys, 2)) < 0 || seen[k]++ ||
 		    (k == 0 ? pairs(c, &pg->headers, &pg->nheaders)
-		            : pairs(c, &pg->meta, &pg->nmeta)) == -1)
+		            : pairs(c, &pg->meta, &pg->nmeta)) == -1 ||
+		    (r = next_item(c, '}')) == -1)
 			return -1;
-		ws(c);
-		if (c->p >= c->end)
-			return -1;
-		if (*c->p == '}') {
-			c->p++;
+		if (r == 1)
 			return 0;
-		}
-		if (*c->p++ != ',')
-			return -1;
-		ws(c);
 	}
 }
 
@@ -440,7 +446,7 @@ check(struct cur *c, struct wire_check *out)
 	const unsigned need = 1u << K_OP | 1u << K_AGENT;
 	const unsigned one = 1u << K_URL | 1u << K_URLS;
 	unsigned seen = 0;
-	int k;
+	int k, r;
 
 	memset(out, 0, sizeof(*out));
 	out->wait = 1;
@@ -453,14 +459,10 @@ check(struct cur *c, struct wire_check *out)
 		    value(c, (enum key)k, out) == -1)
 			return 0;
 		seen |= 1u << k;
-		ws(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p >= c->end || *c->p++ != '}')
+		if ((r = next_item(c, '}')) == -1)
 			return 0;
-		break;
+		if (r == 1)
+			break;
 	}
 	ws(c);
 	/* url xor urls: both or neither is proto_decode()'s bad_request */
@@ -469,18 +471,6 @@ check(struct cur *c, struct wire_check *out)
 		return 0;
 	/* a batch with a page is proto_decode()'s bad_request */
 	return !((seen & 1u << K_PAGE) && (seen & 1u << K_URLS));
-}
-
-/* Decode a check line; see wire_fast.h. */
-int
-wire_fast_check(const char *line, size_t len, char *scratch,
-    struct wire_str *urls, size_t max_urls, struct wire_check *out)
-{
-	struct cur c = { (const unsigned char *)line,
-		(const unsigned char *)line + len, scratch, urls, max_urls,
-		NULL, NULL, 0, 0 };
-
-	return check(&c, out);
 }
 
 /* Decode a check line that may have a page; see wire_fast.h. */

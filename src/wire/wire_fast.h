@@ -43,7 +43,7 @@ struct wire_page {
 /*
  * A check, as proto_decode() would have decoded it: the one shape the
  * check op takes from either decoder (its strings borrowed for the call).
- * wire_fast_check() fills the integer id and never json_id or tokens; a
+ * wire_fast_check_page() fills the integer id and never json_id or tokens; a
  * check the full decoder made sets json_id (any JSON id) and its tokens.
  */
 struct wire_check {
@@ -72,18 +72,14 @@ struct wire_check {
  * taken). Returns 0 for anything else (other ops, errors, duplicate or
  * unknown keys, escaped keys, text that is not UTF-8, ids that are not
  * small non-negative integers): decode that line with proto_decode().
- */
-int wire_fast_check(const char *line, size_t len, char *scratch,
-    struct wire_str *urls, size_t max_urls, struct wire_check *out);
-
-/*
- * wire_fast_check(), but a check of one URL may also have a "page" of
- * the plain shape {"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]}
- * (either optional, no other key, names not empty): its pairs go to pairs
- * (room for max_pairs of them, in the order received) and *page, whose
- * present says whether the line had one; out->page is page when it had,
- * else NULL. Returns 0 for anything unusual in the page as for the rest
- * of the line.
+ *
+ * A check of one URL may also have a "page" of the plain shape
+ * {"headers":[[NAME,VALUE],...],"meta":[[NAME,CONTENT],...]} (either
+ * optional, no other key, names not empty): its pairs go to pairs (room
+ * for max_pairs of them, in the order received) and *page, whose present
+ * says whether the line had one; out->page is page when it had, else
+ * NULL. Returns 0 for anything unusual in the page as for the rest of the
+ * line.
  */
 int wire_fast_check_page(const char *line, size_t len, char *scratch,
     struct wire_str *urls, size_t max_urls, struct wire_pair *pairs,

@@ -374,7 +374,7 @@ END_TEST
 
 /*
  * The two decoders of a check line, side by side on two clients of one
- * cache: wire_fast_check() (which must take the line) and proto_decode()
+ * cache: wire_fast_check_page() (which must take the line) and proto_decode()
  * with check_request(); both hand check_op() the same shape.
  */
 static struct fake_client full_client;
@@ -387,12 +387,14 @@ static void
 send_fast(const char *line)
 {
 	static struct wire_str urls[PROTO_MAX_URLS];
+	static struct wire_pair pairs[4];
 	char scratch[4096];
 	struct wire_check wc;
+	struct wire_page pg;
 
 	ck_assert_uint_lt(strlen(line), sizeof(scratch));
-	ck_assert_msg(wire_fast_check(line, strlen(line), scratch, urls,
-	                  PROTO_MAX_URLS, &wc),
+	ck_assert_msg(wire_fast_check_page(line, strlen(line), scratch, urls,
+	                  PROTO_MAX_URLS, pairs, 4, &wc, &pg),
 	    "not decoded: %s", line);
 	check_op(&fast_env, s, 0, &wc);
 }

@@ -585,30 +585,42 @@ START_TEST(test_answer_members)
 	struct jw w;
 
 	b = BUF_INIT(0);
-	jw_init_in_obj(&w, &b, 1);
+	jw_init(&w, &b);
+	jw_obj(&w);
+	jw_kvlit(&w, "id", "1");
 	jw_usage(&w, &u);
+	jw_end(&w);
+	ck_assert(jw_ok(&w));
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
-	    ",\"usage\":{\"train-ai\":\"disallowed\",\"search\":\"allowed\","
+	    "{\"id\":1,\"usage\":{\"train-ai\":\"disallowed\","
+	    "\"search\":\"allowed\","
 	    "\"ai-input\":\"unknown\",\"ai-use\":\"unknown\"},"
 	    "\"usage_from\":["
 	    "{\"directive\":\"content-signal\",\"pattern\":\"/\",\"line\":1,"
 	    "\"value\":\"search=yes, ai-train=no\",\"scope\":\"file\"},"
 	    "{\"directive\":\"content-usage\",\"pattern\":\"/\",\"line\":4,"
-	    "\"value\":\"train-ai=n\"}]");
+	    "\"value\":\"train-ai=n\"}]}");
 	buf_reset(&b);
-	jw_init_in_obj(&w, &b, 1);
+	jw_init(&w, &b);
+	jw_obj(&w);
+	jw_kvlit(&w, "id", "1");
 	jw_usage(&w, NULL);
+	jw_end(&w);
+	ck_assert(jw_ok(&w));
 	buf_terminate(&b);
-	ck_assert_str_eq(b.p, ",\"usage\":null,\"usage_from\":[]");
+	ck_assert_str_eq(b.p, "{\"id\":1,\"usage\":null,\"usage_from\":[]}");
 	buf_reset(&b);
 	robots_check(r, "Google-Extended", 15, "/x", 2, &v);
-	jw_init_in_obj(&w, &b, 0);
+	jw_init(&w, &b);
+	jw_obj(&w);
 	jw_token(&w, "Google-Extended", 15, &v);
+	jw_end(&w);
+	ck_assert(jw_ok(&w));
 	buf_terminate(&b);
 	ck_assert_str_eq(b.p,
-	    "\"google-extended\":{\"allowed\":false,\"rule\":{\"directive\":"
-	    "\"disallow\",\"pattern\":\"/x\",\"line\":5}}");
+	    "{\"google-extended\":{\"allowed\":false,\"rule\":{\"directive\":"
+	    "\"disallow\",\"pattern\":\"/x\",\"line\":5}}}");
 	buf_reset(&b);
 	robots_check(r, "a", 1, "/y", 2, &v);
 	jw_init(&w, &b);

@@ -583,11 +583,8 @@ static void
 jw_members_and_keys(struct jw *w)
 {
 	jw_obj(w);
-	jw_members(w, "", 0);
-	jw_members(w, "\"a\":1", 5);
 	jw_key_str(w, "x\ny", 3);
 	jw_vreal(w, 0.5);
-	jw_members(w, "\"b\":2,\"c\":3", 11);
 	jw_klit(w, "d", "[]");
 	jw_end(w);
 }
@@ -605,20 +602,55 @@ jw_names(struct jw *w)
 	jw_end(w);
 }
 static void
-jw_members_at_top(struct jw *w)
+jw_member_at_top(struct jw *w)
 {
 	jw_kvlit(w, "k", "1");
-	(void)jw_member_buf(w);
 }
 static void
-jw_plain_and_member_text(struct jw *w)
+jw_plain_and_literals(struct jw *w)
 {
 	jw_obj(w);
-	buf_lit(jw_member_buf(w), "\"e\":{}");
+	jw_kvlit(w, "e", "{}");
 	jw_kplain(w, "o", "http://a", 8);
-	buf_lit(jw_member_buf(w), "\"t\":1");
 	jw_kvlit(w, "n", "null");
 	jw_kbool(w, "f", 0);
+	jw_end(w);
+}
+static void
+jw_fused(struct jw *w)
+{
+	jw_obj_key(w, "url");
+	jw_vplain(w, "u", 1);
+	jw_kvlit2(w, "ok", "true", "allowed", "false");
+	jw_kobj(w, "usage");
+	jw_kvlit2(w, "a", "1", "b", "2");
+	jw_end(w);
+	jw_karr(w, "from");
+	jw_obj_kvlit(w, "allowed", "true");
+	jw_end(w);
+	jw_obj_key(w, "k");
+	jw_obj(w);
+	jw_end(w);
+	jw_end(w);
+	jw_end(w);
+	jw_karr(w, "e");
+	jw_end(w);
+	jw_kobj(w, "o");
+	jw_karr(w, "x");
+	jw_end(w);
+	jw_end(w);
+	jw_kobj_key(w, "r", "d");
+	jw_vint(w, 1);
+	jw_end(w);
+	jw_end(w);
+}
+static void
+jw_cstrs(struct jw *w)
+{
+	jw_arr(w);
+	jw_vcstr_or_null(w, "a\"b");
+	jw_vcstr_or_null(w, NULL);
+	jw_vcstr_or_null(w, "");
 	jw_end(w);
 }
 static void
@@ -630,45 +662,34 @@ jw_top_array(struct jw *w)
 	jw_vnull(w);
 	jw_end(w);
 }
-static void
-jw_resumed(struct jw *w)
-{
-	jw_kint(w, "n", -3);
-	jw_end(w);
-}
 
 START_TEST(test_jw_structure_places_commas_and_closers)
 {
 	static const struct {
 		void (*write)(struct jw *);
-		const char *pre; /* text already in the buffer */
-		int more;        /* it holds a member already */
 		const char *want;
 	} t[] = {
-		{ jw_nested, "", 0,
+		{ jw_nested,
 		    "{\"id\":7,\"usage\":{\"train-ai\":false,\"search\":null},"
 		    "\"from\":[\"a\\\"b\",{},[],null]}" },
-		{ jw_members_and_keys, "", 0,
-		    "{\"a\":1,\"x\\ny\":0.5,\"b\":2,\"c\":3,\"d\":[]}" },
-		{ jw_names, "", 0,
+		{ jw_members_and_keys, "{\"x\\ny\":0.5,\"d\":[]}" },
+		{ jw_names,
 		    "{\"train-ai\":\"allowed\",\"rules\":[\"noindex\",\"\"]}" },
-		{ jw_plain_and_member_text, "", 0,
-		    "{\"e\":{},\"o\":\"http://a\",\"t\":1,\"n\":null,"
-		    "\"f\":false}" },
-		{ jw_top_array, "", 0, "[true,{\"k\":1},null]" },
-		{ jw_resumed, "{", 0, "{\"n\":-3}" },
-		{ jw_resumed, "{\"id\":1", 1, "{\"id\":1,\"n\":-3}" },
+		{ jw_plain_and_literals,
+		    "{\"e\":{},\"o\":\"http://a\",\"n\":null,\"f\":false}" },
+		{ jw_fused,
+		    "{\"url\":\"u\",\"ok\":true,\"allowed\":false,\"usage\":{"
+		    "\"a\":1,\"b\":2},\"from\":[{\"allowed\":true},{\"k\":{}}],"
+		    "\"e\":[],\"o\":{\"x\":[]},\"r\":{\"d\":1}}" },
+		{ jw_cstrs, "[\"a\\\"b\",null,\"\"]" },
+		{ jw_top_array, "[true,{\"k\":1},null]" },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct buf b = BUF_INIT(0);
 		struct jw w;
 
-		buf_add(&b, t[i].pre, strlen(t[i].pre));
-		if (*t[i].pre)
-			jw_init_in_obj(&w, &b, t[i].more);
-		else
-			jw_init(&w, &b);
+		jw_init(&w, &b);
 		t[i].write(&w);
 		ck_assert_msg(jw_ok(&w), "case %zu", i);
 		ck_assert_int_eq(b.state, BUF_OK);
@@ -728,6 +749,51 @@ jw_end_too_often(struct jw *w)
 	jw_end(w);
 }
 static void
+jw_member_open_in_array(struct jw *w)
+{
+	jw_arr(w);
+	jw_kobj(w, "k");
+}
+static void
+jw_end_after_opened_key(struct jw *w)
+{
+	jw_obj(w);
+	jw_kobj_key(w, "r", "d");
+	jw_end(w);
+}
+static void
+jw_member_open_after_key(struct jw *w)
+{
+	jw_obj(w);
+	jw_key(w, "k");
+	jw_karr(w, "a");
+}
+static void
+jw_members_at_top(struct jw *w)
+{
+	jw_kvlit2(w, "a", "1", "b", "2");
+}
+static void
+jw_keyed_open_in_object(struct jw *w)
+{
+	jw_obj(w);
+	jw_obj_key(w, "k");
+}
+static void
+jw_use_after_misuse(struct jw *w)
+{
+	jw_end(w);
+	jw_obj(w);
+	jw_end(w);
+}
+static void
+jw_too_deep_by_member(struct jw *w)
+{
+	jw_obj(w);
+	for (int i = 0; i < JW_DEPTH; i++)
+		jw_kobj(w, "k");
+}
+static void
 jw_too_deep(struct jw *w)
 {
 	for (int i = 0; i < JW_DEPTH + 1; i++)
@@ -745,7 +811,14 @@ START_TEST(test_jw_misuse_fails_the_buffer)
 		jw_end_after_key,
 		jw_end_too_often,
 		jw_too_deep,
+		jw_member_at_top,
+		jw_member_open_in_array,
+		jw_member_open_after_key,
+		jw_end_after_opened_key,
 		jw_members_at_top,
+		jw_keyed_open_in_object,
+		jw_use_after_misuse,
+		jw_too_deep_by_member,
 	};
 	struct buf b = BUF_INIT(0);
 	struct jw w;

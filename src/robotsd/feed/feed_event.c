@@ -160,16 +160,6 @@ agent_frag(struct feed_event *ev, const char *agent)
 
 /* --- lines ---------------------------------------------------------------- */
 
-/* s as w's next value, or null. */
-static void
-str_or_null(struct jw *w, const char *s)
-{
-	if (s != NULL)
-		jw_vstr(w, s, strlen(s));
-	else
-		jw_vnull(w);
-}
-
 /* {"event":"changed","origin":..,..,"state":..,"agents":{ of a change. */
 static void
 line_head(struct jw *w, const struct feed_change *ch)
@@ -177,14 +167,14 @@ line_head(struct jw *w, const struct feed_change *ch)
 	jw_obj(w);
 	jw_klit(w, "event", "\"changed\"");
 	jw_key(w, "origin");
-	str_or_null(w, ch->origin);
+	jw_vcstr_or_null(w, ch->origin);
 	jw_key(w, "old");
-	str_or_null(w, ch->old_version);
+	jw_vcstr_or_null(w, ch->old_version);
 	jw_key(w, "new");
-	str_or_null(w, ch->new_version);
+	jw_vcstr_or_null(w, ch->new_version);
 	jw_kreal(w, "at", ch->at);
 	jw_key(w, "state");
-	str_or_null(w, ch->state);
+	jw_vcstr_or_null(w, ch->state);
 	jw_key(w, "agents");
 	jw_obj(w);
 }

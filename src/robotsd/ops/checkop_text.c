@@ -17,10 +17,25 @@
 #include "cache/lifetime.h"
 #include "ops/tdmres.h"
 
-const char *const check_source_names[CHECK_SOURCES] = { "cache", "fetched",
-	"stale", "shared" };
-const char *const check_reason_names[CHECK_REASONS] = { "rule", "no_rule",
-	"robots_txt", "unavailable", "unreachable" };
+/* Each name once: the tables of names and of their lengths. */
+#define CHECK_SOURCE_NAMES(X) X("cache") X("fetched") X("stale") X("shared")
+#define CHECK_REASON_NAMES(X)                                                  \
+	X("rule")                                                              \
+	X("no_rule")                                                           \
+	X("robots_txt")                                                        \
+	X("unavailable")                                                       \
+	X("unreachable")
+#define CHECK_NAME(s) s,
+#define CHECK_NAME_LEN(s) sizeof(s) - 1,
+
+const char *const check_source_names[CHECK_SOURCES] = { CHECK_SOURCE_NAMES(
+    CHECK_NAME) };
+const char *const check_reason_names[CHECK_REASONS] = { CHECK_REASON_NAMES(
+    CHECK_NAME) };
+static const size_t check_source_lens[CHECK_SOURCES] = { CHECK_SOURCE_NAMES(
+    CHECK_NAME_LEN) };
+static const size_t check_reason_lens[CHECK_REASONS] = { CHECK_REASON_NAMES(
+    CHECK_NAME_LEN) };
 
 /* Count one verdict by its source and reason. */
 static void
@@ -38,11 +53,10 @@ static void
 check_source_reason(
     struct jw *w, enum check_source source, enum check_reason reason)
 {
-	const char *s = check_source_names[source];
-	const char *r = check_reason_names[reason];
-
-	jw_kplain(w, "source", s, strlen(s));
-	jw_kplain(w, "reason", r, strlen(r));
+	jw_kplain(
+	    w, "source", check_source_names[source], check_source_lens[source]);
+	jw_kplain(
+	    w, "reason", check_reason_names[reason], check_reason_lens[reason]);
 }
 
 /* A JSON string of s, copied as it is when it is known to be plain. */
@@ -131,8 +145,7 @@ check_tokens(struct jw *w, const struct url_view *u, const struct check_ask *a,
 	struct robots_verdict v;
 	size_t i;
 
-	jw_key(w, "tokens");
-	jw_obj(w);
+	jw_kobj(w, "tokens");
 	for (i = 0; i < a->ntokens; i++) {
 		v.allowed = e == NULL || e->policy != CACHE_DISALLOW_ALL;
 		v.reason = ROBOTS_REASON_NO_RULE; /* no rule to name */
@@ -210,16 +223,28 @@ check_rules_reason(enum robots_reason r)
 	return CHECK_ROBOTS_TXT;
 }
 
-/* "rule": the rule that decided v, or null (none without rules). */
+/*
+ * "rule": the rule that decided v, or null (none without rules), and
+ * "crawl_delay": v's, or null; the two nulls in one copy.
+ */
 static void
-check_rule(
+check_rule_delay(
     struct jw *w, const struct cache_entry *e, const struct robots_verdict *v)
 {
-	jw_key(w, "rule");
-	if (e->policy != CACHE_RULES)
-		jw_vnull(w);
+	int rule = e->policy == CACHE_RULES && v->reason == ROBOTS_REASON_RULE;
+
+	if (!rule && v->crawl_delay < 0) {
+		jw_kvlit2(w, "rule", "null", "crawl_delay", "null");
+		return;
+	}
+	if (rule)
+		jw_krule(w, v);
 	else
-		jw_rule(w, v);
+		jw_knull(w, "rule");
+	if (v->crawl_delay >= 0)
+		jw_kreal(w, "crawl_delay", v->crawl_delay);
+	else
+		jw_knull(w, "crawl_delay");
 }
 
 /*
@@ -250,11 +275,7 @@ check_verdict(struct jw *w, const struct check_run *r, const struct url_view *u,
 	check_source_reason(w, source, reason);
 	check_count(r->env, source, reason, v.allowed);
 	jw_kint_or_null(w, "http_status", e->http_status);
-	check_rule(w, e, &v);
-	if (v.crawl_delay >= 0)
-		jw_kreal(w, "crawl_delay", v.crawl_delay);
-	else
-		jw_knull(w, "crawl_delay");
+	check_rule_delay(w, e, &v);
 	jw_kint(w, "expires_in", llround(expires));
 	check_version(w, e->version);
 	if (e->policy == CACHE_DISALLOW_ALL) {
@@ -312,12 +333,13 @@ void
 check_begin(
     struct jw *w, const struct check_run *r, const struct wire_str *url, int ok)
 {
-	jw_obj(w);
 	if (r->batch) {
-		jw_key(w, "url");
+		jw_obj_key(w, "url");
 		check_str(w, url->p, url->len, url->plain);
-	} else
+	} else {
+		jw_obj(w);
 		check_id(w, r->req);
+	}
 	jw_kbool(w, "ok", ok);
 }
 
@@ -326,9 +348,8 @@ check_results_begin(struct jw *w, const struct wire_check *c)
 {
 	jw_obj(w);
 	check_id(w, c);
-	jw_kbool(w, "ok", 1);
-	jw_key(w, "results");
-	jw_arr(w);
+	jw_kvlit(w, "ok", "true");
+	jw_karr(w, "results");
 }
 
 void

@@ -77,16 +77,6 @@ dispatch_time(struct jw *w, double t)
 		jw_vnull(w);
 }
 
-/* A C string, or null. */
-static void
-dispatch_cstr(struct jw *w, const char *s)
-{
-	if (s != NULL)
-		jw_vstr(w, s, strlen(s));
-	else
-		jw_vnull(w);
-}
-
 /* The user-agent groups of a ruleset, for inspect. */
 static void
 dispatch_groups(struct jw *w, const struct robots *r)
@@ -168,7 +158,7 @@ dispatch_retry(struct jw *w, const struct cache_entry *e)
 	jw_key(w, "next_retry");
 	dispatch_time(w, e->fail_streak > 0 ? e->next_retry : 0);
 	jw_key(w, "last_error");
-	dispatch_cstr(w, e->last_error);
+	jw_vcstr_or_null(w, e->last_error);
 	jw_key(w, "cause");
 	check_cause(w, e);
 	jw_end(w);
@@ -225,14 +215,14 @@ dispatch_entry(struct jw *w, const struct cache *c, const struct cache_entry *e,
 	if (tdm)
 		jw_kstr(w, "resource", "tdmrep", 6);
 	jw_key(w, "state");
-	dispatch_cstr(w, tdm ? tdm_state_name(e)
-	                 : e->policy == CACHE_NONE
-	                     ? "pending"
-	                     : cache_policy_name(e->policy));
+	jw_vcstr_or_null(w, tdm ? tdm_state_name(e)
+	                    : e->policy == CACHE_NONE
+	                        ? "pending"
+	                        : cache_policy_name(e->policy));
 	jw_key(w, "source"); /* fetched here, or from the shared tier */
-	dispatch_cstr(w, e->policy == CACHE_NONE ? NULL
-	                 : e->shared             ? "shared"
-	                                         : "fetched");
+	jw_vcstr_or_null(w, e->policy == CACHE_NONE ? NULL
+	                    : e->shared             ? "shared"
+	                                            : "fetched");
 	jw_kint_or_null(w, "http_status", e->http_status);
 	/* When this version was first fetched (the last fetch if unknown). */
 	jw_key(w, "fetched_at");
@@ -243,7 +233,7 @@ dispatch_entry(struct jw *w, const struct cache *c, const struct cache_entry *e,
 	jw_key(w, "last_fetch_at"); /* whatever it came back with */
 	dispatch_time(w, e->fetched_at);
 	jw_key(w, "version");
-	dispatch_cstr(w, e->version[0] != '\0' ? e->version : NULL);
+	jw_vcstr_or_null(w, e->version[0] != '\0' ? e->version : NULL);
 	jw_key(w, "expires_at");
 	dispatch_time(w, e->expires_at);
 	jw_key(w, "expires_in");
@@ -252,7 +242,7 @@ dispatch_entry(struct jw *w, const struct cache *c, const struct cache_entry *e,
 	jw_kint(w, "body_bytes", (long long)e->body_bytes);
 	jw_kbool(w, "truncated", e->truncated);
 	jw_key(w, "final_url");
-	dispatch_cstr(w, e->final_url);
+	jw_vcstr_or_null(w, e->final_url);
 	if (tdm)
 		dispatch_tdm_members(w, e);
 	else
@@ -316,12 +306,12 @@ history_answer(struct session *s, const struct reply_stamp *st,
 	for (i = 0; i < n; i++) {
 		jw_obj(&w);
 		jw_key(&w, "version");
-		dispatch_cstr(&w, v[i].version);
+		jw_vcstr_or_null(&w, v[i].version);
 		jw_kint(&w, "first_seen", (long long)v[i].first_seen);
 		jw_kint(&w, "last_seen", (long long)v[i].last_seen);
 		jw_kint_or_null(&w, "http_status", v[i].http_status);
 		jw_key(&w, "state");
-		dispatch_cstr(&w, cache_policy_name(v[i].policy));
+		jw_vcstr_or_null(&w, cache_policy_name(v[i].policy));
 		jw_end(&w);
 	}
 	jw_end(&w);
