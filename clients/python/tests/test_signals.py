@@ -43,16 +43,19 @@ class Cases:
             ["noindex", "noai"], {},
             [RobotsTagSource("header", "x-robots-tag", "noai"),
              RobotsTagSource("meta", "robots", "noindex")]))
+        # a.test serves no tdmrep.json (404): the state none, no
+        # reservation, so the purpose tdm is unknown
         self.assertEqual(r.usage, {"train-ai": D, "search": U,
-                                   "ai-input": U, "ai-use": U})
+                                   "ai-input": U, "ai-use": U, "tdm": U})
         self.assertEqual(r.usage_from, [UsageStatement(
             "content-usage", None, None, "train-ai=n", None, "header")])
         v = version_of(RULES)
-        self.assertEqual(r.evidence, Evidence(v, None, page_hash(
+        tv = version_of("status:404")
+        self.assertEqual(r.tdm, Tdm("none", None, None, None, tv, None))
+        self.assertEqual(r.evidence, Evidence(v, tv, page_hash(
             "x-robots-tag: noai\ncontent-usage: train-ai=n\n"
             "meta robots: noindex\n")))
         self.assertEqual(r.evidence.page, "73f780eea2a13c87")
-        self.assertIsNone(r.tdm)  # nullable: not answered yet
 
     def test_agent_scoped_rules_and_dict_page(self):
         self.start()
@@ -86,8 +89,12 @@ class Cases:
         self.assertEqual((r.robots_tag, r.evidence, r.tdm), (None,) * 3)
         res = cl.check_many(["http://a.test/x", "http://a.test/private/"],
                             "FooBot", tdm=True)
+        # tdm on the allowed URL (a.test has no tdmrep.json), null on
+        # the disallowed one
         self.assertEqual([(x.allowed, x.tdm) for x in res],
-                         [(True, None), (False, None)])
+                         [(True, Tdm("none", None, None, None,
+                                     version_of("status:404"), None)),
+                          (False, None)])
 
 
 class BlockingSignalsTest(Cases, ClientTest):
