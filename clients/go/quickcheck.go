@@ -15,13 +15,13 @@ func quickCheck(line []byte, w *wireCheck) bool {
 	var out wireCheck
 	var seen uint32
 	p := &scan{b: bytes.TrimSuffix(line, []byte("\n"))}
-	ok := p.members(func(key string) bool {
-		bit := checkKeys[key]
+	ok := p.members(func(key []byte) bool {
+		bit := checkKeys[string(key)]
 		if bit == 0 || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-		return out.quickMember(key, p)
+		return out.quickMember(bit, p)
 	})
 	if !ok || !p.end() || !out.OK {
 		return false
@@ -31,42 +31,61 @@ func quickCheck(line []byte, w *wireCheck) bool {
 }
 
 // checkKeys are the members quickCheck reads, each a bit of its own.
-var checkKeys = map[string]uint32{"id": 1, "ok": 2, "pending": 4, "url": 8,
-	"allowed": 16, "origin": 32, "source": 64, "reason": 128, "version": 256,
-	"http_status": 512, "crawl_delay": 1024, "expires_in": 2048, "rule": 4096}
+var checkKeys = map[string]uint32{"id": keyID, "ok": keyOK, "pending": keyPending,
+	"url": keyURL, "allowed": keyAllowed, "origin": keyOrigin, "source": keySource,
+	"reason": keyReason, "version": keyVersion, "http_status": keyHTTPStatus,
+	"crawl_delay": keyCrawlDelay, "expires_in": keyExpiresIn, "rule": keyRule}
 
 // ruleKeys are the members of a rule, each a bit of its own.
 var ruleKeys = map[string]int{"directive": 1, "pattern": 2, "line": 4}
 
-// quickMember reads the value of member key of a check's answer into w.
-func (w *wireCheck) quickMember(key string, p *scan) bool {
-	switch key {
-	case "id":
+// The bits of checkKeys.
+const (
+	keyID = 1 << iota
+	keyOK
+	keyPending
+	keyURL
+	keyAllowed
+	keyOrigin
+	keySource
+	keyReason
+	keyVersion
+	keyHTTPStatus
+	keyCrawlDelay
+	keyExpiresIn
+	keyRule
+)
+
+// quickMember reads the value of member bit (of checkKeys) of a check's
+// answer into w.
+func (w *wireCheck) quickMember(bit uint32, p *scan) bool {
+	switch bit {
+	case keyID:
 		_, ok := p.uint()
 		return ok
-	case "ok":
+	case keyOK:
 		return p.boolean(&w.OK)
-	case "pending":
+	case keyPending:
 		return p.boolean(&w.Pending)
-	case "url":
+	case keyURL:
 		return p.str(&w.URL)
-	case "allowed":
+	case keyAllowed:
 		return p.null() || p.boolean(newBool(&w.Allowed))
-	case "origin":
+	case keyOrigin:
 		return p.null() || p.str(newStr(&w.Origin))
-	case "source":
+	case keySource:
 		return p.null() || p.str(newStr(&w.Source))
-	case "reason":
+	case keyReason:
 		return p.null() || p.str(newStr(&w.Reason))
-	case "version":
+	case keyVersion:
 		return p.null() || p.str(newStr(&w.Version))
-	case "http_status":
+	case keyHTTPStatus:
 		return p.null() || p.int(&w.HTTPStatus)
-	case "crawl_delay":
+	case keyCrawlDelay:
 		return p.null() || p.float(&w.CrawlDelay)
-	case "expires_in":
+	case keyExpiresIn:
 		return p.null() || p.float(&w.ExpiresIn)
-	case "rule":
+	case keyRule:
 		return p.null() || p.rule(&w.Rule)
 	}
 	return false
@@ -87,7 +106,7 @@ func (p *scan) null() bool { return p.take("null") }
 
 // take consumes s if the scan is at it.
 func (p *scan) take(s string) bool {
-	if !bytes.HasPrefix(p.b[p.i:], []byte(s)) {
+	if len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
 		return false
 	}
 	p.i += len(s)
@@ -102,7 +121,7 @@ type scan struct {
 
 // members reads an object {"key":value,...}, calling member with each key
 // when the scan is at its value; false on anything else.
-func (p *scan) members(member func(key string) bool) bool {
+func (p *scan) members(member func(key []byte) bool) bool {
 	if !p.take("{") {
 		return false
 	}
@@ -110,8 +129,8 @@ func (p *scan) members(member func(key string) bool) bool {
 		return true
 	}
 	for {
-		var key string
-		if !p.str(&key) || !p.take(":") || !member(key) {
+		key, ok := p.text()
+		if !ok || !p.take(":") || !member(key) {
 			return false
 		}
 		if p.take("}") {
@@ -123,22 +142,31 @@ func (p *scan) members(member func(key string) bool) bool {
 	}
 }
 
-// str reads a string of printable ASCII without escapes.
-func (p *scan) str(s *string) bool {
+// text reads a string of printable ASCII without escapes: its bytes.
+func (p *scan) text() ([]byte, bool) {
 	if !p.take(`"`) {
-		return false
+		return nil, false
 	}
 	for j := p.i; j < len(p.b); j++ {
 		switch c := p.b[j]; {
 		case c == '"':
-			*s = string(p.b[p.i:j])
+			t := p.b[p.i:j]
 			p.i = j + 1
-			return true
+			return t, true
 		case c < 0x20 || c >= 0x7f || c == '\\':
-			return false
+			return nil, false
 		}
 	}
-	return false
+	return nil, false
+}
+
+// str reads a string as text does, into s.
+func (p *scan) str(s *string) bool {
+	t, ok := p.text()
+	if ok {
+		*s = string(t)
+	}
+	return ok
 }
 
 func (p *scan) boolean(v *bool) bool {
@@ -239,8 +267,8 @@ func (p *scan) rule(v **Rule) bool {
 	var r Rule
 	var line *int
 	seen := 0
-	ok := p.members(func(key string) bool {
-		bit := ruleKeys[key]
+	ok := p.members(func(key []byte) bool {
+		bit := ruleKeys[string(key)]
 		if bit == 0 || seen&bit != 0 {
 			return false
 		}
