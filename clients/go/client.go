@@ -176,12 +176,9 @@ func (c *Client) send(ctx context.Context, cn *conn, cl *call, line []byte) (jso
 	if !cn.register(cl) {
 		return nil, errLost
 	}
-	select {
-	case cn.out <- line:
-	case <-cn.done:
-	case <-ctx.Done():
+	if err := cn.put(ctx, line); err != nil {
 		cn.forget(cl)
-		return nil, ctxError(ctx)
+		return nil, err
 	}
 	select {
 	case r := <-cl.res:

@@ -3,11 +3,14 @@ package robotsd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // errLost: the connection broke before the call's answer came; the call
@@ -32,8 +35,10 @@ type call struct {
 // lines, a reader goroutine hands each answer to its call by id.
 type conn struct {
 	nc   net.Conn
+	rc   syscall.RawConn // nc's descriptor, for a caller's own write; nil: none
 	out  chan []byte
 	done chan struct{} // closed when the connection is dead
+	wmu  sync.Mutex    // held while a line is being written
 
 	mu          sync.Mutex
 	pending     map[uint64]*call
@@ -50,6 +55,9 @@ func newConn(nc net.Conn) *conn {
 		out:     make(chan []byte, 256),
 		done:    make(chan struct{}),
 		pending: make(map[uint64]*call),
+	}
+	if sc, ok := nc.(syscall.Conn); ok {
+		cn.rc, _ = sc.SyscallConn()
 	}
 	go cn.writeLoop()
 	go cn.readLoop()
@@ -137,19 +145,104 @@ func (cn *conn) writeLoop() {
 	for {
 		select {
 		case line := <-cn.out:
-			if _, err := w.Write(line); err != nil {
+			cn.wmu.Lock()
+			err := writeQueued(w, line, cn.out)
+			cn.wmu.Unlock()
+			if err != nil {
 				cn.kill(errLost)
 				return
-			}
-			if len(cn.out) == 0 {
-				if err := w.Flush(); err != nil {
-					cn.kill(errLost)
-					return
-				}
 			}
 		case <-cn.done:
 			return
 		}
+	}
+}
+
+// writeQueued writes line and the lines queued behind it to w, and
+// flushes it.
+func writeQueued(w *bufio.Writer, line []byte, out chan []byte) error {
+	for {
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		if len(out) == 0 {
+			return w.Flush()
+		}
+		line = <-out
+	}
+}
+
+// put sends line: the caller writes it itself when no other line is being
+// written or waits to be (one write, as the bare socket would), else it
+// goes to the writer's queue. A line the socket takes only in part is
+// written on until the deadline; a write that fails kills the connection
+// (errLost).
+func (cn *conn) put(ctx context.Context, line []byte) error {
+	if cn.rc == nil || !cn.wmu.TryLock() {
+		return cn.queue(ctx, line)
+	}
+	if len(cn.out) > 0 {
+		cn.wmu.Unlock()
+		return cn.queue(ctx, line)
+	}
+	n, err := cn.writeOnce(line)
+	if err == nil && n < len(line) {
+		err = cn.writeRest(ctx, line[n:])
+	}
+	cn.wmu.Unlock()
+	if err != nil {
+		cn.kill(errLost)
+		return errLost
+	}
+	return nil
+}
+
+// writeOnce makes one write(2) of line without waiting: the bytes taken
+// (0 when the socket's buffer is full).
+func (cn *conn) writeOnce(line []byte) (int, error) {
+	var n int
+	var werr error
+	err := cn.rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), line)
+			if werr != syscall.EINTR {
+				break
+			}
+		}
+		if werr == syscall.EAGAIN {
+			n, werr = 0, nil
+		}
+		return true
+	})
+	if err == nil {
+		err = werr
+	}
+	return n, err
+}
+
+// writeRest writes the rest of a line begun, waiting for the socket until
+// ctx's deadline; cn.wmu is held, so nothing comes between.
+func (cn *conn) writeRest(ctx context.Context, rest []byte) error {
+	deadline, _ := ctx.Deadline()
+	if err := cn.nc.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
+	_, err := cn.nc.Write(rest)
+	if derr := cn.nc.SetWriteDeadline(time.Time{}); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// queue hands line to the writer goroutine.
+func (cn *conn) queue(ctx context.Context, line []byte) error {
+	select {
+	case cn.out <- line:
+		return nil
+	case <-cn.done:
+		return nil // the call's reply is errLost
+	case <-ctx.Done():
+		return ctxError(ctx)
 	}
 }
 

@@ -187,3 +187,37 @@ func TestAnAnswerWithoutARequiredFieldIsRefused(t *testing.T) {
 		t.Errorf("pending without origin: want a protocol error, got %+v, %v", rs, err)
 	}
 }
+
+// A peer that never reads: a line the socket cannot take whole (the
+// caller writes on, not the writer goroutine) still ends at the call's
+// deadline, as a timeout.
+func TestLineToAPeerThatDoesNotReadTimesOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "robotsd.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never read
+		}
+	}()
+	c := robotsd.New(&robotsd.Options{Socket: path, MaxLine: 16 << 20})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	_, err = c.Do(ctx, map[string]interface{}{"op": "ping", "pad": strings.Repeat("x", 8<<20)})
+	var e *robotsd.Error
+	if !errors.As(err, &e) || e.Code != robotsd.CodeTimeout {
+		t.Fatalf("Do to a peer that does not read: %v, want a timeout", err)
+	}
+	if d := time.Since(t0); d < 250*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("timed out after %v, want about 300ms", d)
+	}
+}

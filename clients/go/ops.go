@@ -179,8 +179,10 @@ func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptio
 		return Result{URL: url}, err
 	}
 	var w wireCheck
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
+	if !quickCheck(raw, &w) {
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
+		}
 	}
 	return w.result(url, o)
 }

@@ -324,6 +324,8 @@ export class Client {
     this._buf = "";
     this._maxAccepted = 0;
     this._answered = false;
+    this._timer = null; // one timer for every call's timeout, at the soonest
+    this._timerAt = Infinity;
   }
 
   /**
@@ -476,6 +478,8 @@ export class Client {
   close() {
     this._closed = true;
     clearTimeout(this._retryTimer);
+    clearTimeout(this._timer);
+    this._timer = null;
     this._failAll(new ConnectionError("the client is closed"));
     const sock = this._sock;
     this._sock = null;
@@ -492,7 +496,8 @@ export class Client {
       call.reject = reject;
       call.sends = 0;
       call.gen = -1;
-      call.timer = setTimeout(() => this._expire(call), call.timeout);
+      call.deadline = performance.now() + call.timeout;
+      this._arm(call.deadline);
       if (call.id === null) this._raw.push(call);
       else this._pending.set(call.id, call);
       if (this._sock) this._write(call);
@@ -507,8 +512,33 @@ export class Client {
     this._sock.write(call.line);
   }
 
+  // Arms the timeout timer for `deadline` unless it fires sooner already.
+  // One timer serves every call: a call answered leaves it be (setting and
+  // clearing a timer per call was a large part of a check's own time).
+  // Unref'd: what keeps the process alive while calls wait is the socket
+  // (ref'd while it has calls) or the pause before connecting again.
+  _arm(deadline) {
+    if (this._timer && this._timerAt <= deadline) return;
+    clearTimeout(this._timer);
+    this._timerAt = deadline;
+    this._timer = setTimeout(() => this._sweep(), Math.max(1, Math.ceil(deadline - performance.now())));
+    this._timer.unref();
+  }
+
+  // The timer fired: expire every call past its deadline, arm for the next.
+  _sweep() {
+    this._timer = null;
+    this._timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const call of [...this._pending.values(), ...this._raw]) {
+      if (call.deadline <= now) this._expire(call);
+      else next = Math.min(next, call.deadline);
+    }
+    if (next < Infinity) this._arm(next);
+  }
+
   _settle(call, err, value) {
-    clearTimeout(call.timer);
     if (call.id === null) {
       const i = this._raw.indexOf(call);
       if (i >= 0) this._raw.splice(i, 1);

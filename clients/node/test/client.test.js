@@ -303,6 +303,17 @@ test("a call times out on its own timeout; the late answer is dropped", async ()
   assert.match(await client.ping(), /^\d/);
 });
 
+test("calls' timeouts share one timer: a short one behind a long one ends on time", async () => {
+  origin.robots("slow2.test", "User-agent: *\nDisallow: /\n", { hold: true });
+  const long = client.check("http://slow2.test/a", AGENT, { timeout: 60000 });
+  const t0 = Date.now();
+  await assert.rejects(client.check("http://slow2.test/b", AGENT, { timeout: 300 }), ClientTimeoutError);
+  const waited = Date.now() - t0;
+  assert.ok(waited >= 290 && waited < 5000, `timed out after ${waited} ms`);
+  origin.release();
+  assert.equal((await long).allowed, false, "the long call is still answered");
+});
+
 test("no robotsd at the socket: ConnectionError after connectTimeout", async () => {
   const c = new Client({ socket: daemon.dir + "/absent.sock", connectTimeout: 200 });
   await assert.rejects(c.ping(), ConnectionError);
