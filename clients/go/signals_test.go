@@ -40,7 +40,9 @@ func TestCheckWithPage(t *testing.T) {
 	if !r.Allowed || !reflect.DeepEqual(r.RobotsTag, tag) {
 		t.Errorf("allowed %v robots_tag %+v; want %+v", r.Allowed, r.RobotsTag, tag)
 	}
-	ev := robotsd.Evidence{Robots: hash16(signalsRobots), Page: "73f780eea2a13c87"}
+	// signals.test serves no tdmrep.json: a 404, the state none
+	tv := hash16("status:404")
+	ev := robotsd.Evidence{Robots: hash16(signalsRobots), TDMRep: tv, Page: "73f780eea2a13c87"}
 	if r.Evidence == nil || *r.Evidence != ev ||
 		ev.Page != hash16("x-robots-tag: noai\ncontent-usage: train-ai=n\nmeta robots: noindex\n") {
 		t.Errorf("evidence %+v; want %+v", r.Evidence, ev)
@@ -49,8 +51,9 @@ func TestCheckWithPage(t *testing.T) {
 	if r.Usage[robotsd.PurposeTrainAI] != robotsd.PreferenceDisallowed || !reflect.DeepEqual(r.UsageFrom, from) {
 		t.Errorf("usage %v from %+v; want train-ai disallowed from %+v", r.Usage, r.UsageFrom, from)
 	}
-	if r.TDM != nil {
-		t.Errorf("tdm %+v from a robotsd that does not answer it", r.TDM)
+	tdm := robotsd.TDM{State: "none", Version: tv}
+	if r.TDM == nil || !reflect.DeepEqual(*r.TDM, tdm) || r.Usage[robotsd.PurposeTDM] != robotsd.PreferenceUnknown {
+		t.Errorf("tdm %+v usage %v; want %+v and tdm unknown", r.TDM, r.Usage, tdm)
 	}
 }
 
@@ -80,7 +83,8 @@ func TestCheckWithPageAgentScopedAndDisallowed(t *testing.T) {
 		t.Errorf("a batch with a page: %v; want bad_request", err)
 	}
 	res, err := client.CheckManyWith(ctx(t), []string{"http://signals.test/x"}, "FooBot", &robotsd.CheckOptions{TDM: true})
-	if err != nil || len(res) != 1 || !res[0].Allowed || res[0].TDM != nil || res[0].RobotsTag != nil {
+	if err != nil || len(res) != 1 || !res[0].Allowed || res[0].TDM == nil ||
+		!reflect.DeepEqual(*res[0].TDM, robotsd.TDM{State: "none", Version: hash16("status:404")}) || res[0].RobotsTag != nil {
 		t.Errorf("a batch with tdm: %+v %v", res, err)
 	}
 }

@@ -40,9 +40,12 @@ const (
 	PurposeSearch  Purpose = "search"
 	PurposeAIInput Purpose = "ai-input"
 	PurposeAIUse   Purpose = "ai-use" // Content-Usage ai-use (AIPREF vocab-08)
+	// PurposeTDM is TDMRep's text and data mining, in Usage only when
+	// CheckOptions.TDM asked for it too (not in Purposes).
+	PurposeTDM Purpose = "tdm"
 )
 
-// Purposes lists the purposes robotsd answers.
+// Purposes lists the purposes robotsd answers in every usage answer.
 var Purposes = []Purpose{PurposeTrainAI, PurposeSearch, PurposeAIInput, PurposeAIUse}
 
 // Usage maps every purpose to the site's preference for the URL.

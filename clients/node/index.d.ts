@@ -100,7 +100,7 @@ export type Preference = "allowed" | "disallowed" | "unknown";
 export type Purpose = "train-ai" | "search" | "ai-input" | "ai-use";
 export declare const PURPOSES: readonly Purpose[];
 
-/** Purpose -> preference: every Purpose, and any a newer robotsd adds. */
+/** Purpose -> preference: every Purpose, "tdm" with `tdm: true`, and any a newer robotsd adds. */
 export type Usage = { readonly [P in Purpose]: Preference } & { readonly [purpose: string]: Preference };
 
 /** A Content-Usage or Content-Signal statement that decided the usage. */

@@ -41,9 +41,12 @@ test("check with the contract's page: robots_tag, usage from the header, evidenc
   assert.deepEqual(r.usageFrom, [
     { directive: "content-usage", pattern: null, line: null, value: "train-ai=n", source: "header" },
   ]);
-  assert.deepEqual(r.evidence, { robots: hash16(ROBOTS), tdmrep: null, page: "73f780eea2a13c87" });
+  // sig.test serves no tdmrep.json: a 404, the state none
+  const tv = hash16("status:404");
+  assert.deepEqual(r.evidence, { robots: hash16(ROBOTS), tdmrep: tv, page: "73f780eea2a13c87" });
   assert.equal(r.evidence.page, hash16("x-robots-tag: noai\ncontent-usage: train-ai=n\nmeta robots: noindex\n"));
-  assert.equal(r.tdm, null); // nullable: not answered yet
+  assert.deepEqual(r.tdm, { state: "none", reservation: null, policy: null, location: null, version: tv });
+  assert.equal(r.usage.tdm, "unknown");
 });
 
 test("agent-scoped X-Robots-Tag, a disallowed URL, a plain check", async () => {
@@ -59,7 +62,9 @@ test("agent-scoped X-Robots-Tag, a disallowed URL, a plain check", async () => {
   const plain = await fx.client.check("http://sig.test/x", "NodeBot");
   assert.deepEqual([plain.robotsTag, plain.evidence, plain.tdm], [null, null, null]);
   const many = await fx.client.checkMany(["http://sig.test/x"], "NodeBot", { tdm: true });
-  assert.deepEqual([many[0].allowed, many[0].tdm], [true, null]);
+  assert.deepEqual([many[0].allowed, many[0].tdm], [true, {
+    state: "none", reservation: null, policy: null, location: null, version: hash16("status:404"),
+  }]);
   await assert.rejects(fx.client.checkMany(["http://sig.test/x"], "NodeBot", { page }), TypeError);
 });
 

@@ -26,7 +26,8 @@ Settings:
 - The agent: ROBOTSTXT_USER_AGENT, else the request's User-Agent header,
   else USER_AGENT (as Scrapy's middleware picks it).
 - ROBOTSD_USAGE_PURPOSES (default []): the purposes the crawl's content is
-  for, among "train-ai", "search", "ai-input", "ai-use" (another name
+  for, among "train-ai", "search", "ai-input", "ai-use" and "tdm" (TDMRep;
+  it implies ROBOTSD_TDM) (another name
   stops the crawl at start: a typo must not silently allow everything); a
   list, or a comma-separated string whose empty names are left out, so
   that `-s ROBOTSD_USAGE_PURPOSES=` lists none. When it is
@@ -39,6 +40,9 @@ Settings:
   listed purpose is "unknown" too (the site said nothing about it).
 - ROBOTSD_USAGE (default False): ask for the usage preferences even with
   no purposes listed, to record them with the items (see below).
+- ROBOTSD_TDM (default False; implied by "tdm" among the purposes): ask
+  for the origin's TDMRep answer (robotsd fetches /.well-known/tdmrep.json)
+  and record it as meta["robotsd"]["tdm"].
 - ROBOTSD_USAGE_MODE (default "refuse"): "refuse" judges the purposes
   before the fetch, by robots.txt's lines only, as described above (the
   default: a page its owner marked costs them no download, and crawls
@@ -137,11 +141,12 @@ def _purposes(settings: Any) -> Tuple[List[str], bool]:
     # "-s ROBOTSD_USAGE_PURPOSES=" (an empty string) lists none
     purposes: List[str] = [p.strip() for p in settings.getlist(
         "ROBOTSD_USAGE_PURPOSES", []) if p.strip()]
-    bad = [p for p in purposes if p not in PURPOSES]
+    known = PURPOSES + ("tdm",)
+    bad = [p for p in purposes if p not in known]
     if bad:
         raise ValueError("ROBOTSD_USAGE_PURPOSES: unknown purpose(s) %s "
                          "(robotsd answers %s)" % (", ".join(bad),
-                                                  ", ".join(PURPOSES)))
+                                                  ", ".join(known)))
     unknown = settings.get("ROBOTSD_USAGE_UNKNOWN", "allow")
     if unknown not in ("allow", "deny"):
         raise ValueError("ROBOTSD_USAGE_UNKNOWN must be \"allow\" or "
@@ -182,6 +187,8 @@ class RobotsdMiddleware:
         self.purposes, self.deny_unknown = _purposes(settings)
         self.usage = bool(self.purposes) or \
             settings.getbool("ROBOTSD_USAGE", False)
+        self.tdm = "tdm" in self.purposes or \
+            settings.getbool("ROBOTSD_TDM", False)
         self.mode = settings.get("ROBOTSD_USAGE_MODE", "refuse")
         if self.mode not in ("refuse", "discover"):
             raise ValueError("ROBOTSD_USAGE_MODE must be \"refuse\" or "
@@ -237,7 +244,7 @@ class RobotsdMiddleware:
         d: "defer.Deferred[CheckResult]" = defer.Deferred()
         sent: Dict[str, Any] = {}  # "fut": the request's Future once sent
         self._send(d, sent, url, check_request(url, agent, True, self.usage,
-                                               page=page),
+                                               page=page, tdm=self.tdm),
                    time.monotonic() + self.connect_timeout, _RETRY_PAUSE)
         d.addTimeout(self.timeout, reactor,
                      onTimeoutCancel=lambda r, t: self._timed_out(
@@ -283,7 +290,8 @@ class RobotsdMiddleware:
                 return
             try:
                 a = result(f.result())
-                res = CheckResult.from_answer(url, a, usage, page=page)
+                res = CheckResult.from_answer(url, a, usage, page=page,
+                                              tdm=self.tdm)
             except RobotsdError as e:
                 reactor.callFromThread(d.errback, e)
                 return
@@ -533,8 +541,9 @@ class RobotsdMiddleware:
 
 
 def meta_of(res: CheckResult) -> Dict[str, Any]:
-    """meta["robotsd"] of an allowed request: plain JSON values; with the
-    page's answer also robots_tag and evidence."""
+    """meta["robotsd"] of an allowed request: plain JSON values; with
+    tdm asked for also tdm (as robotsd writes it), with the page's answer
+    also robots_tag and evidence."""
     out = {
         "version": res.version,
         "usage": None if res.usage is None else
@@ -542,6 +551,13 @@ def meta_of(res: CheckResult) -> Dict[str, Any]:
         "usage_from": None if res.usage_from is None else
         [asdict(st) for st in res.usage_from],
     }
+    if res.tdm is not None:
+        t = res.tdm
+        out["tdm"] = {"state": t.state, "reservation": t.reservation,
+                      "policy": t.policy, "location": t.location,
+                      "version": t.version}
+        if t.from_ is not None:
+            out["tdm"]["from"] = t.from_
     if res.evidence is not None:
         out["robots_tag"] = None if res.robots_tag is None else \
             asdict(res.robots_tag)

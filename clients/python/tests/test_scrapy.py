@@ -589,6 +589,31 @@ class PageCrawl(CrawlTest):
                          1)
         self.assertNotIn("robotsd/page_checked", res["stats"])
 
+    def test_tdm_purpose_refused_before_the_fetch(self):
+        # tdmrep.json reserves /open/2 (first member) and leaves the rest
+        # open: "tdm" among the purposes drops /open/2 before its fetch,
+        # and every fetched page records the TDMRep answer
+        body = json.dumps([{"location": "/open/2", "tdm-reservation": 1,
+                            "tdm-policy": "https://p.test/policy"},
+                           {"location": "/", "tdm-reservation": 0}])
+        self.origin.set(HOST, "/.well-known/tdmrep.json", body=body,
+                        headers={"Content-Type": "application/json"})
+        self.start()
+        res = self.crawl(self.d.socket, items=True,
+                         ROBOTSD_USAGE_PURPOSES=["tdm"])
+        # robotsd fetched tdmrep.json once for the whole crawl
+        self.assertEqual(self.fetched(), ["/", "/.well-known/tdmrep.json",
+                                          "/open/1", "/open/3"],
+                         res["log"][-4000:])
+        st = res["stats"]
+        self.assertEqual(st.get("robotsd/usage_forbidden/tdm"), 1)
+        tv = hashlib.sha256(body.encode()).hexdigest()[:16]
+        for path, answer in self.items(res).items():
+            self.assertEqual(answer["tdm"], {
+                "state": "rules", "reservation": 0, "policy": None,
+                "location": "/", "version": tv}, path)
+            self.assertEqual(answer["usage"]["tdm"], "allowed", path)
+
     def test_plain_crawl_sends_no_page(self):
         self.start()
         res = self.crawl(self.d.socket, items=True)
