@@ -193,13 +193,13 @@ check_row(struct jw *jw, const struct check_run *r, const struct wire_str *url,
 		return done; /* u kept */
 	switch (check_lookup(r, u->v.origin, m, w, &e)) {
 	case CACHE_HIT:
-		check_begin(jw, r, url, 1);
+		check_open(jw, r, url);
 		check_verdict(
 		    jw, r, &u->v, u->plain, e, check_hit_source(r, e));
 		jw_end(jw);
 		break;
 	case CACHE_STALE:
-		check_begin(jw, r, url, 1);
+		check_open(jw, r, url);
 		check_verdict(jw, r, &u->v, u->plain, e, CHECK_STALE);
 		jw_end(jw);
 		break;
@@ -379,7 +379,7 @@ check_wait_cb(struct cache_waiter *w, const struct cache_entry *e)
 		check_item_error(p, it, PE_INTERNAL, w->error);
 	else {
 		jw_init(&rw, &it->row);
-		check_begin(&rw, &p->run, &it->url, 1);
+		check_open(&rw, &p->run, &it->url);
 		check_verdict(&rw, &p->run, &it->split, it->plain, e,
 		    e->shared ? CHECK_SHARED : CHECK_FETCHED);
 		jw_end(&rw);

@@ -51,6 +51,9 @@ struct check_run {
  */
 void check_begin(
     struct jw *, const struct check_run *r, const struct wire_str *url, int ok);
+/* The same up to "ok" (check_verdict() writes "ok":true itself). */
+void check_open(
+    struct jw *, const struct check_run *r, const struct wire_str *url);
 /* {"id":ID,"ok":true,"results":[ the start of a batch's answer, left open. */
 void check_results_begin(struct jw *, const struct wire_check *);
 /* A whole object for url that is an error. */
@@ -61,7 +64,7 @@ void check_error_line(
     struct buf *, const struct wire_check *, enum proto_err, const char *msg);
 /*
  * The members of a verdict for a split URL (its origin plain or not) from
- * entry e after "ok", into the open object.
+ * entry e, "ok":true first, into the object check_open() opened.
  */
 void check_verdict(struct jw *, const struct check_run *,
     const struct url_view *, int plain, const struct cache_entry *,
