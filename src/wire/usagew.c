@@ -248,9 +248,11 @@ jw_evidence_tdm(
 static void
 jw_rule_rest(struct jw *w, const struct robots_verdict *v)
 {
-	const char *d = robots_directive_name(v->rule.directive);
-
-	jw_vplain(w, d, strlen(d));
+	/* robots_directive_name()'s two names, as literals (no strlen) */
+	if (v->rule.directive == ROBOTS_ALLOW)
+		jw_vlit(w, "\"allow\"");
+	else
+		jw_vlit(w, "\"disallow\"");
 	jw_kstr(w, "pattern", v->rule.pattern, v->rule.pattern_len);
 	jw_kint(w, "line", v->rule.line);
 	jw_end(w);

@@ -274,8 +274,12 @@ check_verdict(struct jw *w, const struct check_run *r, const struct url_view *u,
 		jw_kvlit2(w, "ok", "true", "allowed", "true");
 	else
 		jw_kvlit2(w, "ok", "true", "allowed", "false");
-	jw_key(w, "origin");
-	check_str(w, u->origin, u->origin_len, plain);
+	if (plain) /* one room check for key and value */
+		jw_kplain(w, "origin", u->origin, u->origin_len);
+	else {
+		jw_key(w, "origin");
+		jw_vstr(w, u->origin, u->origin_len);
+	}
 	check_source_reason(w, source, reason);
 	check_count(r->env, source, reason, v.allowed);
 	jw_kint_or_null(w, "http_status", e->http_status);
