@@ -25,6 +25,28 @@ class TdmRep(DaemonTest):
     def tdm_hits(self, host):
         return len(self.origin.hits(host, TDM))
 
+    def test_an_overloaded_batch_never_reads_an_evicted_entry(self):
+        # One waiting slot, a cache of a few hundred bytes: the batch's
+        # second URL starts robots.txt's fetch of c.test, whose entry
+        # evicts b.test's, which the batch's lookup memo still held, and
+        # its tdmrep.json is refused as overloaded (before: a read of the
+        # freed entry, SIGSEGV).
+        self.serve("held.test", hold=True)
+        self.serve("b.test")
+        self.serve("c.test")
+        self.start("--max-waiting", "1", "--cache-max-bytes", "500")
+        held = self.d.client()
+        held.send({"op": "check", "url": "http://held.test/a/x",
+                   "agent": "Bot", "tdm": True, "id": 1})
+        self.origin.wait_hits("held.test", 1, path=TDM)
+        self.assertAnswer(self.check("http://b.test/x"), ok=True)
+        a = self.c.call({"op": "check", "agent": "Bot", "tdm": True,
+                         "urls": ["http://b.test/x", "http://c.test/y"]})
+        self.assertIsNone(self.d.proc.poll(), self.d.log())
+        self.assertAnswer(a, ok=True)
+        self.assertEqual(len(a["results"]), 2)
+        self.assertAnswer(self.c.call({"op": "ping"}), ok=True)
+
     def test_a_check_without_tdm_never_fetches_it(self):
         self.serve("plain.test")
         self.start()

@@ -169,9 +169,15 @@ check_tdm_step(const struct check_run *r, const struct robots_url *u,
 	g = tdm_gate(&(struct tdm_step){ env->tdm, env->cache, env->tdm_mode,
 	                 r->req->tdm, r->req->wait },
 	    u->v.origin, w);
+	/*
+	 * A waiting tdm check may have started robots.txt's fetch, whose new
+	 * entry can evict the idle one the memo holds, whatever the gate
+	 * answers (an overloaded tdmrep.json answers TDM_GO).
+	 */
+	if (r->req->tdm && r->req->wait)
+		m->e = NULL;
 	if (g == TDM_GO)
 		return ROW_DONE;
-	m->e = NULL; /* robots.txt's fetch may have made room */
 	return g == TDM_MISS ? ROW_MISS : ROW_WAIT_TDM;
 }
 
