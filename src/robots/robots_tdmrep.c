@@ -234,6 +234,23 @@ robots_tdmrep_free(struct tdmrep *t)
 	free(t);
 }
 
+/* The allocator's header of each block, as glibc's malloc keeps it. */
+#define TDMREP_BLOCK_OVERHEAD 16
+
+size_t
+robots_tdmrep_bytes(const struct tdmrep *t)
+{
+	size_t i, n;
+
+	if (t == NULL)
+		return 0;
+	n = sizeof(*t) + t->cap * sizeof(*t->ents) + 2 * TDMREP_BLOCK_OVERHEAD;
+	for (i = 0; i < t->n; i++) /* robots_tdmrep_add()'s block */
+		n += 4 * t->ents[i].pub.location_len +
+		     t->ents[i].pub.policy_len + 2 + TDMREP_BLOCK_OVERHEAD;
+	return n;
+}
+
 size_t
 robots_tdmrep_count(const struct tdmrep *t)
 {

@@ -93,6 +93,11 @@ void robots_tdmrep_member_lines(
     const char *s, size_t len, uint32_t *lines, size_t n);
 
 size_t robots_tdmrep_count(const struct tdmrep *);
+/*
+ * The bytes the rules hold on the heap (their blocks and an allocator's
+ * header each), for a cache's byte cap.
+ */
+size_t robots_tdmrep_bytes(const struct tdmrep *);
 const struct tdmrep_rule *robots_tdmrep_rule(const struct tdmrep *, size_t i);
 /* The warnings kept, in member order, and how many there were in all. */
 const struct tdmrep_warning *robots_tdmrep_warnings(

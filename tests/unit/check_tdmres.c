@@ -180,6 +180,52 @@ START_TEST(test_failure_keeps_the_good_copy)
 }
 END_TEST
 
+/*
+ * Failing 30 days with no good copy: robots.txt's fallback to allow-all
+ * (RFC 9309 section 2.3.1.4) is not tdmrep.json's, which stays
+ * "unreachable" (the contract's state for 5xx), never "none".
+ */
+START_TEST(test_unreachable_past_allow_after_stays_unreachable)
+{
+	struct fetch_result fail = script_result(FETCH_OK, 503);
+	const struct cache_entry *e;
+
+	tdm_fetch(&fail);
+	clock_advance(&clk, 31 * DAY);
+	(void)check_now(O, &e); /* answered as it is; a retry starts */
+	ck_assert_str_eq(tdm_state_name(entry(O)), "unreachable");
+	tdm_fill(&fail);
+	e = entry(O);
+	ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+	ck_assert_str_eq(tdm_state_name(e), "unreachable");
+}
+END_TEST
+
+/*
+ * The rules count against the cache's bytes: 20 members with
+ * 1,500-byte locations hold at least their four copies of each.
+ */
+START_TEST(test_rules_bytes_are_counted)
+{
+	static char body[40000];
+	struct fetch_result r;
+	size_t i, n = 0;
+
+	n += (size_t)snprintf(body + n, sizeof(body) - n, "[");
+	for (i = 0; i < 20; i++)
+		n += (size_t)snprintf(body + n, sizeof(body) - n,
+		    "%s{\"location\":\"/%zu%01500d\",\"tdm-reservation\":1}",
+		    i ? "," : "", i, 0);
+	snprintf(body + n, sizeof(body) - n, "]");
+	r = ok_body(body);
+	tdm_fetch(&r);
+	ck_assert_uint_eq(robots_tdmrep_count(
+	                      ((const struct tdm_doc *)entry(O)->doc)->f.rules),
+	    20);
+	ck_assert_uint_ge(cache_stats(cache)->bytes, 20 * 4 * 1500);
+}
+END_TEST
+
 /* Cache-Control max-age sets the lifetime; none: --default-ttl. */
 START_TEST(test_lifetime)
 {
@@ -230,6 +276,8 @@ tdmres_suite(void)
 	tcase_add_test(tc, test_failure_keeps_the_good_copy);
 	tcase_add_test(tc, test_lifetime);
 	tcase_add_test(tc, test_revalidated);
+	tcase_add_test(tc, test_unreachable_past_allow_after_stays_unreachable);
+	tcase_add_test(tc, test_rules_bytes_are_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -71,10 +71,14 @@ entry_alloc_size(size_t len)
  * --cache-max-bytes caps the heap the cache really takes.
  */
 static size_t
-entry_size(const struct entry *e)
+entry_size(const struct cache *c, const struct entry *e)
 {
+	size_t doc = c->kind->bytes != NULL && e->pub.doc != NULL
+	                 ? c->kind->bytes(e->pub.doc)
+	                 : xheld(e->pub.robots);
+
 	return xheld(e) + xheld(e->pub.final_url) + xheld(e->pub.last_error) +
-	       xheld(e->pub.validators) + xheld(e->pub.robots) + xheld(e->hist);
+	       xheld(e->pub.validators) + doc + xheld(e->hist);
 }
 
 /*
@@ -86,7 +90,7 @@ static void
 cache_account(struct cache *c, struct entry *e)
 {
 	c->stats.bytes -= e->bytes;
-	e->bytes = (uint32_t)entry_size(e);
+	e->bytes = (uint32_t)entry_size(c, e);
 	c->stats.bytes += e->bytes;
 	c->stats.backoff -= e->in_backoff;
 	e->in_backoff = e->pub.policy != CACHE_NONE && e->pub.fail_streak > 0;

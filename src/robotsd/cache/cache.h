@@ -203,6 +203,14 @@ struct cache_kind {
 	void (*unref)(void *doc);
 	/* The name of a settled entry's state (NULL: cache_policy_name()). */
 	const char *(*state_name)(const struct cache_entry *);
+	/* The heap bytes doc holds (NULL: one block, xheld()). */
+	size_t (*bytes)(const void *doc);
+	/*
+	 * An origin failing past --unreachable-allow-after with no good copy
+	 * stays failing: robots.txt's allow-all (RFC 9309 section 2.3.1.4)
+	 * is robots.txt's only.
+	 */
+	int keep_unreachable;
 };
 extern const struct cache_kind cache_kind_robots;
 

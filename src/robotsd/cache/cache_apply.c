@@ -45,7 +45,8 @@ kind_robots_unref(void *doc)
 }
 
 const struct cache_kind cache_kind_robots = { "robots.txt", "/robots.txt",
-	kind_robots_compile, kind_robots_ref, kind_robots_unref, NULL };
+	kind_robots_compile, kind_robots_ref, kind_robots_unref, NULL, NULL,
+	0 };
 
 /* Drop the doc e holds, of c's kind. */
 static void
@@ -192,12 +193,13 @@ entry_good(struct cache *c, struct entry *e, const struct fetch_result *r,
 
 /*
  * An origin failing for unreachable_allow_after seconds without a good copy
- * to fall back on is allowed (RFC 9309 section 2.3.1.4).
+ * to fall back on is allowed (RFC 9309 section 2.3.1.4); robots.txt's rule
+ * only (cache_kind.keep_unreachable).
  */
 void
 cache_apply_fallback(const struct cache *c, struct entry *e, double now)
 {
-	if (!e->good && e->pub.fail_streak > 0 &&
+	if (!e->good && e->pub.fail_streak > 0 && !c->kind->keep_unreachable &&
 	    lifetime_give_up(&c->set.life, e->pub.fail_since, now))
 		e->pub.policy = CACHE_ALLOW_ALL;
 }

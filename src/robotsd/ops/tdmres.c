@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/xmalloc.h"
 #include "ops/tdmres.h"
 #include "robots.h"
 #include "wire/jsonw.h"
@@ -73,8 +74,17 @@ tdm_state_name(const struct cache_entry *e)
 	return "pending";
 }
 
+/* tdm_kind's bytes(): the doc, its rules and its warnings' lines. */
+static size_t
+tdm_bytes(const void *doc)
+{
+	const struct tdm_doc *d = doc;
+
+	return xheld(d) + robots_tdmrep_bytes(d->f.rules) + xheld(d->f.lines);
+}
+
 const struct cache_kind tdm_kind = { "tdmrep", "/.well-known/tdmrep.json",
-	tdm_compile, tdm_ref, tdm_unref, tdm_state_name };
+	tdm_compile, tdm_ref, tdm_unref, tdm_state_name, tdm_bytes, 1 };
 
 /*
  * --tdmrep always: keep origin's file at hand for the checks that will
