@@ -74,10 +74,9 @@ robots_tag_weekday(const char *s, size_t n)
 	for (d = 0; d < 7; d++) {
 		if (n != 3 && n != strlen(days[d]))
 			continue;
-		for (i = 0;
-		     i < n && ascii_lower((unsigned char)s[i]) == days[d][i];
-		     i++)
-			;
+		i = 0;
+		while (i < n && ascii_lower((unsigned char)s[i]) == days[d][i])
+			i++;
 		if (i == n)
 			return 1;
 	}
@@ -155,10 +154,9 @@ robots_tag_date_zone(struct rtd_cur *c, int *zone)
 		return robots_tag_date_offset(c, zone);
 	n = robots_tag_date_word(c, &w);
 	for (k = 0; k < sizeof(offs) / sizeof(offs[0]); k++) {
-		for (j = 0;
-		     j < n && ascii_lower((unsigned char)w[j]) == names[k][j];
-		     j++)
-			;
+		j = 0;
+		while (j < n && ascii_lower((unsigned char)w[j]) == names[k][j])
+			j++;
 		if (j == n && names[k][n] == '\0') {
 			*zone = offs[k];
 			return 0;

@@ -407,16 +407,18 @@ test_warnings(const struct test_env *env)
 		fprintf(stderr, "%s:%u: %s: %s\n", env->file, w.line, w.code,
 		    w.message);
 	}
-	for (i = 0;
-	     env->tdm_file != NULL && tdmrep_file_warning(&env->tdm, i, &code,
-	                                  &line, text, sizeof(text)) == 0;
-	     i++)
+	if (env->tdm_file == NULL)
+		return;
+	i = 0;
+	while (tdmrep_file_warning(
+	           &env->tdm, i++, &code, &line, text, sizeof(text)) == 0) {
 		if (line > 0)
 			fprintf(stderr, "%s:%u: %s: %s\n", env->tdm_file, line,
 			    code, text);
 		else
 			fprintf(
 			    stderr, "%s: %s: %s\n", env->tdm_file, code, text);
+	}
 }
 
 /* Load what the URLs are judged with into env; -1 (reported) on failure. */

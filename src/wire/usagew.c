@@ -352,9 +352,9 @@ jw_tdmrep_warnings(struct jw *w, const struct tdmrep_file *t)
 	uint32_t line;
 	size_t i;
 
-	for (i = 0;
-	     tdmrep_file_warning(t, i, &code, &line, text, sizeof(text)) == 0;
-	     i++) {
+	i = 0;
+	while (tdmrep_file_warning(t, i++, &code, &line, text, sizeof(text)) ==
+	       0) {
 		jw_obj(w);
 		if (line > 0)
 			jw_kint(w, "line", line);

@@ -89,11 +89,12 @@ fuzz_tdmrep_file(const char *s, size_t size)
 		lines += s[i] == '\n';
 	if (tdmrep_file_read(&f, s, size) == -1)
 		return;
-	for (i = 0;
-	     tdmrep_file_warning(&f, i, &code, &line, text, sizeof(text)) == 0;
-	     i++)
+	i = 0;
+	while (tdmrep_file_warning(&f, i++, &code, &line, text, sizeof(text)) ==
+	       0) {
 		if (code == NULL || line > lines || strlen(text) == 0)
 			abort();
+	}
 	robots_tdm_page_init(&page);
 	robots_tdm_page_add(&page, 0, "TDM-Reservation", 15, s, size);
 	robots_tdm_page_add(&page, 1, "tdm-policy", 10, s, size);

@@ -34,12 +34,16 @@ enum cache_policy {
  */
 struct cache_entry {
 	char *origin;
+	/*
+	 * CACHE_RULES: robots.txt's ruleset, or another kind's doc (its
+	 * compile()); shared, refcounted.
+	 */
 	union {
-		struct robots *robots; /* CACHE_RULES of robots.txt */
-		void *doc; /* CACHE_RULES of another kind: its compile() */
-	};                 /* shared, refcounted */
-	char *final_url;   /* after redirects, or NULL */
-	char *last_error;  /* text of the last failure, or NULL */
+		struct robots *robots;
+		void *doc;
+	};
+	char *final_url;  /* after redirects, or NULL */
+	char *last_error; /* text of the last failure, or NULL */
 	/*
 	 * A 2xx copy's ETag and Last-Modified, each NUL-terminated, one after
 	 * the other ("" when absent); NULL when it has neither. Read them
