@@ -7,7 +7,7 @@ import json
 import subprocess
 
 from harness import ROBOTSCTL, DaemonTest, poll
-from redisfix import SharedTest
+from redisfix import SharedTest, entry_key
 
 TDM = "/.well-known/tdmrep.json"
 RULES = "User-agent: *\nDisallow: /private/\n"
@@ -505,8 +505,16 @@ class TdmRepFleet(SharedTest):
         self.origin.set("fp.test", TDM, body=FILE)
         a, b = self.fleet(2)
         self.check("http://fp.test/a/1", client=a, tdm=True)
+        # the tier's writes are a's own, in the background: the file is
+        # shared before the purge, and the purge has reached the tier
+        # before b looks (as test_shared's robots.txt purge waits)
+        keys = [entry_key("http://fp.test"), entry_key("http://fp.test" + TDM)]
+        self.assertTrue(poll(lambda: all(self.redis.cmd("EXISTS", k) == 1
+                                         for k in keys)), keys)
         self.assertEqual(a.call({"op": "purge", "origin": "http://fp.test"})
                          ["purged"], 1)
+        self.assertTrue(poll(lambda: all(self.redis.cmd("EXISTS", k) == 0
+                                         for k in keys)), keys)
         self.origin.set("fp.test", TDM, status=404)
         y = self.check("http://fp.test/a/2", client=b, tdm=True)
         self.assertEqual(y["tdm"]["state"], "none")
