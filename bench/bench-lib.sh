@@ -114,6 +114,10 @@ http {
 		ssl_certificate_key $tmp/corpus-tls/leaf.key;
 		root $corpus/robots;
 		location = /robots.txt { try_files /\$host.txt =404; }
+		location = /.well-known/tdmrep.json {
+			default_type application/json;
+			return 200 '$tdmrep';
+		}
 	}
 }
 EOF
@@ -271,6 +275,7 @@ socket_rows() {
 				"$(field "$u" rps)" "$cr plain ($(pct "$(field "$u" rps)" "$cr"))" \
 				">= 80% of plain"
 			page_rows "$cr"
+			tdm_rows "$cr"
 		fi
 		row "p50 / p99 / p99.9 us at 16 x $d" \
 			"$(field "$c" p50_us) / $(field "$c" p99_us) / $(field "$c" p999_us)" \
@@ -285,6 +290,18 @@ socket_rows() {
 	row "batch checks (100 URLs), URL verdicts/s, 16 x 4" \
 		"$(($(field "$c" rps) * 100))" \
 		"$(field "$c" rps) batches/s" ">= 2000000"
+}
+
+# The same checks with "tdm":true against $1 plain checks/s at 16 x 16,
+# every corpus origin's tdmrep.json fetched first (nginx serves each the
+# same publisher's file, bench.sh's $tdmrep).
+tdm_rows() {
+	w=$(warm --tdm "$tmp/sock" "$tmp/urls.txt")
+	note "tdmrep.json warm-up: $w"
+	t=$(run_load -c 16 -d 16 -e '"tdm":' "$tmp/sock" "$tmp/tdm.txt")
+	row "cached checks/s with \"tdm\":true, 16 x 16" \
+		"$(field "$t" rps)" "$1 plain ($(awk -v a="$(field "$t" rps)" \
+			-v b="$1" 'BEGIN { printf "%.2fx", a / b }'))" "-"
 }
 
 # The same checks with a typical "page" (issue 27) against $1 plain checks/s

@@ -1,6 +1,6 @@
 """warm.py: have robotsd fetch every origin of a URL list, and time it.
 
-usage: python3 warm.py [--single] SOCKET URLS_FILE
+usage: python3 warm.py [--single | --tdm] SOCKET URLS_FILE
 
 Sends one "wait":false check per distinct origin (100 to a batch), then
 polls stats until no fetch runs or waits. An origin is done once a check
@@ -13,6 +13,8 @@ Prints seconds=, origins=, fetches=, fetch_errors=, cache_entries=,
 cache_bytes= and evictions= on one line. With --single, the first round
 asks each origin by a single check of its own that waits for the fetch
 (as a crawler asks), 256 of them in flight on the connection at a time.
+With --tdm, every check carries "tdm":true and waits (batches), so that
+each origin's tdmrep.json is fetched too.
 """
 import json
 import socket
@@ -39,7 +41,8 @@ def settled(origin, ans):
 def main():
     args = sys.argv[1:]
     single = args[:1] == ["--single"]
-    if single:
+    tdm = args[:1] == ["--tdm"]
+    if single or tdm:
         args = args[1:]
     origins = sorted({"/".join(u.split("/")[:3]) + "/"
                       for u in open(args[1]).read().split()})
@@ -91,8 +94,11 @@ def main():
         left = []
         for i in range(0, len(todo), BATCH):
             part = todo[i:i + BATCH]
-            res = ask({"op": "check", "id": i, "agent": "Googlebot",
-                       "wait": wait, "urls": part})["results"]
+            req = {"op": "check", "id": i, "agent": "Googlebot",
+                   "wait": wait or tdm, "urls": part}
+            if tdm:
+                req["tdm"] = True
+            res = ask(req)["results"]
             left += [o for o, a in zip(part, res) if not settled(o, a)]
         return left
 

@@ -22,7 +22,7 @@ struct cur {
 	size_t max_pairs, npairs;
 };
 
-enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT, K_USAGE, K_PAGE };
+enum key { K_OP, K_URL, K_URLS, K_AGENT, K_ID, K_WAIT, K_USAGE, K_TDM, K_PAGE };
 
 /* A key's name. */
 struct key_name {
@@ -231,6 +231,7 @@ key(struct cur *c)
 		[K_ID] = { "id", 2 },
 		[K_WAIT] = { "wait", 4 },
 		[K_USAGE] = { "usage", 5 },
+		[K_TDM] = { "tdm", 3 },
 		[K_PAGE] = { "page", 4 } };
 
 	return key_of(c, keys, sizeof(keys) / sizeof(keys[0]));
@@ -417,6 +418,8 @@ value(struct cur *c, enum key k, struct wire_check *out)
 		return boolean(c, &out->wait);
 	case K_USAGE:
 		return boolean(c, &out->usage);
+	case K_TDM:
+		return boolean(c, &out->tdm);
 	case K_PAGE:
 		return page(c);
 	case K_URLS:

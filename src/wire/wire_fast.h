@@ -56,9 +56,9 @@ struct wire_check {
 	size_t nurls;
 	const char *agent;
 	size_t agent_len;
-	int wait;  /* 1 unless "wait":false */
-	int usage; /* "usage":true */
-	int tdm;   /* "tdm":true (only the full decoder reads it) */
+	int wait;                      /* 1 unless "wait":false */
+	int usage;                     /* "usage":true */
+	int tdm;                       /* "tdm":true */
 	const struct wire_str *tokens; /* "tokens": ntokens control tokens */
 	size_t ntokens;
 	const struct wire_page *page; /* "page", or NULL */

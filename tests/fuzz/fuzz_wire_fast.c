@@ -95,7 +95,7 @@ same(const struct wire_check *w, const struct wire_page *pg,
     const struct request *r)
 {
 	if (r->op != OP_CHECK || r->agent == NULL || r->wait != w->wait ||
-	    r->usage != w->usage || r->tokens != NULL ||
+	    r->usage != w->usage || r->tdm != w->tdm || r->tokens != NULL ||
 	    w->page != (pg != NULL && pg->present ? pg : NULL) ||
 	    !same_page(pg, r) || !same_urls(w, r) ||
 	    !same_str(r->agent, r->agent_len, w->agent, w->agent_len))

@@ -69,6 +69,7 @@ assert_same_as_jansson(const char *s, const struct wire_check *w)
 	ck_assert_mem_eq(r.agent, w->agent, w->agent_len);
 	ck_assert_int_eq(r.wait, w->wait);
 	ck_assert_int_eq(r.usage, w->usage);
+	ck_assert_int_eq(r.tdm, w->tdm);
 	ck_assert_ptr_null(r.tokens);
 	if (w->has_id)
 		ck_assert_int_eq(json_integer_value(r.id), w->id);
@@ -123,7 +124,30 @@ static const char *const accepted[] = {
 	 "\"usage\":true}"),
 	("{\"usage\" : false,\"op\":\"check\",\"urls\":[\"http://e.com/\"],"
 	 "\"agent\":\"a\",\"id\":2}"),
+	("{\"op\":\"check\",\"url\":\"http://e.com/\",\"agent\":\"a\","
+	 "\"tdm\":true,\"usage\":true}"),
+	("{\"tdm\" : false,\"op\":\"check\",\"urls\":[\"http://e.com/\"],"
+	 "\"agent\":\"a\",\"id\":2}"),
+	("{\"op\":\"check\",\"urls\":[\"http://e.com/\",\"http://f.com/\"],"
+	 "\"agent\":\"a\",\"tdm\":true}"),
 };
+
+START_TEST(test_tdm_is_decoded)
+{
+	struct wire_check w;
+
+	ck_assert_int_eq(fast(accepted[14], &w), 1);
+	ck_assert_int_eq(w.tdm, 1);
+	ck_assert_int_eq(w.usage, 1);
+	ck_assert_int_eq(fast(accepted[15], &w), 1);
+	ck_assert_int_eq(w.tdm, 0);
+	ck_assert_int_eq(fast(accepted[16], &w), 1);
+	ck_assert_int_eq(w.tdm, 1);
+	ck_assert_uint_eq(w.nurls, 2);
+	ck_assert_int_eq(fast(accepted[0], &w), 1);
+	ck_assert_int_eq(w.tdm, 0);
+}
+END_TEST
 
 START_TEST(test_usage_is_decoded)
 {
@@ -223,6 +247,10 @@ static const char *const fallback[] = {
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":\"s\"}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"id\":null}",
 	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"wait\":1}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"tdm\":1}",
+	"{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"tdm\":null}",
+	("{\"op\":\"check\",\"url\":\"u\",\"agent\":\"a\",\"tdm\":true,"
+	 "\"tdm\":true}"),
 	"{\"op\":\"check\",\"url\":\"\xc3\",\"agent\":\"a\"}",
 	"{\"op\":\"check\",\"url\":\"\xc0\xaf\",\"agent\":\"a\"}",
 	"{\"op\":\"check\",\"url\":\"\xed\xa0\x80\",\"agent\":\"a\"}",
@@ -402,6 +430,7 @@ wire_fast_suite(void)
 	    sizeof(unescaped) / sizeof(unescaped[0]));
 	tcase_add_test(tc, test_batch_urls_borrow_from_the_line);
 	tcase_add_test(tc, test_usage_is_decoded);
+	tcase_add_test(tc, test_tdm_is_decoded);
 	tcase_add_loop_test(tc, test_unusual_lines_fall_back, 0,
 	    sizeof(fallback) / sizeof(fallback[0]));
 	tcase_add_loop_test(tc, test_page_decodes_as_jansson_does, 0,
