@@ -41,6 +41,11 @@ free_port() {
 
 loadgen() { on_client_cpu "$build/bench/loadgen" "$@"; }
 
+# A publisher's tdmrep.json, which nginx serves for every corpus origin:
+# its PDFs reserved with a policy, the rest not.
+tdmrep='[{"location":"/*.pdf","tdm-reservation":1,"tdm-policy":"https://policy.bench.test/tdm.json"},{"location":"/","tdm-reservation":0}]'
+
+
 # One check line per URL, agents in turn.
 make_requests() {
 	awk 'BEGIN { n = split("Googlebot bingbot GPTBot", a, " ") }

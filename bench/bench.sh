@@ -65,10 +65,6 @@ sed 's|,"id":|,"usage":true,"id":|' "$tmp/checks.txt" >"$tmp/usage.txt"
 page='{"headers":[["Content-Type","text/html; charset=utf-8"],["X-Robots-Tag","noai, max-snippet:50"],["Content-Usage","train-ai=n"],["Content-Signal","ai-train=no, search=yes"]],"meta":[["robots","noimageindex"]]}'
 sed "s|,\"id\":|,\"page\":$page,\"id\":|" "$tmp/checks.txt" >"$tmp/page.txt"
 sed 's|,"id":|,"tdm":true,"id":|' "$tmp/checks.txt" >"$tmp/tdm.txt"
-# A publisher's tdmrep.json, served for every corpus origin (bench-lib.sh):
-# its PDFs reserved with a policy, the rest not.
-# shellcheck disable=SC2034 # read by start_nginx
-tdmrep='[{"location":"/*.pdf","tdm-reservation":1,"tdm-policy":"https://policy.bench.test/tdm.json"},{"location":"/","tdm-reservation":0}]'
 make_batches "$tmp/urls.txt" 100 >"$tmp/batches.txt"
 echo PING >"$tmp/ping.txt"
 
