@@ -455,6 +455,41 @@ START_TEST(test_held_clock_is_one_instant)
 END_TEST
 
 /*
+ * The lines read together (one stamp) share one reading of the wall
+ * clock, the test offset applied anew to each; another stamp, or a frozen
+ * clock, reads it again.
+ */
+START_TEST(test_hold_at_one_stamp_reads_the_clock_once)
+{
+	struct clock c = { .offset = 10 };
+	double t;
+
+	clock_hold_at(&c, 1.5);
+	t = clock_now(&c);
+	clock_release(&c);
+	while (clock_wall(NULL) + 10 <= t)
+		; /* until the wall clock has moved on */
+	clock_hold_at(&c, 1.5);
+	ck_assert_double_eq(clock_now(&c), t);
+	clock_release(&c);
+	clock_advance(&c, 5);
+	clock_hold_at(&c, 1.5);
+	ck_assert_double_eq(clock_now(&c), t + 5);
+	clock_release(&c);
+	clock_hold_at(&c, 2.5);
+	ck_assert_double_gt(clock_now(&c), t + 5);
+	clock_release(&c);
+	c = (struct clock){ .offset = 10, .frozen = 100 };
+	clock_hold_at(&c, 1.5);
+	ck_assert_double_eq(clock_now(&c), 110);
+	c.frozen = 200;
+	clock_hold_at(&c, 1.5);
+	ck_assert_double_eq(clock_now(&c), 210);
+	clock_release(&c);
+}
+END_TEST
+
+/*
  * A ruleset restored from the state file of an older robotsd has no usage
  * preferences (robots_has_prefs() 0, from a version-3 image): the restore
  * makes it due, so the first check starts its refresh and is answered
@@ -532,6 +567,7 @@ cache_suite(void)
 	tcase_add_test(
 	    tc, test_backoff_count_follows_failures_recoveries_and_purges);
 	tcase_add_test(tc, test_held_clock_is_one_instant);
+	tcase_add_test(tc, test_hold_at_one_stamp_reads_the_clock_once);
 	tcase_add_test(
 	    tc, test_restored_rules_without_prefs_are_refreshed_at_once);
 	return s;

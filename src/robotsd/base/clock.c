@@ -48,6 +48,16 @@ clock_hold(struct clock *c)
 }
 
 void
+clock_hold_at(struct clock *c, double stamp)
+{
+	if (c->frozen > 0 || stamp <= 0 || stamp != c->stamp) {
+		c->read = clock_wall(c);
+		c->stamp = stamp;
+	}
+	c->held = c->read + c->offset;
+}
+
+void
 clock_release(struct clock *c)
 {
 	c->held = 0;

@@ -11,6 +11,8 @@ struct clock {
 	double offset; /* seconds added to the wall clock */
 	double frozen; /* when > 0: the wall clock stands still here (tests) */
 	double held;   /* when > 0: "now" while a request line is answered */
+	double stamp;  /* clock_hold_at()'s last stamp, and its reading: */
+	double read;   /* the wall clock without the offset */
 };
 
 /* Wall-clock seconds since the epoch, with the test offset added. */
@@ -31,6 +33,12 @@ void clock_advance(struct clock *, double seconds);
  * system clock once instead of 2N times.
  */
 void clock_hold(struct clock *);
+/*
+ * clock_hold() for a line of the lines read together, which the server
+ * stamped alike (stamp > 0, reply.h's t0): the first reads the clock, the
+ * others reuse that reading (the test offset added anew to each).
+ */
+void clock_hold_at(struct clock *, double stamp);
 void clock_release(struct clock *);
 /* Monotonic seconds (no test offset): for deadlines such as a save's. */
 double clock_monotonic(void);

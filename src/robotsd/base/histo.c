@@ -14,15 +14,21 @@ const double histo_bounds[HISTO_BUCKETS] = { 0.0001, 0.00025, 0.0005, 0.001,
 void
 histo_observe(struct histo *h, double seconds)
 {
+	histo_observe_n(h, seconds, 1);
+}
+
+void
+histo_observe_n(struct histo *h, double seconds, uint64_t n)
+{
 	size_t i;
 
 	if (!(seconds > 0))
 		seconds = 0;
 	for (i = 0; i < HISTO_BUCKETS && seconds > histo_bounds[i]; i++)
 		;
-	h->bucket[i]++;
-	h->count++;
-	h->sum += seconds;
+	h->bucket[i] += n;
+	h->count += n;
+	h->sum += seconds * (double)n;
 }
 
 uint64_t

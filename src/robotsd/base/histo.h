@@ -23,6 +23,8 @@ extern const double histo_bounds[HISTO_BUCKETS];
 
 /* Count one observation of seconds (negative counts as 0). */
 void histo_observe(struct histo *, double seconds);
+/* n observations of seconds. */
+void histo_observe_n(struct histo *, double seconds, uint64_t n);
 /* Observations <= histo_bounds[i] (i == HISTO_BUCKETS: all of them). */
 uint64_t histo_cumulative(const struct histo *, size_t i);
 /* Seconds on the monotonic clock, for measuring durations. */

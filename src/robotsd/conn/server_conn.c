@@ -277,18 +277,44 @@ conn_want_flush(struct conn *c)
 static void
 conn_answered(struct conn *c, const struct reply_stamp *st)
 {
+	enum reply_kind k;
 	double took;
 
 	if (st != NULL) {
-		took = histo_now() - st->t0;
-		histo_observe(&c->srv->latency, took);
-		histo_observe(
-		    &c->srv->latency_op[st->kind < REPLY_KINDS ? st->kind
-		                                               : REPLY_OTHER],
-		    took);
+		k = st->kind < REPLY_KINDS ? st->kind : REPLY_OTHER;
+		if (c->timing && st->t0 == c->reply.t0)
+			c->timed[k]++; /* timed with its line's neighbours */
+		else {
+			took = histo_now() - st->t0;
+			histo_observe(&c->srv->latency, took);
+			histo_observe(&c->srv->latency_op[k], took);
+		}
 	}
 	conn_check_output(c);
 	conn_want_flush(c);
+}
+
+/*
+ * The answers queued while c's lines were handled, timed from when they
+ * were read to now, when the last of them is queued: one reading of the
+ * clock for the lot (they leave together, at the next write).
+ */
+static void
+conn_time_answers(struct conn *c)
+{
+	double took = -1;
+	size_t k;
+
+	c->timing = 0;
+	for (k = 0; k < REPLY_KINDS; k++) {
+		if (c->timed[k] == 0)
+			continue;
+		if (took < 0)
+			took = histo_now() - c->reply.t0;
+		histo_observe_n(&c->srv->latency, took, c->timed[k]);
+		histo_observe_n(&c->srv->latency_op[k], took, c->timed[k]);
+		c->timed[k] = 0;
+	}
 }
 
 /* reply.h: queue an answer line. */
@@ -418,6 +444,18 @@ static const struct reply_ops conn_reply_ops = { conn_send, conn_give,
  * lines for its slice, or the output is over the budget? libevent's cached
  * time changes at every turn, which is how a new one is recognised.
  */
+/* Whether output over the budget makes c yield now (shedding started). */
+static int
+conn_over_budget(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	if (!budget_over(srv->mem.output_bytes, srv->set.output_budget))
+		return 0;
+	event_active(srv->shed, EV_TIMEOUT, 0);
+	return 1;
+}
+
 static int
 conn_must_yield(struct conn *c)
 {
@@ -507,18 +545,23 @@ server_backlog_cb(evutil_socket_t fd, short what, void *arg)
  * line may hold max_line bytes, plus a '\r' before its '\n'.
  */
 static void
-conn_process(struct conn *c)
+conn_lines(struct conn *c)
 {
 	const struct session_ops *ops = c->srv->ops;
 	struct evbuffer *in = c->in;
 	size_t max = c->srv->set.max_line, n, len = 0, eol_len;
 	struct evbuffer_ptr p;
+	unsigned lines = 0;
 	char *line;
 
-	/* The lines read together are timed from now (request latency). */
-	c->reply.t0 = histo_now();
 	while (!c->closing && !c->paused && !c->deferred) {
-		if (evbuffer_get_length(in) > 0 && conn_must_yield(c)) {
+		/*
+		 * The slice's clock is read before every eighth line and
+		 * after a long one; the output budget before each.
+		 */
+		if (evbuffer_get_length(in) > 0 &&
+		    (lines++ % 8 == 0 || len > 1024 ? conn_must_yield(c)
+		                                    : conn_over_budget(c))) {
 			conn_defer(c);
 			return;
 		}
@@ -551,6 +594,17 @@ conn_process(struct conn *c)
 		}
 		evbuffer_drain(in, len + 1);
 	}
+}
+
+/* Handle c's complete lines (conn_lines()), timing their answers. */
+static void
+conn_process(struct conn *c)
+{
+	/* The lines read together are timed from now (request latency). */
+	c->reply.t0 = histo_now();
+	c->timing = 1;
+	conn_lines(c);
+	conn_time_answers(c);
 }
 
 /*

@@ -40,6 +40,12 @@ struct conn {
 	int eof;        /* the client shut its side: close when done */
 	int unread;     /* deferred before reading what its socket has */
 	struct reply reply;
+	/*
+	 * While its lines are handled (conn_process()), the answers to them
+	 * of each reply kind, timed together once they are all queued.
+	 */
+	int timing;
+	uint32_t timed[REPLY_KINDS];
 	void *session;     /* srv->ops's */
 	uint64_t deferred; /* on the backlog since turn N; 0: not */
 	/*

@@ -86,7 +86,7 @@ session_line(struct session *s, const char *line, size_t len)
 		    "this connection is watching: it takes no more requests");
 		return;
 	}
-	clock_hold(d->clock);
+	clock_hold_at(d->clock, refused.t0);
 	if (!session_fast(s, refused.t0, line, len))
 		session_full(s, refused.t0, line, len);
 	clock_release(d->clock);
