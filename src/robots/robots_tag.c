@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,8 @@ robots_tag_preview_name(enum robots_tag_preview p)
 void
 robots_tag_set_init(struct robots_tag_set *set)
 {
-	memset(set, 0, sizeof(*set));
+	/* unknown[] is read only below nunknown: its kilobyte left as is */
+	memset(set, 0, offsetof(struct robots_tag_set, unknown));
 }
 
 /* Whether s (n bytes) equals the lowercase word w, ignoring case. */

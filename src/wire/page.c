@@ -17,7 +17,7 @@
 
 /*
  * The header fields robotsd reads (only they enter the evidence), each
- * header name classified once per pass by page_field_of().
+ * header name classified once by page_field_of(), kept in its pair.
  */
 enum page_field {
 	PF_OTHER,
@@ -85,12 +85,19 @@ page_field_of(const char *name, size_t len)
 	return PF_OTHER;
 }
 
-/* Header line i of pg into *p, its name classified. */
+/* Header line i of pg into *p, its name classified (once: wire_pair). */
 static void
 page_header(const struct wire_page *pg, size_t i, struct page_pair *p)
 {
+	struct wire_pair *h = &pg->headers[i];
+	enum page_field f;
+
 	page_pair(pg->headers, i, p);
-	p->field = page_field_of(p->name, p->name_len);
+	if (h->field == 0) {
+		f = page_field_of(p->name, p->name_len);
+		h->field = (unsigned char)(f + 1);
+	}
+	p->field = (enum page_field)(h->field - 1);
 }
 
 /* The JSON string s, borrowed. */
@@ -112,6 +119,7 @@ page_json_pairs(const json_t *a, struct wire_pair *out)
 	{
 		out[i].name = page_json_str(json_array_get(pair, 0));
 		out[i].value = page_json_str(json_array_get(pair, 1));
+		out[i].field = 0;
 	}
 	return json_array_size(a);
 }
@@ -231,7 +239,8 @@ page_tags(const struct wire_page *pg, const char *agent, size_t agent_len,
 	size_t i;
 	int rt = 0;
 
-	memset(t, 0, sizeof(*t));
+	t->nfrom = 0; /* from[] is read only below nfrom */
+	t->joined = NULL;
 	robots_tag_set_init(&t->set);
 	for (i = 0; i < pg->nheaders; i++) {
 		page_header(pg, i, &p);
@@ -367,6 +376,32 @@ page_sha256(void)
 	return md;
 }
 
+/*
+ * A digest context, reused: one is kept between calls (taken by one
+ * thread at a time; another thread meanwhile makes its own), since making
+ * and freeing one, and binding it to SHA-256 anew, costs more than hashing
+ * a page's few lines. NULL when out of memory.
+ */
+static _Atomic(EVP_MD_CTX *) page_kept;
+
+static EVP_MD_CTX *
+page_ctx_take(void)
+{
+	EVP_MD_CTX *ctx = atomic_exchange(&page_kept, NULL);
+
+	return ctx != NULL ? ctx : EVP_MD_CTX_new();
+}
+
+/* Keep ctx for the next call, or free it when one is kept already. */
+static void
+page_ctx_give(EVP_MD_CTX *ctx)
+{
+	EVP_MD_CTX *none = NULL;
+
+	if (!atomic_compare_exchange_strong(&page_kept, &none, ctx))
+		EVP_MD_CTX_free(ctx);
+}
+
 /* The evidence's bytes on their way to the digest, a block at a time. */
 struct page_hash {
 	EVP_MD_CTX *ctx;
@@ -455,7 +490,7 @@ page_evidence(const struct wire_page *pg, char *out)
 	struct page_pair p;
 	size_t i;
 
-	if ((h.ctx = EVP_MD_CTX_new()) == NULL)
+	if ((h.ctx = page_ctx_take()) == NULL)
 		return -1;
 	if (EVP_DigestInit_ex(h.ctx, page_sha256(), NULL) != 1)
 		h.ok = 0;
@@ -472,6 +507,6 @@ page_evidence(const struct wire_page *pg, char *out)
 		page_hash_line(&h, "", 0, &p);
 	}
 	page_hash_id(&h, out);
-	EVP_MD_CTX_free(h.ctx);
+	page_ctx_give(h.ctx);
 	return 0;
 }

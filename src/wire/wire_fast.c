@@ -352,6 +352,7 @@ pair(struct cur *c, struct wire_pair *p)
 	ws(c);
 	if (string_value(c, &p->value) == -1)
 		return -1;
+	p->field = 0;
 	ws(c);
 	return c->p < c->end && *c->p++ == ']' ? 0 : -1;
 }

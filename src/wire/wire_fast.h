@@ -26,6 +26,12 @@ struct json_t;
 /* A [name, value] pair of a page's "headers" or "meta". */
 struct wire_pair {
 	struct wire_str name, value;
+	/*
+	 * page.c's class of a header name, plus 1: 0 until a page function
+	 * first reads the pair (whoever fills name sets it to 0), so that a
+	 * check's passes over the page classify each name once.
+	 */
+	unsigned char field;
 };
 
 /*
