@@ -98,8 +98,11 @@ start_nginx
 start_redis
 start_robotsd "$tmp/sock" --max-fetches 256
 rss0=$(rss_kib "$daemon_pid")
+split_origins
+warm "$tmp/sock" "$tmp/urls-1.txt" >/dev/null
+rss_half=$(rss_kib "$daemon_pid")
 warm_corpus "$tmp/sock" "$tmp/urls.txt"
-memory_rows "$rss0"
+memory_rows "$rss0" "$rss_half"
 
 # --- the socket path: robotsd checks against redis PING -------------------
 socket_rows
