@@ -214,8 +214,9 @@ key_of(struct cur *c, const struct key_name *keys, size_t n)
 	if (c->p >= c->end || *c->p++ != ':')
 		return -1;
 	ws(c);
-	for (i = 0; i < n; i++)
-		if (keys[i].len == len && memcmp(keys[i].name, start, len) == 0)
+	for (i = 0; i < n; i++) /* the first byte first: no call per key */
+		if (keys[i].len == len && keys[i].name[0] == (char)start[0] &&
+		    memcmp(keys[i].name, start, len) == 0)
 			return (int)i;
 	return -1;
 }

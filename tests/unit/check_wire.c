@@ -476,6 +476,52 @@ START_TEST(test_jw_strings_are_what_jansson_writes)
 }
 END_TEST
 
+/*
+ * jw_plain_len() by its definition, a byte at a time: the length of the
+ * run of printable ASCII other than '"' and backslash.
+ */
+static size_t
+plain_len_bytewise(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (
+	    i < n && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
+}
+
+/*
+ * Every length up to 40 with one special byte of each kind at every
+ * place (and none, and two), from an offset into a larger buffer: the
+ * word-at-a-time scan agrees with the definition.
+ */
+START_TEST(test_jw_plain_len_is_the_plain_run)
+{
+	static const unsigned char special[] = { '"', '\\', 0x00, 0x1f, 0x80,
+		0xc3, 0xff };
+	unsigned char buf[64];
+	size_t n, at, k, off;
+
+	for (off = 0; off < 3; off++)
+		for (n = 0; n <= 40; n++)
+			for (k = 0; k < sizeof(special); k++)
+				for (at = 0; at <= n; at++) {
+					memset(buf, 'x', sizeof(buf));
+					buf[off + n] = '"'; /* past the end */
+					if (n > 1)
+						buf[off + 1] = 0x7f; /* plain */
+					if (at < n)
+						buf[off + at] = special[k];
+					if (at + 5 < n)
+						buf[off + at + 5] = special[0];
+					ck_assert_uint_eq(
+					    jw_plain_len(buf + off, n),
+					    plain_len_bytewise(buf + off, n));
+				}
+}
+END_TEST
+
 START_TEST(test_jw_numbers_are_what_jansson_writes)
 {
 	static const double reals[] = { 0, 1, 2, 0.5, 0.1, 10, 1e21, 1.5e-7,
@@ -849,6 +895,7 @@ proto_suite(void)
 	TCase *tc = tcase_create("codec");
 
 	tcase_add_test(tc, test_check_single_url_fields);
+	tcase_add_test(tc, test_jw_plain_len_is_the_plain_run);
 	tcase_add_test(tc, test_check_batch_and_wait_false);
 	tcase_add_test(tc, test_check_usage_and_tokens);
 	tcase_add_test(tc, test_token_len_is_the_product_token);
