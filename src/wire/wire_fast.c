@@ -34,8 +34,10 @@ struct key_name {
 static void
 ws(struct cur *c)
 {
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
-	                            *c->p == '\n' || *c->p == '\r'))
+	/* one compare for the common case: no blank, a byte above ' ' */
+	while (
+	    c->p < c->end && *c->p <= ' ' &&
+	    (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
 		c->p++;
 }
 
