@@ -63,7 +63,7 @@ client_pairs() {
 	: >"$f"
 	i=0
 	while [ "$i" -lt "$clrounds" ]; do
-		if [ "$2" = bare ]; then # in turns of 64 checks, one process
+		if [ "$2" = bare ] && [ "$3" != json ]; then # in turns, one process
 			r=$(client_out "$1" pair "$4" || :)
 			a=$(field "$r" bare)
 			b=$(field "$r" client)
@@ -106,6 +106,16 @@ client_rows() {
 	client_pairs py protego async64 "$1"
 	client_row py protego async64 "Python AsyncClient.check, checks/s, 64 in flight" \
 		"Protego can_fetch, files parsed beforehand" ">= 1.5x"
+	# the rest of what a Python crawler may do, each against its yardstick
+	client_pairs py bare json "$1"
+	client_row py bare json "Python bare loop with json.dumps + json.loads, checks/s" \
+		"bare loop, lines made beforehand" "-"
+	client_pairs py protego parse "$1"
+	client_row py protego parse "Protego, each file parsed before its URLs, checks/s" \
+		"Protego, files parsed beforehand" "-"
+	client_pairs py sync many "$1"
+	client_row py sync many "Python Client.check_many, 100 URLs a call, URL verdicts/s" \
+		"Client.check, 1 at a time" "-"
 	if command -v node >/dev/null 2>&1; then
 		client_pairs node bare client "$1"
 		client_row node bare client "Node await client.check, checks/s, 1 at a time" \

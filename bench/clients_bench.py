@@ -8,6 +8,12 @@ MODE is one of
   sync      robotsd.Client.check, one call at a time
   async64   robotsd.AsyncClient.check, 64 tasks each with one in flight
   protego   Protego can_fetch on robots.txt files parsed beforehand
+  json      bare, with json.dumps of each request and json.loads of each
+            answer
+  parse     Protego, each origin's file parsed before its URLs are
+            checked, the parse timed with them (URLS is grouped by
+            origin)
+  many      robotsd.Client.check_many, 100 URLs a call: URL verdicts/s
   pair      bare and sync in turns of 64 checks, in one process: prints
             "bare=CHECKS_PER_SECOND client=CHECKS_PER_SECOND"
   cprofile  sync under cProfile (the top functions on stderr)
@@ -147,6 +153,66 @@ def async64(path, urls, secs):
     return asyncio.run(main())
 
 
+def json_loop(path, urls, secs):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    rd = s.makefile("rb")
+    ids = iter(range(1, 1 << 62))
+
+    def step(u):
+        s.sendall((json.dumps({"op": "check", "url": u, "agent": AGENT,
+                               "id": next(ids)}, separators=(",", ":"),
+                              ensure_ascii=False) + "\n").encode())
+        if json.loads(rd.readline()).get("allowed") is None:
+            raise SystemExit("no verdict for %s" % u)
+    return timed(step, urls, secs)
+
+
+def many(path, urls, secs):
+    import robotsd
+    c = robotsd.Client(path)
+    batches = [urls[i:i + 100] for i in range(0, len(urls), 100)]
+    it = iter(range(1 << 62))
+
+    def step(_):
+        for r in c.check_many(batches[next(it) % len(batches)], AGENT):
+            if r.allowed is None:
+                raise SystemExit("no verdict for %s" % r.url)
+    # timed() counts calls: a call is 100 URLs (the last batch fewer)
+    return timed(step, urls, secs) * len(urls) / len(batches)
+
+
+def robots_file(robots_dir, host):
+    """The corpus robots.txt of host as text, or None (a 404)."""
+    try:
+        with open(os.path.join(robots_dir, host + ".txt"), "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+
+
+def parse(_path, urls, secs, robots_dir):
+    from protego import Protego
+    files = {}
+    for u in urls:
+        host = urlsplit(u).hostname
+        if host not in files:
+            files[host] = robots_file(robots_dir, host)
+    hosts = [urlsplit(u).hostname for u in urls]
+    state = {"host": None, "p": None}
+    it = iter(range(1 << 62))
+
+    def step(_):
+        i = next(it) % len(urls)
+        if hosts[i] != state["host"]:  # a new origin: parse its file
+            text = files[hosts[i]]
+            state["host"] = hosts[i]
+            state["p"] = Protego.parse(text) if text is not None else None
+        if state["p"] is not None:
+            state["p"].can_fetch(urls[i], AGENT)
+    return timed(step, urls, secs)
+
+
 def protego(_path, urls, secs, robots_dir):
     from protego import Protego
     parsed = {}
@@ -154,12 +220,8 @@ def protego(_path, urls, secs, robots_dir):
         host = urlsplit(u).hostname
         if host in parsed:
             continue
-        try:
-            with open(os.path.join(robots_dir, host + ".txt"), "rb") as f:
-                parsed[host] = Protego.parse(f.read().decode("utf-8",
-                                                            "replace"))
-        except FileNotFoundError:
-            parsed[host] = None  # 404: everything allowed
+        text = robots_file(robots_dir, host)
+        parsed[host] = Protego.parse(text) if text is not None else None
     hosts = {u: urlsplit(u).hostname for u in urls}
 
     def step(u):
@@ -176,8 +238,10 @@ def main():
     with open(url_file) as f:
         urls = [line.strip() for line in f if line.strip()]
     secs = float(secs)
-    if mode == "protego":
-        rate = protego(path, urls, secs, robots_dir)
+    if mode in ("protego", "parse"):
+        rate = globals()[mode](path, urls, secs, robots_dir)
+    elif mode == "json":
+        rate = json_loop(path, urls, secs)
     elif mode == "cprofile":
         import cProfile
         import pstats
@@ -191,7 +255,7 @@ def main():
         a, b = pair(bare_step(path), sync_step(path), urls, secs)
         print("bare=%.0f client=%.0f" % (a, b))
         return
-    elif mode in ("bare", "sync", "async64"):
+    elif mode in ("bare", "sync", "async64", "many"):
         rate = globals()[mode](path, urls, secs)
     else:
         sys.exit(__doc__)
