@@ -289,13 +289,18 @@ robotsd_tmp_removed(const char *path)
 	    log_kvs(path, kv, sizeof(kv)));
 }
 
-/* Load the cache saved by the last run, if --state-file says where. */
+/*
+ * Load the caches saved by the last run, if --state-file says where:
+ * robots.txt's, and tdmrep.json's unless --tdmrep off (then its records
+ * are passed over, counted).
+ */
 static void
 robotsd_load_state(struct robotsd *rd)
 {
 	const struct config *cf = rd->conf;
-	char *cause = NULL, kv[LOG_KV_BUF];
-	long n;
+	struct state_caches cs = { rd->cache, rd->tdm };
+	char *cause = NULL, kv[LOG_KV_BUF], more[64] = "";
+	struct state_counts n;
 
 	if (cf->state_file == NULL)
 		return;
@@ -306,15 +311,20 @@ robotsd_load_state(struct robotsd *rd)
 		    log_kvs(cf->state_file, kv, sizeof(kv)));
 		return;
 	}
-	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
-	         &cause)) == -1) {
+	if (state_load(&cs, cf->state_file, cf->cache_max_bytes, &n, &cause) ==
+	    -1) {
 		log_event(LOG_WARNING, "state_load_failed",
 		    "error=%s outcome=nothing_loaded",
 		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
-	} else
-		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
-		    log_kvs(cf->state_file, kv, sizeof(kv)));
+		return;
+	}
+	if (rd->tdm != NULL)
+		snprintf(more, sizeof(more), " tdmrep=%ld", n.tdm);
+	else if (n.skipped > 0)
+		snprintf(more, sizeof(more), " tdmrep_skipped=%ld", n.skipped);
+	log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s%s", n.robots,
+	    log_kvs(cf->state_file, kv, sizeof(kv)), more);
 }
 
 /*

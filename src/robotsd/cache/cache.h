@@ -215,6 +215,13 @@ struct cache_kind {
 	 * is robots.txt's only.
 	 */
 	int keep_unreachable;
+	/*
+	 * Optional (the state file): the bytes doc was compiled from, kept
+	 * with it (counted in bytes()), which compile() makes the same doc
+	 * of again; *len their length. NULL: the entries are saved as
+	 * robots.txt's, by their ruleset image.
+	 */
+	const void *(*source)(const void *doc, size_t *len);
 };
 extern const struct cache_kind cache_kind_robots;
 
