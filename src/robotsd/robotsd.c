@@ -573,10 +573,11 @@ robotsd_base(void)
 }
 
 /*
- * The cache's new-version seam, to the archive: a version fetched here
- * with an HTTP answer (any status) is queued as a response record. One
- * read from the shared tier is not (the instance that fetched it archives
- * it), nor a network error, timeout or refusal (no HTTP message to keep).
+ * The caches' new-version seam, to the archive: a version fetched here
+ * with an HTTP answer (any status) is queued as a response record, naming
+ * its resource unless it is robots.txt. One read from the shared tier is
+ * not (the instance that fetched it archives it), nor a network error,
+ * timeout or refusal (no HTTP message to keep).
  */
 static void
 robotsd_archive_change(const struct cache_change *c, void *arg)
@@ -588,11 +589,12 @@ robotsd_archive_change(const struct cache_change *c, void *arg)
 	if (f == NULL || f->error != FETCH_OK || f->raw_headers == NULL)
 		return;
 	if (f->final_url == NULL)
-		snprintf(url, sizeof(url), "%s/robots.txt", c->origin);
+		snprintf(url, sizeof(url), "%s%s", c->origin, c->kind->path);
 	memset(&r, 0, sizeof(r));
 	r.date = c->at;
 	r.target_uri = f->final_url != NULL ? f->final_url : url;
 	r.origin = c->origin;
+	r.resource = c->kind != &cache_kind_robots ? c->kind->name : NULL;
 	r.ip = f->ip;
 	r.version = c->new_version;
 	r.http_head = f->raw_headers;
@@ -604,10 +606,11 @@ robotsd_archive_change(const struct cache_change *c, void *arg)
 }
 
 /*
- * Start the WARC archive's writer (--archive-dir) and have the cache hand
- * it each new version fetched here. Never fatal: a missing directory is
- * logged and counted, and robotsd answers as ever. Its files take the
- * group of the socket file at socket: who may query robotsd may read them.
+ * Start the WARC archive's writer (--archive-dir) and have the caches
+ * (robots.txt's, tdmrep.json's) hand it each new version fetched here. Never
+ * fatal: a missing directory is logged and counted, and robotsd answers as
+ * ever. Its files take the group of the socket file at socket: who may query
+ * robotsd may read them.
  */
 static void
 robotsd_archive_start(struct robotsd *rd, const char *socket)
@@ -625,7 +628,10 @@ robotsd_archive_start(struct robotsd *rd, const char *socket)
 	if ((rd->archive = archive_new(&as)) == NULL)
 		return;
 	rd->stats.archive = rd->archive;
-	if (cache_listen(rd->cache, robotsd_archive_change, rd->archive) == -1)
+	if (cache_listen(rd->cache, robotsd_archive_change, rd->archive) ==
+	        -1 ||
+	    (rd->tdm != NULL && cache_listen(rd->tdm, robotsd_archive_change,
+	                            rd->archive) == -1))
 		fatalx("too many cache listeners");
 }
 

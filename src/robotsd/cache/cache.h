@@ -187,6 +187,7 @@ struct cache_change {
 	 * NULL when the version came from the shared tier.
 	 */
 	const struct fetch_result *fetched;
+	const struct cache_kind *kind; /* the cache's resource */
 };
 typedef void (*cache_change_cb)(const struct cache_change *, void *arg);
 #define CACHE_MAX_LISTENERS 4
