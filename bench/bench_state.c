@@ -144,6 +144,7 @@ main(int argc, char **argv)
 {
 	struct clock clk = { 0 };
 	struct cache *c, *c2;
+	struct state_caches cs = { NULL, NULL };
 	struct stat st;
 	double t0, t_save, t_load;
 	char *cause = NULL;
@@ -158,15 +159,17 @@ main(int argc, char **argv)
 		fail("cache_new", NULL);
 	fill(c, n, clock_now(&clk));
 	t0 = now();
-	if ((saved = state_save(c, argv[2], 600, &cause)) != n)
+	cs.robots = c;
+	if ((saved = state_save(&cs, argv[2], 600, NULL, &cause)) != n)
 		fail("state_save", cause);
 	t_save = now() - t0;
 	cache_free(c);
 	if ((c2 = cache_new(&bench_settings, &bench_ops, NULL, &clk)) == NULL)
 		fail("cache_new", NULL);
 	t0 = now();
+	cs.robots = c2;
 	if ((loaded = state_load(
-	         c2, argv[2], bench_settings.max_bytes, &cause)) != n)
+	         &cs, argv[2], bench_settings.max_bytes, NULL, &cause)) != n)
 		fail("state_load", cause);
 	t_load = now() - t0;
 	cache_free(c2);

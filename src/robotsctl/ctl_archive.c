@@ -9,7 +9,9 @@
  * WARC-Robotsd-Version match is what follows its HTTP headers. Without a
  * VERSION, show asks the daemon (inspect) for the version it answers from
  * now: the daemon keeps only the compiled rules, not the text, so the text
- * comes from the archive too.
+ * comes from the archive too. They read robots.txt's records (those
+ * without WARC-Robotsd-Resource), or with --tdm tdmrep.json's
+ * (WARC-Robotsd-Resource: tdmrep), whose versions are of another file.
  */
 #include <config.h>
 
@@ -35,7 +37,8 @@
  */
 struct search {
 	int files, denied;
-	int dir_denied; /* the directory itself cannot be listed */
+	int dir_denied;       /* the directory itself cannot be listed */
+	const char *resource; /* "tdmrep" (--tdm), or NULL: robots.txt */
 };
 
 /*
@@ -156,6 +159,7 @@ find_in_file(struct search *s, const char *path, const char *origin,
 		int want = strcmp(r.type, "response") == 0 &&
 		           strcmp(r.origin, origin) == 0 &&
 		           strcmp(r.version, version) == 0 &&
+		           ctl_warc_is_resource(&r, s->resource) &&
 		           r.length <= CTL_MAX_BLOCK;
 
 		buf_reset(&block);
@@ -225,13 +229,17 @@ cached_version(const struct ctl *ctl, const char *origin)
 	json_t *ans;
 
 	quiet.json = 0;
-	ans = ctl_call(
-	    &quiet, json_pack("{s:s, s:s}", "op", "inspect", "origin", origin));
+	ans = ctl_call(&quiet,
+	    ctl->tdm
+	        ? json_pack("{s:s, s:s, s:s}", "op", "inspect", "origin",
+	              origin, "resource", "tdmrep")
+	        : json_pack("{s:s, s:s}", "op", "inspect", "origin", origin));
 	if (ans == NULL)
 		return NULL;
 	v = ctl_str_or(json_object_get(ans, "version"), NULL);
 	if (v == NULL || !ctl_is_version(v))
-		ctl_warnx("show: %s: the cached entry has no version", origin);
+		ctl_warnx("show: %s: the cached %s has no version", origin,
+		    ctl->tdm ? "tdmrep.json" : "entry");
 	else if ((out = strdup(v)) == NULL)
 		ctl_warnx("out of memory");
 	json_decref(ans);
@@ -244,10 +252,10 @@ cached_version(const struct ctl *ctl, const char *origin)
  * version may be in those), else that the version is not there; 0 or -1.
  */
 static int
-load(const char *cmd, const char *dir, const char *origin, const char *version,
-    struct buf *body)
+load(const struct ctl *ctl, const char *cmd, const char *dir,
+    const char *origin, const char *version, struct buf *body)
 {
-	struct search s = { 0, 0, 0 };
+	struct search s = { 0, 0, 0, ctl->tdm ? "tdmrep" : NULL };
 
 	if (!ctl_is_version(version)) {
 		ctl_warnx(
@@ -266,8 +274,8 @@ load(const char *cmd, const char *dir, const char *origin, const char *version,
 		          "version %s (robotsd's socket group may)",
 		    cmd, dir, s.denied, s.files, origin, version);
 	else
-		ctl_warnx("%s: %s version %s is not in the archive %s", cmd,
-		    origin, version, dir);
+		ctl_warnx("%s: %s%s version %s is not in the archive %s", cmd,
+		    origin, ctl->tdm ? " tdmrep.json" : "", version, dir);
 	return -1;
 }
 
@@ -285,7 +293,7 @@ ctl_cmd_show(const struct ctl *ctl, int argc, char **argv)
 	if (argc < 2 && (cached = cached_version(ctl, argv[0])) == NULL)
 		return CTL_EXIT_ERROR;
 	v = argc >= 2 ? argv[1] : cached;
-	if (load("show", dir, argv[0], v, &body) == 0) {
+	if (load(ctl, "show", dir, argv[0], v, &body) == 0) {
 		fwrite(body.p, 1, body.len, stdout);
 		rc = fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 	} else if (cached != NULL)
@@ -308,8 +316,8 @@ ctl_cmd_diff(const struct ctl *ctl, int argc, char **argv)
 	(void)argc;
 	if (dir == NULL)
 		return CTL_EXIT_ERROR;
-	if (load("diff", dir, argv[0], argv[1], &a) == 0 &&
-	    load("diff", dir, argv[0], argv[2], &b) == 0) {
+	if (load(ctl, "diff", dir, argv[0], argv[1], &a) == 0 &&
+	    load(ctl, "diff", dir, argv[0], argv[2], &b) == 0) {
 		snprintf(la, sizeof(la), "%s %s", argv[0], argv[1]);
 		snprintf(lb, sizeof(lb), "%s %s", argv[0], argv[2]);
 		/* like diff(1): 0 the same, 1 they differ */

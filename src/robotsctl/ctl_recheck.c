@@ -498,15 +498,19 @@ static void
 rc_summary(const struct rc_run *run)
 {
 	const struct rc_sources *s = &run->src;
+	char others[64] = "";
 
+	if (s->others > 0)
+		snprintf(others, sizeof(others),
+		    "; %lu records of another resource passed over", s->others);
 	if (run->have_src)
 		ctl_warnx("recheck: %lu URLs: %lu allowed, %lu disallowed, %lu "
 		          "without a version; %lu printed; %zu versions of %zu "
 		          "origins from %lu records in %lu files (%lu "
-		          "redirects, %lu unresolved)",
+		          "redirects, %lu unresolved%s)",
 		    run->urls, run->allowed, run->disallowed, run->none,
 		    run->shown, s->nvers, s->norigins, s->records, s->files,
-		    s->redirects, s->unresolved);
+		    s->redirects, s->unresolved, others);
 	else
 		ctl_warnx("recheck: %lu URLs: %lu allowed, %lu disallowed, %lu "
 		          "without a version; %lu printed (robotsd now)",

@@ -60,6 +60,7 @@ struct rc_sources {
 	struct rc_map umap;
 	unsigned seq;
 	unsigned long files, records, redirects, unresolved;
+	unsigned long others; /* robotsd's records of another resource */
 };
 
 /*

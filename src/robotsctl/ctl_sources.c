@@ -10,7 +10,9 @@
  * once every file is read to the capture of its target nearest in time,
  * at most five hops (RFC 9309 section 2.3.1.2; more is allow all, as
  * robotsd's "error:too_many_redirects"). A redirect whose target no
- * record captured gives no version (counted). Each distinct version is
+ * record captured gives no version (counted). A record robotsd wrote of
+ * another resource (WARC-Robotsd-Resource: tdmrep) is passed over,
+ * counted: its body holds no robots.txt rules. Each distinct version is
  * compiled once and shared by every capture of it, whatever the origin.
  */
 #include <config.h>
@@ -442,6 +444,10 @@ load_record(
 	    ctl_parse_time(r->date, strlen(r->date), &at) == -1 ||
 	    http_parse(b->p, b->len, &h) == -1)
 		return 0; /* no capture of an HTTP answer */
+	if (!ctl_warc_is_resource(r, NULL)) {
+		s->others++; /* robotsd's tdmrep.json: no robots.txt rules */
+		return 0;
+	}
 	s->records++;
 	if (h.pl.chunked || h.pl.coding != CTL_CODING_IDENTITY ||
 	    h.pl.unknown) { /* as another crawler kept it */

@@ -48,6 +48,9 @@ keep_field(const char *line, struct ctl_warc_rec *r)
 		{ "WARC-Robotsd-Version",
 		    offsetof(struct ctl_warc_rec, version),
 		    sizeof(r->version) },
+		{ "WARC-Robotsd-Resource",
+		    offsetof(struct ctl_warc_rec, resource),
+		    sizeof(r->resource) },
 		{ "WARC-Target-URI", offsetof(struct ctl_warc_rec, target),
 		    sizeof(r->target) },
 		{ "WARC-Date", offsetof(struct ctl_warc_rec, date),
@@ -88,6 +91,15 @@ ctl_warc_header(gzFile g, struct ctl_warc_rec *r)
 			r->target[n - 2] = '\0';
 	}
 	return 1;
+}
+
+/* See ctl_warc.h. */
+int
+ctl_warc_is_resource(const struct ctl_warc_rec *r, const char *resource)
+{
+	const char *got = r->resource[0] != '\0' ? r->resource : "robots.txt";
+
+	return strcmp(got, resource != NULL ? resource : "robots.txt") == 0;
 }
 
 /* See ctl_warc.h. */

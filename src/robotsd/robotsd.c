@@ -289,13 +289,18 @@ robotsd_tmp_removed(const char *path)
 	    log_kvs(path, kv, sizeof(kv)));
 }
 
-/* Load the cache saved by the last run, if --state-file says where. */
+/*
+ * Load the caches saved by the last run, if --state-file says where:
+ * robots.txt's, and tdmrep.json's unless --tdmrep off (then its records
+ * are passed over, counted).
+ */
 static void
 robotsd_load_state(struct robotsd *rd)
 {
 	const struct config *cf = rd->conf;
-	char *cause = NULL, kv[LOG_KV_BUF];
-	long n;
+	struct state_caches cs = { rd->cache, rd->tdm };
+	char *cause = NULL, kv[LOG_KV_BUF], more[64] = "";
+	struct state_counts n;
 
 	if (cf->state_file == NULL)
 		return;
@@ -306,15 +311,20 @@ robotsd_load_state(struct robotsd *rd)
 		    log_kvs(cf->state_file, kv, sizeof(kv)));
 		return;
 	}
-	if ((n = state_load(rd->cache, cf->state_file, cf->cache_max_bytes,
-	         &cause)) == -1) {
+	if (state_load(&cs, cf->state_file, cf->cache_max_bytes, &n, &cause) ==
+	    -1) {
 		log_event(LOG_WARNING, "state_load_failed",
 		    "error=%s outcome=nothing_loaded",
 		    log_kvs(cause, kv, sizeof(kv)));
 		free(cause);
-	} else
-		log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s", n,
-		    log_kvs(cf->state_file, kv, sizeof(kv)));
+		return;
+	}
+	if (rd->tdm != NULL)
+		snprintf(more, sizeof(more), " tdmrep=%ld", n.tdm);
+	else if (n.skipped > 0)
+		snprintf(more, sizeof(more), " tdmrep_skipped=%ld", n.skipped);
+	log_event(LOG_INFO, "state_loaded", "origins=%ld file=%s%s", n.robots,
+	    log_kvs(cf->state_file, kv, sizeof(kv)), more);
 }
 
 /*
@@ -563,10 +573,11 @@ robotsd_base(void)
 }
 
 /*
- * The cache's new-version seam, to the archive: a version fetched here
- * with an HTTP answer (any status) is queued as a response record. One
- * read from the shared tier is not (the instance that fetched it archives
- * it), nor a network error, timeout or refusal (no HTTP message to keep).
+ * The caches' new-version seam, to the archive: a version fetched here
+ * with an HTTP answer (any status) is queued as a response record, naming
+ * its resource unless it is robots.txt. One read from the shared tier is
+ * not (the instance that fetched it archives it), nor a network error,
+ * timeout or refusal (no HTTP message to keep).
  */
 static void
 robotsd_archive_change(const struct cache_change *c, void *arg)
@@ -578,11 +589,12 @@ robotsd_archive_change(const struct cache_change *c, void *arg)
 	if (f == NULL || f->error != FETCH_OK || f->raw_headers == NULL)
 		return;
 	if (f->final_url == NULL)
-		snprintf(url, sizeof(url), "%s/robots.txt", c->origin);
+		snprintf(url, sizeof(url), "%s%s", c->origin, c->kind->path);
 	memset(&r, 0, sizeof(r));
 	r.date = c->at;
 	r.target_uri = f->final_url != NULL ? f->final_url : url;
 	r.origin = c->origin;
+	r.resource = c->kind != &cache_kind_robots ? c->kind->name : NULL;
 	r.ip = f->ip;
 	r.version = c->new_version;
 	r.http_head = f->raw_headers;
@@ -594,10 +606,11 @@ robotsd_archive_change(const struct cache_change *c, void *arg)
 }
 
 /*
- * Start the WARC archive's writer (--archive-dir) and have the cache hand
- * it each new version fetched here. Never fatal: a missing directory is
- * logged and counted, and robotsd answers as ever. Its files take the
- * group of the socket file at socket: who may query robotsd may read them.
+ * Start the WARC archive's writer (--archive-dir) and have the caches
+ * (robots.txt's, tdmrep.json's) hand it each new version fetched here. Never
+ * fatal: a missing directory is logged and counted, and robotsd answers as
+ * ever. Its files take the group of the socket file at socket: who may query
+ * robotsd may read them.
  */
 static void
 robotsd_archive_start(struct robotsd *rd, const char *socket)
@@ -615,7 +628,10 @@ robotsd_archive_start(struct robotsd *rd, const char *socket)
 	if ((rd->archive = archive_new(&as)) == NULL)
 		return;
 	rd->stats.archive = rd->archive;
-	if (cache_listen(rd->cache, robotsd_archive_change, rd->archive) == -1)
+	if (cache_listen(rd->cache, robotsd_archive_change, rd->archive) ==
+	        -1 ||
+	    (rd->tdm != NULL && cache_listen(rd->tdm, robotsd_archive_change,
+	                            rd->archive) == -1))
 		fatalx("too many cache listeners");
 }
 

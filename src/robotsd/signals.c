@@ -17,6 +17,7 @@
 #include "conn/server.h"
 #include "ops/dispatch.h"
 #include "persist/saver.h"
+#include "persist/state.h"
 #include "wire/buf.h"
 #include "signals.h"
 
@@ -158,14 +159,15 @@ signals_save_arm(void *arg, long seconds)
 		event_add(rd->signals->save, &tv);
 }
 
-/* Save the cache to --state-file in a child process (saver.h). */
+/* Save the caches to --state-file in a child process (saver.h). */
 static int
 signals_save_start(void *arg)
 {
 	struct robotsd *rd = arg;
+	struct state_caches cs = { rd->cache, rd->tdm };
 
 	return saver_start(
-	    rd->saver, rd->cache, rd->conf->state_file, STATE_SAVE_TIMEOUT);
+	    rd->saver, &cs, rd->conf->state_file, STATE_SAVE_TIMEOUT);
 }
 
 /* Abandon a save still running. */

@@ -4,10 +4,13 @@
  * input is a state file; its last 8 bytes are replaced by the checksum of
  * the bytes before them, so that mutations reach the records and the
  * images rather than stop at the checksum. The file is loaded into a
- * cache; every entry loaded must hold times JSON can carry, and its
- * ruleset is asked everything robotsd asks of one (verdicts, preferences,
- * groups, agents, sitemaps, extra lines, warnings), which must stay
- * inside the image. Saved again and reloaded, it must load alike.
+ * robots.txt cache and a tdmrep.json cache (ops/tdmres.h); every entry
+ * loaded must hold times JSON can carry, each ruleset is asked everything
+ * robotsd asks of one (verdicts, preferences, groups, agents, sitemaps,
+ * extra lines, warnings), which must stay inside the image, and each
+ * tdmrep.json its state, answers and warnings. Saved again and reloaded,
+ * it must load alike; loaded without the tdmrep.json cache (--tdmrep
+ * off), its robots.txt entries must load alike.
  */
 #include <config.h>
 
@@ -23,7 +26,9 @@
 #include "cache/cache.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "ops/tdmres.h"
 #include "persist/state.h"
+#include "wire/tdmrep_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -144,18 +149,118 @@ ask(const struct robots *r)
 		robots_warning(r, i, &w);
 }
 
-/* Check one entry loaded (cache_foreach callback). */
+/* Ask a tdmrep.json entry everything robotsd asks of one. */
 static void
-each(const struct cache_entry *e, int good, void *arg)
+ask_tdm(const struct cache_entry *e)
 {
-	(void)good;
-	++*(long *)arg;
+	static const char *const paths[] = { "/", "/a/x", "/a/b?q=1", "/zz$",
+		"/%7Ea" };
+	const struct tdm_doc *d = e->doc;
+	struct tdm_answer a;
+	const char *code;
+	uint32_t line;
+	char why[256];
+	size_t i, n;
+
+	if (strcmp(tdm_state_name(e), "pending") == 0)
+		abort(); /* settled entries only */
+	if (d == NULL)
+		return;
+	if (d->body_len > ROBOTS_MAX_BODY || d->body[d->body_len] != '\0')
+		abort();
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		robots_tdm_decide(d->f.rules,
+		    d->f.rules != NULL ? TDM_STATE_RULES : TDM_STATE_INVALID,
+		    paths[i], strlen(paths[i]), NULL, &a);
+	n = d->f.rules != NULL ? robots_tdmrep_count(d->f.rules) : 0;
+	for (i = 0; i < n; i++)
+		(void)robots_tdmrep_rule(d->f.rules, i);
+	i = 0;
+	while (
+	    tdmrep_file_warning(&d->f, i, &code, &line, why, sizeof(why)) == 0)
+		i++;
+}
+
+/* Check one entry loaded of either cache (cache_foreach callback). */
+static void
+each_entry(const struct cache_entry *e, long *seen, int tdm)
+{
+	++*seen;
 	if (!time_ok(e->fetched_at) || !time_ok(e->expires_at) ||
 	    !time_ok(e->fail_since) || !time_ok(e->next_retry) ||
 	    !time_ok(e->version_since) || !time_ok(e->validated_at))
 		abort();
-	if (e->robots != NULL)
+	if (tdm)
+		ask_tdm(e);
+	else if (e->robots != NULL)
 		ask(e->robots);
+}
+
+static void
+each(const struct cache_entry *e, int good, void *arg)
+{
+	(void)good;
+	each_entry(e, arg, 0);
+}
+
+static void
+each_tdm(const struct cache_entry *e, int good, void *arg)
+{
+	(void)good;
+	each_entry(e, arg, 1);
+}
+
+/* A robots.txt cache, and a tdmrep.json one when tdm. */
+static struct state_caches
+caches(const struct cache_settings *set, struct clock *clk, int tdm)
+{
+	struct state_caches cs = { cache_new(set, &ops, NULL, clk), NULL };
+
+	if (cs.robots == NULL)
+		abort();
+	if (tdm) {
+		if ((cs.tdm = cache_new(set, &ops, NULL, clk)) == NULL)
+			abort();
+		cache_set_kind(cs.tdm, &tdm_kind);
+	}
+	return cs;
+}
+
+static void
+caches_free(struct state_caches *cs)
+{
+	cache_free(cs->robots);
+	cache_free(cs->tdm);
+}
+
+/*
+ * What loaded (n entries, of which robots.txt's nr) saves and loads again
+ * alike, and loads without the tdmrep.json cache with its robots.txt
+ * entries alike.
+ */
+static void
+again_alike(const struct state_caches *cs, const struct cache_settings *set,
+    struct clock *clk, long n, long nr)
+{
+	struct state_caches c2, c3;
+	struct state_counts k;
+	char *cause = NULL;
+
+	if (state_save(cs, again, 60, NULL, &cause) != n)
+		abort();
+	c2 = caches(set, clk, 1);
+	if (state_load(&c2, again, set->max_bytes, &k, &cause) != n ||
+	    cache_stats(c2.robots)->entries + cache_stats(c2.tdm)->entries !=
+	        (size_t)n)
+		abort();
+	caches_free(&c2);
+	c3 = caches(set, clk, 0);
+	if (state_load(&c3, again, set->max_bytes, &k, &cause) != nr ||
+	    k.skipped != n - nr ||
+	    cache_stats(c3.robots)->entries != (size_t)nr)
+		abort();
+	caches_free(&c3);
+	free(cause);
 }
 
 int
@@ -164,29 +269,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cache_settings set = { .max_bytes = 64 << 20,
 		.max_waiting = 10 };
 	struct clock clk = { .frozen = 1.8e9 };
-	struct cache *c, *c2;
+	struct state_caches cs;
 	char *cause = NULL;
-	long n, n2, seen = 0;
+	long n, seen = 0, seen_robots;
 
 	init();
 	write_input(data, size);
-	if ((c = cache_new(&set, &ops, NULL, &clk)) == NULL)
-		abort();
-	n = state_load(c, path, set.max_bytes, &cause);
+	cs = caches(&set, &clk, 1);
+	n = state_load(&cs, path, set.max_bytes, NULL, &cause);
 	free(cause);
-	cause = NULL;
-	cache_foreach(c, each, &seen);
-	if (n > 0) {
-		/* What loaded saves and loads again, alike. */
-		if (state_save(c, again, 60, &cause) != seen ||
-		    (c2 = cache_new(&set, &ops, NULL, &clk)) == NULL)
-			abort();
-		n2 = state_load(c2, again, set.max_bytes, &cause);
-		if (n2 != seen || cache_stats(c2)->entries != (size_t)seen)
-			abort();
-		cache_free(c2);
-	}
-	free(cause);
-	cache_free(c);
+	cache_foreach(cs.robots, each, &seen);
+	seen_robots = seen;
+	cache_foreach(cs.tdm, each_tdm, &seen);
+	if (n > 0)
+		again_alike(&cs, &set, &clk, seen, seen_robots);
+	caches_free(&cs);
 	return 0;
 }

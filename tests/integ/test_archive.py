@@ -10,6 +10,7 @@ moves archive_errors; robotsctl show and diff read the archive."""
 import base64
 import calendar
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -32,6 +33,11 @@ ET = "User-agent: *\nDisallow: /etag/\n"
 CAP = 500 * 1024
 BIG = "User-agent: *\nDisallow: /x\n" + "# " + "z" * (CAP + 1000) + "\n"
 DAY = 86400
+
+
+def version(text):
+    """The contract's version: 16 hex digits of SHA-256 of the text."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def warcio_ready():
@@ -236,6 +242,96 @@ class Archive(DaemonTest):
         rc, out, err = self.ctl("show", "http://a.test", v1)
         self.assertEqual((rc, out), (2, ""))
         self.assertIn("give --archive-dir DIR", err)
+
+    def test_tdmrep_records_name_the_resource(self):
+        # A check that asks for tdm archives tdmrep.json's versions too,
+        # each record naming its resource; robots.txt's have the fields
+        # they always had. robotsctl show and diff --tdm read them; show
+        # and diff without it, and recheck, pass them over.
+        tdm = "/.well-known/tdmrep.json"
+        t1 = json.dumps([{"location": "/", "tdm-reservation": 1}])
+        t2 = json.dumps([{"location": "/", "tdm-reservation": 0}])
+        self.origin.robots("t.test", V1)
+        self.origin.set("t.test", tdm, body=t1)
+        self.origin.robots("n.test", V2)
+        self.origin.set("n.test", tdm, status=404, body=b"no file\n")
+        self.start("--archive-dir", self.adir)
+        r1 = self.fetch("http://t.test/one/x")["version"]
+        self.advance(60)  # tdmrep.json's first version after robots.txt's
+        v1 = self.check("http://t.test/x", tdm=True)["tdm"]["version"]
+        v404 = self.check("http://n.test/x", tdm=True)["tdm"]["version"]
+        self.origin.set("t.test", tdm, body=t2)
+        self.advance(DAY + 1)
+        self.check("http://t.test/x", tdm=True)  # stale: both refreshed
+        self.assertTrue(poll(lambda: self.c.call(
+            {"op": "inspect", "origin": "http://t.test",
+             "resource": "tdmrep"}).get("version") == version(t2)))
+        self.assertTrue(poll(lambda: self.stats()["archive_records"] == 5),
+                        self.stats())
+        ad = ["--archive-dir", self.adir]
+        self.assertEqual(self.ctl("show", "--tdm", "http://t.test", v1, *ad),
+                         (0, t1, ""))
+        self.assertEqual(self.ctl("show", "--tdm", "http://t.test", *ad),
+                         (0, t2, ""))
+        self.assertEqual(self.ctl("show", "--tdm", "http://n.test", v404,
+                                  *ad), (0, "no file\n", ""))
+        rc, out, _ = self.ctl("diff", "--tdm", "http://t.test", v1,
+                              version(t2), *ad)
+        self.assertEqual(rc, 1, out)
+        self.assertEqual(self.ctl("show", "http://t.test", *ad), (0, V1, ""))
+        rc, out, err = self.ctl("show", "http://t.test", v1, *ad)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("version %s is not in the archive" % v1, err)
+        rc, out, err = self.ctl("show", "--tdm", "http://t.test", r1, *ad)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("http://t.test tdmrep.json version %s is not in the "
+                      "archive" % r1, err)
+        # recheck at a time after every record: robots.txt's version
+        # decides, never tdmrep.json's (newer, and no robots.txt rules)
+        line = "http://t.test/one/x %d\n" % int(self.now() + 1)
+        p = subprocess.run([ROBOTSCTL, "recheck", "--agent", "TestBot",
+                            "--archive", self.adir], input=line.encode(),
+                           capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = json.loads(p.stdout)
+        self.assertEqual((out["allowed"], out["version"]), (False, r1))
+        self.assertIn("3 records of another resource passed over",
+                      p.stderr.decode())
+        self.d.stop()
+
+        rows = read_archive(self, self.adir)
+        recs = [r for r in rows if r["type"] == "response"]
+        self.assertEqual(len(recs), 5)
+        tdms = [r for r in recs if "WARC-Robotsd-Resource" in r["warc_d"]]
+        self.assertEqual(sorted((r["warc_d"]["WARC-Robotsd-Origin"],
+                                 r["warc_d"]["WARC-Robotsd-Resource"],
+                                 r["warc_d"]["WARC-Target-URI"],
+                                 r["warc_d"]["WARC-Robotsd-Version"],
+                                 r["status"], r["body"]) for r in tdms),
+                         sorted([("http://t.test", "tdmrep",
+                                  "http://t.test" + tdm, v1, 200,
+                                  t1.encode()),
+                                 ("http://t.test", "tdmrep",
+                                  "http://t.test" + tdm, version(t2), 200,
+                                  t2.encode()),
+                                 ("http://n.test", "tdmrep",
+                                  "http://n.test" + tdm, v404, 404,
+                                  b"no file\n")]))
+        # robots.txt's records: the same fields in the same order as ever
+        robots = [r for r in recs if r not in tdms]
+        self.assertEqual(len(robots), 2)
+        for r in robots:
+            self.assertEqual([k for k, _ in r["warc"]], [
+                "WARC-Type", "WARC-Record-ID", "WARC-Date",
+                "WARC-Target-URI", "WARC-Warcinfo-ID", "WARC-IP-Address",
+                "WARC-Robotsd-Origin", "WARC-Robotsd-Version",
+                "WARC-Payload-Digest", "WARC-Block-Digest", "Content-Type",
+                "Content-Length"])
+            self.assertEqual(r["warc_d"]["WARC-Target-URI"],
+                             r["warc_d"]["WARC-Robotsd-Origin"] +
+                             "/robots.txt")
+        self.assertEqual([k for k, _ in tdms[0]["warc"]][7:9], [
+            "WARC-Robotsd-Version", "WARC-Robotsd-Resource"])
 
     def test_the_socket_group_reads_the_archive_others_do_not(self):
         # Under UMask=0077 the files are 0640 of the socket's group: a

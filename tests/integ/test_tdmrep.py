@@ -4,7 +4,10 @@ always, once for all the checks waiting on it, through the robots.txt
 fetch machinery; --tdmrep off fetches nothing."""
 import hashlib
 import json
+import os
+import shutil
 import subprocess
+import tempfile
 
 from harness import ROBOTSCTL, DaemonTest, poll
 from redisfix import SharedTest, entry_key
@@ -421,6 +424,120 @@ class TdmRepAnswer(DaemonTest):
         self.origin.release("wf.test", TDM)
         self.assertTrue(poll(lambda: self.check(
             "http://wf.test/a/1", tdm=True, wait=False)["tdm"] is not None))
+
+
+class TdmRepStateFile(DaemonTest):
+    """tdmrep.json in the state file (--state-file): robotsd stopped and
+    started again answers a saved origin's "tdm" exactly as before, from
+    the file, without fetching it again; --tdmrep off passes its records
+    over; a state file of the previous format still loads."""
+
+    HOSTS = {"s.test": dict(body=FILE, etag='"s1"',
+                            headers={"Cache-Control": "max-age=7200"}),
+             "n.test": dict(status=404),
+             "u.test": dict(status=503),
+             "i.test": dict(body="<html>")}
+
+    def setUp(self):
+        super().setUp()
+        tmp = tempfile.mkdtemp(prefix="robotsd-integ-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        self.state = os.path.join(tmp, "state")
+
+    def restart(self, *args):
+        self.d.stop()
+        self.d.proc = None
+        return self.start("--state-file", self.state, *args)
+
+    def tdm_inspect(self, host):
+        return self.c.call({"op": "inspect", "origin": "http://" + host,
+                            "resource": "tdmrep"})
+
+    def saved(self):
+        """Each host's robots.txt and tdmrep.json fetched, the daemon
+        stopped (saving them); each one's tdm answer and inspect."""
+        for h, kw in self.HOSTS.items():
+            self.origin.robots(h, RULES)
+            self.origin.set(h, TDM, **kw)
+        self.start("--state-file", self.state)
+        before = {}
+        for h in self.HOSTS:
+            a = self.check("http://%s/a/x" % h, tdm=True)
+            self.assertAnswer(a, ok=True, allowed=True, source="fetched")
+            before[h] = (a["tdm"], self.tdm_inspect(h))
+        self.assertEqual({h: b[0]["state"] for h, b in before.items()},
+                         {"s.test": "rules", "n.test": "none",
+                          "u.test": "unreachable", "i.test": "invalid"})
+        return before
+
+    def test_a_restart_answers_tdm_as_before_without_a_fetch(self):
+        before = self.saved()
+        hits = {h: len(self.origin.hits(h)) for h in self.HOSTS}
+        self.restart()
+        for h, (tdm, insp) in before.items():
+            with self.subTest(host=h):
+                a = self.check("http://%s/a/x" % h, tdm=True)
+                self.assertAnswer(a, ok=True, allowed=True, source="cache",
+                                  tdm=tdm)
+                i = self.tdm_inspect(h)
+                for k in ("state", "version", "http_status", "rules",
+                          "warnings", "body_bytes", "final_url", "stale"):
+                    self.assertEqual(i.get(k), insp.get(k), k)
+                self.assertEqual(i["retry"]["fail_streak"],
+                                 insp["retry"]["fail_streak"])
+                self.assertEqual(i["retry"]["cause"], insp["retry"]["cause"])
+                self.assertEqual(i["retry"]["next_retry"],
+                                 insp["retry"]["next_retry"])
+                self.assertLessEqual(i["expires_in"], insp["expires_in"])
+        self.assertEqual({h: len(self.origin.hits(h)) for h in self.HOSTS},
+                         hits)
+        self.assertIn("event=state_loaded origins=4 file=%s tdmrep=4"
+                      % self.state, self.d.log())
+        self.assertEqual(before["s.test"][0]["reservation"], 1)
+        # its validators came through: the refresh, when due, is a 304
+        self.advance(7201)
+        self.check("http://s.test/a/x", tdm=True)
+        got = self.origin.wait_hits("s.test", 2, path=TDM)
+        self.assertEqual(got[1].headers.get("if-none-match"), '"s1"')
+
+    def test_tdmrep_off_passes_its_records_over(self):
+        self.saved()
+        hits = {h: len(self.origin.hits(h, TDM)) for h in self.HOSTS}
+        self.restart("--tdmrep", "off")
+        self.assertIn("event=state_loaded origins=4 file=%s "
+                      "tdmrep_skipped=4" % self.state, self.d.log())
+        a = self.check("http://s.test/a/x", tdm=True)
+        self.assertAnswer(a, ok=True, allowed=True, source="cache")
+        self.assertEqual(a["tdm"]["state"], "none")
+        self.assertEqual({h: len(self.origin.hits(h, TDM))
+                          for h in self.HOSTS}, hits)
+        # saved again without them, then loaded with a cache for them: the
+        # file holds robots.txt's only, and tdmrep.json is fetched anew
+        self.restart()
+        self.assertIn("event=state_loaded origins=4 file=%s tdmrep=0"
+                      % self.state, self.d.log())
+        a = self.check("http://s.test/a/x", tdm=True)
+        self.assertEqual(a["tdm"]["reservation"], 1)
+        self.assertEqual(len(self.origin.hits("s.test", TDM)),
+                         hits["s.test"] + 1)
+
+    def test_a_state_file_of_format_4_loads(self):
+        # Saved by the robotsd before tdmrep.json was kept in it
+        # (tests/data/README.md): its robots.txt entries load; a check
+        # that asks for tdm fetches the file.
+        shutil.copy(os.path.join(os.path.dirname(os.path.abspath(
+            __file__)), "..", "data", "state-format4.bin"), self.state)
+        self.origin.robots("rules.test", "User-agent: *\nDisallow: /private\n")
+        self.origin.set("rules.test", TDM, body=FILE)
+        self.start("--state-file", self.state)
+        self.assertIn("event=state_loaded origins=3 file=%s tdmrep=0"
+                      % self.state, self.d.log())
+        self.assertEqual(self.stats()["cache_entries"], 3)
+        a = self.check("http://rules.test/private/x", tdm=True)
+        self.assertAnswer(a, ok=True, allowed=False)
+        a = self.check("http://rules.test/a/x", tdm=True)
+        self.assertEqual(a["tdm"]["reservation"], 1)
+        self.assertEqual(len(self.origin.hits("rules.test", TDM)), 1)
 
 
 class TdmRepLog(DaemonTest):

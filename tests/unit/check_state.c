@@ -1,6 +1,7 @@
 /*
  * check_state.c: the state file (state.h) saved from a cache and loaded
- * into a new one. The cache is filled through a scripted fetcher
+ * into a new one, and with a tdmrep.json cache (ops/tdmres.h) beside it,
+ * both. The caches are filled through a scripted fetcher
  * (scripted_fetch.h) on a frozen clock, so what was saved is known exactly.
  */
 #include <config.h>
@@ -26,13 +27,19 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "scripted_fetch.h"
+#include "ops/tdmres.h"
 #include "persist/state.h"
 #include "test_main.h"
 
 #define DAY 86400.0
+#define TDM_PATH "/.well-known/tdmrep.json"
 
 static char dir[64];
 static char path[96];
+/* tdmrep.json's cache, for the tests that make one (tdm_new()); or NULL. */
+static struct cache *tdm;
+/* The caches a save writes and a load fills. */
+#define CS (&(struct state_caches){ cache, tdm })
 
 /* A cache on the contract's defaults and a state path in a new directory. */
 static void
@@ -44,10 +51,12 @@ setup(void)
 	snprintf(path, sizeof(path), "%s/state", dir);
 }
 
-/* Free the cache (its fetches end or are cancelled) and the files. */
+/* Free the caches (their fetches end or are cancelled) and the files. */
 static void
 teardown(void)
 {
+	cache_free(tdm);
+	tdm = NULL;
 	cache_teardown();
 	unlink(path);
 	rmdir(dir);
@@ -66,7 +75,19 @@ fetch_rules(const char *origin, const char *max_age)
 	fetch_now(origin, &r);
 }
 
-/* Free the cache and load the file (want entries) into a new one on set. */
+/* A new tdmrep.json cache on set (freed first if there was one). */
+static void
+tdm_new(void)
+{
+	cache_free(tdm);
+	ck_assert_ptr_nonnull(tdm = cache_new(&set, &script_ops, &sc, &clk));
+	cache_set_kind(tdm, &tdm_kind);
+}
+
+/*
+ * Free the caches and load the file (want entries in all) into new ones
+ * on set (a tdmrep.json cache when there was one).
+ */
 static void
 reload(long want)
 {
@@ -74,9 +95,14 @@ reload(long want)
 
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), want);
+	if (tdm != NULL)
+		tdm_new();
+	ck_assert_int_eq(
+	    state_load(CS, path, set.max_bytes, NULL, &cause), want);
 	ck_assert_ptr_null(cause);
-	ck_assert_uint_eq(cache_stats(cache)->entries, want);
+	ck_assert_uint_eq(cache_stats(cache)->entries +
+	                      (tdm != NULL ? cache_stats(tdm)->entries : 0),
+	    want);
 }
 
 /* Save the cache, free it and load the file into a new one. */
@@ -85,7 +111,7 @@ save_and_reload(long want)
 {
 	char *cause = NULL;
 
-	ck_assert_int_eq(state_save(cache, path, 10, &cause), want);
+	ck_assert_int_eq(state_save(CS, path, 10, NULL, &cause), want);
 	ck_assert_ptr_null(cause);
 	reload(want);
 }
@@ -112,7 +138,7 @@ START_TEST(test_state_full_disk_is_named)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp-FULL00", path);
 	ck_assert_int_ne(fd = open("/dev/full", O_WRONLY | O_CLOEXEC), -1);
-	ck_assert_int_eq(state_write(cache, fd, tmp, path, 10, &cause), -1);
+	ck_assert_int_eq(state_write(CS, fd, tmp, path, 10, NULL, &cause), -1);
 	ck_assert_ptr_nonnull(cause);
 	ck_assert_str_eq(strchr(cause, ':'), ": No space left on device");
 	free(cause);
@@ -259,14 +285,14 @@ START_TEST(test_state_damaged_file_loads_nothing)
 	FILE *f;
 
 	fetch_now("https://a.test", &r);
-	ck_assert_int_eq(state_save(cache, path, 10, &cause), 1);
+	ck_assert_int_eq(state_save(CS, path, 10, NULL, &cause), 1);
 	ck_assert_ptr_nonnull(f = fopen(path, "r+b"));
 	ck_assert_int_eq(fseek(f, 40, SEEK_SET), 0);
 	ck_assert_int_ne(fputc('X', f), EOF);
 	fclose(f);
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, path));
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 	free(cause);
@@ -277,10 +303,10 @@ START_TEST(test_state_missing_file_is_an_empty_start)
 {
 	char *cause = NULL;
 
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), 0);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), 0);
 	ck_assert_ptr_null(cause);
-	ck_assert_int_eq(state_load(cache, "/nonexistent/robotsd/state",
-	                     set.max_bytes, &cause),
+	ck_assert_int_eq(state_load(CS, "/nonexistent/robotsd/state",
+	                     set.max_bytes, NULL, &cause),
 	    0);
 	ck_assert_ptr_null(cause);
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
@@ -344,7 +370,7 @@ save_and_slurp(long want, size_t *len)
 {
 	char *cause = NULL;
 
-	ck_assert_int_eq(state_save(cache, path, 10, &cause), want);
+	ck_assert_int_eq(state_save(CS, path, 10, NULL, &cause), want);
 	return slurp(len);
 }
 
@@ -356,14 +382,16 @@ spit_and_restart(unsigned char *buf, size_t len)
 	free(buf);
 	cache_free(cache);
 	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	if (tdm != NULL)
+		tdm_new();
 }
 
 /*
- * Where record k (from 0) of a format 3 file starts (its tag), and where
- * its ruleset image does (*image, *ilen bytes): the header, then per
- * record the tag, the fixed part (112 bytes: format 2's 72, two times,
- * the version, two more string lengths), the strings, the image, the
- * count of its versions and those versions (28 bytes each).
+ * Where record k (from 0) of a file starts (its tag, 1 or 2), and where
+ * its ruleset image or tdmrep.json body does (*image, *ilen bytes): the
+ * header, then per record the tag, the fixed part (112 bytes: format 2's
+ * 72, two times, the version, two more string lengths), the strings, the
+ * image, the count of its versions and those versions (28 bytes each).
  */
 static size_t
 record_at(const unsigned char *buf, int k, size_t *image, uint32_t *ilen)
@@ -373,7 +401,7 @@ record_at(const unsigned char *buf, int k, size_t *image, uint32_t *ilen)
 	int i;
 
 	for (;; k--) {
-		ck_assert_int_eq(buf[pos], 1);
+		ck_assert(buf[pos] == 1 || buf[pos] == 2);
 		memcpy(ilen, buf + pos + 1 + 44, 4);
 		memcpy(lens, buf + pos + 1 + 52, 3 * sizeof(lens[0]));
 		memcpy(lens + 3, buf + pos + 1 + 104, 2 * sizeof(lens[0]));
@@ -416,7 +444,7 @@ START_TEST(test_state_bad_second_record_loads_nothing)
 	memcpy(buf + pos + 1 + 32, &bad, 4); /* record 2's policy */
 	resum(buf, len);                     /* a valid checksum over it */
 	spit_and_restart(buf, len);
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), -1);
 	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
 	ck_assert_ptr_nonnull(strstr(cause, ": record 2 (at byte "));
 	ck_assert_ptr_nonnull(strstr(cause, "): a policy out of range"));
@@ -467,7 +495,7 @@ START_TEST(test_state_bad_image_or_time_drops_that_origin_alone)
 	resum(buf, len);
 	spit_and_restart(buf, len);
 	tmp = capture_begin(STDERR_FILENO, &saved);
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), 2);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), 2);
 	out = capture_end(STDERR_FILENO, saved, tmp);
 	ck_assert_ptr_null(cause);
 	ck_assert_ptr_nonnull(cache_find(cache, "https://a.test"));
@@ -496,7 +524,7 @@ START_TEST(test_state_bad_file_keeps_what_was_cached_before)
 	r = script_result(FETCH_OK, 500);
 	fetch_now("https://b.test", &r);
 	before = cache_stats(cache)->bytes;
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "a checksum that does not match"));
 	free(cause);
 	/* a.test came and went; b.test is the one fetched here. */
@@ -519,7 +547,7 @@ START_TEST(test_state_of_another_format_is_refused_whole)
 	buf = save_and_slurp(1, &len);
 	memcpy(buf + 14, &old, 4); /* a format before the previous one */
 	spit_and_restart(buf, len);
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), -1);
 	ck_assert_ptr_nonnull(
 	    strstr(cause, ": written by another robotsd build or machine"));
 	free(cause);
@@ -581,7 +609,7 @@ load_data(const char *name, long n)
 	fclose(in);
 	ck_assert_uint_lt(len, sizeof(buf));
 	spit(buf, len);
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), n);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), n);
 	ck_assert_ptr_null(cause);
 }
 
@@ -659,6 +687,40 @@ START_TEST(test_state_of_format_3_before_causes_loads)
 	ck_assert_int_eq(e->http_status, 0);
 	ck_assert_str_eq(lifetime_cause_name(e->cause), "other");
 	ck_assert_ptr_nonnull(strstr(e->last_error, "Couldn't connect"));
+}
+END_TEST
+
+/*
+ * tests/data/state-format4.bin was saved by the robotsd before tdmrep.json
+ * was kept in the state file (format 4) after three checks:
+ * http://rules.test (200), http://gone.test (404) and http://down.test
+ * (503). It loads into the robots.txt cache, the tdmrep.json cache beside
+ * it staying empty, and saved again (format 5) loads alike.
+ */
+START_TEST(test_state_of_format_4_file_loads)
+{
+	const struct cache_entry *e;
+	struct robots_verdict v;
+	int i;
+
+	tdm_new();
+	load_data("state-format4.bin", 3);
+	for (i = 0; i < 2; i++) {
+		ck_assert_uint_eq(cache_stats(tdm)->entries, 0);
+		e = entry("http://rules.test");
+		ck_assert_int_eq(e->policy, CACHE_RULES);
+		robots_check(e->robots, "bot", 3, "/private/x", 10, &v);
+		ck_assert_int_eq(v.allowed, 0);
+		/* sha256sum of the body */
+		ck_assert_str_eq(e->version, "38ee13a89fd0de18");
+		ck_assert_int_eq(
+		    entry("http://gone.test")->policy, CACHE_ALLOW_ALL);
+		e = entry("http://down.test");
+		ck_assert_int_eq(e->policy, CACHE_DISALLOW_ALL);
+		ck_assert_str_eq(lifetime_cause_name(e->cause), "http_503");
+		if (i == 0)
+			save_and_reload(3);
+	}
 }
 END_TEST
 
@@ -750,7 +812,7 @@ START_TEST(test_state_history_loads_within_the_depth)
 	char *cause = NULL;
 
 	fetch_four_versions(8);
-	ck_assert_int_eq(state_save(cache, path, 10, &cause), 2);
+	ck_assert_int_eq(state_save(CS, path, 10, NULL, &cause), 2);
 	set.history_depth = 2;
 	reload(2);
 	ck_assert_uint_eq(history_of("https://a.test", v), 2);
@@ -804,7 +866,7 @@ START_TEST(test_state_bad_version_refuses_the_file)
 	sum = checksum(buf, len - 8);
 	memcpy(buf + len - 8, &sum, 8);
 	spit_and_restart(buf, len);
-	ck_assert_int_eq(state_load(cache, path, set.max_bytes, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), -1);
 	snprintf(want, sizeof(want), "): %s", bad_versions[_i].why);
 	ck_assert_msg(
 	    cause != NULL && strstr(cause, want) != NULL, "%s", cause);
@@ -819,16 +881,478 @@ START_TEST(test_state_fifo_and_oversize_are_refused)
 
 	ck_assert_uint_eq(state_max_size(1000), 2000 + (1 << 20));
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ck_assert_int_eq(state_load(cache, path, 1 << 20, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, 1 << 20, NULL, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, ": not a regular file"));
 	free(cause);
 	/* The save replaces the FIFO without opening it. */
-	ck_assert_int_eq(state_save(cache, path, 10, &cause), 0);
+	ck_assert_int_eq(state_save(CS, path, 10, NULL, &cause), 0);
 	/* A regular file now; make it one byte too long (sparse). */
 	ck_assert_int_eq(truncate(path, (off_t)state_max_size(1000) + 1), 0);
-	ck_assert_int_eq(state_load(cache, path, 1000, &cause), -1);
+	ck_assert_int_eq(state_load(CS, path, 1000, NULL, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "bytes, more than the"));
 	free(cause);
+}
+END_TEST
+
+/* tdmrep.json in the state file: every state, as robots.txt's. */
+
+#define FILE_2                                                                 \
+	"[{\"location\":\"/a/*\",\"tdm-reservation\":1,\"tdm-policy\":"        \
+	"\"https://t.test/p.json\"},{\"location\":\"/"                         \
+	"\",\"tdm-reservation\":0}]"
+#define FILE_0 "[]"
+
+/* End origin's running tdmrep.json fetch with r. */
+static void
+tdm_fill(const char *origin, const struct fetch_result *r)
+{
+	char url[160];
+	size_t i;
+
+	snprintf(url, sizeof(url), "%s" TDM_PATH, origin);
+	for (i = sc.n; i-- > 0;)
+		if (script_running(&sc.f[i]) && strcmp(sc.f[i].url, url) == 0)
+			break;
+	ck_assert_msg(i < sc.n, "no fetch of %s runs", url);
+	sc.f[i].done = 1;
+	sc.f[i].cb(r, sc.f[i].arg);
+}
+
+/* An outcome: err and status, body (NULL: none), a cause for a failure. */
+struct tdm_outcome {
+	enum fetch_error err;
+	int status;
+	const char *body;
+	enum fetch_cause cause;
+};
+
+/* The fetch result of step t, with validators when it is a 200. */
+static struct fetch_result
+tdm_result(const struct tdm_outcome *t)
+{
+	struct fetch_result r = script_result(t->err, t->status);
+
+	r.cause = (unsigned char)t->cause;
+	if (t->body != NULL) {
+		r.body = t->body;
+		r.body_len = strlen(t->body);
+	}
+	if (t->status == 200) {
+		r.etag = "\"t1\"";
+		r.last_modified = "Sun, 22 Nov 2026 08:00:00 GMT";
+		r.final_url = "https://final.test" TDM_PATH;
+	}
+	return r;
+}
+
+/*
+ * The states of the contract's TDMRep section, each of one origin: its
+ * first fetch, then (a day later, the file due) a second one or none.
+ */
+static const struct tdm_row {
+	const char *origin;
+	struct tdm_outcome first, then;
+	const char *state; /* tdm_state_name() after both */
+	int stale;         /* a good copy served while failing */
+} tdm_rows[] = {
+	{ "https://rules.test", { FETCH_OK, 200, FILE_2, CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "rules", 0 },
+	{ "https://empty.test", { FETCH_OK, 200, FILE_0, CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "rules", 0 },
+	{ "https://html.test", { FETCH_OK, 200, "<html>", CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "invalid", 0 },
+	{ "https://blank.test", { FETCH_OK, 200, "", CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "invalid", 0 },
+	{ "https://object.test",
+	    { FETCH_OK, 200, "{\"location\":\"/\"}", CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "invalid", 0 },
+	{ "https://none.test", { FETCH_OK, 404, NULL, CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "none", 0 },
+	{ "https://gone.test", { FETCH_OK, 410, NULL, CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "none", 0 },
+	{ "https://down.test", { FETCH_OK, 503, NULL, CAUSE_NONE },
+	    { 0, 0, NULL, 0 }, "unreachable", 0 },
+	{ "https://dns.test", { FETCH_NETWORK, 0, NULL, CAUSE_DNS },
+	    { 0, 0, NULL, 0 }, "unreachable", 0 },
+	{ "https://outage.test", { FETCH_OK, 200, FILE_2, CAUSE_NONE },
+	    { FETCH_OK, 500, NULL, CAUSE_NONE }, "rules", 1 },
+	{ "https://outage-none.test", { FETCH_OK, 404, NULL, CAUSE_NONE },
+	    { FETCH_NETWORK, 0, NULL, CAUSE_CONNECT }, "none", 1 },
+	{ "https://changed.test", { FETCH_OK, 200, FILE_2, CAUSE_NONE },
+	    { FETCH_OK, 200, FILE_0, CAUSE_NONE }, "rules", 0 },
+	{ "https://revived.test", { FETCH_OK, 503, NULL, CAUSE_NONE },
+	    { FETCH_OK, 200, FILE_2, CAUSE_NONE }, "rules", 0 },
+};
+
+/* Fetch row's origin as the row says. */
+static void
+tdm_fetch_row(const struct tdm_row *row)
+{
+	const struct cache_entry *e;
+	struct fetch_result r = tdm_result(&row->first);
+
+	ck_assert_int_eq(
+	    cache_check(tdm, row->origin, 0, NULL, &e), CACHE_PENDING);
+	tdm_fill(row->origin, &r);
+	if (row->then.err == 0 && row->then.status == 0)
+		return;
+	clock_advance(&clk, DAY);
+	ck_assert_int_eq(
+	    cache_check(tdm, row->origin, 0, NULL, &e), CACHE_STALE);
+	r = tdm_result(&row->then);
+	tdm_fill(row->origin, &r);
+}
+
+/* What a check, inspect and history see of an entry of tdmrep.json. */
+struct tdm_seen {
+	struct cache_entry e; /* its fields; no strings (copied below) */
+	char state[16], etag[64], lm[64], version[VERSION_HEX + 1];
+	char final_url[160], last_error[160];
+	char warnings[1024]; /* code line message; ... */
+	char answers[512];   /* reservation location policy; per path */
+	struct cache_version hist[CACHE_MAX_HISTORY];
+	size_t nhist, bytes;
+};
+
+/* The warnings of d as text into out. */
+static void
+tdm_warnings_text(const struct tdm_doc *d, char *out, size_t n)
+{
+	const char *code;
+	uint32_t line;
+	char why[256];
+	size_t i, k = 0;
+
+	out[0] = '\0';
+	i = 0;
+	while (d != NULL && k < n &&
+	       tdmrep_file_warning(
+	           &d->f, i++, &code, &line, why, sizeof(why)) == 0)
+		k += (size_t)snprintf(
+		    out + k, n - k, "%s %u %s; ", code, (unsigned)line, why);
+}
+
+/* The answers for a few paths of e's origin into out. */
+static void
+tdm_answers_text(const struct cache_entry *e, char *out, size_t n)
+{
+	static const char *const paths[] = { "/a/x", "/b", "/" };
+	struct robots_url ru;
+	struct tdm_answer a;
+	const char *v;
+	char url[160];
+	size_t i, k = 0;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && k < n; i++) {
+		snprintf(url, sizeof(url), "%s%s", e->origin, paths[i]);
+		ck_assert_int_eq(
+		    robots_url_split(url, strlen(url), &ru), URL_OK);
+		ck_assert_ptr_nonnull(tdm_answer_of(tdm, &ru.v, NULL, &a, &v));
+		k += (size_t)snprintf(out + k, n - k, "%d %d %.*s %.*s; ",
+		    (int)a.state, a.reservation, (int)a.location_len,
+		    a.location != NULL ? a.location : "", (int)a.policy_len,
+		    a.policy != NULL ? a.policy : "");
+		robots_url_split_clear(&ru);
+	}
+}
+
+/* What is seen of origin's tdmrep.json now. */
+static void
+tdm_see(const char *origin, struct tdm_seen *s)
+{
+	const struct cache_entry *e = cache_find(tdm, origin);
+
+	ck_assert_msg(e != NULL, "%s: no tdmrep.json", origin);
+	memset(s, 0, sizeof(*s));
+	s->e = *e;
+	s->e.origin = s->e.final_url = s->e.last_error = NULL;
+	s->e.validators = NULL;
+	s->e.doc = NULL;
+	snprintf(s->final_url, sizeof(s->final_url), "%s",
+	    e->final_url != NULL ? e->final_url : "-");
+	snprintf(s->last_error, sizeof(s->last_error), "%s",
+	    e->last_error != NULL ? e->last_error : "-");
+	snprintf(s->state, sizeof(s->state), "%s", tdm_state_name(e));
+	snprintf(s->etag, sizeof(s->etag), "%s",
+	    cache_entry_etag(e) != NULL ? cache_entry_etag(e) : "-");
+	snprintf(s->lm, sizeof(s->lm), "%s",
+	    cache_entry_last_modified(e) != NULL ? cache_entry_last_modified(e)
+	                                         : "-");
+	memcpy(s->version, e->version, sizeof(s->version));
+	tdm_warnings_text(e->policy == CACHE_RULES ? e->doc : NULL, s->warnings,
+	    sizeof(s->warnings));
+	tdm_answers_text(e, s->answers, sizeof(s->answers));
+	s->nhist = cache_history(e, s->hist, CACHE_MAX_HISTORY);
+	s->bytes = cache_stats(tdm)->bytes;
+}
+
+/* The versions of a and b are the same. */
+static void
+tdm_assert_same_history(const struct tdm_seen *a, const struct tdm_seen *b)
+{
+	size_t i;
+
+	ck_assert_uint_eq(b->nhist, a->nhist);
+	for (i = 0; i < a->nhist; i++) {
+		ck_assert_str_eq(b->hist[i].version, a->hist[i].version);
+		ck_assert_double_eq(
+		    b->hist[i].first_seen, a->hist[i].first_seen);
+		ck_assert_double_eq(b->hist[i].last_seen, a->hist[i].last_seen);
+		ck_assert_int_eq(
+		    b->hist[i].http_status, a->hist[i].http_status);
+		ck_assert_int_eq(b->hist[i].policy, a->hist[i].policy);
+	}
+}
+
+/* b, seen after a load, is a as saved. */
+static void
+tdm_assert_same(const struct tdm_seen *a, const struct tdm_seen *b)
+{
+	ck_assert_str_eq(b->state, a->state);
+	ck_assert_int_eq(b->e.policy, a->e.policy);
+	ck_assert_int_eq(b->e.http_status, a->e.http_status);
+	ck_assert_double_eq(b->e.fetched_at, a->e.fetched_at);
+	ck_assert_double_eq(b->e.expires_at, a->e.expires_at);
+	ck_assert_double_eq(b->e.fail_since, a->e.fail_since);
+	ck_assert_double_eq(b->e.next_retry, a->e.next_retry);
+	ck_assert_double_eq(b->e.version_since, a->e.version_since);
+	ck_assert_double_eq(b->e.validated_at, a->e.validated_at);
+	ck_assert_uint_eq(b->e.fail_streak, a->e.fail_streak);
+	ck_assert_uint_eq(b->e.cause, a->e.cause);
+	ck_assert_uint_eq(b->e.stale, a->e.stale);
+	ck_assert_uint_eq(b->e.body_bytes, a->e.body_bytes);
+	ck_assert_uint_eq(b->e.truncated, a->e.truncated);
+	ck_assert_str_eq(b->version, a->version);
+	ck_assert_str_eq(b->etag, a->etag);
+	ck_assert_str_eq(b->lm, a->lm);
+	ck_assert_str_eq(b->final_url, a->final_url);
+	ck_assert_str_eq(b->last_error, a->last_error);
+	ck_assert_str_eq(b->warnings, a->warnings);
+	ck_assert_str_eq(b->answers, a->answers);
+	tdm_assert_same_history(a, b);
+	ck_assert_uint_eq(b->bytes, a->bytes);
+}
+
+/*
+ * Each state of tdmrep.json (the contract's: rules, invalid with why,
+ * none, unreachable with its cause and retry, a good copy served through
+ * an outage, a history of two versions) saved beside a robots.txt and
+ * loaded is as it was: lifetimes, validators, version, warnings, answers,
+ * bytes; and a check of it is answered without a fetch.
+ */
+START_TEST(test_state_tdmrep_keeps_every_state)
+{
+	const struct tdm_row *row = &tdm_rows[_i];
+	struct tdm_seen before, after;
+	const struct cache_entry *e;
+	size_t fetches;
+
+	tdm_new();
+	fetch_rules("https://a.test", "max-age=5000");
+	tdm_fetch_row(row);
+	tdm_see(row->origin, &before);
+	ck_assert_str_eq(before.state, row->state);
+	ck_assert_uint_eq(before.e.stale, row->stale);
+	save_and_reload(2);
+	tdm_see(row->origin, &after);
+	tdm_assert_same(&before, &after);
+	fetches = sc.n;
+	ck_assert_int_ne(cache_check_cached(tdm, row->origin, &e), CACHE_MISS);
+	ck_assert_uint_eq(sc.n, fetches);
+	ck_assert_int_eq(entry("https://a.test")->policy, CACHE_RULES);
+}
+END_TEST
+
+/* The validators loaded make the next refresh conditional; a 304 keeps. */
+START_TEST(test_state_tdmrep_refresh_after_a_load_is_conditional)
+{
+	struct fetch_result nm = script_result(FETCH_OK, 304);
+	struct tdm_seen before, after;
+	const struct cache_entry *e;
+
+	tdm_new();
+	tdm_fetch_row(&tdm_rows[0]);
+	tdm_see("https://rules.test", &before);
+	save_and_reload(1);
+	clock_advance(&clk, DAY);
+	ck_assert_int_eq(
+	    cache_check(tdm, "https://rules.test", 0, NULL, &e), CACHE_STALE);
+	ck_assert_str_eq(sc.f[sc.n - 1].url, "https://rules.test" TDM_PATH);
+	ck_assert_str_eq(sc.f[sc.n - 1].etag, "\"t1\"");
+	ck_assert_str_eq(
+	    sc.f[sc.n - 1].last_modified, "Sun, 22 Nov 2026 08:00:00 GMT");
+	tdm_fill("https://rules.test", &nm);
+	ck_assert_uint_eq(cache_stats(tdm)->revalidated, 1);
+	tdm_see("https://rules.test", &after);
+	ck_assert_str_eq(after.state, "rules");
+	ck_assert_str_eq(after.version, before.version);
+	ck_assert_str_eq(after.answers, before.answers);
+}
+END_TEST
+
+/*
+ * Without a tdmrep.json cache (--tdmrep off) a file's records of it are
+ * passed over, counted; robots.txt's load. With one, the same file loads
+ * them.
+ */
+START_TEST(test_state_tdmrep_records_pass_over_without_its_cache)
+{
+	struct state_counts n;
+	char *cause = NULL;
+
+	tdm_new();
+	fetch_rules("https://a.test", NULL);
+	tdm_fetch_row(&tdm_rows[0]);
+	tdm_fetch_row(&tdm_rows[5]);
+	ck_assert_int_eq(state_save(CS, path, 10, &n, &cause), 3);
+	ck_assert_int_eq(n.robots, 1);
+	ck_assert_int_eq(n.tdm, 2);
+	cache_free(tdm);
+	tdm = NULL;
+	cache_free(cache);
+	ck_assert_ptr_nonnull(cache = cache_new(&set, &script_ops, &sc, &clk));
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, &n, &cause), 1);
+	ck_assert_ptr_null(cause);
+	ck_assert_int_eq(n.robots, 1);
+	ck_assert_int_eq(n.tdm, 0);
+	ck_assert_int_eq(n.skipped, 2);
+	ck_assert_int_eq(entry("https://a.test")->policy, CACHE_RULES);
+	tdm_new();
+	reload(3);
+	ck_assert_str_eq(
+	    tdm_state_name(cache_find(tdm, "https://none.test")), "none");
+}
+END_TEST
+
+/*
+ * A file of format 4 (before tdmrep.json's records) loads; one that
+ * claims format 4 and holds such a record is refused whole.
+ */
+START_TEST(test_state_of_format_4_loads_without_tdmrep_records)
+{
+	uint32_t four = 4;
+	unsigned char *buf;
+	char *cause = NULL;
+	size_t len;
+
+	tdm_new();
+	fetch_rules("https://a.test", NULL);
+	buf = save_and_slurp(1, &len);
+	memcpy(buf + 14, &four, 4);
+	resum(buf, len);
+	spit_and_restart(buf, len);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), 1);
+	ck_assert_ptr_null(cause);
+	ck_assert_int_eq(entry("https://a.test")->policy, CACHE_RULES);
+	tdm_fetch_row(&tdm_rows[0]);
+	buf = save_and_slurp(2, &len);
+	memcpy(buf + 14, &four, 4);
+	resum(buf, len);
+	spit_and_restart(buf, len);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "): an unknown record tag"));
+	free(cause);
+	ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	ck_assert_uint_eq(cache_stats(tdm)->entries, 0);
+}
+END_TEST
+
+/*
+ * A tdmrep.json record made wrong (offset from its tag, SIZE_MAX: its
+ * body's first byte; the bytes written there, or a number added to the
+ * uint32_t there): refused whole with why, or (why NULL) left out alone
+ * while the others load, answering as they did.
+ */
+static const struct tdm_bad {
+	const char *what;
+	size_t off;
+	const char *bytes;
+	size_t len;
+	int32_t add;
+	const char *why;
+} tdm_bads[] = {
+	{ "a body byte changed: not its version", SIZE_MAX, "{", 1, 0, NULL },
+	{ "a version that is not the body's", 1 + 88, "g", 1, 0, NULL },
+	{ "fetched_at negative", 1 + 7, "\377", 1, 0, NULL },
+	{ "policy none with a body", 1 + 32, "\2", 1, 0,
+	    "a policy and a body that disagree" },
+	{ "policy out of range", 1 + 32, "\143", 1, 0,
+	    "a policy out of range" },
+	{ "body_bytes one short", 1 + 40, NULL, 0, -1,
+	    "a policy and a body that disagree" },
+	{ "image_len one more", 1 + 44, NULL, 0, 1,
+	    "a policy and a body that disagree" },
+	{ "image_len past the cap", 1 + 44, NULL, 0, 600000,
+	    "a body longer than a fetch keeps" },
+	{ "tag 3", 0, "\3", 1, 0, "an unknown record tag" },
+};
+
+/* Make record k of buf wrong as b says. */
+static void
+tdm_spoil(unsigned char *buf, int k, const struct tdm_bad *b)
+{
+	size_t pos, image;
+	uint32_t ilen, v;
+
+	pos = record_at(buf, k, &image, &ilen);
+	ck_assert_int_eq(buf[pos], 2);
+	if (b->off == SIZE_MAX)
+		memcpy(buf + image, b->bytes, b->len);
+	else if (b->bytes != NULL)
+		memcpy(buf + pos + b->off, b->bytes, b->len);
+	else {
+		memcpy(&v, buf + pos + b->off, 4);
+		v += (uint32_t)b->add;
+		memcpy(buf + pos + b->off, &v, 4);
+	}
+}
+
+START_TEST(test_state_tdmrep_bad_record)
+{
+	static const char *const o[] = { "https://a.test", "https://b.test",
+		"https://c.test" };
+	const struct tdm_bad *b = &tdm_bads[_i];
+	struct tdm_seen before[3], after;
+	unsigned char *buf;
+	char *cause = NULL, *out;
+	size_t len, i;
+	int saved, tmp;
+
+	tdm_new();
+	fetch_rules("https://r.test", NULL);
+	for (i = 0; i < 3; i++) {
+		struct tdm_row row = tdm_rows[0];
+
+		row.origin = o[i];
+		tdm_fetch_row(&row);
+		tdm_see(o[i], &before[i]);
+	}
+	buf = save_and_slurp(4, &len);
+	tdm_spoil(buf, 2, b); /* b.test's, after r.test's and a.test's */
+	resum(buf, len);
+	spit_and_restart(buf, len);
+	tmp = capture_begin(STDERR_FILENO, &saved);
+	ck_assert_int_eq(state_load(CS, path, set.max_bytes, NULL, &cause),
+	    b->why != NULL ? -1 : 3);
+	out = capture_end(STDERR_FILENO, saved, tmp);
+	if (b->why != NULL) {
+		ck_assert_msg(cause != NULL && strstr(cause, b->why) != NULL,
+		    "%s: %s", b->what, cause);
+		ck_assert_uint_eq(cache_stats(tdm)->entries, 0);
+		ck_assert_uint_eq(cache_stats(cache)->entries, 0);
+	} else {
+		ck_assert_msg(strstr(out, "record=3 origin=https://b.test "
+		                          "resource=tdmrep reason=") != NULL,
+		    "%s: %s", b->what, out);
+		ck_assert_ptr_null(cache_find(tdm, "https://b.test"));
+		for (i = 0; i < 3; i += 2) {
+			tdm_see(o[i], &after);
+			before[i].bytes = after.bytes; /* one entry fewer */
+			tdm_assert_same(&before[i], &after);
+		}
+	}
+	free(cause);
+	free(out);
 }
 END_TEST
 
@@ -863,6 +1387,19 @@ state_suite(void)
 	tcase_add_test(tc, test_state_history_loads_within_the_depth);
 	tcase_add_loop_test(tc, test_state_bad_version_refuses_the_file, 0,
 	    sizeof(bad_versions) / sizeof(bad_versions[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tdmrep");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_state_tdmrep_keeps_every_state, 0,
+	    (int)(sizeof(tdm_rows) / sizeof(tdm_rows[0])));
+	tcase_add_test(
+	    tc, test_state_tdmrep_refresh_after_a_load_is_conditional);
+	tcase_add_test(
+	    tc, test_state_tdmrep_records_pass_over_without_its_cache);
+	tcase_add_test(tc, test_state_of_format_4_loads_without_tdmrep_records);
+	tcase_add_test(tc, test_state_of_format_4_file_loads);
+	tcase_add_loop_test(tc, test_state_tdmrep_bad_record, 0,
+	    (int)(sizeof(tdm_bads) / sizeof(tdm_bads[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

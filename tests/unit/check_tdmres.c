@@ -226,6 +226,31 @@ START_TEST(test_rules_bytes_are_counted)
 }
 END_TEST
 
+/*
+ * The body is kept with the rules (the state file saves it) and counts
+ * against the cache's bytes: 200,000 bytes of blanks in an empty array
+ * compile to no rules, and still hold that much.
+ */
+START_TEST(test_the_body_kept_is_counted)
+{
+	static char body[200002];
+	struct fetch_result r;
+	const void *kept;
+	size_t len;
+
+	memset(body, ' ', sizeof(body) - 1);
+	body[0] = '[';
+	body[sizeof(body) - 2] = ']';
+	r = ok_body(body);
+	tdm_fetch(&r);
+	ck_assert_str_eq(tdm_state_name(entry(O)), "rules");
+	ck_assert_uint_ge(cache_stats(cache)->bytes, sizeof(body) - 1);
+	kept = tdm_kind.source(entry(O)->doc, &len);
+	ck_assert_uint_eq(len, sizeof(body) - 1);
+	ck_assert_int_eq(memcmp(kept, body, len), 0);
+}
+END_TEST
+
 /* Cache-Control max-age sets the lifetime; none: --default-ttl. */
 START_TEST(test_lifetime)
 {
@@ -278,6 +303,7 @@ tdmres_suite(void)
 	tcase_add_test(tc, test_revalidated);
 	tcase_add_test(tc, test_unreachable_past_allow_after_stays_unreachable);
 	tcase_add_test(tc, test_rules_bytes_are_counted);
+	tcase_add_test(tc, test_the_body_kept_is_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }

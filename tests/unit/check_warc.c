@@ -2,8 +2,9 @@
  * check_warc.c: the WARC 1.1 records of warc.c, byte for byte against
  * records written out by hand from ISO 28500 (WARC 1.1), with digests
  * computed independently (Python hashlib and base64.b32encode): a plain
- * 200, received encodings renamed, a body cut at the cap, an empty 404,
- * the warcinfo record; ids, dates, and one gzip member per record.
+ * 200, received encodings renamed, a body cut at the cap, an empty 404, a
+ * tdmrep.json naming its resource, the warcinfo record; ids, dates, and
+ * one gzip member per record.
  */
 #include <config.h>
 
@@ -33,7 +34,7 @@ static const struct row rows[] = {
 	        "https://example.com", "192.0.2.7", "0123456789abcdef",
 	        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
 	        "Content-Length: 26\r\n\r\n",
-	        65, "User-agent: *\nDisallow: /\n", 26, 0 },
+	        65, "User-agent: *\nDisallow: /\n", 26, 0, NULL },
 	    "WARC/1.1\r\n"
 	    "WARC-Type: response\r\n"
 	    "WARC-Record-ID: " ID1 "\r\n"
@@ -60,7 +61,7 @@ static const struct row rows[] = {
 	    { ID1, NULL, T0, "https://example.org/robots.txt", NULL, NULL, NULL,
 	        "HTTP/1.1 200 OK\nContent-Encoding: gzip\n"
 	        "Content-Length: 40\ntransfer-encoding: chunked\n\n",
-	        86, "User-agent: *\nAllow: /\n", 23, 0 },
+	        86, "User-agent: *\nAllow: /\n", 23, 0, NULL },
 	    "WARC/1.1\r\n"
 	    "WARC-Type: response\r\n"
 	    "WARC-Record-ID: " ID1 "\r\n"
@@ -86,7 +87,7 @@ static const struct row rows[] = {
 	{ "body cut at the cap",
 	    { ID1, NULL, T0, "http://example.net/robots.txt", NULL, NULL, NULL,
 	        "HTTP/1.0 200 OK\r\nContent-Length: 600000\r\n", 41, "abc", 3,
-	        1 },
+	        1, NULL },
 	    "WARC/1.1\r\n"
 	    "WARC-Type: response\r\n"
 	    "WARC-Record-ID: " ID1 "\r\n"
@@ -110,7 +111,7 @@ static const struct row rows[] = {
 	    "\r\n\r\n" },
 	{ "empty 404",
 	    { ID1, NULL, T0, "https://example.com/robots.txt", NULL, NULL, NULL,
-	        "HTTP/1.1 404 Not Found\r\n\r\n", 26, NULL, 0, 0 },
+	        "HTTP/1.1 404 Not Found\r\n\r\n", 26, NULL, 0, 0, NULL },
 	    "WARC/1.1\r\n"
 	    "WARC-Type: response\r\n"
 	    "WARC-Record-ID: " ID1 "\r\n"
@@ -126,6 +127,36 @@ static const struct row rows[] = {
 	    "Content-Length: 26\r\n"
 	    "\r\n"
 	    "HTTP/1.1 404 Not Found\r\n\r\n"
+	    "\r\n\r\n" },
+	{ "a tdmrep.json: its resource named after the version",
+	    { ID1, ID2, T0, "https://example.com/.well-known/tdmrep.json",
+	        "https://example.com", "192.0.2.7", "0123456789abcdef",
+	        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+	        "Content-Length: 38\r\n\r\n",
+	        71, "[{\"location\":\"/\",\"tdm-reservation\":1}]", 38, 0,
+	        "tdmrep" },
+	    "WARC/1.1\r\n"
+	    "WARC-Type: response\r\n"
+	    "WARC-Record-ID: " ID1 "\r\n"
+	    "WARC-Date: 2026-11-18T11:06:40Z\r\n"
+	    "WARC-Target-URI: https://example.com/.well-known/tdmrep.json\r\n"
+	    "WARC-Warcinfo-ID: " ID2 "\r\n"
+	    "WARC-IP-Address: 192.0.2.7\r\n"
+	    "WARC-Robotsd-Origin: https://example.com\r\n"
+	    "WARC-Robotsd-Version: 0123456789abcdef\r\n"
+	    "WARC-Robotsd-Resource: tdmrep\r\n"
+	    "WARC-Payload-Digest: "
+	    "sha256:5ZP3YMEC74AINUSATFJQTU7GFQBKOY5SDWXM4X3KAWUEP6LGQQTA===="
+	    "\r\n"
+	    "WARC-Block-Digest: "
+	    "sha256:KRDU4NRZFVPEQMSTMLFAIKI57LSIPTP26AQFXCSR6FYVDLH453VQ===="
+	    "\r\n"
+	    "Content-Type: application/http;msgtype=response\r\n"
+	    "Content-Length: 109\r\n"
+	    "\r\n"
+	    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+	    "Content-Length: 38\r\n\r\n"
+	    "[{\"location\":\"/\",\"tdm-reservation\":1}]"
 	    "\r\n\r\n" },
 };
 
@@ -151,17 +182,18 @@ START_TEST(test_warcinfo_record)
 	    "WARC-Date: 2026-11-18T11:06:40Z\r\n"
 	    "WARC-Filename: robotsd-20261118110640-00001.warc.gz\r\n"
 	    "WARC-Block-Digest: "
-	    "sha256:GV2BCUJGD5RXYMODLWFFWEWSSQWAHUIBJ2BBTXAHKKQVDYN7XKWA===="
+	    "sha256:GHGTD6CQFCDEMGBTRDWHRL3YFS66HWKBYEVCQAYPKFZVRDTXIX5A===="
 	    "\r\n"
 	    "Content-Type: application/warc-fields\r\n"
-	    "Content-Length: 237\r\n"
+	    "Content-Length: 281\r\n"
 	    "\r\n"
 	    "software: robotsd/0.1.0\r\n"
 	    "format: WARC File Format 1.1\r\n"
 	    "conformsTo: https://iipc.github.io/warc-specifications/"
 	    "specifications/warc-format/warc-1.1/\r\n"
-	    "description: robots.txt responses, one record per new version "
-	    "of an origin's robots.txt\r\n"
+	    "description: robots.txt and tdmrep.json responses, one record "
+	    "per new version of an origin's robots.txt or "
+	    "/.well-known/tdmrep.json\r\n"
 	    "\r\n\r\n";
 	struct buf b = BUF_INIT(0);
 
@@ -185,6 +217,9 @@ START_TEST(test_refused_inputs)
 	ck_assert_int_eq(warc_response(&b, &r), -1);
 	r = rows[0].r;
 	r.version = "01234567\n";
+	ck_assert_int_eq(warc_response(&b, &r), -1);
+	r = rows[0].r;
+	r.resource = "tdmrep\r\nWARC-Type: x";
 	ck_assert_int_eq(warc_response(&b, &r), -1);
 	r = rows[0].r;
 	r.http_head = "Content-Type: text/plain\r\n";

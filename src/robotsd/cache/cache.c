@@ -328,6 +328,7 @@ cache_tell_change(struct cache *c, const struct entry *e, const char *old,
 		.old_robots = old_rb,
 		.old_policy = old_policy,
 		.fetched = r->shared == NULL ? r : NULL,
+		.kind = c->kind,
 	};
 	size_t i;
 

@@ -187,6 +187,7 @@ struct cache_change {
 	 * NULL when the version came from the shared tier.
 	 */
 	const struct fetch_result *fetched;
+	const struct cache_kind *kind; /* the cache's resource */
 };
 typedef void (*cache_change_cb)(const struct cache_change *, void *arg);
 #define CACHE_MAX_LISTENERS 4
@@ -215,6 +216,13 @@ struct cache_kind {
 	 * is robots.txt's only.
 	 */
 	int keep_unreachable;
+	/*
+	 * Optional (the state file): the bytes doc was compiled from, kept
+	 * with it (counted in bytes()), which compile() makes the same doc
+	 * of again; *len their length. NULL: the entries are saved as
+	 * robots.txt's, by their ruleset image.
+	 */
+	const void *(*source)(const void *doc, size_t *len);
 };
 extern const struct cache_kind cache_kind_robots;
 

@@ -19,20 +19,36 @@
 #include "wire/tdmrep_json.h"
 #include "wire/usagew.h"
 
-/* tdm_kind's compile(): the rules, or an invalid file and why. */
+/*
+ * tdm_kind's compile(): the rules, or an invalid file and why, and the
+ * body in the same block, for the state file.
+ */
 static void *
 tdm_compile(const char *body, size_t len)
 {
 	struct tdm_doc *d;
 
-	if ((d = calloc(1, sizeof(*d))) == NULL)
+	if ((d = calloc(1, sizeof(*d) + len + 1)) == NULL)
 		return NULL;
 	d->refs = 1;
 	if (tdmrep_file_read(&d->f, body, len) == -1) {
 		free(d);
 		return NULL;
 	}
+	if (len > 0)
+		memcpy(d->body, body, len);
+	d->body_len = len;
 	return d;
+}
+
+/* tdm_kind's source(): the body compiled. */
+static const void *
+tdm_source(const void *doc, size_t *len)
+{
+	const struct tdm_doc *d = doc;
+
+	*len = d->body_len;
+	return d->body;
 }
 
 /* tdm_kind's ref(). */
@@ -74,7 +90,7 @@ tdm_state_name(const struct cache_entry *e)
 	return "pending";
 }
 
-/* tdm_kind's bytes(): the doc, its rules and its warnings' lines. */
+/* tdm_kind's bytes(): the doc and body, its rules, its warnings' lines. */
 static size_t
 tdm_bytes(const void *doc)
 {
@@ -84,7 +100,8 @@ tdm_bytes(const void *doc)
 }
 
 const struct cache_kind tdm_kind = { "tdmrep", "/.well-known/tdmrep.json",
-	tdm_compile, tdm_ref, tdm_unref, tdm_state_name, tdm_bytes, 1 };
+	tdm_compile, tdm_ref, tdm_unref, tdm_state_name, tdm_bytes, 1,
+	tdm_source };
 
 /*
  * --tdmrep always: keep origin's file at hand for the checks that will

@@ -20,12 +20,16 @@ enum tdm_mode { TDM_ON_DEMAND, TDM_ALWAYS, TDM_OFF };
 
 /*
  * A 2xx body compiled (wire/tdmrep_json.h): its rules, or none with the
- * reason the file is invalid, and its warnings' lines. Shared by
- * reference (struct cache_kind).
+ * reason the file is invalid, and its warnings' lines; and the body
+ * itself (after the 500 KiB cut), in the same block, which the state file
+ * keeps and compiles again when it is loaded (struct cache_kind's
+ * source()). Shared by reference (struct cache_kind).
  */
 struct tdm_doc {
 	unsigned refs;
 	struct tdmrep_file f; /* f.rules NULL: the file is invalid */
+	size_t body_len;
+	char body[]; /* body_len bytes and a NUL */
 };
 extern const struct cache_kind tdm_kind;
 

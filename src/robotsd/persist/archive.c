@@ -35,7 +35,7 @@ struct archive_job {
 	struct archive_job *next;
 	size_t bytes; /* what it counts against the queue */
 	double date;
-	char *target_uri, *origin, *ip, *version, *head, *body;
+	char *target_uri, *origin, *ip, *version, *resource, *head, *body;
 	size_t head_len, body_len;
 	int truncated;
 };
@@ -331,6 +331,7 @@ archive_format(struct archive *a, const struct archive_job *j, struct buf *gz)
 		.origin = j->origin,
 		.ip = j->ip,
 		.version = j->version,
+		.resource = j->resource,
 		.http_head = j->head,
 		.http_head_len = j->head_len,
 		.body = j->body,
@@ -518,8 +519,8 @@ archive_add(struct archive *a, const struct warc_response *r)
 {
 	size_t bytes = sizeof(struct archive_job) + archive_len(r->target_uri) +
 	               archive_len(r->origin) + archive_len(r->ip) +
-	               archive_len(r->version) + r->http_head_len +
-	               r->body_len + 6;
+	               archive_len(r->version) + archive_len(r->resource) +
+	               r->http_head_len + r->body_len + 7;
 	struct archive_job *j;
 	char *at;
 
@@ -549,6 +550,7 @@ archive_add(struct archive *a, const struct warc_response *r)
 	j->origin = archive_copy(&at, r->origin, archive_len(r->origin));
 	j->ip = archive_copy(&at, r->ip, archive_len(r->ip));
 	j->version = archive_copy(&at, r->version, archive_len(r->version));
+	j->resource = archive_copy(&at, r->resource, archive_len(r->resource));
 	j->head = archive_copy(
 	    &at, r->http_head ? r->http_head : "", r->http_head_len);
 	j->head_len = r->http_head_len;

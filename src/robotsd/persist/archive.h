@@ -1,14 +1,15 @@
 /*
- * archive.h: the WARC archive (--archive-dir): each new robots.txt version
- * fetched here becomes a gzipped WARC response record (warc.h) appended to
- * DIR/robotsd-YYYYMMDDHHMMSS-NNNNN.warc.gz (the UTC time of the record
- * that opened the file, a sequence number), each file opened by a warcinfo
- * record, rotated past --archive-max-file-bytes, the oldest removed while
- * the files pass --archive-max-bytes. One thread of its own writes them
- * from a queue bounded in bytes: a full queue drops the record (counted),
- * so a slow or failing disk never stalls an answer; every failure (full
- * disk, missing or read-only directory) is logged, rate-limited, and
- * counted, never fatal. Each file is ARCHIVE_FILE_MODE, of the group set.
+ * archive.h: the WARC archive (--archive-dir): each new robots.txt (or
+ * tdmrep.json) version fetched here becomes a gzipped WARC response record
+ * (warc.h) appended to DIR/robotsd-YYYYMMDDHHMMSS-NNNNN.warc.gz (the UTC
+ * time of the record that opened the file, a sequence number), each file
+ * opened by a warcinfo record, rotated past --archive-max-file-bytes, the
+ * oldest removed while the files pass --archive-max-bytes. One thread of
+ * its own writes them from a queue bounded in bytes: a full queue drops
+ * the record (counted), so a slow or failing disk never stalls an answer;
+ * every failure (full disk, missing or read-only directory) is logged,
+ * rate-limited, and counted, never fatal. Each file is ARCHIVE_FILE_MODE,
+ * of the group set.
  */
 #ifndef ROBOTSD_ARCHIVE_H
 #define ROBOTSD_ARCHIVE_H

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -104,11 +105,11 @@ saver_close_fds(int keep)
 
 /* In the child: write the file, log the outcome, exit. */
 static void
-saver_child(const struct cache *c, int fd, const char *tmp, const char *path,
-    double timeout, pid_t parent)
+saver_child(const struct state_caches *cs, int fd, const char *tmp,
+    const char *path, double timeout, pid_t parent)
 {
-	char *cause = NULL, kv[LOG_KV_BUF];
-	long n;
+	char *cause = NULL, kv[LOG_KV_BUF], more[32] = "";
+	struct state_counts got;
 
 	/* Never outlive robotsd (a SIGKILL leaves no one to kill us). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
@@ -121,19 +122,22 @@ saver_child(const struct cache *c, int fd, const char *tmp, const char *path,
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
-	if ((n = state_write(c, fd, tmp, path, timeout, &cause)) == -1)
+	if (state_write(cs, fd, tmp, path, timeout, &got, &cause) == -1) {
 		log_event(LOG_WARNING, "state_save_failed", "error=%s",
 		    log_kvs(cause, kv, sizeof(kv)));
-	else
-		log_event(LOG_INFO, "state_saved", "origins=%ld file=%s", n,
-		    log_kvs(path, kv, sizeof(kv)));
-	_exit(n == -1 ? 1 : 0);
+		_exit(1);
+	}
+	if (cs->tdm != NULL)
+		snprintf(more, sizeof(more), " tdmrep=%ld", got.tdm);
+	log_event(LOG_INFO, "state_saved", "origins=%ld file=%s%s", got.robots,
+	    log_kvs(path, kv, sizeof(kv)), more);
+	_exit(0);
 }
 
 /* Start a save; see saver.h. */
 int
-saver_start(
-    struct saver *sv, const struct cache *c, const char *path, double timeout)
+saver_start(struct saver *sv, const struct state_caches *cs, const char *path,
+    double timeout)
 {
 	char *cause = NULL, *tmp, kv[LOG_KV_BUF];
 	pid_t pid, parent = getpid();
@@ -160,7 +164,7 @@ saver_start(
 		return -1;
 	}
 	if (pid == 0)
-		saver_child(c, fd, tmp, path, timeout, parent);
+		saver_child(cs, fd, tmp, path, timeout, parent);
 	close(fd);
 	sv->pid = pid;
 	sv->tmp = tmp;

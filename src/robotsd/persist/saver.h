@@ -6,17 +6,18 @@
 #ifndef ROBOTSD_SAVER_H
 #define ROBOTSD_SAVER_H
 
-struct cache;
 struct saver;
+struct state_caches;
 
 struct saver *saver_new(void);
 void saver_free(struct saver *); /* kills a save still running; NULL ok */
 /*
- * Start saving c to path in a child, killed after timeout seconds. 0
- * started; -1 when a save still runs or it could not start (logged).
+ * Start saving the caches to path in a child, killed after timeout
+ * seconds. 0 started; -1 when a save still runs or it could not start
+ * (logged).
  */
-int saver_start(
-    struct saver *, const struct cache *, const char *path, double timeout);
+int saver_start(struct saver *, const struct state_caches *, const char *path,
+    double timeout);
 /*
  * Reap a finished save; kill one past its deadline (its temporary file is
  * removed and a warning logged). 1 while a save still runs, else 0.

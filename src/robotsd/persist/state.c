@@ -3,10 +3,22 @@
  * build's layout, so a file from another build or machine is refused):
  *
  *   header  "robotsd-state\n", then struct state_head
- *   records tag 1, struct state_rec, origin, final_url, last_error, etag,
- *           last_modified, ruleset image (robots_image()), the count of
- *           its versions (uint32_t), that many struct state_hist
+ *   records tag 1 (robots.txt's cache) or 2 (tdmrep.json's), struct
+ *           state_rec, origin, final_url, last_error, etag,
+ *           last_modified, the doc (tag 1: the ruleset image,
+ *           robots_image(); tag 2: the body it was compiled from, struct
+ *           cache_kind's source(), image_len bytes, body_bytes of them
+ *           with rules and none without), the count of its versions
+ *           (uint32_t), that many struct state_hist
  *   end     tag 0, the checksum of every byte before it (state_sum_end)
+ *
+ * Format 5 added the records of tag 2, after those of tag 1: a tdmrep.json
+ * is compiled again from its body when it is loaded (its doc keeps the
+ * body for that), whose version must be the record's, else that record
+ * alone is left out; without a cache for them (--tdmrep off) they are
+ * read, checked and passed over. A format 4 file, otherwise the same,
+ * still loads; a build before format 5 refuses a file of it whole, as of
+ * another build, and starts empty.
  *
  * Format 4 added the versions (the history op's, newest first, the
  * entry's own first; none when the entry is its only version), bounded by
@@ -60,11 +72,15 @@
 #include "base/xmalloc.h"
 
 #define STATE_MAGIC "robotsd-state\n"
-#define STATE_FORMAT 4
+#define STATE_FORMAT 5
+#define STATE_FORMAT_4 4 /* before tdmrep.json's records: still read */
 #define STATE_FORMAT_3 3 /* before the history: still read */
 #define STATE_FORMAT_2 2 /* before versions and validators: still read */
 #define STATE_IMAGE_3 3  /* ruleset images before usage preferences */
 #define STATE_IMAGE_4 4  /* before ai-use and the author warnings */
+#define STATE_TAG_END 0
+#define STATE_TAG_ROBOTS 1 /* a record of robots.txt's cache */
+#define STATE_TAG_TDM 2    /* of tdmrep.json's (format 5) */
 #define STATE_NOSTR UINT32_MAX
 #define STATE_SUM_INIT 0xcbf29ce484222325ULL
 #define STATE_SLACK (1024 * 1024)   /* header, end and rounding */
@@ -127,7 +143,11 @@ struct state_out {
 	struct cache_version hist[CACHE_MAX_HISTORY]; /* an entry's */
 	char *iobuf;
 	struct state_sum sum;
-	long count;
+	uint8_t tag; /* of the cache being written */
+	/* Its kind's source() (tag 2), or NULL: ruleset images (tag 1). */
+	const void *(*source)(const void *doc, size_t *len);
+	long count;      /* records written */
+	long ntdm;       /* of them of tag 2 */
 	double deadline; /* clock_monotonic() */
 	int late;        /* past the deadline: stop writing */
 	int err;         /* errno of the first failed write (ENOSPC...) */
@@ -265,7 +285,6 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 	const char *etag = cache_entry_etag(e);
 	const char *lm = cache_entry_last_modified(e);
 	const void *image = NULL;
-	uint8_t tag = 1;
 	size_t ilen = 0;
 
 	if (o->late ||
@@ -273,8 +292,9 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 		o->late = 1;
 		return;
 	}
-	if (e->robots != NULL)
-		image = robots_image(e->robots, &ilen);
+	if (e->doc != NULL)
+		image = o->source != NULL ? o->source(e->doc, &ilen)
+		                          : robots_image(e->robots, &ilen);
 	r.v2.fetched_at = e->fetched_at;
 	r.v2.expires_at = e->expires_at;
 	r.v2.fail_since = e->fail_since;
@@ -297,7 +317,7 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 		memcpy(r.version, e->version, VERSION_HEX);
 	r.etag_len = state_strlen(etag);
 	r.last_modified_len = state_strlen(lm);
-	state_put(o, &tag, 1);
+	state_put(o, &o->tag, 1);
 	state_put(o, &r, sizeof(r));
 	state_put(o, e->origin, r.v2.origin_len);
 	if (e->final_url != NULL)
@@ -311,6 +331,17 @@ state_put_entry(const struct cache_entry *e, int good, void *arg)
 	state_put(o, image, ilen);
 	state_put_history(o, e);
 	o->count++;
+	o->ntdm += o->tag == STATE_TAG_TDM;
+}
+
+/* Write the records of c, of tag; a kind without a source() has none. */
+static void
+state_put_cache(struct state_out *o, const struct cache *c, uint8_t tag)
+{
+	o->tag = tag;
+	o->source = cache_kind(c)->source;
+	if (tag == STATE_TAG_ROBOTS || o->source != NULL)
+		cache_foreach(c, state_put_entry, o);
 }
 
 /* The largest state file a cache of cache_max_bytes can have written. */
@@ -415,9 +446,10 @@ state_tmp_sweep(const char *path, void (*removed)(const char *))
 	return n;
 }
 
-/* Write, fsync and close fd; an errno value, or 0. */
+/* Write, fsync and close fd; an errno value, or 0 with *n set. */
 static int
-state_write_fd(const struct cache *c, int fd, double timeout)
+state_write_fd(const struct state_caches *cs, int fd, double timeout,
+    struct state_counts *n)
 {
 	struct state_out o = { .sum = { .h = STATE_SUM_INIT } };
 	struct state_head h = state_head();
@@ -434,7 +466,9 @@ state_write_fd(const struct cache *c, int fd, double timeout)
 	o.iobuf = state_iobuf(o.f);
 	state_put(&o, STATE_MAGIC, strlen(STATE_MAGIC));
 	state_put(&o, &h, sizeof(h));
-	cache_foreach(c, state_put_entry, &o);
+	state_put_cache(&o, cs->robots, STATE_TAG_ROBOTS);
+	if (cs->tdm != NULL)
+		state_put_cache(&o, cs->tdm, STATE_TAG_TDM);
 	state_put(&o, &end, 1);
 	sum = state_sum_end(&o.sum);
 	if (fwrite(&sum, sizeof(sum), 1, o.f) != 1 && o.err == 0)
@@ -449,20 +483,22 @@ state_write_fd(const struct cache *c, int fd, double timeout)
 	if (fclose(o.f) == EOF && saved == 0)
 		saved = errno;
 	free(o.iobuf);
-	return saved != 0 ? saved : -(int)o.count - 1;
+	*n = (struct state_counts){ o.count - o.ntdm, o.ntdm, 0 };
+	return saved;
 }
 
 /* Fill the temporary file and rename it over path; see state.h. */
 long
-state_write(const struct cache *c, int fd, const char *tmp, const char *path,
-    double timeout, char **cause)
+state_write(const struct state_caches *cs, int fd, const char *tmp,
+    const char *path, double timeout, struct state_counts *n, char **cause)
 {
 	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF];
-	int rc = state_write_fd(c, fd, timeout);
+	struct state_counts got;
+	int rc = state_write_fd(cs, fd, timeout, &got);
 
-	if (rc < 0 && rename(tmp, path) == -1)
+	if (rc == 0 && rename(tmp, path) == -1)
 		rc = errno;
-	if (rc >= 0) {
+	if (rc != 0) {
 		xasprintf(cause, "%s: %s", tmp,
 		    rc == ETIMEDOUT ? "took longer than the deadline, abandoned"
 		                    : strerror(rc));
@@ -473,23 +509,25 @@ state_write(const struct cache *c, int fd, const char *tmp, const char *path,
 		log_event(LOG_WARNING, "state_fsync_failed", "file=%s error=%s",
 		    log_kvs(path, kv, sizeof(kv)),
 		    log_kvs(strerror(errno), kv2, sizeof(kv2)));
-	return -(long)rc - 1;
+	if (n != NULL)
+		*n = got;
+	return got.robots + got.tdm;
 }
 
-/* Save the cache; see state.h. */
+/* Save the caches; see state.h. */
 long
-state_save(
-    const struct cache *c, const char *path, double timeout, char **cause)
+state_save(const struct state_caches *cs, const char *path, double timeout,
+    struct state_counts *n, char **cause)
 {
 	char *tmp;
-	long n;
+	long rc;
 	int fd;
 
 	if ((fd = state_tmp_open(path, &tmp, cause)) == -1)
 		return -1;
-	n = state_write(c, fd, tmp, path, timeout, cause);
+	rc = state_write(cs, fd, tmp, path, timeout, n, cause);
 	free(tmp);
-	return n;
+	return rc;
 }
 
 /* A file being read as a stream, with its running checksum. */
@@ -501,16 +539,21 @@ struct state_in {
 	const char *why;  /* what was wrong, for the log */
 	const char *drop; /* what was wrong with the record read: it is left */
 	const char *path;
+	const struct state_caches *cs;
 	char *iobuf;
 	struct buf str;         /* the strings of the record being read */
 	size_t records;         /* good records read */
-	uint32_t format;        /* of the file: STATE_FORMAT, _3 or _2 */
+	uint32_t format;        /* of the file: STATE_FORMAT, _4, _3 or _2 */
 	uint32_t image_version; /* of its ruleset images */
-	size_t restored;        /* entries the cache took of them */
+	uint8_t tag;            /* of the record being read */
+	/* Of each tag (1, 2): entries its cache took, records kept. */
+	size_t restored[2];
+	long kept[2];
 	/* The record's versions (format 4). */
 	struct cache_version hist[CACHE_MAX_HISTORY];
 	size_t nhist;
 	size_t dropped; /* records left out (in->drop) */
+	long skipped;   /* records of tag 2 without a cache for them */
 };
 
 /* Read and checksum len bytes; -1 (why set) when the file ends first. */
@@ -581,30 +624,87 @@ state_get_strs(struct state_in *in, const uint32_t *lens, char **s[], size_t n)
 	return 0;
 }
 
-/* The ruleset image of a record, compiled; -1 when bad. */
+/* A record's len bytes of doc into a new block *p (NULL: none); -1: bad. */
 static int
-state_get_image(struct state_in *in, uint32_t len, struct robots **r)
+state_get_bytes(struct state_in *in, uint32_t len, void **p)
 {
-	void *image;
-
-	*r = NULL;
+	*p = NULL;
 	if (len == 0)
 		return 0;
 	if (len > in->size - in->pos || len > in->max_image) {
-		in->why = "a ruleset image longer than the file or the cache "
-		          "allows";
+		in->why =
+		    in->tag == STATE_TAG_TDM
+		        ? "a body longer than the file or the cache allows"
+		        : "a ruleset image longer than the file or the "
+		          "cache allows";
 		return -1;
 	}
-	image = xmalloc(len);
-	if (state_get(in, image, len) == -1) {
-		free(image);
+	*p = xmalloc(len);
+	if (state_get(in, *p, len) == -1) {
+		free(*p);
+		*p = NULL;
 		return -1;
 	}
+	return 0;
+}
+
+/* The ruleset image of a record of tag 1, compiled; -1 when bad. */
+static int
+state_get_image(struct state_in *in, uint32_t len, void **doc)
+{
+	void *image;
+
+	*doc = NULL;
+	if (state_get_bytes(in, len, &image) == -1)
+		return -1;
+	if (image == NULL)
+		return 0;
 	/* Framed right, but not a ruleset: that origin alone is left out. */
-	if ((*r = robots_adopt_image_version(image, len, in->image_version)) ==
-	    NULL)
+	if ((*doc = robots_adopt_image_version(
+	         image, len, in->image_version)) == NULL)
 		in->drop = "a ruleset image that fails its checks";
 	return 0;
+}
+
+/*
+ * The body of a record of tag 2, compiled by c's kind (c NULL: read and
+ * passed over; *doc NULL); -1 when bad. A body whose version is not the
+ * record's is not the file that answered: that origin alone is left out.
+ */
+static int
+state_get_body(
+    struct state_in *in, struct cache *c, const struct state_rec *r, void **doc)
+{
+	uint32_t len = r->v2.image_len;
+	char ver[VERSION_HEX + 1];
+	void *body;
+
+	*doc = NULL;
+	if (state_get_bytes(in, len, &body) == -1)
+		return -1;
+	if (c != NULL && r->v2.policy == CACHE_RULES) {
+		version_of_body(body != NULL ? body : "", len, ver);
+		if (r->version[0] != '\0' &&
+		    memcmp(ver, r->version, VERSION_HEX) != 0)
+			in->drop = "a tdmrep.json body that is not its version";
+		else if ((*doc = cache_kind(c)->compile(
+		              body != NULL ? body : "", len)) == NULL)
+			in->drop = "out of memory";
+	}
+	free(body);
+	return 0;
+}
+
+/* Drop the doc of the record being read (state_get_image(), _body()). */
+static void
+state_unref(const struct state_in *in, void *doc)
+{
+	if (doc == NULL)
+		return;
+	if (in->tag == STATE_TAG_TDM)
+		cache_kind(in->cs->tdm)->unref(doc);
+	else
+		robots_unref(doc);
 }
 
 /* Whether the VERSION_HEX bytes at v are a version id: lower-case hex. */
@@ -654,7 +754,7 @@ state_get_history(struct state_in *in)
 	uint32_t n;
 
 	in->nhist = 0;
-	if (in->format != STATE_FORMAT)
+	if (in->format < STATE_FORMAT_4)
 		return 0;
 	if (state_get(in, &n, sizeof(n)) == -1)
 		return -1;
@@ -734,13 +834,19 @@ state_validators(const char *etag, const char *lm)
  * whole, or NULL.
  */
 static const char *
-state_rec_why(const struct state_rec2 *r)
+state_rec_why(const struct state_rec2 *r, uint8_t tag)
 {
 	if (r->policy <= CACHE_NONE || r->policy > CACHE_DISALLOW_ALL)
 		return "a policy out of range";
 	if (r->origin_len == STATE_NOSTR)
 		return "no origin";
-	if ((r->policy == CACHE_RULES) != (r->image_len > 0))
+	if (tag == STATE_TAG_TDM) {
+		if (r->image_len > ROBOTS_MAX_BODY)
+			return "a body longer than a fetch keeps";
+		if (r->image_len !=
+		    (r->policy == CACHE_RULES ? r->body_bytes : 0))
+			return "a policy and a body that disagree";
+	} else if ((r->policy == CACHE_RULES) != (r->image_len > 0))
 		return "a policy and a ruleset image that disagree";
 	if (r->http_status < 0 || r->http_status > 999)
 		return "an HTTP status out of range";
@@ -769,80 +875,118 @@ state_times_ok(const struct state_in *in, const struct state_rec *r)
 
 /* Leave out the record of origin just read (in->drop says why): logged. */
 static void
-state_drop(struct state_in *in, const char *origin, struct robots *r)
+state_drop(struct state_in *in, const char *origin, void *doc)
 {
 	char kv[LOG_KV_BUF], kv2[LOG_KV_BUF], kv3[LOG_KV_BUF];
 
 	log_event(LOG_WARNING, "state_entry_dropped",
-	    "file=%s record=%zu origin=%s reason=%s",
+	    "file=%s record=%zu origin=%s%s reason=%s",
 	    log_kvs(in->path, kv, sizeof(kv)), in->records + 1,
 	    log_kvs(origin, kv2, sizeof(kv2)),
+	    in->tag == STATE_TAG_TDM ? " resource=tdmrep" : "",
 	    log_kvs(in->drop, kv3, sizeof(kv3)));
-	robots_unref(r);
+	state_unref(in, doc);
 	in->drop = NULL;
 	in->dropped++;
 }
 
 /*
- * Read one record and restore it into c; -1 (in->why set) when the file
- * is bad. A record framed right whose image or times are bad is left out
- * (state_drop()): 0.
+ * A record's fixed part, checked, and its strings (the entry's origin,
+ * final URL and last error, *etag and *lm); -1 (in->why set) when bad.
  */
 static int
-state_get_entry(struct state_in *in, struct cache *c)
+state_get_fixed(struct state_in *in, struct state_rec *r, struct cache_entry *e,
+    char **etag, char **lm)
 {
-	struct cache_entry e = { 0 };
-	struct state_rec r = { 0 };
 	uint32_t lens[STATE_STRS];
-	char *etag, *lm;
-	char **strs[STATE_STRS] = { &e.origin, &e.final_url, &e.last_error,
-		&etag, &lm };
+	char **strs[STATE_STRS] = { &e->origin, &e->final_url, &e->last_error,
+		etag, lm };
 	size_t nstrs = in->format == STATE_FORMAT_2 ? STATE_STRS_2 : STATE_STRS;
-	int rc;
 
-	if (state_get(in, &r,
-	        in->format == STATE_FORMAT_2 ? sizeof(r.v2) : sizeof(r)) == -1)
+	if (state_get(in, r,
+	        in->format == STATE_FORMAT_2 ? sizeof(r->v2) : sizeof(*r)) ==
+	    -1)
 		return -1;
-	in->why = state_rec_why(&r.v2);
-	lens[0] = r.v2.origin_len;
-	lens[1] = r.v2.final_url_len;
-	lens[2] = r.v2.last_error_len;
-	lens[3] = r.etag_len;
-	lens[4] = r.last_modified_len;
+	in->why = state_rec_why(&r->v2, in->tag);
+	lens[0] = r->v2.origin_len;
+	lens[1] = r->v2.final_url_len;
+	lens[2] = r->v2.last_error_len;
+	lens[3] = r->etag_len;
+	lens[4] = r->last_modified_len;
 	if (in->why != NULL || state_get_strs(in, lens, strs, nstrs) == -1)
 		return -1;
 	if (nstrs == STATE_STRS_2)
-		etag = lm = NULL;
-	cache_prefetch(c, e.origin); /* while the image is read */
-	if (state_get_image(in, r.v2.image_len, &e.robots) == -1)
+		*etag = *lm = NULL;
+	return 0;
+}
+
+/*
+ * Restore the entry e of the record r just read, doc and all, into c;
+ * -1 (in->why set) when the record is bad.
+ */
+static int
+state_restore(struct state_in *in, struct cache *c, struct cache_entry *e,
+    const struct state_rec *r, const char *etag, const char *lm)
+{
+	int rc;
+
+	state_fill_entry(e, &r->v2);
+	if (state_fill_version(in, e, r) == -1) {
+		state_unref(in, e->doc);
+		return -1;
+	}
+	e->validators = state_validators(etag, lm);
+	rc = cache_restore(c, e, r->v2.good);
+	free(e->validators);
+	in->kept[in->tag - 1]++;
+	if (rc == 0) {
+		in->restored[in->tag - 1]++;
+		if (in->nhist > 0) /* else the entry is its only version */
+			(void)cache_restore_history(
+			    c, e->origin, in->hist, in->nhist);
+	} else
+		state_unref(in, e->doc);
+	return 0;
+}
+
+/*
+ * Read one record of in->tag and restore it into its cache; -1 (in->why
+ * set) when the file is bad. A record framed right whose doc or times are
+ * bad is left out (state_drop()), one without a cache passed over: 0.
+ */
+static int
+state_get_entry(struct state_in *in)
+{
+	struct cache *c =
+	    in->tag == STATE_TAG_TDM ? in->cs->tdm : in->cs->robots;
+	struct cache_entry e = { 0 };
+	struct state_rec r = { 0 };
+	char *etag, *lm;
+
+	if (state_get_fixed(in, &r, &e, &etag, &lm) == -1)
+		return -1;
+	if (c != NULL)
+		cache_prefetch(c, e.origin); /* while the doc is read */
+	if ((in->tag == STATE_TAG_TDM
+	            ? state_get_body(in, c, &r, &e.doc)
+	            : state_get_image(in, r.v2.image_len, &e.doc)) == -1)
 		return -1;
 	if (state_get_history(in) == -1) { /* read even for a record left */
-		robots_unref(e.robots);
+		state_unref(in, e.doc);
 		return -1;
+	}
+	if (c == NULL) {
+		in->skipped++;
+		return 0;
 	}
 	if (in->drop == NULL && !state_times_ok(in, &r))
 		in->drop = "a time that is not one (NaN, infinite, negative "
 		           "or after the year 9999)";
 	if (in->drop != NULL) {
-		state_drop(in, e.origin, e.robots);
+		state_drop(in, e.origin, e.doc);
 		return 0;
 	}
-	state_fill_entry(&e, &r.v2);
-	if (state_fill_version(in, &e, &r) == -1) {
-		robots_unref(e.robots);
-		return -1;
-	}
-	e.validators = state_validators(etag, lm);
-	rc = cache_restore(c, &e, r.v2.good);
-	free(e.validators);
-	if (rc == 0) {
-		in->restored++;
-		if (in->nhist > 0) /* else the entry is its only version */
-			(void)cache_restore_history(
-			    c, e.origin, in->hist, in->nhist);
-	} else
-		robots_unref(e.robots);
-	return 0;
+	return state_restore(in, c, &e, &r, etag, lm);
 }
 
 /*
@@ -863,7 +1007,8 @@ state_head_ok(const struct state_head *got, const struct state_head *want)
 		return 0;
 	if (got->format == STATE_FORMAT_2)
 		return got->rec_size == sizeof(struct state_rec2);
-	return (got->format == want->format || got->format == STATE_FORMAT_3) &&
+	return (got->format == want->format || got->format == STATE_FORMAT_4 ||
+	           got->format == STATE_FORMAT_3) &&
 	       got->rec_size == want->rec_size;
 }
 
@@ -889,23 +1034,26 @@ state_get_head(struct state_in *in)
 	return 0;
 }
 
-/* Read every record into c and the end; -1 (why set) on the first bad one. */
+/*
+ * Read every record into its cache and the end; -1 (why set) on the first
+ * bad one.
+ */
 static int
-state_get_all(struct state_in *in, struct cache *c)
+state_get_all(struct state_in *in)
 {
 	uint64_t sum;
-	uint8_t tag;
 
 	for (;; in->records++) {
-		if (state_get(in, &tag, 1) == -1)
+		if (state_get(in, &in->tag, 1) == -1)
 			return -1;
-		if (tag == 0)
+		if (in->tag == STATE_TAG_END)
 			break;
-		if (tag != 1) {
+		if (in->tag != STATE_TAG_ROBOTS &&
+		    (in->tag != STATE_TAG_TDM || in->format != STATE_FORMAT)) {
 			in->why = "an unknown record tag";
 			return -1;
 		}
-		if (state_get_entry(in, c) == -1)
+		if (state_get_entry(in) == -1)
 			return -1;
 	}
 	if (fread(&sum, sizeof(sum), 1, in->f) != 1)
@@ -958,31 +1106,41 @@ state_open(const char *path, unsigned long long max_size,
 	return f;
 }
 
-/* Load a saved cache; see state.h. */
+/* Load a saved file into the caches; see state.h. */
 long
-state_load(struct cache *c, const char *path,
-    unsigned long long cache_max_bytes, char **cause)
+state_load(const struct state_caches *cs, const char *path,
+    unsigned long long cache_max_bytes, struct state_counts *n, char **cause)
 {
 	struct state_in in = { .sum = { .h = STATE_SUM_INIT },
-		.str = BUF_INIT(STATE_STRS * (STATE_MAX_STR + 1)) };
+		.str = BUF_INIT(STATE_STRS * (STATE_MAX_STR + 1)),
+		.cs = cs };
 	int bad;
 
 	*cause = NULL;
+	if (n != NULL)
+		*n = (struct state_counts){ 0, 0, 0 };
 	in.max_image = cache_max_bytes;
 	in.path = path;
 	if ((in.f = state_open(path, state_max_size(cache_max_bytes), &in.size,
 	         cause)) == NULL)
 		return *cause != NULL ? -1 : 0;
 	in.iobuf = state_iobuf(in.f);
-	bad = state_get_head(&in) == -1 || state_get_all(&in, c) == -1;
+	bad = state_get_head(&in) == -1 || state_get_all(&in) == -1;
 	if (bad && in.pos <= strlen(STATE_MAGIC) + sizeof(struct state_head))
 		xasprintf(cause, "%s: %s", path, in.why);
 	else if (bad)
 		xasprintf(cause, "%s: record %zu (at byte %llu): %s", path,
 		    in.records + 1, in.pos, in.why);
-	cache_restore_end(c, in.restored, !bad);
+	cache_restore_end(cs->robots, in.restored[0], !bad);
+	if (cs->tdm != NULL)
+		cache_restore_end(cs->tdm, in.restored[1], !bad);
 	fclose(in.f);
 	free(in.iobuf);
 	buf_clear(&in.str);
-	return bad ? -1 : (long)(in.records - in.dropped);
+	if (bad)
+		return -1;
+	if (n != NULL)
+		*n =
+		    (struct state_counts){ in.kept[0], in.kept[1], in.skipped };
+	return in.kept[0] + in.kept[1];
 }

@@ -258,7 +258,8 @@ warc_response(struct buf *out, const struct warc_response *r)
 	if (warc_bad_value(r->record_id) || warc_bad_value(r->warcinfo_id) ||
 	    warc_bad_value(r->target_uri) || warc_bad_value(r->origin) ||
 	    warc_bad_value(r->ip) || warc_bad_value(r->version) ||
-	    r->record_id == NULL || r->target_uri == NULL)
+	    warc_bad_value(r->resource) || r->record_id == NULL ||
+	    r->target_uri == NULL)
 		return -1;
 	if (warc_http_head(&block, r) == -1)
 		goto out;
@@ -276,6 +277,7 @@ warc_response(struct buf *out, const struct warc_response *r)
 	warc_field(&f, "WARC-IP-Address", r->ip);
 	warc_field(&f, "WARC-Robotsd-Origin", r->origin);
 	warc_field(&f, "WARC-Robotsd-Version", r->version);
+	warc_field(&f, "WARC-Robotsd-Resource", r->resource);
 	if (r->truncated)
 		warc_field(&f, "WARC-Truncated", "length");
 	warc_field(&f, "WARC-Payload-Digest", pd);
@@ -305,8 +307,8 @@ warc_warcinfo(struct buf *out, const char *record_id, double date,
 	    "https://iipc.github.io/warc-specifications/specifications/"
 	    "warc-format/warc-1.1/");
 	warc_field(&block, "description",
-	    "robots.txt responses, one record per new version of an origin's "
-	    "robots.txt");
+	    "robots.txt and tdmrep.json responses, one record per new version "
+	    "of an origin's robots.txt or /.well-known/tdmrep.json");
 	warc_date(d, date);
 	warc_digest(bd, block.p, block.len);
 	warc_field(&f, "WARC-Record-ID", record_id);

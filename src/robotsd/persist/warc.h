@@ -1,9 +1,10 @@
 /*
  * warc.h: WARC 1.1 records (ISO 28500) for the robots.txt archive, pure:
  * no I/O but getrandom() for record ids. A `warcinfo` record opens each
- * file; a `response` record holds one fetched robots.txt: the HTTP status
- * line and headers as received, then the body as robotsd kept it (at most
- * 500 KiB). Each record is gzipped as its own member, so a file of them is
+ * file; a `response` record holds one fetched robots.txt (or tdmrep.json,
+ * which its WARC-Robotsd-Resource field says): the HTTP status line and
+ * headers as received, then the body as robotsd kept it (at most 500
+ * KiB). Each record is gzipped as its own member, so a file of them is
  * a standard .warc.gz. docs/provenance.md ("Archive") says how the fields
  * are chosen.
  */
@@ -39,6 +40,11 @@ struct warc_response {
 	const char *body; /* as kept: decoded, at most the cap */
 	size_t body_len;
 	int truncated; /* the body was cut at the cap */
+	/*
+	 * The resource, "tdmrep" (WARC-Robotsd-Resource), or NULL for
+	 * robots.txt, whose records have no such field.
+	 */
+	const char *resource;
 };
 
 /*
