@@ -139,10 +139,11 @@ const char *robots_tdmrep_wcode_name(enum tdmrep_wcode);
 
 /* The state of tdmrep.json for an origin. */
 enum tdm_state {
-	TDM_STATE_RULES,      /* a 2xx with a JSON array */
-	TDM_STATE_NONE,       /* 404, 410, other 4xx: no TDMRep */
-	TDM_STATE_INVALID,    /* a 2xx with anything else */
-	TDM_STATE_UNREACHABLE /* 5xx, 429, network errors */
+	TDM_STATE_RULES,       /* a 2xx with a JSON array */
+	TDM_STATE_NONE,        /* 404, 410, other 4xx: no TDMRep */
+	TDM_STATE_INVALID,     /* a 2xx with anything else */
+	TDM_STATE_UNREACHABLE, /* 5xx, 429, network errors */
+	TDM_STATE_PENDING,     /* not fetched yet: only the page's say */
 };
 
 /* Where a reservation or a policy came from. */
@@ -201,7 +202,7 @@ void robots_tdm_decide(const struct tdmrep *rules, enum tdm_state state,
  */
 enum robots_pref robots_tdm_pref(int reservation);
 
-/* "rules", "none", "invalid", "unreachable". */
+/* "rules", "none", "invalid", "unreachable", "pending". */
 const char *robots_tdm_state_name(enum tdm_state);
 /* "tdmrep.json", "header", "meta"; NULL for TDM_FROM_ABSENT. */
 const char *robots_tdm_from_name(enum tdm_from);

@@ -422,6 +422,71 @@ class TdmRepAnswer(DaemonTest):
         self.assertTrue(poll(lambda: self.check(
             "http://wf.test/a/1", tdm=True, wait=False)["tdm"] is not None))
 
+    def test_an_unsettled_file_still_answers_the_pages_own_reservation(self):
+        # The file is not fetched yet ("wait":false): the page's own
+        # TDM-Reservation answers, state "pending", never less than the
+        # page says; without a page "tdm" stays null.
+        self.serve("wp.test", body=FILE, hold=True)
+        self.start()
+        self.assertAnswer(self.check("http://wp.test/x"), ok=True)
+        page = {"headers": [["TDM-Reservation", "1"]]}
+        a = self.check("http://wp.test/a/1", tdm=True, wait=False,
+                       usage=True, page=page)
+        self.assertAnswer(a, ok=True, source="cache", allowed=True)
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": 1,
+                                    "policy": None, "location": None,
+                                    "version": None, "from": "header"})
+        self.assertEqual(a["usage"]["tdm"], "disallowed")
+        self.assertIsNone(a["evidence"]["tdmrep"])
+        a = self.check("http://wp.test/a/1", tdm=True, wait=False, page={
+            "headers": [["TDM-Reservation", "1"]],
+            "meta": [["tdm-reservation", "0"],
+                     ["tdm-policy", "https://p.test/x"]]})
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": 0,
+                                    "policy": "https://p.test/x",
+                                    "location": None, "version": None,
+                                    "from": "meta"})
+        a = self.check("http://wp.test/a/1", tdm=True, wait=False,
+                       page={"headers": [["X-Robots-Tag", "noai"]]})
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": None,
+                                    "policy": None, "location": None,
+                                    "version": None})
+        self.assertIsNone(self.check("http://wp.test/a/1", tdm=True,
+                                     wait=False)["tdm"])
+        # a disallowed URL ignores the page, pending or not
+        self.assertIsNone(self.check("http://wp.test/private/1", tdm=True,
+                                     wait=False, page=page)["tdm"])
+        self.origin.wait_hits("wp.test", 1, path=TDM)
+        self.origin.release("wp.test", TDM)
+        self.assertTrue(poll(lambda: self.check(
+            "http://wp.test/a/1", tdm=True, wait=False)["tdm"] is not None))
+        a = self.check("http://wp.test/z", tdm=True, page=page)
+        self.assertEqual((a["tdm"]["state"], a["tdm"]["reservation"],
+                          a["tdm"]["location"], a["tdm"]["from"]),
+                         ("rules", 1, "/", "header"))
+
+    def test_an_overloaded_file_still_answers_the_pages_own_reservation(self):
+        # One waiting slot, taken: the file's fetch is refused as
+        # overloaded, and the check goes on with robots.txt's cached copy.
+        self.serve("busy.test", body=FILE, hold=True)
+        self.serve("ov.test", body=FILE)
+        self.start("--max-waiting", "1")
+        self.assertAnswer(self.check("http://ov.test/x"), ok=True)
+        held = self.d.client()
+        held.send({"op": "check", "url": "http://busy.test/a/x",
+                   "agent": "Bot", "tdm": True, "id": 1})
+        self.origin.wait_hits("busy.test", 1, path=TDM)
+        self.assertTrue(poll(lambda: self.stats()["waiting"] == 1))
+        a = self.check("http://ov.test/a/1", tdm=True,
+                       page={"meta": [["tdm-reservation", "1"]]})
+        self.assertAnswer(a, ok=True, allowed=True)
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": 1,
+                                    "policy": None, "location": None,
+                                    "version": None, "from": "meta"})
+        self.assertIsNone(self.check("http://ov.test/a/1", tdm=True)["tdm"])
+        self.origin.release("busy.test", TDM)
+        self.assertAnswer(held.recv(), id=1, ok=True)
+
 
 class TdmRepLog(DaemonTest):
 

@@ -148,6 +148,13 @@ static const struct decide_case decide_cases[] = {
 	        { "Content-Usage", "train-ai=n" }, { NULL, NULL } },
 	    { { "robots", "noai" }, { "TDM-Policy", Q }, { NULL, NULL } }, -1,
 	    Q, NULL, TDM_FROM_META },
+	/* Not fetched yet: the page's statements alone, no member. */
+	{ TDM_STATE_PENDING, "/a/x", H({ RES, "1" }), NOMETA, 1, NULL, NULL,
+	    TDM_FROM_HEADER },
+	{ TDM_STATE_PENDING, "/a/x", 1, { { RES, "1" }, { POL, Q } },
+	    { { "tdm-reservation", "0" }, { NULL, NULL } }, 0, Q, NULL,
+	    TDM_FROM_META },
+	{ TDM_STATE_PENDING, "/a/x", EMPTY, -1, NULL, NULL, TDM_FROM_ABSENT },
 	/* policy reported as stated, whatever the reservation */
 	{ RULES, "/a/x", 1, { { RES, "0" }, { NULL, NULL } },
 	    { { "tdm-policy", Q }, { NULL, NULL } }, 0, Q, "/a/*",
@@ -271,6 +278,13 @@ START_TEST(test_write)
 	    "{\"tdm\":{\"state\":\"unreachable\","
 	    "\"reservation\":null,\"policy\":null,\"location\":null,"
 	    "\"version\":null}}");
+	q.state = TDM_STATE_PENDING;
+	q.reservation = 1;
+	q.from = TDM_FROM_HEADER;
+	assert_written(&q, NULL,
+	    "{\"tdm\":{\"state\":\"pending\","
+	    "\"reservation\":1,\"policy\":null,\"location\":null,"
+	    "\"version\":null,\"from\":\"header\"}}");
 	assert_written(NULL, "0123456789abcdef", "{\"tdm\":null}");
 }
 END_TEST

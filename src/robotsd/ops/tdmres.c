@@ -194,10 +194,14 @@ tdm_answer_of(struct cache *tdm, const struct url_view *u,
 	struct tdm_page tp;
 
 	*version = NULL;
-	if (tdm != NULL) {
+	if (tdm != NULL)
 		e = cache_find(tdm, u->origin);
-		if (e == NULL || e->policy == CACHE_NONE)
+	if (tdm != NULL && (e == NULL || e->policy == CACHE_NONE)) {
+		/* not settled: only a page has something to say */
+		if (page == NULL)
 			return NULL;
+		st = TDM_STATE_PENDING;
+	} else if (tdm != NULL) {
 		st = tdm_state_of(e);
 		d = e->policy == CACHE_RULES ? e->doc : NULL;
 		*version = e->version[0] != '\0' ? e->version : NULL;

@@ -46,8 +46,10 @@ struct tdm_answer;
  * *out (robots_tdm_decide(): its path and query against the file tdm holds
  * for u's origin, the page's TDM-Reservation / TDM-Policy headers and
  * metas over it), *version the file's version (NULL when none); tdm NULL
- * (--tdmrep off) answers a site without TDMRep ("none"). NULL when the
- * file is not known yet (a check that did not wait: "tdm":null).
+ * (--tdmrep off) answers a site without TDMRep ("none"). When the file
+ * is not settled yet (a check that did not wait, or whose fetch was
+ * refused as overloaded): the state "pending" with the page's own
+ * statements, or NULL without a page ("tdm":null).
  */
 const struct tdm_answer *tdm_answer_of(struct cache *tdm,
     const struct url_view *u, const struct wire_page *page,
