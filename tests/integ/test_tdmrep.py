@@ -4,7 +4,9 @@ always, once for all the checks waiting on it, through the robots.txt
 fetch machinery; --tdmrep off fetches nothing."""
 import hashlib
 import json
+import os
 import subprocess
+import tempfile
 
 from harness import ROBOTSCTL, DaemonTest, poll
 from redisfix import SharedTest, entry_key
@@ -541,6 +543,37 @@ class TdmRepCtl(DaemonTest):
         # without --tdm, nothing of it
         r = self.ctl("check", "http://ctl.test/a/1", "Bot")
         self.assertEqual(r.stdout, "allowed http://ctl.test/a/1 (no_rule)\n")
+
+    def test_robotsctl_test_answers_as_the_daemon(self):
+        # The same robots.txt, tdmrep.json and page, offline and from the
+        # daemon: the same signals and evidence; a disallowed URL ignores
+        # the page, tdmrep.json included (evidence.tdmrep null).
+        self.origin.robots("same.test", RULES)
+        self.origin.set("same.test", TDM, body=FILE)
+        self.start()
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        files = {"robots.txt": RULES, "tdmrep.json": FILE}
+        for name, body in files.items():
+            with open(os.path.join(d.name, name), "w") as f:
+                f.write(body)
+        h = [["TDM-Reservation", "0"], ["X-Robots-Tag", "noai"]]
+        for path, allowed in (("/a/1", True), ("/private/1", False)):
+            url = "http://same.test" + path
+            a = self.check(url, agent="Bot", tdm=True, usage=True,
+                           page={"headers": h})
+            r = subprocess.run(
+                [ROBOTSCTL, "--json", "test", "--usage", "--tdmrep",
+                 os.path.join(d.name, "tdmrep.json")] +
+                sum([["--header", "%s: %s" % (n, v)] for n, v in h], []) +
+                [os.path.join(d.name, "robots.txt"), "Bot", url],
+                capture_output=True, text=True, timeout=30)
+            o = json.loads(r.stdout)
+            self.assertIs(a["allowed"], allowed, a)
+            for k in ("allowed", "usage", "tdm", "robots_tag", "evidence"):
+                self.assertEqual(o[k], a[k], (path, k))
+            self.assertEqual(a["evidence"]["tdmrep"],
+                             ver(FILE) if allowed else None)
 
 
 class TdmRepFleet(SharedTest):
