@@ -576,6 +576,33 @@ class TdmRepCtl(DaemonTest):
                              ver(FILE) if allowed else None)
 
 
+class TdmRepBudget(DaemonTest):
+    """robots.txt's and tdmrep.json's caches under one --cache-max-bytes
+    (robotsd(8)): together within it, the least recently used of either
+    going first; without TDMRep the whole cap is robots.txt's."""
+
+    def test_both_caches_stay_within_one_cap(self):
+        cap = 20000
+        self.start("--cache-max-bytes", str(cap))
+        n = 0
+        while self.stats()["evictions"] == 0:   # robots.txt fills it all
+            n += 1
+            self.assertLess(n, 200, self.stats())
+            h = "f%d.test" % n
+            self.origin.robots(h, RULES)
+            self.origin.set(h, TDM, body=FILE)
+            self.assertAnswer(self.check("http://%s/x" % h), ok=True)
+        self.assertGreater(self.stats()["cache_bytes"], cap * 3 // 4)
+        for i in range(n, n - 5, -1):
+            a = self.check("http://f%d.test/a/1" % i, tdm=True)
+            self.assertEqual(a["tdm"]["reservation"], 1, a)
+            s = self.stats()
+            self.assertLessEqual(s["cache_bytes"] + s["tdmrep_bytes"], cap,
+                                 s)
+        self.assertGreater(s["tdmrep_entries"], 0, s)
+        self.assertGreater(s["tdmrep_bytes"], 0, s)
+
+
 class TdmRepFleet(SharedTest):
     """With --redis the fleet fetches an origin's tdmrep.json once, under
     its own key: robots.txt's shared value is untouched."""

@@ -70,6 +70,11 @@ struct tdm_step {
 	int mode;             /* enum tdm_mode */
 	int asked;            /* the check's "tdm":true */
 	int wait;             /* the check's "wait" */
+	/*
+	 * Set by tdm_gate(): it made an entry in a cache, so an idle entry
+	 * of either (one byte cap: cache_share_budget()) may be evicted.
+	 */
+	int evicted;
 };
 enum tdm_gate {
 	TDM_GO,   /* go on to robots.txt: the file is settled or not asked */
@@ -84,6 +89,6 @@ enum tdm_gate {
  * that does not ask.
  */
 enum tdm_gate tdm_gate(
-    const struct tdm_step *, const char *origin, struct cache_waiter *w);
+    struct tdm_step *, const char *origin, struct cache_waiter *w);
 
 #endif /* ROBOTSD_TDMRES_H */
