@@ -87,7 +87,7 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 
 // TDM is the TDMRep answer for a URL (CheckOptions.TDM).
 type TDM struct {
-	State       string // "rules", "invalid", "none" or "unreachable"
+	State       string // "rules", "invalid", "none", "unreachable" or "pending"
 	Reservation *int   // 0 or 1; nil when no member matches or no rules
 	Policy      string // the tdm-policy URL; "" when none
 	Location    string // the deciding tdmrep.json member's; "" when none

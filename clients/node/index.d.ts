@@ -148,7 +148,8 @@ export interface Evidence {
 
 /** The TDMRep answer for the URL. */
 export interface Tdm {
-  state: "rules" | "invalid" | "none" | "unreachable" | string;
+  /** "pending": tdmrep.json not fetched yet, only the page's say (a check with page). */
+  state: "rules" | "invalid" | "none" | "unreachable" | "pending" | string;
   /** null when no tdmrep.json member matches or the state is not "rules". */
   reservation: 0 | 1 | null;
   policy: string | null;

@@ -125,7 +125,7 @@ const char *
 robots_tdm_state_name(enum tdm_state s)
 {
 	static const char *const names[] = { "rules", "none", "invalid",
-		"unreachable" };
+		"unreachable", "pending" };
 
 	return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s]
 	                                                    : "unknown";

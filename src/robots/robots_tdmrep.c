@@ -1,8 +1,9 @@
 /*
  * robots_tdmrep.c: the TDMRep rules of tdmrep.h, pure: the rules that
  * src/wire/tdmrep_json.c reads from tdmrep.json with jansson (librobots
- * reads no JSON), the depth scan it runs first (jansson's own depth limit
- * is a build constant of 2048), the match and the header and meta values.
+ * reads no JSON), the scans it runs first (the depth: jansson's own limit
+ * is a build constant of 2048; the defusing of what jansson refuses a
+ * whole file for), the match and the header and meta values.
  * A location is compiled as a robots.txt pattern (robots_pattern.c) and
  * matched by the robots.txt matcher, so '*', '$' and percent-encoding
  * behave as for Allow/Disallow.
@@ -88,6 +89,153 @@ robots_tdmrep_depth_ok(const char *s, size_t len)
 		if (tdmrep_scan(&sc, s[i]) == 1 && sc.depth > TDMREP_MAX_DEPTH)
 			return 0;
 	return 1;
+}
+
+/* Whether c is a decimal digit. */
+static int
+tdmrep_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Whether c may be part of a JSON number token. */
+static int
+tdmrep_numchar(char c)
+{
+	return tdmrep_digit(c) || (c != '\0' && strchr("+-.eE", c) != NULL);
+}
+
+/* Whether c is JSON whitespace. */
+static int
+tdmrep_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * The exponent of a number from s[*i] on (after its 'e'), its magnitude
+ * capped past cap (beyond which it cannot matter); *ok 0 without digits.
+ */
+static long long
+tdmrep_exponent(const char *s, size_t n, size_t *i, long long cap, int *ok)
+{
+	long long e = 0;
+	int neg = 0;
+	size_t d0;
+
+	if (*i < n && (s[*i] == '+' || s[*i] == '-'))
+		neg = s[(*i)++] == '-';
+	d0 = *i;
+	while (*i < n && tdmrep_digit(s[*i])) {
+		if (e <= cap)
+			e = e * 10 + (s[*i] - '0');
+		(*i)++;
+	}
+	*ok = *i > d0;
+	return neg ? -e : e;
+}
+
+/*
+ * Whether s[0..n) is a JSON number (RFC 8259 section 6) whose value is
+ * not exactly 0 or 1: 1; 0 for 0 or 1 in any notation ("-0", "1.0",
+ * "10e-1"); -1 for what is no JSON number (left for jansson to refuse).
+ */
+static int
+tdmrep_number_other(const char *s, size_t n)
+{
+	size_t i = s[0] == '-', start = i, dot, k, first = n, last = n;
+	long long e = 0;
+	int ok = 1;
+
+	while (i < n && tdmrep_digit(s[i]))
+		i++;
+	dot = i;
+	if (dot == start || (dot - start > 1 && s[start] == '0'))
+		return -1;
+	if (i < n && s[i] == '.' && ++i < n && tdmrep_digit(s[i]))
+		while (i < n && tdmrep_digit(s[i]))
+			i++;
+	else if (i > dot)
+		return -1; /* a '.' without digits */
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		e = tdmrep_exponent(s, n, &i, (long long)n, &ok);
+	}
+	if (!ok || i != n)
+		return -1;
+	for (k = start; k < n && s[k] != 'e' && s[k] != 'E'; k++)
+		if (tdmrep_digit(s[k]) && s[k] != '0')
+			last = k, first = first == n ? k : first;
+	if (first == n)
+		return 0; /* zero, however written */
+	if (first != last || s[first] != '1' || s[0] == '-')
+		return 1;
+	/* the decimal exponent of that one 1 */
+	if (first < dot)
+		e += (long long)(dot - 1 - first);
+	else
+		e -= (long long)(first - dot);
+	return e != 0;
+}
+
+/*
+ * String s[open..close] (its quotes) of text s (len bytes): when an
+ * object key (a ':' follows), each \u0000 in it becomes \u0001. Returns
+ * how many.
+ */
+static size_t
+tdmrep_defuse_key(char *s, size_t len, size_t open, size_t close)
+{
+	size_t j = close + 1, n = 0;
+
+	while (j < len && tdmrep_ws(s[j]))
+		j++;
+	if (j >= len || s[j] != ':')
+		return 0;
+	j = open + 1;
+	while (j < close) {
+		if (s[j] != '\\') {
+			j++;
+			continue;
+		}
+		if (j + 5 < close && s[j + 1] == 'u' &&
+		    memcmp(s + j + 2, "0000", 4) == 0)
+			s[j + 5] = '1', n++;
+		j += 2;
+	}
+	return n;
+}
+
+size_t
+robots_tdmrep_defuse(char *s, size_t len)
+{
+	struct tdmrep_scan sc = { 0, 0, 0 };
+	size_t i = 0, j, open = 0, n = 0;
+	int was;
+
+	while (i < len) {
+		was = sc.in_str;
+		if (!was && (s[i] == '-' || tdmrep_digit(s[i]))) {
+			j = i;
+			while (j < len && tdmrep_numchar(s[j]))
+				j++;
+			if (tdmrep_number_other(s + i, j - i) == 1 &&
+			    (j - i > 1 || s[i] != '2')) {
+				s[i] = '2';
+				memset(s + i + 1, ' ', j - i - 1);
+				n++;
+			}
+			i = j;
+			continue;
+		}
+		(void)tdmrep_scan(&sc, s[i]);
+		if (!was && sc.in_str)
+			open = i;
+		else if (was && !sc.in_str)
+			n += tdmrep_defuse_key(s, len, open, i);
+		i++;
+	}
+	return n;
 }
 
 void
@@ -177,6 +325,8 @@ tdmrep_location_check(const char *loc, size_t ll)
 		return TDMREP_W_LOCATION;
 	if (ll > TDMREP_MAX_LOCATION)
 		return TDMREP_W_LOCATION_LONG;
+	if (memchr(loc, '\0', ll) != NULL)
+		return TDMREP_W_LOCATION_NUL;
 	return -1;
 }
 
@@ -196,6 +346,9 @@ robots_tdmrep_add(struct tdmrep *t, uint32_t member, const char *loc, size_t ll,
 	}
 	if (pol != NULL && pl > TDMREP_MAX_POLICY) {
 		tdmrep_warn_by(t, member, TDMREP_W_POLICY_LONG, 0);
+		pol = NULL;
+	} else if (pol != NULL && memchr(pol, '\0', pl) != NULL) {
+		tdmrep_warn_by(t, member, TDMREP_W_POLICY_NUL, 0);
 		pol = NULL;
 	}
 	pl = pol != NULL ? pl : 0;
@@ -323,7 +476,7 @@ robots_tdmrep_wcode_name(enum tdmrep_wcode c)
 	static const char *const names[] = { "tdmrep_not_object",
 		"tdmrep_location", "tdmrep_location_long", "tdmrep_reservation",
 		"tdmrep_policy", "tdmrep_policy_long", "tdmrep_too_many",
-		"tdmrep_shadowed" };
+		"tdmrep_shadowed", "tdmrep_location_nul", "tdmrep_policy_nul" };
 
 	return (size_t)c < sizeof(names) / sizeof(names[0]) ? names[c]
 	                                                    : "unknown";

@@ -44,6 +44,8 @@ enum tdmrep_wcode {
 	TDMREP_W_POLICY_LONG, /* kept without its policy: over the limit */
 	TDMREP_W_TOO_MANY,    /* members after TDMREP_MAX_RULES, ignored */
 	TDMREP_W_SHADOWED,    /* kept, but an earlier location prefixes it */
+	TDMREP_W_LOCATION_NUL, /* the location has a NUL (\u0000) */
+	TDMREP_W_POLICY_NUL,   /* kept without its policy, which has a NUL */
 };
 
 struct tdmrep_warning {
@@ -68,11 +70,12 @@ struct tdmrep *robots_tdmrep_new(size_t cap);
 void robots_tdmrep_free(struct tdmrep *);
 /*
  * Array member number `member` as the next rule: location (ll bytes; it
- * must start with '/' or '*' and be at most TDMREP_MAX_LOCATION bytes,
- * else the member is skipped with a warning), reservation 0 or 1, policy
- * (pl bytes) or NULL (over TDMREP_MAX_POLICY: kept without it, with a
- * warning). Warns tdmrep_shadowed when an earlier location matches all
- * this one can. Returns 0, or -1 when out of memory.
+ * must start with '/' or '*', be at most TDMREP_MAX_LOCATION bytes and
+ * hold no NUL, else the member is skipped with a warning), reservation 0
+ * or 1, policy (pl bytes) or NULL (over TDMREP_MAX_POLICY or with a NUL:
+ * kept without it, with a warning). Warns tdmrep_shadowed when an
+ * earlier location matches all this one can. Returns 0, or -1 when out of
+ * memory.
  */
 int robots_tdmrep_add(struct tdmrep *, uint32_t member, const char *loc,
     size_t ll, int reservation, const char *pol, size_t pl);
@@ -83,6 +86,20 @@ void robots_tdmrep_warn(struct tdmrep *, uint32_t member, enum tdmrep_wcode);
  * brackets in JSON strings aside (a scan before the JSON parse).
  */
 int robots_tdmrep_depth_ok(const char *s, size_t len);
+/*
+ * Rewrite in s (len bytes of a tdmrep.json), in place, what would make
+ * jansson refuse the whole file for one member (a scan before the JSON
+ * parse, strings aside): a number whose value is not exactly 0 or 1
+ * becomes 2 padded with spaces (still neither: "1e400", which no double
+ * holds, an integer past int64, "1e-400", which a double rounds to 0,
+ * "1.0000000000000000001", which it rounds to 1), and a \u0000 in an
+ * object key becomes \u0001 (a key naming no member field either way;
+ * jansson takes \u0000 only in values, with JSON_ALLOW_NUL). 0 or 1 in
+ * any notation and what is no JSON number stay as written. Every byte
+ * keeps its offset, so lines and jansson's positions do not move.
+ * Returns the rewrites made.
+ */
+size_t robots_tdmrep_defuse(char *s, size_t len);
 /*
  * The 1-based line of s (the text of a tdmrep.json) where each of the
  * first n members of its top-level array starts, into lines[0..n-1]; 0
@@ -139,10 +156,11 @@ const char *robots_tdmrep_wcode_name(enum tdmrep_wcode);
 
 /* The state of tdmrep.json for an origin. */
 enum tdm_state {
-	TDM_STATE_RULES,      /* a 2xx with a JSON array */
-	TDM_STATE_NONE,       /* 404, 410, other 4xx: no TDMRep */
-	TDM_STATE_INVALID,    /* a 2xx with anything else */
-	TDM_STATE_UNREACHABLE /* 5xx, 429, network errors */
+	TDM_STATE_RULES,       /* a 2xx with a JSON array */
+	TDM_STATE_NONE,        /* 404, 410, other 4xx: no TDMRep */
+	TDM_STATE_INVALID,     /* a 2xx with anything else */
+	TDM_STATE_UNREACHABLE, /* 5xx, 429, network errors */
+	TDM_STATE_PENDING,     /* not fetched yet: only the page's say */
 };
 
 /* Where a reservation or a policy came from. */
@@ -201,7 +219,7 @@ void robots_tdm_decide(const struct tdmrep *rules, enum tdm_state state,
  */
 enum robots_pref robots_tdm_pref(int reservation);
 
-/* "rules", "none", "invalid", "unreachable". */
+/* "rules", "none", "invalid", "unreachable", "pending". */
 const char *robots_tdm_state_name(enum tdm_state);
 /* "tdmrep.json", "header", "meta"; NULL for TDM_FROM_ABSENT. */
 const char *robots_tdm_from_name(enum tdm_from);

@@ -257,7 +257,12 @@ test_usage(struct jw *w, const struct test_env *env, const char *agent,
 	return 0;
 }
 
-/* "robots_tag" and "evidence" of a test with a page; -1 out of memory. */
+/*
+ * "robots_tag" and "evidence" of a test with a page, as robotsd writes
+ * them: a disallowed URL ignores the page, tdmrep.json included, so its
+ * evidence names no tdmrep version (the file was not used). -1 out of
+ * memory.
+ */
 static int
 test_page(
     struct jw *w, const struct test_env *env, const char *agent, int allowed)
@@ -273,7 +278,8 @@ test_page(
 		page_tags_clear(&t);
 	}
 	jw_evidence_tdm(w, env->robots_ver,
-	    env->tdm_file != NULL ? env->tdm_ver : NULL, env->page_id);
+	    env->tdm_file != NULL && allowed ? env->tdm_ver : NULL,
+	    env->page_id);
 	return 0;
 }
 

@@ -531,8 +531,8 @@ robotsd_cache_new(struct robotsd *rd, const struct cache_settings *cs)
 
 /*
  * The caches: robots.txt's, and tdmrep.json's (tdmres.h; none with
- * --tdmrep off), both through the fleet with --redis. The second is empty
- * until a check asks for it.
+ * --tdmrep off), both through the fleet with --redis, under one
+ * --cache-max-bytes. The second is empty until a check asks for it.
  */
 static void
 robotsd_caches_new(struct robotsd *rd, const struct cache_settings *cs)
@@ -544,6 +544,7 @@ robotsd_caches_new(struct robotsd *rd, const struct cache_settings *cs)
 	if ((rd->tdm = robotsd_cache_new(rd, cs)) == NULL)
 		fatalx("out of memory");
 	cache_set_kind(rd->tdm, &tdm_kind);
+	cache_share_budget(rd->cache, rd->tdm);
 }
 
 /*

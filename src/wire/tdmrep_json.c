@@ -1,8 +1,9 @@
 /*
  * tdmrep_json.c: tdmrep.json read with jansson (tdmrep_json.h): the size
- * and depth checked before jansson sees it, then each array member checked
- * for the types section 3.1 gives and handed to librobots as a rule, or
- * skipped with a warning.
+ * and depth checked and what jansson would refuse the whole file for
+ * defused before jansson sees it, then each array member checked for the
+ * types section 3.1 gives and handed to librobots as a rule, or skipped
+ * with a warning.
  */
 #include <config.h>
 
@@ -64,6 +65,30 @@ tdmrep_json_read(struct tdmrep *t, json_t *a, size_t n)
 	return 0;
 }
 
+/*
+ * body as jansson's tree, or NULL with jerr set (*nomem when memory ran
+ * out instead): a copy defused first (robots_tdmrep_defuse(): a number
+ * not exactly 0 or 1, which jansson may not hold, becomes 2; a \u0000 in
+ * a key, which it refuses, \u0001), \u0000 kept in string values,
+ * numbers read as reals (TDMRep knows one number type), so that one bad
+ * member is that member's warning, not the whole file's.
+ */
+static json_t *
+tdmrep_json_load(const char *body, size_t len, json_error_t *jerr, int *nomem)
+{
+	json_t *root;
+	char *copy;
+
+	if ((*nomem = (copy = malloc(len > 0 ? len : 1)) == NULL))
+		return NULL;
+	memcpy(copy, body, len);
+	(void)robots_tdmrep_defuse(copy, len);
+	root = json_loadb(
+	    copy, len, JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, jerr);
+	free(copy);
+	return root;
+}
+
 static struct tdmrep *
 tdmrep_json_fail(
     enum tdmrep_error *err, enum tdmrep_error e, json_t *root, struct tdmrep *t)
@@ -82,6 +107,7 @@ tdmrep_json_parse(
 	json_error_t jerr;
 	json_t *root;
 	size_t n;
+	int nomem;
 
 	if (why != NULL)
 		why[0] = '\0';
@@ -91,7 +117,10 @@ tdmrep_json_parse(
 		return tdmrep_json_fail(err, TDMREP_E_TOO_BIG, NULL, NULL);
 	if (!robots_tdmrep_depth_ok(body, len))
 		return tdmrep_json_fail(err, TDMREP_E_DEPTH, NULL, NULL);
-	if ((root = json_loadb(body, len, 0, &jerr)) == NULL) {
+	if ((root = tdmrep_json_load(body, len, &jerr, &nomem)) == NULL) {
+		if (nomem)
+			return tdmrep_json_fail(
+			    err, TDMREP_E_NOMEM, NULL, NULL);
 		if (why != NULL)
 			memcpy(why, jerr.text, sizeof(jerr.text));
 		return tdmrep_json_fail(err, TDMREP_E_JSON, NULL, NULL);
@@ -177,7 +206,13 @@ tdmrep_member_text(const struct tdmrep_warning *w, char *out, size_t n)
 		"has a location over 2048 bytes",
 		"has no tdm-reservation that is the number 0 or 1",
 		"has a tdm-policy that is not a string",
-		"has a tdm-policy over 2048 bytes: kept without it" };
+		"has a tdm-policy over 2048 bytes: kept without it", NULL, NULL,
+		"has a location with a NUL character (\\u0000)",
+		"has a tdm-policy with a NUL character (\\u0000): kept "
+		"without it" };
+	int kept = w->code == TDMREP_W_POLICY_LONG;
+
+	kept |= w->code == TDMREP_W_POLICY_NUL;
 
 	if (w->code == TDMREP_W_SHADOWED)
 		snprintf(out, n,
@@ -187,9 +222,10 @@ tdmrep_member_text(const struct tdmrep_warning *w, char *out, size_t n)
 	else if (w->code == TDMREP_W_TOO_MANY)
 		snprintf(out, n, "members from %u on are ignored (at most %d)",
 		    w->member, TDMREP_MAX_RULES);
-	else if ((size_t)w->code < sizeof(what) / sizeof(what[0]))
+	else if ((size_t)w->code < sizeof(what) / sizeof(what[0]) &&
+	         what[w->code] != NULL)
 		snprintf(out, n, "member %u %s%s", w->member, what[w->code],
-		    w->code == TDMREP_W_POLICY_LONG ? "" : ": skipped");
+		    kept ? "" : ": skipped");
 	else
 		snprintf(out, n, "member %u", w->member);
 }

@@ -17,9 +17,11 @@
  * as a whole is invalid; *err is TDMREP_OK on success. jansson's message
  * for TDMREP_E_JSON goes to why (may be NULL, at least 160 bytes). Each
  * array member that cannot be a rule is skipped with a warning: not an
- * object, no string location, tdm-reservation not the JSON number 0 or 1
- * (1.0 and 1e0 are 1), a tdm-policy present and not a string. Members
- * after the first TDMREP_MAX_RULES are ignored with one warning.
+ * object, no string location (or one with a NUL), tdm-reservation not
+ * the JSON number 0 or 1 (1.0 and 1e0 are 1; a number no double holds,
+ * 1e400, is neither, and no reason to refuse the file), a tdm-policy
+ * present and not a string. Members after the first TDMREP_MAX_RULES are
+ * ignored with one warning.
  */
 struct tdmrep *tdmrep_json_parse(
     const char *body, size_t len, enum tdmrep_error *err, char *why);

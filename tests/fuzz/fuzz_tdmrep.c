@@ -7,7 +7,8 @@
  * the input as one, are matched and the deciding rule must be one of the
  * file's. The input is also read as tdm-reservation and tdm-policy values,
  * and as robotsctl test reads a file: its warnings' lines and texts, and
- * the answer with the input as a page's values.
+ * the answer with the input as a page's values; and defused, as the
+ * reader does before jansson, which must move no byte.
  */
 #include <config.h>
 
@@ -56,7 +57,11 @@ fuzz_tdmrep_rules(const struct tdmrep *t, const char *s, size_t size)
 		if (r->location_len == 0 || r->reservation > 1 ||
 		    (r->location[0] != '/' && r->location[0] != '*') ||
 		    r->location_len > TDMREP_MAX_LOCATION ||
+		    memchr(r->location, '\0', r->location_len) != NULL ||
 		    (r->policy != NULL && r->policy_len > TDMREP_MAX_POLICY))
+			abort();
+		if (r->policy != NULL &&
+		    memchr(r->policy, '\0', r->policy_len) != NULL)
 			abort();
 		fuzz_tdmrep_match(t, r->location, r->location_len);
 	}
@@ -106,6 +111,35 @@ fuzz_tdmrep_file(const char *s, size_t size)
 	tdmrep_file_clear(&f);
 }
 
+/* Whether c is a byte defusing must never write or overwrite. */
+static int
+fuzz_structural(char c)
+{
+	return c == '"' || c == '\n' || c == '[' || c == '{';
+}
+
+/*
+ * robots_tdmrep_defuse() on a copy: no byte moves (quotes, brackets and
+ * newlines stay where they were), and a second pass finds nothing.
+ */
+static void
+fuzz_tdmrep_defuse(const char *s, size_t size)
+{
+	char *c;
+	size_t i;
+
+	if ((c = malloc(size > 0 ? size : 1)) == NULL)
+		return;
+	memcpy(c, s, size);
+	(void)robots_tdmrep_defuse(c, size);
+	for (i = 0; i < size; i++)
+		if (fuzz_structural(s[i]) != fuzz_structural(c[i]))
+			abort();
+	if (robots_tdmrep_defuse(c, size) != 0)
+		abort();
+	free(c);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -125,6 +159,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		robots_tdmrep_free(t);
 	}
 	fuzz_tdmrep_file(s, size);
+	fuzz_tdmrep_defuse(s, size);
 	if ((v = robots_tdm_reservation_value(s, size)) < -1 || v > 1)
 		abort();
 	if (robots_tdm_policy_value(s, size, &p) > 0 &&

@@ -143,8 +143,10 @@ class SignalsTest(unittest.TestCase):
         self.assertIsNone(a["tdm"])
         self.assertIsNone(a["robots_tag"])
         self.assertIsNone(a["usage"])
+        # tdmrep.json is not used for a disallowed URL: no version of it
+        # in the evidence, as robotsd answers
         self.assertEqual(a["evidence"], {
-            "robots": version(ROBOTS), "tdmrep": version(TDMREP),
+            "robots": version(ROBOTS), "tdmrep": None,
             "page": evidence(h, [])})
 
     def test_invalid_file(self):

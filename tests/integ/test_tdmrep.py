@@ -425,6 +425,71 @@ class TdmRepAnswer(DaemonTest):
         self.assertTrue(poll(lambda: self.check(
             "http://wf.test/a/1", tdm=True, wait=False)["tdm"] is not None))
 
+    def test_an_unsettled_file_still_answers_the_pages_own_reservation(self):
+        # The file is not fetched yet ("wait":false): the page's own
+        # TDM-Reservation answers, state "pending", never less than the
+        # page says; without a page "tdm" stays null.
+        self.serve("wp.test", body=FILE, hold=True)
+        self.start()
+        self.assertAnswer(self.check("http://wp.test/x"), ok=True)
+        page = {"headers": [["TDM-Reservation", "1"]]}
+        a = self.check("http://wp.test/a/1", tdm=True, wait=False,
+                       usage=True, page=page)
+        self.assertAnswer(a, ok=True, source="cache", allowed=True)
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": 1,
+                                    "policy": None, "location": None,
+                                    "version": None, "from": "header"})
+        self.assertEqual(a["usage"]["tdm"], "disallowed")
+        self.assertIsNone(a["evidence"]["tdmrep"])
+        a = self.check("http://wp.test/a/1", tdm=True, wait=False, page={
+            "headers": [["TDM-Reservation", "1"]],
+            "meta": [["tdm-reservation", "0"],
+                     ["tdm-policy", "https://p.test/x"]]})
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": 0,
+                                    "policy": "https://p.test/x",
+                                    "location": None, "version": None,
+                                    "from": "meta"})
+        a = self.check("http://wp.test/a/1", tdm=True, wait=False,
+                       page={"headers": [["X-Robots-Tag", "noai"]]})
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": None,
+                                    "policy": None, "location": None,
+                                    "version": None})
+        self.assertIsNone(self.check("http://wp.test/a/1", tdm=True,
+                                     wait=False)["tdm"])
+        # a disallowed URL ignores the page, pending or not
+        self.assertIsNone(self.check("http://wp.test/private/1", tdm=True,
+                                     wait=False, page=page)["tdm"])
+        self.origin.wait_hits("wp.test", 1, path=TDM)
+        self.origin.release("wp.test", TDM)
+        self.assertTrue(poll(lambda: self.check(
+            "http://wp.test/a/1", tdm=True, wait=False)["tdm"] is not None))
+        a = self.check("http://wp.test/z", tdm=True, page=page)
+        self.assertEqual((a["tdm"]["state"], a["tdm"]["reservation"],
+                          a["tdm"]["location"], a["tdm"]["from"]),
+                         ("rules", 1, "/", "header"))
+
+    def test_an_overloaded_file_still_answers_the_pages_own_reservation(self):
+        # One waiting slot, taken: the file's fetch is refused as
+        # overloaded, and the check goes on with robots.txt's cached copy.
+        self.serve("busy.test", body=FILE, hold=True)
+        self.serve("ov.test", body=FILE)
+        self.start("--max-waiting", "1")
+        self.assertAnswer(self.check("http://ov.test/x"), ok=True)
+        held = self.d.client()
+        held.send({"op": "check", "url": "http://busy.test/a/x",
+                   "agent": "Bot", "tdm": True, "id": 1})
+        self.origin.wait_hits("busy.test", 1, path=TDM)
+        self.assertTrue(poll(lambda: self.stats()["waiting"] == 1))
+        a = self.check("http://ov.test/a/1", tdm=True,
+                       page={"meta": [["tdm-reservation", "1"]]})
+        self.assertAnswer(a, ok=True, allowed=True)
+        self.assertEqual(a["tdm"], {"state": "pending", "reservation": 1,
+                                    "policy": None, "location": None,
+                                    "version": None, "from": "meta"})
+        self.assertIsNone(self.check("http://ov.test/a/1", tdm=True)["tdm"])
+        self.origin.release("busy.test", TDM)
+        self.assertAnswer(held.recv(), id=1, ok=True)
+
 
 class TdmRepStateFile(DaemonTest):
     """tdmrep.json in the state file (--state-file): robotsd stopped and
@@ -593,6 +658,64 @@ class TdmRepCtl(DaemonTest):
         # without --tdm, nothing of it
         r = self.ctl("check", "http://ctl.test/a/1", "Bot")
         self.assertEqual(r.stdout, "allowed http://ctl.test/a/1 (no_rule)\n")
+
+    def test_robotsctl_test_answers_as_the_daemon(self):
+        # The same robots.txt, tdmrep.json and page, offline and from the
+        # daemon: the same signals and evidence; a disallowed URL ignores
+        # the page, tdmrep.json included (evidence.tdmrep null).
+        self.origin.robots("same.test", RULES)
+        self.origin.set("same.test", TDM, body=FILE)
+        self.start()
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        files = {"robots.txt": RULES, "tdmrep.json": FILE}
+        for name, body in files.items():
+            with open(os.path.join(d.name, name), "w") as f:
+                f.write(body)
+        h = [["TDM-Reservation", "0"], ["X-Robots-Tag", "noai"]]
+        for path, allowed in (("/a/1", True), ("/private/1", False)):
+            url = "http://same.test" + path
+            a = self.check(url, agent="Bot", tdm=True, usage=True,
+                           page={"headers": h})
+            r = subprocess.run(
+                [ROBOTSCTL, "--json", "test", "--usage", "--tdmrep",
+                 os.path.join(d.name, "tdmrep.json")] +
+                sum([["--header", "%s: %s" % (n, v)] for n, v in h], []) +
+                [os.path.join(d.name, "robots.txt"), "Bot", url],
+                capture_output=True, text=True, timeout=30)
+            o = json.loads(r.stdout)
+            self.assertIs(a["allowed"], allowed, a)
+            for k in ("allowed", "usage", "tdm", "robots_tag", "evidence"):
+                self.assertEqual(o[k], a[k], (path, k))
+            self.assertEqual(a["evidence"]["tdmrep"],
+                             ver(FILE) if allowed else None)
+
+
+class TdmRepBudget(DaemonTest):
+    """robots.txt's and tdmrep.json's caches under one --cache-max-bytes
+    (robotsd(8)): together within it, the least recently used of either
+    going first; without TDMRep the whole cap is robots.txt's."""
+
+    def test_both_caches_stay_within_one_cap(self):
+        cap = 20000
+        self.start("--cache-max-bytes", str(cap))
+        n = 0
+        while self.stats()["evictions"] == 0:   # robots.txt fills it all
+            n += 1
+            self.assertLess(n, 200, self.stats())
+            h = "f%d.test" % n
+            self.origin.robots(h, RULES)
+            self.origin.set(h, TDM, body=FILE)
+            self.assertAnswer(self.check("http://%s/x" % h), ok=True)
+        self.assertGreater(self.stats()["cache_bytes"], cap * 3 // 4)
+        for i in range(n, n - 5, -1):
+            a = self.check("http://f%d.test/a/1" % i, tdm=True)
+            self.assertEqual(a["tdm"]["reservation"], 1, a)
+            s = self.stats()
+            self.assertLessEqual(s["cache_bytes"] + s["tdmrep_bytes"], cap,
+                                 s)
+        self.assertGreater(s["tdmrep_entries"], 0, s)
+        self.assertGreater(s["tdmrep_bytes"], 0, s)
 
 
 class TdmRepFleet(SharedTest):

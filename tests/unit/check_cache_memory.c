@@ -230,6 +230,77 @@ START_TEST(test_lru_never_evicts_entries_in_flight)
 }
 END_TEST
 
+/* The second cache of test_two_caches_one_budget and its fetches. */
+static struct script sc2;
+static struct cache *other;
+
+/* A 404 for origin in the other cache: its check, then its fetch's end. */
+static void
+other_404(const char *origin)
+{
+	struct fetch_result r = script_result(FETCH_OK, 404);
+	const struct cache_entry *e;
+
+	ck_assert_int_eq(
+	    cache_check(other, origin, 0, NULL, &e), CACHE_PENDING);
+	script_fill(&sc2, origin, &r);
+}
+
+/*
+ * Two caches, one budget (robots.txt's and tdmrep.json's under one
+ * --cache-max-bytes): their bytes together stay within the cap, the idle
+ * entry used least recently of either goes first, whichever cache is
+ * inserting, and a cache whose peer holds nothing keeps the whole cap.
+ */
+START_TEST(test_two_caches_one_budget)
+{
+	const struct cache_stats *st = cache_stats(cache), *st2;
+	const struct cache_entry *e;
+	size_t one;
+
+	script_init(&sc2);
+	ck_assert_ptr_nonnull(other = cache_new(&set, &script_ops, &sc2, &clk));
+	cache_share_budget(cache, other);
+	st2 = cache_stats(other);
+	fetch_status("https://a.test", FETCH_OK, 404);
+	one = st->bytes;
+	fetch_status("https://b.test", FETCH_OK, 404);
+	fetch_status("https://c.test", FETCH_OK, 404);
+	set.max_bytes = 3 * one;
+	cache_configure(cache, &set);
+	cache_configure(other, &set);
+	/* the other holds nothing: the whole cap is this one's */
+	ck_assert_uint_eq(st->entries, 3);
+	ck_assert_uint_eq(st->evictions, 0);
+	/* the other's first entry: a, used least recently, goes */
+	other_404("https://x.test");
+	ck_assert_ptr_null(cache_find(cache, "https://a.test"));
+	ck_assert_ptr_nonnull(cache_find(other, "https://x.test"));
+	ck_assert_uint_eq(st->bytes + st2->bytes, 3 * one);
+	/* b used again: of c and x, c is older */
+	ck_assert_int_eq(check_now("https://b.test", &e), CACHE_HIT);
+	other_404("https://y.test");
+	ck_assert_ptr_null(cache_find(cache, "https://c.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://b.test"));
+	ck_assert_ptr_nonnull(cache_find(other, "https://x.test"));
+	ck_assert_uint_eq(st->evictions, 2);
+	/* this one inserting: the other's x is now the oldest, and goes */
+	fetch_status("https://d.test", FETCH_OK, 404);
+	ck_assert_ptr_null(cache_find(other, "https://x.test"));
+	ck_assert_ptr_nonnull(cache_find(other, "https://y.test"));
+	ck_assert_ptr_nonnull(cache_find(cache, "https://b.test"));
+	ck_assert_uint_eq(st2->evictions, 1);
+	ck_assert_uint_eq(st->bytes + st2->bytes, 3 * one);
+	/* the other gone: the whole cap again, nothing evicted for e */
+	cache_free(other);
+	other = NULL;
+	script_assert_settled(&sc2);
+	fetch_status("https://e.test", FETCH_OK, 404);
+	ck_assert_uint_eq(st->entries, 3);
+	ck_assert_uint_eq(st->evictions, 2);
+}
+END_TEST
+
 /* Every fetch applied is counted by class and its duration observed. */
 START_TEST(test_fetch_stats_by_class_and_duration)
 {
@@ -328,6 +399,7 @@ memory_suite(void)
 	tcase_add_test(tc, test_held_is_the_block_and_its_size_word);
 	tcase_add_test(tc, test_bytes_are_what_the_heap_holds);
 	tcase_add_test(tc, test_lru_never_evicts_entries_in_flight);
+	tcase_add_test(tc, test_two_caches_one_budget);
 	tcase_add_test(tc, test_stats_count_every_check_exactly_once);
 	tcase_add_test(tc, test_fetch_stats_by_class_and_duration);
 	return s;

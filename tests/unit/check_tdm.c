@@ -148,6 +148,13 @@ static const struct decide_case decide_cases[] = {
 	        { "Content-Usage", "train-ai=n" }, { NULL, NULL } },
 	    { { "robots", "noai" }, { "TDM-Policy", Q }, { NULL, NULL } }, -1,
 	    Q, NULL, TDM_FROM_META },
+	/* Not fetched yet: the page's statements alone, no member. */
+	{ TDM_STATE_PENDING, "/a/x", H({ RES, "1" }), NOMETA, 1, NULL, NULL,
+	    TDM_FROM_HEADER },
+	{ TDM_STATE_PENDING, "/a/x", 1, { { RES, "1" }, { POL, Q } },
+	    { { "tdm-reservation", "0" }, { NULL, NULL } }, 0, Q, NULL,
+	    TDM_FROM_META },
+	{ TDM_STATE_PENDING, "/a/x", EMPTY, -1, NULL, NULL, TDM_FROM_ABSENT },
 	/* policy reported as stated, whatever the reservation */
 	{ RULES, "/a/x", 1, { { RES, "0" }, { NULL, NULL } },
 	    { { "tdm-policy", Q }, { NULL, NULL } }, 0, Q, "/a/*",
@@ -271,6 +278,13 @@ START_TEST(test_write)
 	    "{\"tdm\":{\"state\":\"unreachable\","
 	    "\"reservation\":null,\"policy\":null,\"location\":null,"
 	    "\"version\":null}}");
+	q.state = TDM_STATE_PENDING;
+	q.reservation = 1;
+	q.from = TDM_FROM_HEADER;
+	assert_written(&q, NULL,
+	    "{\"tdm\":{\"state\":\"pending\","
+	    "\"reservation\":1,\"policy\":null,\"location\":null,"
+	    "\"version\":null,\"from\":\"header\"}}");
 	assert_written(NULL, "0123456789abcdef", "{\"tdm\":null}");
 }
 END_TEST
@@ -364,6 +378,22 @@ START_TEST(test_member_lines)
 }
 END_TEST
 
+/* Warning i of f: its code, line and text. */
+static void
+assert_warning(const struct tdmrep_file *f, size_t i, const char *want_code,
+    uint32_t want_line, const char *want_text)
+{
+	const char *code;
+	uint32_t line;
+	char text[256];
+
+	ck_assert_int_eq(
+	    tdmrep_file_warning(f, i, &code, &line, text, sizeof(text)), 0);
+	ck_assert_str_eq(code, want_code);
+	ck_assert_uint_eq(line, want_line);
+	ck_assert_str_eq(text, want_text);
+}
+
 /* A file's warnings as robotsctl test and inspect list them. */
 START_TEST(test_file_warnings)
 {
@@ -377,17 +407,11 @@ START_TEST(test_file_warnings)
 	char text[256];
 
 	ck_assert_int_eq(tdmrep_file_read(&f, json, strlen(json)), 0);
-	ck_assert_int_eq(
-	    tdmrep_file_warning(&f, 0, &code, &line, text, sizeof(text)), 0);
-	ck_assert_str_eq(code, "tdmrep_not_object");
-	ck_assert_uint_eq(line, 3);
-	ck_assert_str_eq(text, "member 1 is not an object: skipped");
-	ck_assert_int_eq(
-	    tdmrep_file_warning(&f, 1, &code, &line, text, sizeof(text)), 0);
-	ck_assert_str_eq(code, "tdmrep_shadowed");
-	ck_assert_uint_eq(line, 4);
-	ck_assert_str_eq(text, "member 2 can never decide: the location of "
-	                       "member 0, earlier, is a prefix of its own");
+	assert_warning(&f, 0, "tdmrep_not_object", 3,
+	    "member 1 is not an object: skipped");
+	assert_warning(&f, 1, "tdmrep_shadowed", 4,
+	    "member 2 can never decide: the location of member 0, earlier, is "
+	    "a prefix of its own");
 	ck_assert_int_eq(
 	    tdmrep_file_warning(&f, 2, &code, &line, text, sizeof(text)), -1);
 	tdmrep_file_clear(&f);
@@ -400,6 +424,31 @@ START_TEST(test_file_warnings)
 	ck_assert_int_eq(strncmp(text, "not JSON (", 10), 0);
 	ck_assert_int_eq(
 	    tdmrep_file_warning(&f, 1, &code, &line, text, sizeof(text)), -1);
+	tdmrep_file_clear(&f);
+}
+END_TEST
+
+/*
+ * A \u0000 (kept in string values) in a location skips the member, in a
+ * policy drops the policy: the warnings say so.
+ */
+START_TEST(test_nul_warnings)
+{
+	static const char json[] =
+	    "[\n{\"location\": \"/a\\u0000\", \"tdm-reservation\": 1},\n"
+	    "{\"location\": \"/\", \"tdm-reservation\": 1, "
+	    "\"tdm-policy\": \"\\u0000\"}]";
+	struct tdmrep_file f;
+
+	ck_assert_int_eq(tdmrep_file_read(&f, json, strlen(json)), 0);
+	ck_assert_ptr_nonnull(f.rules);
+	assert_warning(&f, 0, "tdmrep_location_nul", 2,
+	    "member 0 has a location with a NUL character (\\u0000): skipped");
+	assert_warning(&f, 1, "tdmrep_policy_nul", 3,
+	    "member 1 has a tdm-policy with a NUL character (\\u0000): kept "
+	    "without it");
+	ck_assert_uint_eq(robots_tdmrep_count(f.rules), 1);
+	ck_assert_ptr_null(robots_tdmrep_rule(f.rules, 0)->policy);
 	tdmrep_file_clear(&f);
 }
 END_TEST
@@ -455,6 +504,7 @@ tdm_suite(void)
 	tcase_add_loop_test(tc, test_member_lines, 0,
 	    sizeof(line_cases) / sizeof(line_cases[0]));
 	tcase_add_test(tc, test_file_warnings);
+	tcase_add_test(tc, test_nul_warnings);
 	tcase_add_test(tc, test_file_warnings_dropped);
 	suite_add_tcase(s, tc);
 	return s;

@@ -108,6 +108,57 @@ static const struct parse_case parse_cases[] = {
 	  "{\"location\": \"/a$\", \"tdm-reservation\": 0}, "
 	  "{\"location\": \"/a\", \"tdm-reservation\": 0}]",
 	    TDMREP_OK, 4, 1, { W(1, SHADOWED), { -1, 0 } } },
+	/* The contract: "the JSON number 0 or 1 in any notation", and a bad
+	 * member is skipped alone: a number jansson cannot hold (1e400, an
+	 * integer past int64) or that a double rounds to 0 or 1 is neither,
+	 * that member's warning, not the file's. */
+	{ "[{\"location\": \"/a\", \"tdm-reservation\": 1e400}, "
+	  "{\"location\": \"/\", \"tdm-reservation\": 1}]",
+	    TDMREP_OK, 1, 1, { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/a\", \"tdm-reservation\": -1E+400}, "
+	  "{\"location\": \"/\", \"tdm-reservation\": 0}]",
+	    TDMREP_OK, 1, 0, { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/a\", \"tdm-reservation\": 9223372036854775808}, "
+	  "{\"location\": \"/\", \"tdm-reservation\": 1}]",
+	    TDMREP_OK, 1, 1, { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/\", "
+	  "\"tdm-reservation\": -123456789012345678901234567890}]",
+	    TDMREP_OK, 0, -1, { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 1e-400}]", TDMREP_OK, 0,
+	    -1, { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 1.0000000000000000001}]",
+	    TDMREP_OK, 0, -1, { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": -1}]", TDMREP_OK, 0, -1,
+	    { W(0, RESERVATION), { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 10e-1}]", TDMREP_OK, 1,
+	    1, { { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 0.1E1}]", TDMREP_OK, 1,
+	    1, { { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 0e400}]", TDMREP_OK, 1,
+	    0, { { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 1, \"size\": 1e999}]",
+	    TDMREP_OK, 1, 1, { { -1, 0 } } },
+	/* What is no JSON number still makes the file no JSON. */
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 01}]", TDMREP_E_JSON, 0,
+	    -1, { { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 01e400}]", TDMREP_E_JSON,
+	    0, -1, { { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 1.}]", TDMREP_E_JSON, 0,
+	    -1, { { -1, 0 } } },
+	{ "[1e400x]", TDMREP_E_JSON, 0, -1, { { -1, 0 } } },
+	/* \u0000: a location with it is skipped, a policy dropped; in a key
+	 * (which jansson refuses) it names no field; elsewhere nothing. */
+	{ "[{\"location\": \"/a\\u0000b\", \"tdm-reservation\": 1}, "
+	  "{\"location\": \"/\", \"tdm-reservation\": 0}]",
+	    TDMREP_OK, 1, 0, { W(0, LOCATION_NUL), { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 1, "
+	  "\"tdm-policy\": \"https://p.example/\\u0000\"}]",
+	    TDMREP_OK, 1, 1, { W(0, POLICY_NUL), { -1, 0 } } },
+	{ "[{\"location\": \"/\", \"tdm-reservation\": 1, "
+	  "\"x\\u0000\": \"\\u0000\"}, \"\\u0000\"]",
+	    TDMREP_OK, 1, 1, { W(1, NOT_OBJECT), { -1, 0 } } },
+	{ "[{\"location\\u0000\": \"/\", \"tdm-reservation\": 1}]", TDMREP_OK,
+	    0, -1, { W(0, LOCATION), { -1, 0 } } },
 	/* Brackets in strings are no nesting. */
 	{ "[{\"location\": \"/[[[[[[[[[[[[[[[[[[[[\", \"tdm-reservation\": 1}]",
 	    TDMREP_OK, 1, 1, { { -1, 0 } } },
@@ -142,6 +193,45 @@ START_TEST(test_parse_table)
 	ck_assert_uint_eq(kept, i);
 	ck_assert_uint_eq(total, i);
 	robots_tdmrep_free(t);
+}
+END_TEST
+
+/*
+ * robots_tdmrep_defuse(): what it rewrites (a number not exactly 0 or 1,
+ * a \u0000 in a key), byte for byte in place, and what it leaves.
+ */
+START_TEST(test_defuse)
+{
+	static const struct {
+		const char *in, *out;
+		size_t n;
+	} rows[] = {
+		{ "[1e400]", "[2    ]", 1 },
+		{ "[-1e400, 1, 0, 1.0, -0, 2, 1E0]",
+		    "[2     , 1, 0, 1.0, -0, 2, 1E0]", 1 },
+		{ "[10e-1, 0.1E1, 0e9, 3, 1.5, 100e-2]",
+		    "[10e-1, 0.1E1, 0e9, 2, 2  , 100e-2]", 2 },
+		{ "[-1, -0, -10e-1]", "[2 , -0, 2     ]", 2 },
+		{ "[18446744073709551616,\n-1e-400]",
+		    "[2                   ,\n2      ]", 2 },
+		{ "[\"1e400\", {\"k\\u0000\": \"v\\u0000\"}]",
+		    "[\"1e400\", {\"k\\u0001\": \"v\\u0000\"}]", 1 },
+		{ "{\"\\u0000\\u0000\"\n :\"x\"}",
+		    "{\"\\u0001\\u0001\"\n :\"x\"}", 2 },
+		{ "{\"a\\\\u0000\" : 1}", "{\"a\\\\u0000\" : 1}", 0 },
+		{ "[01, 1., -, 1e, 1e400x, 1e400",
+		    "[01, 1., -, 1e, 2    x, 2    ", 2 },
+	};
+	char b[128];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		n = strlen(rows[i].in);
+		memcpy(b, rows[i].in, n + 1);
+		ck_assert_uint_eq(robots_tdmrep_defuse(b, n), rows[i].n);
+		ck_assert_str_eq(b, rows[i].out);
+		ck_assert_uint_eq(robots_tdmrep_defuse(b, n), 0);
+	}
 }
 END_TEST
 
@@ -418,6 +508,7 @@ tdmrep_suite(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_long_strings);
 	tcase_add_test(tc, test_values);
+	tcase_add_test(tc, test_defuse);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,6 +17,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "ops/tdmres.h"
+#include "robots.h"
+#include "wire/page.h"
 #include "scripted_fetch.h"
 #include "cache_fixture.h"
 #include "test_main.h"
@@ -144,6 +146,44 @@ START_TEST(test_pending)
 	ck_assert_str_eq(tdm_state_name(entry(O)), "pending");
 	tdm_fill(&(struct fetch_result){
 	    .error = FETCH_OK, .http_status = 404, .body = "" });
+}
+END_TEST
+
+/*
+ * The answer of a URL whose file is not settled (a check that did not
+ * wait): nothing without a page ("tdm":null), but a page's own
+ * TDM-Reservation is still answered, as the state "pending" without a
+ * version; once the file is fetched it is the file's state.
+ */
+START_TEST(test_answer_pending)
+{
+	struct wire_pair h[] = { { { "TDM-Reservation", 15, 0 },
+	    { "1", 1, 0 } } };
+	struct wire_page page = { 1, h, 1, NULL, 0 };
+	struct fetch_result r = ok_body(FILE_2);
+	const struct cache_entry *e;
+	const char *version = "x";
+	struct robots_url u;
+	struct tdm_answer a;
+
+	ck_assert_int_eq(robots_url_split(O "/b", strlen(O "/b"), &u), URL_OK);
+	ck_assert_ptr_null(tdm_answer_of(cache, &u.v, NULL, &a, &version));
+	ck_assert_int_eq(check_now(O, &e), CACHE_PENDING);
+	ck_assert_ptr_null(tdm_answer_of(cache, &u.v, NULL, &a, &version));
+	ck_assert_ptr_eq(tdm_answer_of(cache, &u.v, &page, &a, &version), &a);
+	ck_assert_int_eq(a.state, TDM_STATE_PENDING);
+	ck_assert_int_eq(a.reservation, 1);
+	ck_assert_int_eq(a.from, TDM_FROM_HEADER);
+	ck_assert_ptr_null(a.location);
+	ck_assert_ptr_null(a.policy);
+	ck_assert_ptr_null(version);
+	tdm_fill(&r);
+	ck_assert_ptr_eq(tdm_answer_of(cache, &u.v, &page, &a, &version), &a);
+	ck_assert_int_eq(a.state, TDM_STATE_RULES);
+	ck_assert_int_eq(a.reservation, 1);
+	ck_assert_str_eq(a.location, "/");
+	ck_assert_ptr_nonnull(version);
+	robots_url_split_clear(&u);
 }
 END_TEST
 
@@ -298,6 +338,7 @@ tdmres_suite(void)
 	tcase_add_checked_fixture(tc, tdm_setup, cache_teardown);
 	tcase_add_loop_test(tc, test_outcome_state, 0, NROWS(outcomes));
 	tcase_add_test(tc, test_pending);
+	tcase_add_test(tc, test_answer_pending);
 	tcase_add_test(tc, test_failure_keeps_the_good_copy);
 	tcase_add_test(tc, test_lifetime);
 	tcase_add_test(tc, test_revalidated);

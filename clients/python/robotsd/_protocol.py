@@ -257,8 +257,9 @@ class Evidence:
 @dataclass(frozen=True)
 class Tdm:
     """The TDMRep answer (check(tdm=True)): state ("rules", "invalid",
-    "none", "unreachable"), reservation (0, 1 or None), policy (a URL or
-    None), location (the deciding tdmrep.json member's or None), version
+    "none", "unreachable", or "pending": tdmrep.json not fetched yet, the
+    page's own statements only), reservation (0, 1 or None), policy (a
+    URL or None), location (the deciding tdmrep.json member's or None), version
     of tdmrep.json, and from_ ("tdmrep.json", "header", "meta"; None
     when no source gave a reservation or policy)."""
     state: str

@@ -2,12 +2,13 @@
  * cache.c: origin -> entry. A chained hash table (FNV-1a, doubling) gives
  * O(1) lookup; a tail queue keeps entries in least-recently-used order; each
  * entry's bytes are accounted and idle entries are evicted from the LRU end
- * while the total is over the cap. Here too is the fetch policy: one fetch
- * per origin, waiters on it, stale answers while a refresh runs or after it
- * failed. What an outcome makes of an entry is cache_apply.c's; the rules
- * (the status table, lifetimes, the retry schedule) are lifetime.c's pure
- * functions; fetches go through struct cache_fetch_ops and time through
- * the clock, so tests drive both exactly.
+ * while the total is over the cap (with a peer sharing the cap, the total
+ * of both, from the end of whichever was used less recently). Here too is
+ * the fetch policy: one fetch per origin, waiters on it, stale answers while
+ * a refresh runs or after it failed. What an outcome makes of an entry is
+ * cache_apply.c's; the rules (the status table, lifetimes, the retry
+ * schedule) are lifetime.c's pure functions; fetches go through struct
+ * cache_fetch_ops and time through the clock, so tests drive both exactly.
  *
  * An entry that is being fetched, has waiters or is waking them is never
  * freed: purge and eviction skip it or defer the free (see
@@ -173,6 +174,21 @@ entry_remove(struct cache *c, struct entry *e)
 	entry_free(c, e);
 }
 
+/*
+ * Mark an entry as used now in the order of c and its peer: the next
+ * tick of the two.
+ */
+static void
+entry_stamp(struct cache *c, struct entry *e)
+{
+	uint64_t t = c->tick;
+
+	if (c->peer != NULL && c->peer->tick > t)
+		t = c->peer->tick;
+	c->tick = t + 1;
+	e->used = c->tick;
+}
+
 /* Create and link an entry for origin; NULL when memory runs out. */
 static struct entry *
 entry_new(struct cache *c, const char *origin)
@@ -192,6 +208,7 @@ entry_new(struct cache *c, const char *origin)
 	e->hnext = c->buckets[b];
 	c->buckets[b] = e;
 	TAILQ_INSERT_TAIL(&c->lru, e, lru);
+	entry_stamp(c, e);
 	c->stats.entries++;
 	cache_account(c, e);
 	return e;
@@ -211,19 +228,46 @@ entry_in_flight(const struct entry *e)
 	return e->flight != NULL && e->flight->fetch != NULL;
 }
 
-/* Evict idle entries, least recently used first, while over the cap. */
+/* The first idle entry from e on in its LRU order, or NULL. */
+static struct entry *
+entry_next_idle(struct entry *e)
+{
+	while (e != NULL && !entry_idle(e))
+		e = TAILQ_NEXT(e, lru);
+	return e;
+}
+
+/* The bytes c's cap counts: its own and its peer's (one budget). */
+static size_t
+cache_budget_bytes(const struct cache *c)
+{
+	return c->stats.bytes + (c->peer != NULL ? c->peer->stats.bytes : 0);
+}
+
+/*
+ * Evict idle entries while the budget is over the cap, least recently
+ * used first: of c's and its peer's, the one whose last use is older
+ * (the two LRU lists merged by their ticks), so each eviction is O(1).
+ */
 static void
 cache_enforce_cap(struct cache *c)
 {
-	struct entry *e, *next;
+	struct entry *a = entry_next_idle(TAILQ_FIRST(&c->lru)), *b = NULL, *e;
+	struct cache *p = c->peer, *from;
 
-	e = TAILQ_FIRST(&c->lru);
-	for (; e != NULL && c->stats.bytes > c->set.max_bytes; e = next) {
-		next = TAILQ_NEXT(e, lru);
-		if (!entry_idle(e))
-			continue;
-		c->stats.evictions++;
-		entry_remove(c, e);
+	if (p != NULL)
+		b = entry_next_idle(TAILQ_FIRST(&p->lru));
+	while ((a != NULL || b != NULL) &&
+	       cache_budget_bytes(c) > c->set.max_bytes) {
+		if (b == NULL || (a != NULL && a->used <= b->used)) {
+			e = a, from = c;
+			a = entry_next_idle(TAILQ_NEXT(a, lru));
+		} else {
+			e = b, from = p;
+			b = entry_next_idle(TAILQ_NEXT(b, lru));
+		}
+		from->stats.evictions++;
+		entry_remove(from, e);
 	}
 }
 
@@ -233,6 +277,7 @@ entry_touch(struct cache *c, struct entry *e)
 {
 	TAILQ_REMOVE(&c->lru, e, lru);
 	TAILQ_INSERT_TAIL(&c->lru, e, lru);
+	entry_stamp(c, e);
 }
 
 /*
@@ -411,6 +456,15 @@ cache_kind(const struct cache *c)
 	return c->kind;
 }
 
+/* One byte cap for a and b; see cache.h. */
+void
+cache_share_budget(struct cache *a, struct cache *b)
+{
+	a->peer = b;
+	b->peer = a;
+	cache_enforce_cap(a);
+}
+
 /* New settings (a reload); entries over the new cap are evicted. */
 void
 cache_configure(struct cache *c, const struct cache_settings *set)
@@ -450,6 +504,8 @@ cache_free(struct cache *c)
 
 	if (c == NULL)
 		return;
+	if (c->peer != NULL)
+		c->peer->peer = NULL; /* the other keeps the cap for itself */
 	/*
 	 * Nothing looks entries up any more: free them without taking each
 	 * out of its hash chain and the LRU list (at a million entries that

@@ -232,6 +232,15 @@ void cache_free(struct cache *); /* NULL is fine; cancels waiters silently */
 void cache_configure(struct cache *, const struct cache_settings *);
 /* Hold kind (static) instead of robots.txt; before the first check only. */
 void cache_set_kind(struct cache *, const struct cache_kind *);
+/*
+ * One byte cap for a and b (robots.txt's cache and tdmrep.json's): from
+ * now on each keeps the bytes of both within its max_bytes (the two are
+ * configured alike), evicting while over the idle entry of either that
+ * was used least recently (one LRU order across both, O(1) a step); a
+ * peer that holds nothing leaves the whole cap to the other. Freeing one
+ * gives the other its cap back.
+ */
+void cache_share_budget(struct cache *a, struct cache *b);
 const struct cache_kind *cache_kind(const struct cache *);
 
 /*

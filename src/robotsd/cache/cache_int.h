@@ -43,6 +43,7 @@ struct entry {
 	TAILQ_ENTRY(entry) lru;
 	struct flight *flight; /* NULL when idle */
 	struct history *hist;  /* older versions (cache_history.c), or NULL */
+	uint64_t used;         /* the budget's tick of its last use (LRU) */
 	uint32_t hash;         /* cache_hash() of the origin, low bits */
 	uint32_t bytes;        /* accounted in cache->stats.bytes */
 	uint8_t good;          /* holds a copy from a 2xx/4xx answer */
@@ -62,6 +63,13 @@ struct cache {
 	struct cache_stats stats;
 	struct fetch_stats fstats;
 	struct cache_settings set;
+	/*
+	 * The cache sharing its byte cap (cache_share_budget()), or NULL;
+	 * tick counts the uses of entries of both, so that their used ticks
+	 * order the two LRU lists as one.
+	 */
+	struct cache *peer;
+	uint64_t tick;
 	const struct cache_kind *kind;
 	struct {
 		cache_change_cb cb;

@@ -162,19 +162,20 @@ check_tdm_step(const struct check_run *r, const struct robots_url *u,
     struct check_memo *m, struct cache_waiter *w)
 {
 	const struct check_env *env = r->env;
+	struct tdm_step t = { env->tdm, env->cache, env->tdm_mode, r->req->tdm,
+		r->req->wait, 0 };
 	enum tdm_gate g;
 
 	if (!r->req->tdm && env->tdm_mode != TDM_ALWAYS)
 		return ROW_DONE;
-	g = tdm_gate(&(struct tdm_step){ env->tdm, env->cache, env->tdm_mode,
-	                 r->req->tdm, r->req->wait },
-	    u->v.origin, w);
+	g = tdm_gate(&t, u->v.origin, w);
 	/*
-	 * A waiting tdm check may have started robots.txt's fetch, whose new
-	 * entry can evict the idle one the memo holds, whatever the gate
-	 * answers (an overloaded tdmrep.json answers TDM_GO).
+	 * The gate may have made an entry (robots.txt's fetch alongside, or
+	 * tdmrep.json's, whose cache shares the byte cap), which can evict
+	 * the idle one the memo holds, whatever it answers (an overloaded
+	 * tdmrep.json answers TDM_GO).
 	 */
-	if (r->req->tdm && r->req->wait)
+	if (t.evicted)
 		m->e = NULL;
 	if (g == TDM_GO)
 		return ROW_DONE;

@@ -105,28 +105,32 @@ const struct cache_kind tdm_kind = { "tdmrep", "/.well-known/tdmrep.json",
 
 /*
  * --tdmrep always: keep origin's file at hand for the checks that will
- * ask, fetched in the background when it is not settled or is due.
+ * ask, fetched in the background when it is not settled or is due; a
+ * first fetch makes an entry, which t->evicted notes.
  */
 static void
-tdm_prefetch(struct cache *tdm, const char *origin)
+tdm_prefetch(struct tdm_step *t, const char *origin)
 {
 	const struct cache_entry *e;
 
-	if (cache_check_cached(tdm, origin, &e) == CACHE_MISS)
-		(void)cache_check(tdm, origin, 0, NULL, &e);
+	if (cache_check_cached(t->tdm, origin, &e) == CACHE_MISS) {
+		t->evicted = 1;
+		(void)cache_check(t->tdm, origin, 0, NULL, &e);
+	}
 }
 
 /* See tdmres.h. */
 enum tdm_gate
-tdm_gate(const struct tdm_step *t, const char *origin, struct cache_waiter *w)
+tdm_gate(struct tdm_step *t, const char *origin, struct cache_waiter *w)
 {
 	const struct cache_entry *e;
 
+	t->evicted = 0;
 	if (t->tdm == NULL)
 		return TDM_GO;
 	if (!t->asked) {
 		if (t->mode == TDM_ALWAYS)
-			tdm_prefetch(t->tdm, origin);
+			tdm_prefetch(t, origin);
 		return TDM_GO;
 	}
 	if (cache_check_cached(t->tdm, origin, &e) != CACHE_MISS)
@@ -134,8 +138,9 @@ tdm_gate(const struct tdm_step *t, const char *origin, struct cache_waiter *w)
 	if (w == NULL)
 		return TDM_MISS;
 	if (!t->wait)
-		return tdm_prefetch(t->tdm, origin), TDM_GO;
+		return tdm_prefetch(t, origin), TDM_GO;
 	/* robots.txt's fetch alongside, which the check then waits for */
+	t->evicted = 1;
 	if (cache_find(t->robots, origin) == NULL)
 		(void)cache_refresh(t->robots, origin, 0, 1);
 	if (cache_check(t->tdm, origin, 1, w, &e) == CACHE_WAIT)
@@ -211,10 +216,14 @@ tdm_answer_of(struct cache *tdm, const struct url_view *u,
 	struct tdm_page tp;
 
 	*version = NULL;
-	if (tdm != NULL) {
+	if (tdm != NULL)
 		e = cache_find(tdm, u->origin);
-		if (e == NULL || e->policy == CACHE_NONE)
+	if (tdm != NULL && (e == NULL || e->policy == CACHE_NONE)) {
+		/* not settled: only a page has something to say */
+		if (page == NULL)
 			return NULL;
+		st = TDM_STATE_PENDING;
+	} else if (tdm != NULL) {
 		st = tdm_state_of(e);
 		d = e->policy == CACHE_RULES ? e->doc : NULL;
 		*version = e->version[0] != '\0' ? e->version : NULL;

@@ -50,8 +50,10 @@ struct tdm_answer;
  * *out (robots_tdm_decide(): its path and query against the file tdm holds
  * for u's origin, the page's TDM-Reservation / TDM-Policy headers and
  * metas over it), *version the file's version (NULL when none); tdm NULL
- * (--tdmrep off) answers a site without TDMRep ("none"). NULL when the
- * file is not known yet (a check that did not wait: "tdm":null).
+ * (--tdmrep off) answers a site without TDMRep ("none"). When the file
+ * is not settled yet (a check that did not wait, or whose fetch was
+ * refused as overloaded): the state "pending" with the page's own
+ * statements, or NULL without a page ("tdm":null).
  */
 const struct tdm_answer *tdm_answer_of(struct cache *tdm,
     const struct url_view *u, const struct wire_page *page,
@@ -72,6 +74,11 @@ struct tdm_step {
 	int mode;             /* enum tdm_mode */
 	int asked;            /* the check's "tdm":true */
 	int wait;             /* the check's "wait" */
+	/*
+	 * Set by tdm_gate(): it made an entry in a cache, so an idle entry
+	 * of either (one byte cap: cache_share_budget()) may be evicted.
+	 */
+	int evicted;
 };
 enum tdm_gate {
 	TDM_GO,   /* go on to robots.txt: the file is settled or not asked */
@@ -86,6 +93,6 @@ enum tdm_gate {
  * that does not ask.
  */
 enum tdm_gate tdm_gate(
-    const struct tdm_step *, const char *origin, struct cache_waiter *w);
+    struct tdm_step *, const char *origin, struct cache_waiter *w);
 
 #endif /* ROBOTSD_TDMRES_H */
