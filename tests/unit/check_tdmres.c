@@ -157,8 +157,8 @@ END_TEST
  */
 START_TEST(test_answer_pending)
 {
-	struct wire_pair h[] = { { { "TDM-Reservation", 15, 0 },
-	    { "1", 1, 0 } } };
+	struct wire_pair h[] = { { { "TDM-Reservation", 15, 0 }, { "1", 1, 0 },
+	    0 } };
 	struct wire_page page = { 1, h, 1, NULL, 0 };
 	struct fetch_result r = ok_body(FILE_2);
 	const struct cache_entry *e;
