@@ -3,7 +3,6 @@ package robotsd
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -16,6 +15,10 @@ import (
 // errLost: the connection broke before the call's answer came; the call
 // may be sent again on a new connection.
 var errLost = errors.New("robotsd closed the connection")
+
+// errUnsent: the connection broke before any byte of the line went out;
+// the line may be sent on a new connection, even one without an id.
+var errUnsent = errors.New("robotsd closed the connection before the line went out")
 
 // reply is what a call gets: the whole answer line, or an error.
 type reply struct {
@@ -32,18 +35,28 @@ type call struct {
 }
 
 // conn is one connection to robotsd: a writer goroutine sends queued
-// lines, a reader goroutine hands each answer to its call by id.
+// lines. The read side is held by one goroutine at a time: a caller that
+// reads its own answer (one whose context only its deadline ends), which
+// hands every other answer it reads to its call, or the reader goroutine
+// while calls are in flight that no caller reads for.
 type conn struct {
 	nc   net.Conn
 	rc   syscall.RawConn // nc's descriptor, for a caller's own write; nil: none
 	out  chan []byte
 	done chan struct{} // closed when the connection is dead
 	wmu  sync.Mutex    // held while a line is being written
+	wake chan struct{} // hands the read side to the reader goroutine
+
+	// owned by the holder of the read side
+	r       *bufio.Reader
+	partial []byte    // the start of a line a reader left at its deadline
+	rdl     time.Time // nc's read deadline; zero: none
 
 	mu          sync.Mutex
 	pending     map[uint64]*call
 	raw         []*call // raw lines, answered in order with "id":null
 	dead        bool
+	reading     bool   // the read side is held
 	answered    bool   // an answer came on this connection
 	maxAccepted int    // longest line answered by id
 	maxID       uint64 // the highest id sent on this connection
@@ -54,6 +67,8 @@ func newConn(nc net.Conn) *conn {
 		nc:      nc,
 		out:     make(chan []byte, 256),
 		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
+		r:       bufio.NewReaderSize(nc, 64<<10),
 		pending: make(map[uint64]*call),
 	}
 	if sc, ok := nc.(syscall.Conn); ok {
@@ -176,22 +191,26 @@ func writeQueued(w *bufio.Writer, line []byte, out chan []byte) error {
 // written or waits to be (one write, as the bare socket would), else it
 // goes to the writer's queue. A line the socket takes only in part is
 // written on until the deadline; a write that fails kills the connection
-// (errLost).
-func (cn *conn) put(ctx context.Context, line []byte) error {
+// (errUnsent when no byte went out, else errLost).
+func (cn *conn) put(b *bound, line []byte) error {
 	if cn.rc == nil || !cn.wmu.TryLock() {
-		return cn.queue(ctx, line)
+		return cn.queue(b, line)
 	}
 	if len(cn.out) > 0 {
 		cn.wmu.Unlock()
-		return cn.queue(ctx, line)
+		return cn.queue(b, line)
 	}
 	n, err := cn.writeOnce(line)
+	unsent := err != nil // the first write took nothing
 	if err == nil && n < len(line) {
-		err = cn.writeRest(ctx, line[n:])
+		err = cn.writeRest(b.deadline, line[n:])
 	}
 	cn.wmu.Unlock()
 	if err != nil {
 		cn.kill(errLost)
+		if unsent {
+			return errUnsent
+		}
 		return errLost
 	}
 	return nil
@@ -221,9 +240,8 @@ func (cn *conn) writeOnce(line []byte) (int, error) {
 }
 
 // writeRest writes the rest of a line begun, waiting for the socket until
-// ctx's deadline; cn.wmu is held, so nothing comes between.
-func (cn *conn) writeRest(ctx context.Context, rest []byte) error {
-	deadline, _ := ctx.Deadline()
+// the call's deadline; cn.wmu is held, so nothing comes between.
+func (cn *conn) writeRest(deadline time.Time, rest []byte) error {
 	if err := cn.nc.SetWriteDeadline(deadline); err != nil {
 		return err
 	}
@@ -235,54 +253,21 @@ func (cn *conn) writeRest(ctx context.Context, rest []byte) error {
 }
 
 // queue hands line to the writer goroutine.
-func (cn *conn) queue(ctx context.Context, line []byte) error {
+func (cn *conn) queue(b *bound, line []byte) error {
 	select {
 	case cn.out <- line:
 		return nil
 	case <-cn.done:
 		return nil // the call's reply is errLost
-	case <-ctx.Done():
-		return ctxError(ctx)
+	default:
 	}
-}
-
-// MaxAnswer bounds one answer line; robotsd sending a longer one breaks
-// the connection (its calls fail with ErrConnection, not sent again).
-const MaxAnswer = 64 << 20
-
-// readLine reads one line of at most max bytes (its newline included).
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		if len(line)+len(frag) > max {
-			return nil, connError("robotsd sent an answer line longer than %d bytes", nil, max)
-		}
-		line = append(line, frag...)
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
-
-// readLoop reads answer lines (at most MaxAnswer bytes each) and
-// dispatches them until the connection ends.
-func (cn *conn) readLoop() {
-	r := bufio.NewReaderSize(cn.nc, 64<<10)
-	for {
-		line, err := readLine(r, MaxAnswer)
-		if len(line) > 0 && err == nil {
-			cn.dispatch(line)
-		}
-		var e *Error
-		if errors.As(err, &e) {
-			cn.kill(err) // too long: not sent again
-			return
-		}
-		if err != nil {
-			cn.kill(errLost)
-			return
-		}
+	select {
+	case cn.out <- line:
+		return nil
+	case <-cn.done:
+		return nil
+	case <-b.context().Done():
+		return b.err()
 	}
 }
 

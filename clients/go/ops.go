@@ -208,7 +208,8 @@ func (c *Client) plainCheck(ctx context.Context, url, agent string) (json.RawMes
 		return nil, &Error{Code: CodeLineTooLong,
 			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}
 	}
-	return c.roundTrip(ctx, id, append(line, '\n'))
+	r := c.roundTrip(ctx, id, append(line, '\n'))
+	return r.raw, r.err
 }
 
 // CheckMany checks many URLs for one agent with robotsd's batch check, in
