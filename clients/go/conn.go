@@ -47,6 +47,13 @@ type conn struct {
 	wmu  sync.Mutex    // held while a line is being written
 	wake chan struct{} // hands the read side to the reader goroutine
 
+	// a caller's own write, under wmu (wfn: writeFD, made once, not a
+	// closure per write)
+	wfn   func(fd uintptr) bool
+	wline []byte
+	wn    int
+	werr  error
+
 	// owned by the holder of the read side
 	r       *bufio.Reader
 	partial []byte    // the start of a line a reader left at its deadline
@@ -74,6 +81,7 @@ func newConn(nc net.Conn) *conn {
 	if sc, ok := nc.(syscall.Conn); ok {
 		cn.rc, _ = sc.SyscallConn()
 	}
+	cn.wfn = cn.writeFD
 	go cn.writeLoop()
 	go cn.readLoop()
 	return cn
@@ -217,26 +225,29 @@ func (cn *conn) put(b *bound, line []byte) error {
 }
 
 // writeOnce makes one write(2) of line without waiting: the bytes taken
-// (0 when the socket's buffer is full).
+// (0 when the socket's buffer is full). cn.wmu is held.
 func (cn *conn) writeOnce(line []byte) (int, error) {
-	var n int
-	var werr error
-	err := cn.rc.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), line)
-			if werr != syscall.EINTR {
-				break
-			}
-		}
-		if werr == syscall.EAGAIN {
-			n, werr = 0, nil
-		}
-		return true
-	})
+	cn.wline = line
+	err := cn.rc.Write(cn.wfn)
+	cn.wline = nil
 	if err == nil {
-		err = werr
+		err = cn.werr
 	}
-	return n, err
+	return cn.wn, err
+}
+
+// writeFD is writeOnce's write(2) of cn.wline to fd, for rc.Write.
+func (cn *conn) writeFD(fd uintptr) bool {
+	for {
+		cn.wn, cn.werr = syscall.Write(int(fd), cn.wline)
+		if cn.werr != syscall.EINTR {
+			break
+		}
+	}
+	if cn.werr == syscall.EAGAIN {
+		cn.wn, cn.werr = 0, nil
+	}
+	return true
 }
 
 // writeRest writes the rest of a line begun, waiting for the socket until
@@ -322,7 +333,7 @@ func mayHoldHead(b []byte) bool {
 
 func (cn *conn) dispatch(line []byte) {
 	var h head
-	if !quickHead(line, &h) && json.Unmarshal(line, &h) != nil {
+	if !quickHead(line, &h) && !unmarshalHead(line, &h) {
 		return // not an answer robotsd would send: nothing to match
 	}
 	var err error
@@ -357,6 +368,15 @@ func (cn *conn) dispatch(line []byte) {
 	}
 	cn.mu.Unlock()
 	cl.res <- reply{raw: line, err: err}
+}
+
+// unmarshalHead is json.Unmarshal of an answer's head into *h (through a
+// copy, so that dispatch's stays off the heap): false if line is not JSON.
+func unmarshalHead(line []byte, h *head) bool {
+	var v head
+	err := json.Unmarshal(line, &v)
+	*h = v
+	return err == nil
 }
 
 // anonymous handles an answer with "id":null: to a raw line, to a line
