@@ -20,10 +20,12 @@ var errLost = errors.New("robotsd closed the connection")
 // the line may be sent on a new connection, even one without an id.
 var errUnsent = errors.New("robotsd closed the connection before the line went out")
 
-// reply is what a call gets: the whole answer line, or an error.
+// reply is what a call gets: the whole answer line, or an error; check is
+// the line decoded as a check's answer when quickCheck took it as read.
 type reply struct {
-	raw json.RawMessage
-	err error
+	raw   json.RawMessage
+	err   error
+	check *wireCheck
 }
 
 // call is one request in flight on a conn. id 0 marks a raw line, which
@@ -297,20 +299,49 @@ var okPrefix = []byte(`{"id":`)
 // JSON, without decoding it into a struct (its caller decodes it all);
 // false for any other line, which json.Unmarshal then reads.
 func quickHead(line []byte, h *head) bool {
-	if !bytes.HasPrefix(line, okPrefix) {
+	id, rest, ok := okHead(line)
+	if !ok || mayHoldHead(rest) || !json.Valid(line) {
 		return false
+	}
+	h.ID, h.OK, h.Error = id, true, nil
+	return true
+}
+
+// okHead: the id's digits of a line that begins {"id":DIGITS,"ok":true,
+// (DIGITS a uint64's, without a leading 0) and the rest of it from that
+// last comma on.
+func okHead(line []byte) (id, rest []byte, ok bool) {
+	if !bytes.HasPrefix(line, okPrefix) {
+		return nil, nil, false
 	}
 	n := len(okPrefix)
 	for n < len(line) && line[n] >= '0' && line[n] <= '9' {
 		n++
 	}
-	rest := line[n:]
 	if n == len(okPrefix) || n-len(okPrefix) > 20 || line[len(okPrefix)] == '0' ||
-		!bytes.HasPrefix(rest, []byte(`,"ok":true,`)) || mayHoldHead(rest[10:]) || !json.Valid(line) {
-		return false
+		!bytes.HasPrefix(line[n:], []byte(`,"ok":true,`)) {
+		return nil, nil, false
 	}
-	h.ID, h.OK, h.Error = line[len(okPrefix):n], true, nil
-	return true
+	return line[len(okPrefix):n], line[n+10:], true
+}
+
+// quickAnswer reads a check's ok answer as robotsd writes it: its head as
+// quickHead does, and the line decoded by quickCheck, which takes only
+// JSON whose members are a check's, each once (so no other "id" or "ok");
+// nil, h untouched, for any other line.
+func quickAnswer(line []byte, h *head) *wireCheck {
+	id, _, ok := okHead(line)
+	if !ok {
+		return nil
+	}
+	var w wireCheck
+	if !quickCheck(line, &w) {
+		return nil
+	}
+	h.ID, h.OK, h.Error = id, true, nil
+	out := new(wireCheck) // w stays on the stack for the lines declined
+	*out = w
+	return out
 }
 
 // mayHoldHead: whether b may hold a key json.Unmarshal would read into
@@ -333,7 +364,8 @@ func mayHoldHead(b []byte) bool {
 
 func (cn *conn) dispatch(line []byte) {
 	var h head
-	if !quickHead(line, &h) && !unmarshalHead(line, &h) {
+	check := quickAnswer(line, &h)
+	if check == nil && !quickHead(line, &h) && !unmarshalHead(line, &h) {
 		return // not an answer robotsd would send: nothing to match
 	}
 	var err error
@@ -367,7 +399,7 @@ func (cn *conn) dispatch(line []byte) {
 		cn.maxAccepted = cl.bytes
 	}
 	cn.mu.Unlock()
-	cl.res <- reply{raw: line, err: err}
+	cl.res <- reply{raw: line, err: err, check: check}
 }
 
 // unmarshalHead is json.Unmarshal of an answer's head into *h (through a

@@ -172,21 +172,24 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 // CheckOptions; nil asks for nothing more). An answer lacking what was asked for, or with a field of the
 // wrong type, is an error with CodeProtocol.
 func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptions) (Result, error) {
-	var raw json.RawMessage
-	var err error
+	var r reply
 	if o == nil || (!o.Usage && o.Tokens == nil && o.Page == nil && !o.TDM) {
-		raw, err = c.plainCheck(ctx, url, agent)
+		r = c.plainCheck(ctx, url, agent)
 	} else {
 		req := map[string]interface{}{"op": "check", "url": url, "agent": agent}
 		o.addTo(req)
-		raw, err = c.Do(ctx, req)
+		r.raw, r.err = c.Do(ctx, req)
 	}
-	if err != nil {
-		return Result{URL: url}, err
+	if r.err != nil {
+		return Result{URL: url}, r.err
 	}
 	var w wireCheck
-	if !quickCheck(raw, &w) {
-		if err := unmarshalCheck(raw, &w); err != nil {
+	switch {
+	case r.check != nil: // decoded as it was read
+		w = *r.check
+	case quickCheck(r.raw, &w):
+	default:
+		if err := unmarshalCheck(r.raw, &w); err != nil {
 			return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
 		}
 	}
@@ -205,7 +208,7 @@ func unmarshalCheck(raw []byte, w *wireCheck) error {
 // plainCheck sends a check of nothing more than url and agent: the line
 // Do would write (keys in json.Marshal's order, strings as it quotes
 // them), built without a map or reflection over one.
-func (c *Client) plainCheck(ctx context.Context, url, agent string) (json.RawMessage, error) {
+func (c *Client) plainCheck(ctx context.Context, url, agent string) reply {
 	id := atomic.AddUint64(&c.nextID, 1)
 	line := make([]byte, 0, len(url)+len(agent)+56)
 	line = appendJSONString(append(line, `{"agent":`...), agent)
@@ -213,11 +216,10 @@ func (c *Client) plainCheck(ctx context.Context, url, agent string) (json.RawMes
 	line = appendJSONString(append(line, `,"op":"check","url":`...), url)
 	line = append(line, '}')
 	if len(line) > c.opts.MaxLine {
-		return nil, &Error{Code: CodeLineTooLong,
-			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}
+		return reply{err: &Error{Code: CodeLineTooLong,
+			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}}
 	}
-	r := c.roundTrip(ctx, id, append(line, '\n'))
-	return r.raw, r.err
+	return c.roundTrip(ctx, id, append(line, '\n'))
 }
 
 // appendJSONString appends s as json.Marshal writes it: quoted as it is
