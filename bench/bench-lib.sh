@@ -77,6 +77,8 @@ make_cert() {
 # origin does not take robotsd's CPU in the fetch rows: the corpus per Host
 # (over HTTPS with that host's certificate), and a 2-rule robots.txt for
 # every *.bench.test host, over HTTP ($http_port) and HTTPS ($https_port).
+# Every corpus origin's tdmrep.json is $tdmrep (bench.sh's), else [] (the
+# scripts that set none: clients-bench.sh, socket-ab.sh, memory-ab.sh).
 start_nginx() {
 	make_cert
 	http_port=$(free_port)
@@ -116,7 +118,7 @@ http {
 		location = /robots.txt { try_files /\$host.txt =404; }
 		location = /.well-known/tdmrep.json {
 			default_type application/json;
-			return 200 '$tdmrep';
+			return 200 '${tdmrep:-[]}';
 		}
 	}
 }
