@@ -51,8 +51,14 @@ func (cn *conn) releaseRead() {
 
 // await waits for cl's reply: reading it itself when it may (lead: its
 // context ends only at its deadline) and no one else reads, else from the
-// holder of the read side, the reader goroutine if there was none.
+// holder of the read side, the reader goroutine if there was none (unless
+// the reply came meanwhile: no reader then for nothing in flight).
 func (cn *conn) await(b *bound, cl *call) reply {
+	select {
+	case r := <-cl.res:
+		return r
+	default:
+	}
 	if cn.takeRead() {
 		if b.lead {
 			return cn.lead(b, cl)
