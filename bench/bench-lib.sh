@@ -82,6 +82,7 @@ make_cert() {
 # origin does not take robotsd's CPU in the fetch rows: the corpus per Host
 # (over HTTPS with that host's certificate), and a 2-rule robots.txt for
 # every *.bench.test host, over HTTP ($http_port) and HTTPS ($https_port).
+# Every corpus origin's tdmrep.json is $tdmrep (above).
 start_nginx() {
 	make_cert
 	http_port=$(free_port)
@@ -316,7 +317,7 @@ socket_rows() {
 
 # The same checks with "tdm":true against $1 plain checks/s at 16 x 16,
 # every corpus origin's tdmrep.json fetched first (nginx serves each the
-# same publisher's file, bench.sh's $tdmrep).
+# same publisher's file, $tdmrep).
 tdm_rows() {
 	w=$(warm --tdm "$tmp/sock" "$tmp/urls.txt")
 	note "tdmrep.json warm-up: $w"

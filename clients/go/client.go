@@ -130,7 +130,8 @@ func (c *Client) Do(ctx context.Context, req map[string]interface{}) (json.RawMe
 		return nil, &Error{Code: CodeLineTooLong,
 			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}
 	}
-	return c.roundTrip(ctx, id, append(line, '\n'))
+	r := c.roundTrip(ctx, id, append(line, '\n'))
+	return r.raw, r.err
 }
 
 // SendRaw sends one line as it is (a newline is added if missing) and
@@ -141,52 +142,48 @@ func (c *Client) SendRaw(ctx context.Context, line []byte) (json.RawMessage, err
 	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
 		buf = append(buf, '\n')
 	}
-	return c.roundTrip(ctx, 0, buf)
+	r := c.roundTrip(ctx, 0, buf)
+	return r.raw, r.err
 }
 
 // roundTrip sends line as call id and waits for its answer, sending it
 // again on a new connection when robotsd closed the old one.
-func (c *Client) roundTrip(ctx context.Context, id uint64, line []byte) (json.RawMessage, error) {
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
+func (c *Client) roundTrip(ctx context.Context, id uint64, line []byte) reply {
+	b := c.bound(ctx)
+	defer b.release()
 	for sends := 1; ; sends++ {
-		cn, err := c.conn(ctx)
+		cn, err := c.conn(&b)
 		if err != nil {
-			return nil, err
+			return reply{err: err}
 		}
 		cl := &call{id: id, bytes: len(line) - 1, res: make(chan reply, 1)}
-		raw, err := c.send(ctx, cn, cl, line)
-		if !errors.Is(err, errLost) {
-			return raw, err
+		r := c.send(&b, cn, cl, line)
+		unsent := errors.Is(r.err, errUnsent)
+		if !unsent && !errors.Is(r.err, errLost) {
+			return r
 		}
 		c.drop(cn)
-		if id == 0 || sends >= maxSends {
-			return nil, connError("robotsd closed the connection", nil)
+		if (id == 0 && !unsent) || sends >= maxSends {
+			return reply{err: connError("robotsd closed the connection", nil)}
 		}
 		if !cn.hadAnswer() { // refused, or robotsd stopping: pause
-			if err := sleep(ctx, 100*time.Millisecond); err != nil {
-				return nil, err
+			if err := sleep(b.context(), 100*time.Millisecond); err != nil {
+				return reply{err: err}
 			}
 		}
 	}
 }
 
 // send puts one call on cn and waits for its reply.
-func (c *Client) send(ctx context.Context, cn *conn, cl *call, line []byte) (json.RawMessage, error) {
+func (c *Client) send(b *bound, cn *conn, cl *call, line []byte) reply {
 	if !cn.register(cl) {
-		return nil, errLost
+		return reply{err: errUnsent}
 	}
-	if err := cn.put(ctx, line); err != nil {
+	if err := cn.put(b, line); err != nil {
 		cn.forget(cl)
-		return nil, err
+		return reply{err: err}
 	}
-	select {
-	case r := <-cl.res:
-		return r.raw, r.err
-	case <-ctx.Done():
-		cn.forget(cl)
-		return nil, ctxError(ctx)
-	}
+	return cn.await(b, cl)
 }
 
 func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -196,14 +193,66 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(ctx, c.opts.Timeout)
 }
 
+// bound is when a call ends: its context, and its deadline (the
+// context's, else Options.Timeout from the start). A context that nothing
+// cancels (Done is nil: context.Background()) is kept as it is, its
+// deadline apart, until a wait needs one that ends there (made then), and
+// its call may read its own answer (lead), with the deadline as the
+// socket's.
+type bound struct {
+	ctx      context.Context
+	deadline time.Time
+	lead     bool
+	cancel   context.CancelFunc // nil while ctx is the caller's own
+}
+
+func (c *Client) bound(ctx context.Context) bound {
+	if ctx.Done() != nil {
+		ctx, cancel := c.withTimeout(ctx)
+		deadline, _ := ctx.Deadline()
+		return bound{ctx: ctx, deadline: deadline, cancel: cancel}
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(c.opts.Timeout)
+	}
+	return bound{ctx: ctx, deadline: deadline, lead: true}
+}
+
+// context returns a context that ends at the call's end.
+func (b *bound) context() context.Context {
+	if b.cancel == nil {
+		b.ctx, b.cancel = context.WithDeadline(b.ctx, b.deadline)
+	}
+	return b.ctx
+}
+
+func (b *bound) release() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+}
+
+// err is the error of a call that its bound ended.
+func (b *bound) err() error {
+	if b.ctx.Err() == nil {
+		return errTimeout() // the socket's deadline, not the context's
+	}
+	return ctxError(b.ctx)
+}
+
 // ctxError: a passed deadline is an *Error with code timeout (wrapping
 // context.DeadlineExceeded); a cancellation is context.Canceled.
 func ctxError(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Code: CodeTimeout, Message: "no answer from robotsd before the deadline",
-			Err: context.DeadlineExceeded}
+		return errTimeout()
 	}
 	return ctx.Err()
+}
+
+func errTimeout() error {
+	return &Error{Code: CodeTimeout, Message: "no answer from robotsd before the deadline",
+		Err: context.DeadlineExceeded}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -228,7 +277,7 @@ func (c *Client) drop(cn *conn) {
 
 // conn returns the live connection, dialing one if there is none; one
 // goroutine dials while the others wait for it.
-func (c *Client) conn(ctx context.Context) (*conn, error) {
+func (c *Client) conn(b *bound) (*conn, error) {
 	c.mu.Lock()
 	for {
 		if c.closed {
@@ -247,15 +296,15 @@ func (c *Client) conn(ctx context.Context) (*conn, error) {
 		c.mu.Unlock()
 		select {
 		case <-wait:
-		case <-ctx.Done():
-			return nil, ctxError(ctx)
+		case <-b.context().Done():
+			return nil, b.err()
 		}
 		c.mu.Lock()
 	}
 	wait := make(chan struct{})
 	c.dialing = wait
 	c.mu.Unlock()
-	nc, err := c.dial(ctx)
+	nc, err := c.dial(b.context())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dialing = nil

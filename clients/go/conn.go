@@ -3,7 +3,6 @@ package robotsd
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -17,10 +16,16 @@ import (
 // may be sent again on a new connection.
 var errLost = errors.New("robotsd closed the connection")
 
-// reply is what a call gets: the whole answer line, or an error.
+// errUnsent: the connection broke before any byte of the line went out;
+// the line may be sent on a new connection, even one without an id.
+var errUnsent = errors.New("robotsd closed the connection before the line went out")
+
+// reply is what a call gets: the whole answer line, or an error; check is
+// the line decoded as a check's answer when quickCheck took it as read.
 type reply struct {
-	raw json.RawMessage
-	err error
+	raw   json.RawMessage
+	err   error
+	check *wireCheck
 }
 
 // call is one request in flight on a conn. id 0 marks a raw line, which
@@ -32,18 +37,35 @@ type call struct {
 }
 
 // conn is one connection to robotsd: a writer goroutine sends queued
-// lines, a reader goroutine hands each answer to its call by id.
+// lines. The read side is held by one goroutine at a time: a caller that
+// reads its own answer (one whose context only its deadline ends), which
+// hands every other answer it reads to its call, or the reader goroutine
+// while calls are in flight that no caller reads for.
 type conn struct {
 	nc   net.Conn
 	rc   syscall.RawConn // nc's descriptor, for a caller's own write; nil: none
 	out  chan []byte
 	done chan struct{} // closed when the connection is dead
 	wmu  sync.Mutex    // held while a line is being written
+	wake chan struct{} // hands the read side to the reader goroutine
+
+	// a caller's own write, under wmu (wfn: writeFD, made once, not a
+	// closure per write)
+	wfn   func(fd uintptr) bool
+	wline []byte
+	wn    int
+	werr  error
+
+	// owned by the holder of the read side
+	r       *bufio.Reader
+	partial []byte    // the start of a line a reader left at its deadline
+	rdl     time.Time // nc's read deadline; zero: none
 
 	mu          sync.Mutex
 	pending     map[uint64]*call
 	raw         []*call // raw lines, answered in order with "id":null
 	dead        bool
+	reading     bool   // the read side is held
 	answered    bool   // an answer came on this connection
 	maxAccepted int    // longest line answered by id
 	maxID       uint64 // the highest id sent on this connection
@@ -54,11 +76,14 @@ func newConn(nc net.Conn) *conn {
 		nc:      nc,
 		out:     make(chan []byte, 256),
 		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
+		r:       bufio.NewReaderSize(nc, 64<<10),
 		pending: make(map[uint64]*call),
 	}
 	if sc, ok := nc.(syscall.Conn); ok {
 		cn.rc, _ = sc.SyscallConn()
 	}
+	cn.wfn = cn.writeFD
 	go cn.writeLoop()
 	go cn.readLoop()
 	return cn
@@ -176,54 +201,60 @@ func writeQueued(w *bufio.Writer, line []byte, out chan []byte) error {
 // written or waits to be (one write, as the bare socket would), else it
 // goes to the writer's queue. A line the socket takes only in part is
 // written on until the deadline; a write that fails kills the connection
-// (errLost).
-func (cn *conn) put(ctx context.Context, line []byte) error {
+// (errUnsent when no byte went out, else errLost).
+func (cn *conn) put(b *bound, line []byte) error {
 	if cn.rc == nil || !cn.wmu.TryLock() {
-		return cn.queue(ctx, line)
+		return cn.queue(b, line)
 	}
 	if len(cn.out) > 0 {
 		cn.wmu.Unlock()
-		return cn.queue(ctx, line)
+		return cn.queue(b, line)
 	}
 	n, err := cn.writeOnce(line)
+	unsent := err != nil // the first write took nothing
 	if err == nil && n < len(line) {
-		err = cn.writeRest(ctx, line[n:])
+		err = cn.writeRest(b.deadline, line[n:])
 	}
 	cn.wmu.Unlock()
 	if err != nil {
 		cn.kill(errLost)
+		if unsent {
+			return errUnsent
+		}
 		return errLost
 	}
 	return nil
 }
 
 // writeOnce makes one write(2) of line without waiting: the bytes taken
-// (0 when the socket's buffer is full).
+// (0 when the socket's buffer is full). cn.wmu is held.
 func (cn *conn) writeOnce(line []byte) (int, error) {
-	var n int
-	var werr error
-	err := cn.rc.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), line)
-			if werr != syscall.EINTR {
-				break
-			}
-		}
-		if werr == syscall.EAGAIN {
-			n, werr = 0, nil
-		}
-		return true
-	})
+	cn.wline = line
+	err := cn.rc.Write(cn.wfn)
+	cn.wline = nil
 	if err == nil {
-		err = werr
+		err = cn.werr
 	}
-	return n, err
+	return cn.wn, err
+}
+
+// writeFD is writeOnce's write(2) of cn.wline to fd, for rc.Write.
+func (cn *conn) writeFD(fd uintptr) bool {
+	for {
+		cn.wn, cn.werr = syscall.Write(int(fd), cn.wline)
+		if cn.werr != syscall.EINTR {
+			break
+		}
+	}
+	if cn.werr == syscall.EAGAIN {
+		cn.wn, cn.werr = 0, nil
+	}
+	return true
 }
 
 // writeRest writes the rest of a line begun, waiting for the socket until
-// ctx's deadline; cn.wmu is held, so nothing comes between.
-func (cn *conn) writeRest(ctx context.Context, rest []byte) error {
-	deadline, _ := ctx.Deadline()
+// the call's deadline; cn.wmu is held, so nothing comes between.
+func (cn *conn) writeRest(deadline time.Time, rest []byte) error {
 	if err := cn.nc.SetWriteDeadline(deadline); err != nil {
 		return err
 	}
@@ -235,54 +266,21 @@ func (cn *conn) writeRest(ctx context.Context, rest []byte) error {
 }
 
 // queue hands line to the writer goroutine.
-func (cn *conn) queue(ctx context.Context, line []byte) error {
+func (cn *conn) queue(b *bound, line []byte) error {
 	select {
 	case cn.out <- line:
 		return nil
 	case <-cn.done:
 		return nil // the call's reply is errLost
-	case <-ctx.Done():
-		return ctxError(ctx)
+	default:
 	}
-}
-
-// MaxAnswer bounds one answer line; robotsd sending a longer one breaks
-// the connection (its calls fail with ErrConnection, not sent again).
-const MaxAnswer = 64 << 20
-
-// readLine reads one line of at most max bytes (its newline included).
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		if len(line)+len(frag) > max {
-			return nil, connError("robotsd sent an answer line longer than %d bytes", nil, max)
-		}
-		line = append(line, frag...)
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
-
-// readLoop reads answer lines (at most MaxAnswer bytes each) and
-// dispatches them until the connection ends.
-func (cn *conn) readLoop() {
-	r := bufio.NewReaderSize(cn.nc, 64<<10)
-	for {
-		line, err := readLine(r, MaxAnswer)
-		if len(line) > 0 && err == nil {
-			cn.dispatch(line)
-		}
-		var e *Error
-		if errors.As(err, &e) {
-			cn.kill(err) // too long: not sent again
-			return
-		}
-		if err != nil {
-			cn.kill(errLost)
-			return
-		}
+	select {
+	case cn.out <- line:
+		return nil
+	case <-cn.done:
+		return nil
+	case <-b.context().Done():
+		return b.err()
 	}
 }
 
@@ -301,20 +299,49 @@ var okPrefix = []byte(`{"id":`)
 // JSON, without decoding it into a struct (its caller decodes it all);
 // false for any other line, which json.Unmarshal then reads.
 func quickHead(line []byte, h *head) bool {
-	if !bytes.HasPrefix(line, okPrefix) {
+	id, rest, ok := okHead(line)
+	if !ok || mayHoldHead(rest) || !json.Valid(line) {
 		return false
+	}
+	h.ID, h.OK, h.Error = id, true, nil
+	return true
+}
+
+// okHead: the id's digits of a line that begins {"id":DIGITS,"ok":true,
+// (DIGITS a uint64's, without a leading 0) and the rest of it from that
+// last comma on.
+func okHead(line []byte) (id, rest []byte, ok bool) {
+	if !bytes.HasPrefix(line, okPrefix) {
+		return nil, nil, false
 	}
 	n := len(okPrefix)
 	for n < len(line) && line[n] >= '0' && line[n] <= '9' {
 		n++
 	}
-	rest := line[n:]
 	if n == len(okPrefix) || n-len(okPrefix) > 20 || line[len(okPrefix)] == '0' ||
-		!bytes.HasPrefix(rest, []byte(`,"ok":true,`)) || mayHoldHead(rest[10:]) || !json.Valid(line) {
-		return false
+		!bytes.HasPrefix(line[n:], []byte(`,"ok":true,`)) {
+		return nil, nil, false
 	}
-	h.ID, h.OK, h.Error = line[len(okPrefix):n], true, nil
-	return true
+	return line[len(okPrefix):n], line[n+10:], true
+}
+
+// quickAnswer reads a check's ok answer as robotsd writes it: its head as
+// quickHead does, and the line decoded by quickCheck, which takes only
+// JSON whose members are a check's, each once (so no other "id" or "ok");
+// nil, h untouched, for any other line.
+func quickAnswer(line []byte, h *head) *wireCheck {
+	id, _, ok := okHead(line)
+	if !ok {
+		return nil
+	}
+	var w wireCheck
+	if !quickCheck(line, &w) {
+		return nil
+	}
+	h.ID, h.OK, h.Error = id, true, nil
+	out := new(wireCheck) // w stays on the stack for the lines declined
+	*out = w
+	return out
 }
 
 // mayHoldHead: whether b may hold a key json.Unmarshal would read into
@@ -337,7 +364,8 @@ func mayHoldHead(b []byte) bool {
 
 func (cn *conn) dispatch(line []byte) {
 	var h head
-	if !quickHead(line, &h) && json.Unmarshal(line, &h) != nil {
+	check := quickAnswer(line, &h)
+	if check == nil && !quickHead(line, &h) && !unmarshalHead(line, &h) {
 		return // not an answer robotsd would send: nothing to match
 	}
 	var err error
@@ -371,7 +399,16 @@ func (cn *conn) dispatch(line []byte) {
 		cn.maxAccepted = cl.bytes
 	}
 	cn.mu.Unlock()
-	cl.res <- reply{raw: line, err: err}
+	cl.res <- reply{raw: line, err: err, check: check}
+}
+
+// unmarshalHead is json.Unmarshal of an answer's head into *h (through a
+// copy, so that dispatch's stays off the heap): false if line is not JSON.
+func unmarshalHead(line []byte, h *head) bool {
+	var v head
+	err := json.Unmarshal(line, &v)
+	*h = v
+	return err == nil
 }
 
 // anonymous handles an answer with "id":null: to a raw line, to a line

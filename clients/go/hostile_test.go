@@ -19,6 +19,20 @@ import (
 // peer is a scripted Unix socket in robotsd's place: each request line is
 // answered by answer(conn, line).
 func peer(t *testing.T, answer func(net.Conn, []byte)) string {
+	return listen(t, func(_ int, c net.Conn, r *bufio.Reader) {
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			answer(c, line)
+		}
+	})
+}
+
+// listen is a scripted Unix socket in robotsd's place: serve runs on each
+// connection accepted, with its number (0 first), which it closes after.
+func listen(t *testing.T, serve func(int, net.Conn, *bufio.Reader)) string {
 	path := filepath.Join(t.TempDir(), "robotsd.sock")
 	l, err := net.Listen("unix", path)
 	if err != nil {
@@ -26,22 +40,15 @@ func peer(t *testing.T, answer func(net.Conn, []byte)) string {
 	}
 	t.Cleanup(func() { l.Close() })
 	go func() {
-		for {
+		for n := 0; ; n++ {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			go func() {
+			go func(n int) {
 				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadBytes('\n')
-					if err != nil {
-						return
-					}
-					answer(c, line)
-				}
-			}()
+				serve(n, c, bufio.NewReader(c))
+			}(n)
 		}
 	}()
 	return path

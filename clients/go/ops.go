@@ -128,9 +128,15 @@ func (w *wireCheck) result(url string, o *CheckOptions) (Result, error) {
 		err.URL = r.URL
 		return Result{URL: r.URL}, err
 	}
-	if w.Pending {
+	if w.Pending || o == nil {
 		return r, nil
 	}
+	return w.withUsage(o, r)
+}
+
+// withUsage is r with what o asked for more: a function of its own, so
+// that result's r stays off the heap for a plain verdict.
+func (w *wireCheck) withUsage(o *CheckOptions, r Result) (Result, error) {
 	if err := w.wireUsage.decode(o, &r); err != nil {
 		err.URL = r.URL
 		return Result{URL: r.URL}, err
@@ -166,49 +172,67 @@ func (c *Client) Check(ctx context.Context, url, agent string) (Result, error) {
 // CheckOptions; nil asks for nothing more). An answer lacking what was asked for, or with a field of the
 // wrong type, is an error with CodeProtocol.
 func (c *Client) CheckWith(ctx context.Context, url, agent string, o *CheckOptions) (Result, error) {
-	var raw json.RawMessage
-	var err error
+	var r reply
 	if o == nil || (!o.Usage && o.Tokens == nil && o.Page == nil && !o.TDM) {
-		raw, err = c.plainCheck(ctx, url, agent)
+		r = c.plainCheck(ctx, url, agent)
 	} else {
 		req := map[string]interface{}{"op": "check", "url": url, "agent": agent}
 		o.addTo(req)
-		raw, err = c.Do(ctx, req)
+		r.raw, r.err = c.Do(ctx, req)
 	}
-	if err != nil {
-		return Result{URL: url}, err
+	if r.err != nil {
+		return Result{URL: url}, r.err
 	}
 	var w wireCheck
-	if !quickCheck(raw, &w) {
-		if err := json.Unmarshal(raw, &w); err != nil {
+	switch {
+	case r.check != nil: // decoded as it was read
+		w = *r.check
+	case quickCheck(r.raw, &w):
+	default:
+		if err := unmarshalCheck(r.raw, &w); err != nil {
 			return Result{URL: url}, fmt.Errorf("robotsd: decoding the answer: %w", err)
 		}
 	}
 	return w.result(url, o)
 }
 
+// unmarshalCheck is json.Unmarshal of a check's answer into *w, through a
+// copy of its own so that the caller's w stays off the heap.
+func unmarshalCheck(raw []byte, w *wireCheck) error {
+	var v wireCheck
+	err := json.Unmarshal(raw, &v)
+	*w = v
+	return err
+}
+
 // plainCheck sends a check of nothing more than url and agent: the line
 // Do would write (keys in json.Marshal's order, strings as it quotes
 // them), built without a map or reflection over one.
-func (c *Client) plainCheck(ctx context.Context, url, agent string) (json.RawMessage, error) {
+func (c *Client) plainCheck(ctx context.Context, url, agent string) reply {
 	id := atomic.AddUint64(&c.nextID, 1)
-	u, err := json.Marshal(url)
-	if err != nil {
-		return nil, fmt.Errorf("robotsd: encoding the request: %w", err)
-	}
-	a, err := json.Marshal(agent)
-	if err != nil {
-		return nil, fmt.Errorf("robotsd: encoding the request: %w", err)
-	}
-	line := make([]byte, 0, len(u)+len(a)+48)
-	line = append(append(append(line, `{"agent":`...), a...), `,"id":`...)
-	line = strconv.AppendUint(line, id, 10)
-	line = append(append(append(line, `,"op":"check","url":`...), u...), '}')
+	line := make([]byte, 0, len(url)+len(agent)+56)
+	line = appendJSONString(append(line, `{"agent":`...), agent)
+	line = strconv.AppendUint(append(line, `,"id":`...), id, 10)
+	line = appendJSONString(append(line, `,"op":"check","url":`...), url)
+	line = append(line, '}')
 	if len(line) > c.opts.MaxLine {
-		return nil, &Error{Code: CodeLineTooLong,
-			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}
+		return reply{err: &Error{Code: CodeLineTooLong,
+			Message: fmt.Sprintf("request of %d bytes is over MaxLine (%d)", len(line), c.opts.MaxLine)}}
 	}
 	return c.roundTrip(ctx, id, append(line, '\n'))
+}
+
+// appendJSONString appends s as json.Marshal writes it: quoted as it is
+// when it is printable ASCII that json.Marshal leaves alone (no '"', '\\',
+// '<', '>' or '&'), else through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // CheckMany checks many URLs for one agent with robotsd's batch check, in
