@@ -749,7 +749,7 @@ setup_peek(void)
 	"\"message\":\"the origin is not in the cache\"}}\n"
 
 static const struct cache_version fleet_v = { "0123456789abcdef", 1795500000,
-	1795586400, 200, CACHE_RULES };
+	1795586400, 200, CACHE_RULES, 0 };
 
 /*
  * history of an origin not cached waits for the tier's read, answers its
