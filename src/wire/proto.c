@@ -329,13 +329,13 @@ proto_decode_fields(json_t *o, struct request *req)
 	case OP_CHECK:
 		return proto_decode_check(o, req);
 	case OP_INSPECT:
+	case OP_HISTORY:
 		if ((v = json_object_get(o, "resource")) != NULL &&
 		    (req->tdmrep = proto_resource(v)) == -1)
 			return "'resource' must be \"robots.txt\" or "
 			       "\"tdmrep\"";
 		return proto_decode_origin(o, req);
 	case OP_PURGE:
-	case OP_HISTORY:
 		return proto_decode_origin(o, req);
 	case OP_CLOCK:
 		v = json_object_get(o, "advance");

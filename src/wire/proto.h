@@ -73,7 +73,7 @@ struct request {
 	json_t *page;       /* check of one URL: its valid "page", or NULL */
 	const char *origin; /* inspect, purge */
 	size_t origin_len;
-	int tdmrep;      /* inspect: "resource":"tdmrep" (else robots.txt) */
+	int tdmrep;      /* inspect, history: "resource":"tdmrep" (1, else 0) */
 	int all;         /* purge, watch */
 	json_t *origins; /* watch: array of strings, or NULL */
 	json_t *agents;  /* watch: array of strings, or NULL */

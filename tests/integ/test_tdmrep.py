@@ -519,3 +519,117 @@ class TdmRepFleet(SharedTest):
         y = self.check("http://fp.test/a/2", client=b, tdm=True)
         self.assertEqual(y["tdm"]["state"], "none")
         self.assertEqual(len(self.origin.hits("fp.test", TDM)), 2)
+
+
+INVALID = '{"location":"/"}'
+
+
+class TdmRepHistory(DaemonTest):
+    """history with "resource":"tdmrep": the file's own versions, newest
+    first, each state tdmrep.json's, the resource named; robots.txt's
+    answer as before."""
+
+    def tdm_inspect(self, host):
+        return self.c.call({"op": "inspect", "origin": "http://" + host,
+                            "resource": "tdmrep"})
+
+    def tdm_history(self, orig):
+        return self.c.call({"op": "history", "origin": orig,
+                            "resource": "tdmrep"})
+
+    def refetched(self, host, version, advance):
+        """Move the clock on, check (the file's refresh starts) and wait
+        until the file's version is version."""
+        self.advance(advance)
+        self.check("http://%s/a/1" % host, tdm=True)
+
+        def settled():
+            a = self.tdm_inspect(host)
+            return a.get("version") == version and not a.get("fetching")
+        self.assertTrue(poll(settled), self.tdm_inspect(host))
+
+    def ctl(self, *args):
+        return subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
+                              capture_output=True, text=True, timeout=30)
+
+    def test_each_version_and_its_state(self):
+        host = "h.test"
+        self.origin.robots(host, RULES)
+        self.origin.set(host, TDM, status=503)
+        self.start()
+        self.check("http://h.test/a/1", tdm=True)
+        a = self.tdm_inspect(host)
+        self.assertAnswer(a, state="unreachable", http_status=503)
+        down = a["version"]
+        self.origin.set(host, TDM, body=FILE)
+        self.refetched(host, ver(FILE), 61)  # robots.txt's 503 retry
+        self.origin.set(host, TDM, body=INVALID)
+        self.refetched(host, ver(INVALID), 2 * 86400)
+        self.origin.set(host, TDM, status=404)
+        self.refetched(host, ver("status:404"), 2 * 86400)
+        h = self.tdm_history("http://h.test")
+        self.assertAnswer(h, ok=True, origin="http://h.test",
+                          resource="tdmrep")
+        self.assertEqual([(v["version"], v["http_status"], v["state"])
+                          for v in h["versions"]],
+                         [(ver("status:404"), 404, "none"),
+                          (ver(INVALID), 200, "invalid"),
+                          (ver(FILE), 200, "rules"),
+                          (down, 503, "unreachable")])
+        firsts = [v["first_seen"] for v in h["versions"]]
+        self.assertEqual(firsts, sorted(firsts, reverse=True))
+        # robots.txt's history: its one version, no resource named
+        r = self.c.call({"op": "history", "origin": "http://h.test"})
+        self.assertEqual(sorted(r), ["id", "ok", "origin", "versions"])
+        self.assertEqual([(v["version"], v["state"]) for v in r["versions"]],
+                         [(ver(RULES), "rules")])
+        self.assertEqual(r, self.c.call({"op": "history",
+                                         "origin": "http://h.test",
+                                         "resource": "robots.txt",
+                                         "id": r["id"]}))
+        # robotsctl history --tdm: the same versions and states
+        p = self.ctl("history", "--tdm", "http://h.test")
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["VERSION", "FIRST_SEEN", "LAST_SEEN", "STATUS",
+                          "STATE"])
+        self.assertEqual([(f[0], f[3], f[4]) for f in
+                          (line.split() for line in lines[1:])],
+                         [(ver("status:404"), "404", "none"),
+                          (ver(INVALID), "200", "invalid"),
+                          (ver(FILE), "200", "rules"),
+                          (down, "503", "unreachable")])
+        p = self.ctl("history", "http://h.test")
+        self.assertEqual([line.split()[4] for line in
+                          p.stdout.splitlines()[1:]], ["rules"])
+        p = self.ctl("inspect", "--tdm", "http://h.test")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("resource: tdmrep", p.stdout.splitlines())
+        self.assertIn("state: none", p.stdout.splitlines())
+
+    def test_errors(self):
+        self.start()
+        a = self.tdm_history("http://never.test")
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "the origin's tdmrep.json is not in the cache")
+        # robots.txt cached, its tdmrep.json never asked for
+        self.origin.robots("plain.test", RULES)
+        self.check("http://plain.test/")
+        self.assertError(self.tdm_history("http://plain.test"), "not_cached")
+        self.assertError(self.c.call({"op": "history",
+                                      "origin": "http://plain.test",
+                                      "resource": "sitemap"}),
+                         "bad_request")
+        p = self.ctl("history", "--tdm", "http://plain.test")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("tdmrep.json is not in the cache", p.stderr)
+
+    def test_off(self):
+        self.start("--tdmrep", "off")
+        a = self.tdm_history("http://x.test")
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "tdmrep.json is never fetched (--tdmrep off)")
+
