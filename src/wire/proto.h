@@ -34,6 +34,9 @@ enum proto_op {
 /* A watch: origins, agents and an agent's bytes, at most. */
 #define PROTO_MAX_WATCH_ORIGINS 1000
 #define PROTO_MAX_WATCH_AGENTS 16
+/* The resources a watch names ("resources"). */
+#define PROTO_RES_ROBOTS 1u
+#define PROTO_RES_TDMREP 2u
 #define PROTO_MAX_AGENT_LEN 128
 
 /* The contract's error codes; proto_err_code() names each. */
@@ -77,7 +80,8 @@ struct request {
 	int all;         /* purge, watch */
 	json_t *origins; /* watch: array of strings, or NULL */
 	json_t *agents;  /* watch: array of strings, or NULL */
-	double advance;  /* clock */
+	unsigned resources; /* watch: PROTO_RES_* bits; 0: robots.txt's */
+	double advance;     /* clock */
 };
 
 /*

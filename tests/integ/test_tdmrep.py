@@ -633,3 +633,99 @@ class TdmRepHistory(DaemonTest):
         self.assertEqual(a["error"]["message"],
                          "tdmrep.json is never fetched (--tdmrep off)")
 
+
+class TdmRepWatch(DaemonTest):
+    """watch with "resources":[...,"tdmrep"]: a new version of an origin's
+    tdmrep.json is an event naming the resource, for the watchers that ask
+    for it; robots.txt's events are as ever, and a watch without
+    "resources" hears only of robots.txt."""
+
+    def watch(self, req):
+        w = self.d.client()
+        self.assertAnswer(w.call(dict(req, op="watch")), ok=True)
+        return w
+
+    def test_a_new_file_is_an_event_for_its_watchers(self):
+        host = "w.test"
+        self.origin.robots(host, RULES)
+        self.origin.set(host, TDM, body=FILE)
+        self.start()
+        both = self.watch({"origins": ["http://w.test"], "agents": ["foobot"],
+                           "resources": ["robots.txt", "tdmrep"]})
+        plain = self.watch({"origins": ["http://w.test"],
+                            "agents": ["foobot"]})
+        tdm_only = self.watch({"all": True, "resources": ["tdmrep"]})
+        self.check("http://w.test/a/1", tdm=True)
+        evs = [both.recv(), both.recv()]
+        tdm = [e for e in evs if "resource" in e]
+        robots = [e for e in evs if "resource" not in e]
+        self.assertEqual(len(tdm), 1, evs)
+        self.assertEqual(tdm[0], {
+            "event": "changed", "origin": "http://w.test",
+            "resource": "tdmrep", "old": None, "new": ver(FILE),
+            "at": tdm[0]["at"], "state": "rules", "old_state": None})
+        self.assertAlmostEqual(tdm[0]["at"], self.now(), delta=5)
+        self.assertEqual(robots[0]["new"], ver(RULES))
+        self.assertEqual(robots[0]["agents"], {"foobot": {
+            "newly_disallowed": ["/private/"], "newly_allowed": [],
+            "usage_changed": False}})
+        self.assertEqual(tdm_only.recv(), tdm[0])
+        self.assertEqual(plain.recv(), robots[0])
+        # a new file that is not a JSON array: invalid, its old state said
+        self.origin.set(host, TDM, body=INVALID)
+        self.advance(2 * 86400)
+        self.check("http://w.test/a/1", tdm=True)
+        ev = both.recv()
+        self.assertEqual(ev, {
+            "event": "changed", "origin": "http://w.test",
+            "resource": "tdmrep", "old": ver(FILE), "new": ver(INVALID),
+            "at": ev["at"], "state": "invalid", "old_state": "rules"})
+        self.assertEqual(tdm_only.recv(), ev)
+        self.wait_fetched("http://w.test")  # robots.txt's refresh too
+        # robots.txt came again the same (no event); its next change is
+        # the next line of both robots.txt watchers, tdmrep.json's of none
+        body = "User-agent: *\nDisallow: /b\n"
+        self.origin.robots(host, body)
+        self.advance(2 * 86400)
+        self.check("http://w.test/x")
+        for w in (plain, both):
+            ev = w.recv()
+            self.assertNotIn("resource", ev)
+            self.assertEqual((ev["old"], ev["new"]),
+                             (ver(RULES), ver(body)))
+
+    def test_robotsctl_watch_tdm(self):
+        self.start()
+        p = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch",
+                              "--tdm", "http://p.test"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(p.kill)
+        self.assertTrue(poll(lambda: self.stats().get("feed_watchers") == 1),
+                        "robotsctl never watched")
+        self.origin.robots("p.test", RULES)
+        self.origin.set("p.test", TDM, body=FILE)
+        self.check("http://p.test/a/1", tdm=True)
+        lines = sorted(p.stdout.readline().decode().split(" ", 1)[1]
+                       for _ in range(2))
+        self.assertEqual(lines, [
+            "http://p.test none -> %s rules [*: -/private/]\n" % ver(RULES),
+            "http://p.test tdmrep none -> %s rules (was none)\n" % ver(FILE)])
+
+    def test_bad_watches(self):
+        self.start()
+        for res in ([], ["sitemap"], "tdmrep", [1], ["tdmrep"] * 3):
+            with self.subTest(resources=res):
+                self.assertError(self.c.call({"op": "watch", "all": True,
+                                              "resources": res}),
+                                 "bad_request")
+
+    def test_off(self):
+        self.start("--tdmrep", "off")
+        a = self.c.call({"op": "watch", "all": True,
+                         "resources": ["robots.txt", "tdmrep"]})
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "tdmrep.json is never fetched (--tdmrep off)")
+        self.assertAnswer(self.c.call({"op": "watch", "all": True,
+                                       "resources": ["robots.txt"]}),
+                          ok=True)

@@ -880,9 +880,9 @@ START_TEST(test_history_of_tdmrep_names_it_and_its_states)
 END_TEST
 
 /*
- * Without a tdmrep.json cache (--tdmrep off), history of it is an error
- * that says so, as inspect's; a resource robotsd does not know is a bad
- * request.
+ * Without a tdmrep.json cache (--tdmrep off), history and watch of it are
+ * errors that say so, as inspect's; a resource robotsd does not know is a
+ * bad request.
  */
 START_TEST(test_tdmrep_ops_with_tdmrep_off)
 {
@@ -898,6 +898,10 @@ START_TEST(test_tdmrep_ops_with_tdmrep_off)
 	assert_last(2, "{\"id\":7,\"ok\":false,\"error\":{\"code\":"
 	               "\"bad_request\",\"message\":\"'resource' must be "
 	               "\\\"robots.txt\\\" or \\\"tdmrep\\\"\"}}\n");
+	send_line("{\"op\":\"watch\",\"all\":true,\"resources\":[],\"id\":7}");
+	assert_last(3, "{\"id\":7,\"ok\":false,\"error\":{\"code\":"
+	               "\"bad_request\",\"message\":\"'resources' must be an "
+	               "array of \\\"robots.txt\\\" and \\\"tdmrep\\\"\"}}\n");
 }
 END_TEST
 

@@ -571,12 +571,18 @@ dispatch_watch(struct dispatch *d, struct session *s,
 		    "this robotsd has no change feed");
 		return;
 	}
+	if ((req->resources & PROTO_RES_TDMREP) && d->env.tdm == NULL) {
+		dispatch_error(s, st, req->id, PE_NOT_CACHED, TDM_OFF_MSG);
+		return;
+	}
 	if (!req->all && dispatch_watch_origins(s, st, req, &origins, &n) == -1)
 		return;
 	for (i = 0; i < nagents; i++)
 		agents[i] = json_string_value(json_array_get(req->agents, i));
 	s->watch = feed_watch(d->feed, s->out, (const char *const *)origins, n,
-	    req->all, agents, nagents);
+	    req->all, agents, nagents,
+	    (req->resources & PROTO_RES_ROBOTS ? FEED_ROBOTS : 0) |
+	        (req->resources & PROTO_RES_TDMREP ? FEED_TDMREP : 0));
 	for (i = 0; i < n; i++)
 		free(origins[i]);
 	free(origins);
