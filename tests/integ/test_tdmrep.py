@@ -520,6 +520,34 @@ class TdmRepFleet(SharedTest):
         self.assertEqual(y["tdm"]["state"], "none")
         self.assertEqual(len(self.origin.hits("fp.test", TDM)), 2)
 
+    def test_history_of_a_file_not_held_here_is_the_fleets(self):
+        """history of tdmrep.json on an instance that never asked for it
+        reads the file's shared value: the writer's versions, each with
+        its state (an invalid file stays invalid across the tier), and
+        nothing is fetched or cached there."""
+        self.origin.robots("fh.test", RULES)
+        self.origin.set("fh.test", TDM, body=INVALID)
+        a, b = self.fleet(2)
+        self.check("http://fh.test/a/1", client=a, tdm=True)
+        self.origin.set("fh.test", TDM, body=FILE)
+        for x in (a, b):  # one clock: b leaves out versions from its future
+            self.advance(2 * 86400, client=x)
+        self.check("http://fh.test/a/1", client=a, tdm=True)
+
+        def shared():
+            h = b.call({"op": "history", "origin": "http://fh.test",
+                        "resource": "tdmrep"})
+            return h if len(h.get("versions", ())) == 2 else None
+        self.assertTrue(poll(shared), "the tier never held both versions")
+        h = shared()
+        self.assertAnswer(h, ok=True, origin="http://fh.test",
+                          resource="tdmrep")
+        self.assertEqual([(v["version"], v["state"]) for v in h["versions"]],
+                         [(ver(FILE), "rules"), (ver(INVALID), "invalid")])
+        self.assertError(b.call({"op": "inspect", "origin": "http://fh.test",
+                                 "resource": "tdmrep"}), "not_cached")
+        self.assertEqual(len(self.origin.hits("fh.test", TDM)), 2)
+
 
 INVALID = '{"location":"/"}'
 
