@@ -4,6 +4,7 @@ always, once for all the checks waiting on it, through the robots.txt
 fetch machinery; --tdmrep off fetches nothing."""
 import hashlib
 import json
+import select
 import subprocess
 
 from harness import ROBOTSCTL, DaemonTest, poll
@@ -724,8 +725,9 @@ class TdmRepWatch(DaemonTest):
 
     def test_robotsctl_watch_tdm(self):
         self.start()
+        # unbuffered: a line read takes no more bytes, so select() tells
         p = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch",
-                              "--tdm", "http://p.test"],
+                              "--tdm", "http://p.test"], bufsize=0,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.addCleanup(p.kill)
         self.assertTrue(poll(lambda: self.stats().get("feed_watchers") == 1),
@@ -733,8 +735,12 @@ class TdmRepWatch(DaemonTest):
         self.origin.robots("p.test", RULES)
         self.origin.set("p.test", TDM, body=FILE)
         self.check("http://p.test/a/1", tdm=True)
-        lines = sorted(p.stdout.readline().decode().split(" ", 1)[1]
-                       for _ in range(2))
+        lines = []
+        for _ in range(2):  # a line each, in time (none: a failure)
+            self.assertTrue(select.select([p.stdout], [], [], 30)[0],
+                            "robotsctl printed %r" % lines)
+            lines.append(p.stdout.readline().decode().split(" ", 1)[1])
+        lines.sort()
         self.assertEqual(lines, [
             "http://p.test none -> %s rules [*: -/private/]\n" % ver(RULES),
             "http://p.test tdmrep none -> %s rules (was none)\n" % ver(FILE)])
