@@ -7,7 +7,12 @@
  *
  * "-" marks a pattern newly disallowed, "+" one newly allowed, "usage
  * changed" a change of its usage preference statements; an agent with
- * none of these prints "no change". With --json each line as received.
+ * none of these prints "no change". With --tdm the origins' tdmrep.json
+ * changes too, each as
+ *
+ *   TIME ORIGIN tdmrep OLD -> NEW STATE (was OLD_STATE)
+ *
+ * ("(was none)" for a first version). With --json each line as received.
  * Every byte from the daemon is a peer's (a pattern is a crawled site's):
  * strings are printed escaped (ctl_put_text), JSON lines without terminal
  * controls (ctl_put_json).
@@ -76,17 +81,26 @@ feed_changed(const json_t *ev)
 	char when[32] = "-";
 	const char *agent;
 	json_t *d;
+	int tdm = strcmp(ctl_str_or(json_object_get(ev, "resource"), ""),
+	              "tdmrep") == 0;
 
 	if (gmtime_r(&t, &tm) != NULL)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	printf("%s ", when);
 	feed_str(json_object_get(ev, "origin"), "?");
 	putchar(' ');
+	if (tdm)
+		fputs("tdmrep ", stdout);
 	feed_str(json_object_get(ev, "old"), "none");
 	fputs(" -> ", stdout);
 	feed_str(json_object_get(ev, "new"), "?");
 	putchar(' ');
 	feed_str(json_object_get(ev, "state"), "?");
+	if (tdm) {
+		fputs(" (was ", stdout);
+		feed_str(json_object_get(ev, "old_state"), "none");
+		putchar(')');
+	}
 	json_object_foreach(json_object_get(ev, "agents"), agent, d)
 	    feed_agent(agent, d);
 	putchar('\n');
@@ -112,7 +126,7 @@ feed_line(const char *raw, const json_t *v, void *arg)
 	return 0;
 }
 
-/* watch [ORIGIN...] [--agent A]...: exit 2 when the feed ends. */
+/* watch [ORIGIN...] [--agent A]... [--tdm]: exit 2 when the feed ends. */
 int
 ctl_cmd_watch(const struct ctl *ctl, int argc, char **argv)
 {
@@ -133,6 +147,9 @@ ctl_cmd_watch(const struct ctl *ctl, int argc, char **argv)
 			json_array_append_new(v, json_string(ctl->agents[i]));
 		json_object_set_new(req, "agents", v);
 	}
+	if (ctl->tdm) /* robots.txt's changes, and tdmrep.json's */
+		json_object_set_new(req, "resources",
+		    json_pack("[s, s]", "robots.txt", "tdmrep"));
 	ctl_stream(ctl, req, feed_line, (void *)ctl);
 	return CTL_EXIT_ERROR;
 }

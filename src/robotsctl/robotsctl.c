@@ -130,6 +130,15 @@ cmd_stats(const struct ctl *ctl, int argc, char **argv)
 	return CTL_EXIT_OK;
 }
 
+/* With --tdm, req names the resource tdmrep.json; req. */
+json_t *
+ctl_resource(const struct ctl *ctl, json_t *req)
+{
+	if (req != NULL && ctl->tdm)
+		json_object_set_new(req, "resource", json_string("tdmrep"));
+	return req;
+}
+
 /* inspect ORIGIN: the cached entry as "key: value" lines. */
 static int
 cmd_inspect(const struct ctl *ctl, int argc, char **argv)
@@ -137,8 +146,9 @@ cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	json_t *ans;
 
 	(void)argc;
-	ans = ctl_call(
-	    ctl, json_pack("{s:s, s:s}", "op", "inspect", "origin", argv[0]));
+	ans = ctl_call(ctl,
+	    ctl_resource(ctl,
+	        json_pack("{s:s, s:s}", "op", "inspect", "origin", argv[0])));
 	if (ans == NULL)
 		return CTL_EXIT_ERROR;
 	if (!ctl->json)
@@ -170,8 +180,9 @@ cmd_history(const struct ctl *ctl, int argc, char **argv)
 	size_t i;
 
 	(void)argc;
-	ans = ctl_call(
-	    ctl, json_pack("{s:s, s:s}", "op", "history", "origin", argv[0]));
+	ans = ctl_call(ctl,
+	    ctl_resource(ctl,
+	        json_pack("{s:s, s:s}", "op", "history", "origin", argv[0])));
 	if (ans == NULL)
 		return CTL_EXIT_ERROR;
 	if (!ctl->json) {
@@ -357,7 +368,10 @@ static const char ctl_usage[] =
     "  --tdm                    check: the TDMRep answer too (the "
     "origin's tdmrep.json);\n"
     "                           show, diff: tdmrep.json's versions, "
-    "not robots.txt's\n"
+    "not robots.txt's;\n"
+    "                           inspect, history: the origin's "
+    "tdmrep.json; watch: its\n"
+    "                           changes too\n"
     "  --tdmrep FILE            test: a local tdmrep.json, as if "
     "fetched (answers tdm)\n"
     "  --header 'NAME: VALUE'   test: judge each URL as if its page "

@@ -67,6 +67,8 @@ json_t *ctl_call(const struct ctl *, json_t *req);
 
 /* The value of a JSON string, or def when v is not one. */
 const char *ctl_str_or(const json_t *v, const char *def);
+/* req with "resource":"tdmrep" when --tdm was given (NULL stays NULL). */
+json_t *ctl_resource(const struct ctl *, json_t *req);
 /* A scalar as a person reads it (null is "-"), on stdout. */
 void ctl_print_scalar(const json_t *);
 void ctl_put_text(const char *, size_t); /* control characters escaped */

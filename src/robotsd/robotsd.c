@@ -676,7 +676,7 @@ robotsd_start(struct robotsd *rd, char *where, size_t wsz)
 	dispatch_set_tdm(rd->dispatch, rd->tdm, parse_tdmrep(cf->tdmrep));
 	rd->feed = feed_new();
 	dispatch_set_feed(rd->dispatch, rd->feed);
-	feed_wire(rd->feed, rd->cache, rd->tier,
+	feed_wire(rd->feed, rd->cache, rd->tdm, rd->tier,
 	    cf->redis_key_file != NULL ? cf->redis_key : NULL);
 	robotsd_configure(rd);
 	robotsd_load_state(rd);

@@ -282,7 +282,30 @@ proto_strings(json_t *a, size_t max, size_t len)
 	return 0;
 }
 
-/* The fields of a watch: origins xor all, optional agents. */
+static int proto_resource(const json_t *);
+
+/*
+ * A watch's "resources": a non-empty array of "robots.txt" and "tdmrep"
+ * as PROTO_RES_* bits into *bits; -1 when it is not.
+ */
+static int
+proto_resources(const json_t *a, unsigned *bits)
+{
+	size_t i, n = json_array_size(a);
+	int r;
+
+	if (!json_is_array(a) || n == 0 || n > 2)
+		return -1;
+	*bits = 0;
+	for (i = 0; i < n; i++) {
+		if ((r = proto_resource(json_array_get(a, i))) == -1)
+			return -1;
+		*bits |= r ? PROTO_RES_TDMREP : PROTO_RES_ROBOTS;
+	}
+	return 0;
+}
+
+/* The fields of a watch: origins xor all, optional agents and resources. */
 static const char *
 proto_decode_watch(json_t *o, struct request *req)
 {
@@ -305,6 +328,10 @@ proto_decode_watch(json_t *o, struct request *req)
 			       "printable strings of at most 128 bytes";
 		req->agents = v;
 	}
+	if ((v = json_object_get(o, "resources")) != NULL &&
+	    proto_resources(v, &req->resources) == -1)
+		return "'resources' must be an array of \"robots.txt\" and "
+		       "\"tdmrep\"";
 	return NULL;
 }
 
@@ -329,13 +356,13 @@ proto_decode_fields(json_t *o, struct request *req)
 	case OP_CHECK:
 		return proto_decode_check(o, req);
 	case OP_INSPECT:
+	case OP_HISTORY:
 		if ((v = json_object_get(o, "resource")) != NULL &&
 		    (req->tdmrep = proto_resource(v)) == -1)
 			return "'resource' must be \"robots.txt\" or "
 			       "\"tdmrep\"";
 		return proto_decode_origin(o, req);
 	case OP_PURGE:
-	case OP_HISTORY:
 		return proto_decode_origin(o, req);
 	case OP_CLOCK:
 		v = json_object_get(o, "advance");

@@ -34,6 +34,9 @@ enum proto_op {
 /* A watch: origins, agents and an agent's bytes, at most. */
 #define PROTO_MAX_WATCH_ORIGINS 1000
 #define PROTO_MAX_WATCH_AGENTS 16
+/* The resources a watch names ("resources"). */
+#define PROTO_RES_ROBOTS 1u
+#define PROTO_RES_TDMREP 2u
 #define PROTO_MAX_AGENT_LEN 128
 
 /* The contract's error codes; proto_err_code() names each. */
@@ -73,11 +76,12 @@ struct request {
 	json_t *page;       /* check of one URL: its valid "page", or NULL */
 	const char *origin; /* inspect, purge */
 	size_t origin_len;
-	int tdmrep;      /* inspect: "resource":"tdmrep" (else robots.txt) */
+	int tdmrep;      /* inspect, history: "resource":"tdmrep" (1, else 0) */
 	int all;         /* purge, watch */
 	json_t *origins; /* watch: array of strings, or NULL */
 	json_t *agents;  /* watch: array of strings, or NULL */
-	double advance;  /* clock */
+	unsigned resources; /* watch: PROTO_RES_* bits; 0: robots.txt's */
+	double advance;     /* clock */
 };
 
 /*

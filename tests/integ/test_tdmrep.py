@@ -5,6 +5,7 @@ fetch machinery; --tdmrep off fetches nothing."""
 import hashlib
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -759,3 +760,246 @@ class TdmRepFleet(SharedTest):
         y = self.check("http://fp.test/a/2", client=b, tdm=True)
         self.assertEqual(y["tdm"]["state"], "none")
         self.assertEqual(len(self.origin.hits("fp.test", TDM)), 2)
+
+    def test_history_of_a_file_not_held_here_is_the_fleets(self):
+        """history of tdmrep.json on an instance that never asked for it
+        reads the file's shared value: the writer's versions, each with
+        its state (an invalid file stays invalid across the tier), and
+        nothing is fetched or cached there."""
+        self.origin.robots("fh.test", RULES)
+        self.origin.set("fh.test", TDM, body=INVALID)
+        a, b = self.fleet(2)
+        self.check("http://fh.test/a/1", client=a, tdm=True)
+        self.origin.set("fh.test", TDM, body=FILE)
+        for x in (a, b):  # one clock: b leaves out versions from its future
+            self.advance(2 * 86400, client=x)
+        self.check("http://fh.test/a/1", client=a, tdm=True)
+
+        def shared():
+            h = b.call({"op": "history", "origin": "http://fh.test",
+                        "resource": "tdmrep"})
+            return h if len(h.get("versions", ())) == 2 else None
+        self.assertTrue(poll(shared), "the tier never held both versions")
+        h = shared()
+        self.assertAnswer(h, ok=True, origin="http://fh.test",
+                          resource="tdmrep")
+        self.assertEqual([(v["version"], v["state"]) for v in h["versions"]],
+                         [(ver(FILE), "rules"), (ver(INVALID), "invalid")])
+        self.assertError(b.call({"op": "inspect", "origin": "http://fh.test",
+                                 "resource": "tdmrep"}), "not_cached")
+        self.assertEqual(len(self.origin.hits("fh.test", TDM)), 2)
+
+
+INVALID = '{"location":"/"}'
+
+
+class TdmRepHistory(DaemonTest):
+    """history with "resource":"tdmrep": the file's own versions, newest
+    first, each state tdmrep.json's, the resource named; robots.txt's
+    answer as before."""
+
+    def tdm_inspect(self, host):
+        return self.c.call({"op": "inspect", "origin": "http://" + host,
+                            "resource": "tdmrep"})
+
+    def tdm_history(self, orig):
+        return self.c.call({"op": "history", "origin": orig,
+                            "resource": "tdmrep"})
+
+    def refetched(self, host, version, advance):
+        """Move the clock on, check (the file's refresh starts) and wait
+        until the file's version is version."""
+        self.advance(advance)
+        self.check("http://%s/a/1" % host, tdm=True)
+
+        def settled():
+            a = self.tdm_inspect(host)
+            return a.get("version") == version and not a.get("fetching")
+        self.assertTrue(poll(settled), self.tdm_inspect(host))
+
+    def ctl(self, *args):
+        return subprocess.run([ROBOTSCTL, "-s", self.d.socket] + list(args),
+                              capture_output=True, text=True, timeout=30)
+
+    def test_each_version_and_its_state(self):
+        host = "h.test"
+        self.origin.robots(host, RULES)
+        self.origin.set(host, TDM, status=503)
+        self.start()
+        self.check("http://h.test/a/1", tdm=True)
+        a = self.tdm_inspect(host)
+        self.assertAnswer(a, state="unreachable", http_status=503)
+        down = a["version"]
+        self.origin.set(host, TDM, body=FILE)
+        self.refetched(host, ver(FILE), 61)  # robots.txt's 503 retry
+        self.origin.set(host, TDM, body=INVALID)
+        self.refetched(host, ver(INVALID), 2 * 86400)
+        self.origin.set(host, TDM, status=404)
+        self.refetched(host, ver("status:404"), 2 * 86400)
+        h = self.tdm_history("http://h.test")
+        self.assertAnswer(h, ok=True, origin="http://h.test",
+                          resource="tdmrep")
+        self.assertEqual([(v["version"], v["http_status"], v["state"])
+                          for v in h["versions"]],
+                         [(ver("status:404"), 404, "none"),
+                          (ver(INVALID), 200, "invalid"),
+                          (ver(FILE), 200, "rules"),
+                          (down, 503, "unreachable")])
+        firsts = [v["first_seen"] for v in h["versions"]]
+        self.assertEqual(firsts, sorted(firsts, reverse=True))
+        # robots.txt's history: its one version, no resource named
+        r = self.c.call({"op": "history", "origin": "http://h.test"})
+        self.assertEqual(sorted(r), ["id", "ok", "origin", "versions"])
+        self.assertEqual([(v["version"], v["state"]) for v in r["versions"]],
+                         [(ver(RULES), "rules")])
+        self.assertEqual(r, self.c.call({"op": "history",
+                                         "origin": "http://h.test",
+                                         "resource": "robots.txt",
+                                         "id": r["id"]}))
+        # robotsctl history --tdm: the same versions and states
+        p = self.ctl("history", "--tdm", "http://h.test")
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["VERSION", "FIRST_SEEN", "LAST_SEEN", "STATUS",
+                          "STATE"])
+        self.assertEqual([(f[0], f[3], f[4]) for f in
+                          (line.split() for line in lines[1:])],
+                         [(ver("status:404"), "404", "none"),
+                          (ver(INVALID), "200", "invalid"),
+                          (ver(FILE), "200", "rules"),
+                          (down, "503", "unreachable")])
+        p = self.ctl("history", "http://h.test")
+        self.assertEqual([line.split()[4] for line in
+                          p.stdout.splitlines()[1:]], ["rules"])
+        p = self.ctl("inspect", "--tdm", "http://h.test")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("resource: tdmrep", p.stdout.splitlines())
+        self.assertIn("state: none", p.stdout.splitlines())
+
+    def test_errors(self):
+        self.start()
+        a = self.tdm_history("http://never.test")
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "the origin's tdmrep.json is not in the cache")
+        # robots.txt cached, its tdmrep.json never asked for
+        self.origin.robots("plain.test", RULES)
+        self.check("http://plain.test/")
+        self.assertError(self.tdm_history("http://plain.test"), "not_cached")
+        self.assertError(self.c.call({"op": "history",
+                                      "origin": "http://plain.test",
+                                      "resource": "sitemap"}),
+                         "bad_request")
+        p = self.ctl("history", "--tdm", "http://plain.test")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("tdmrep.json is not in the cache", p.stderr)
+
+    def test_off(self):
+        self.start("--tdmrep", "off")
+        a = self.tdm_history("http://x.test")
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "tdmrep.json is never fetched (--tdmrep off)")
+
+
+class TdmRepWatch(DaemonTest):
+    """watch with "resources":[...,"tdmrep"]: a new version of an origin's
+    tdmrep.json is an event naming the resource, for the watchers that ask
+    for it; robots.txt's events are as ever, and a watch without
+    "resources" hears only of robots.txt."""
+
+    def watch(self, req):
+        w = self.d.client()
+        self.assertAnswer(w.call(dict(req, op="watch")), ok=True)
+        return w
+
+    def test_a_new_file_is_an_event_for_its_watchers(self):
+        host = "w.test"
+        self.origin.robots(host, RULES)
+        self.origin.set(host, TDM, body=FILE)
+        self.start()
+        both = self.watch({"origins": ["http://w.test"], "agents": ["foobot"],
+                           "resources": ["robots.txt", "tdmrep"]})
+        plain = self.watch({"origins": ["http://w.test"],
+                            "agents": ["foobot"]})
+        tdm_only = self.watch({"all": True, "resources": ["tdmrep"]})
+        self.check("http://w.test/a/1", tdm=True)
+        evs = [both.recv(), both.recv()]
+        tdm = [e for e in evs if "resource" in e]
+        robots = [e for e in evs if "resource" not in e]
+        self.assertEqual(len(tdm), 1, evs)
+        self.assertEqual(tdm[0], {
+            "event": "changed", "origin": "http://w.test",
+            "resource": "tdmrep", "old": None, "new": ver(FILE),
+            "at": tdm[0]["at"], "state": "rules", "old_state": None})
+        self.assertAlmostEqual(tdm[0]["at"], self.now(), delta=5)
+        self.assertEqual(robots[0]["new"], ver(RULES))
+        self.assertEqual(robots[0]["agents"], {"foobot": {
+            "newly_disallowed": ["/private/"], "newly_allowed": [],
+            "usage_changed": False}})
+        self.assertEqual(tdm_only.recv(), tdm[0])
+        self.assertEqual(plain.recv(), robots[0])
+        # a new file that is not a JSON array: invalid, its old state said
+        self.origin.set(host, TDM, body=INVALID)
+        self.advance(2 * 86400)
+        self.check("http://w.test/a/1", tdm=True)
+        ev = both.recv()
+        self.assertEqual(ev, {
+            "event": "changed", "origin": "http://w.test",
+            "resource": "tdmrep", "old": ver(FILE), "new": ver(INVALID),
+            "at": ev["at"], "state": "invalid", "old_state": "rules"})
+        self.assertEqual(tdm_only.recv(), ev)
+        self.wait_fetched("http://w.test")  # robots.txt's refresh too
+        # robots.txt came again the same (no event); its next change is
+        # the next line of both robots.txt watchers, tdmrep.json's of none
+        body = "User-agent: *\nDisallow: /b\n"
+        self.origin.robots(host, body)
+        self.advance(2 * 86400)
+        self.check("http://w.test/x")
+        for w in (plain, both):
+            ev = w.recv()
+            self.assertNotIn("resource", ev)
+            self.assertEqual((ev["old"], ev["new"]),
+                             (ver(RULES), ver(body)))
+
+    def test_robotsctl_watch_tdm(self):
+        self.start()
+        # unbuffered: a line read takes no more bytes, so select() tells
+        p = subprocess.Popen([ROBOTSCTL, "-s", self.d.socket, "watch",
+                              "--tdm", "http://p.test"], bufsize=0,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(p.kill)
+        self.assertTrue(poll(lambda: self.stats().get("feed_watchers") == 1),
+                        "robotsctl never watched")
+        self.origin.robots("p.test", RULES)
+        self.origin.set("p.test", TDM, body=FILE)
+        self.check("http://p.test/a/1", tdm=True)
+        lines = []
+        for _ in range(2):  # a line each, in time (none: a failure)
+            self.assertTrue(select.select([p.stdout], [], [], 30)[0],
+                            "robotsctl printed %r" % lines)
+            lines.append(p.stdout.readline().decode().split(" ", 1)[1])
+        lines.sort()
+        self.assertEqual(lines, [
+            "http://p.test none -> %s rules [*: -/private/]\n" % ver(RULES),
+            "http://p.test tdmrep none -> %s rules (was none)\n" % ver(FILE)])
+
+    def test_bad_watches(self):
+        self.start()
+        for res in ([], ["sitemap"], "tdmrep", [1], ["tdmrep"] * 3):
+            with self.subTest(resources=res):
+                self.assertError(self.c.call({"op": "watch", "all": True,
+                                              "resources": res}),
+                                 "bad_request")
+
+    def test_off(self):
+        self.start("--tdmrep", "off")
+        a = self.c.call({"op": "watch", "all": True,
+                         "resources": ["robots.txt", "tdmrep"]})
+        self.assertError(a, "not_cached")
+        self.assertEqual(a["error"]["message"],
+                         "tdmrep.json is never fetched (--tdmrep off)")
+        self.assertAnswer(self.c.call({"op": "watch", "all": True,
+                                       "resources": ["robots.txt"]}),
+                          ok=True)

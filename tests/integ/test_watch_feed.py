@@ -448,6 +448,54 @@ class Fleet(DaemonTest):
             self.assertNotEqual(ans.get("source"), "stale", (i, ans))
         self.assertEqual(self.stats(client=b)["feed_published"], 0)
 
+    def test_a_tdmrep_change_reaches_the_fleet(self):
+        """A new tdmrep.json fetched by A tells B, whose watcher watches
+        the origin's tdmrep.json: B loads it from the tier (no fetch of
+        its own), its watcher hears of it once B holds it, and B's "tdm"
+        checks answer A's new file."""
+        tdm = "/.well-known/tdmrep.json"
+        one = json.dumps([{"location": "/", "tdm-reservation": 0}])
+        two = json.dumps([{"location": "/", "tdm-reservation": 1}])
+        self.origin.robots("t.test", "User-agent: *\nDisallow: /p\n")
+        self.origin.set("t.test", tdm, body=one)
+        a, b = self.fleet(2)
+        self.assertEqual(a.check("http://t.test/x", "foobot", tdm=True)
+                         ["tdm"]["reservation"], 0)
+        y = b.check("http://t.test/x", "foobot", tdm=True)
+        self.assertAnswer(y, source="shared")
+        self.assertEqual(y["tdm"]["version"], version_of(one))
+        w = self.daemons[1].client()
+        self.assertAnswer(w.call({"op": "watch", "origins": ["http://t.test"],
+                                  "resources": ["robots.txt", "tdmrep"]}),
+                          ok=True)
+        self.origin.set("t.test", tdm, body=two)
+        for x in (a, b):
+            self.advance(2 * 86400, client=x)
+        a.check("http://t.test/x", "foobot", tdm=True)
+        ev = w.recv()
+        self.assertEqual((ev["origin"], ev["resource"], ev["old"], ev["new"],
+                          ev["state"], ev["old_state"]),
+                         ("http://t.test", "tdmrep", version_of(one),
+                          version_of(two), "rules", "rules"))
+        z = b.check("http://t.test/x", "foobot", tdm=True)
+        self.assertEqual((z["tdm"]["reservation"], z["tdm"]["version"]),
+                         (1, version_of(two)))
+        i = b.call({"op": "inspect", "origin": "http://t.test",
+                    "resource": "tdmrep"})
+        self.assertAnswer(i, source="shared", version=version_of(two),
+                          stale=False)
+        self.assertEqual(len(self.origin.hits("t.test", tdm)), 2)
+        sa, sb = self.stats(client=a), self.stats(client=b)
+        # A's: robots.txt's first version, the file's first and second
+        self.assertEqual((sa["feed_published"], sb["feed_published"]),
+                         (3, 0))
+        self.assertEqual(sb["feed_loads"], 1)
+        # B's history of the file is A's versions too
+        h = b.call({"op": "history", "origin": "http://t.test",
+                    "resource": "tdmrep"})
+        self.assertEqual([v["version"] for v in h["versions"]],
+                         [version_of(two), version_of(one)])
+
     def test_revert_reported_across_the_fleet(self):
         """A -> B -> A within ten minutes, fetched by one instance: every
         watcher of both gets all three changes."""

@@ -352,13 +352,13 @@ START_TEST(test_fleet_versions_merged)
 {
 	struct shared_state s = fleet_rules();
 	struct cache_version in[4] = {
-		{ "", SCRIPT_T0 - 50, SCRIPT_T0 - 1, 200, CACHE_RULES },
+		{ "", SCRIPT_T0 - 50, SCRIPT_T0 - 1, 200, CACHE_RULES, 0 },
 		{ "2222222222222222", SCRIPT_T0 - 9000, SCRIPT_T0 - 8000, 404,
-		    CACHE_ALLOW_ALL },
+		    CACHE_ALLOW_ALL, 0 },
 		{ "1111111111111111", SCRIPT_T0 - 5000, SCRIPT_T0 - 4000, 503,
-		    CACHE_DISALLOW_ALL },
+		    CACHE_DISALLOW_ALL, 0 },
 		{ "3333333333333333", SCRIPT_T0 - 99999, SCRIPT_T0 - 99990, 200,
-		    CACHE_RULES },
+		    CACHE_RULES, 0 },
 	};
 	struct cache_version out[CACHE_MAX_HISTORY];
 	const struct cache_entry *e;
@@ -405,11 +405,11 @@ START_TEST(test_fleet_versions_tied_first_seen)
 {
 	struct shared_state s = fleet_rules();
 	struct cache_version in[3] = {
-		{ "", SCRIPT_T0 - 50, SCRIPT_T0 - 1, 200, CACHE_RULES },
+		{ "", SCRIPT_T0 - 50, SCRIPT_T0 - 1, 200, CACHE_RULES, 0 },
 		{ "2222222222222222", SCRIPT_T0 - 9000, SCRIPT_T0 - 1000, 200,
-		    CACHE_RULES },
+		    CACHE_RULES, 0 },
 		{ "1111111111111111", SCRIPT_T0 - 9000, SCRIPT_T0 - 5000, 200,
-		    CACHE_RULES },
+		    CACHE_RULES, 0 },
 	};
 	struct cache_version out[CACHE_MAX_HISTORY];
 	const struct cache_entry *e;
@@ -461,9 +461,9 @@ START_TEST(test_history_learnt_unasked)
 {
 	struct cache_version in[2] = {
 		{ "2222222222222222", SCRIPT_T0 - 900, SCRIPT_T0 - 800, 200,
-		    CACHE_RULES },
+		    CACHE_RULES, 0 },
 		{ "1111111111111111", SCRIPT_T0 - 5000, SCRIPT_T0 - 4000, 404,
-		    CACHE_ALLOW_ALL },
+		    CACHE_ALLOW_ALL, 0 },
 	};
 	struct cache_version out[CACHE_MAX_HISTORY];
 	const struct cache_entry *e;

@@ -21,6 +21,7 @@
 #include "wire/proto.h"
 #include "dispatch_fixture.h"
 #include "wire/wire_fast.h"
+#include "ops/tdmres.h"
 #include "test_main.h"
 
 enum url_err __real_robots_url_split(const char *, size_t, struct robots_url *);
@@ -749,7 +750,7 @@ setup_peek(void)
 	"\"message\":\"the origin is not in the cache\"}}\n"
 
 static const struct cache_version fleet_v = { "0123456789abcdef", 1795500000,
-	1795586400, 200, CACHE_RULES };
+	1795586400, 200, CACHE_RULES, 0 };
 
 /*
  * history of an origin not cached waits for the tier's read, answers its
@@ -804,6 +805,106 @@ START_TEST(test_history_unasked_dropped_with_its_session)
 }
 END_TEST
 
+/* A tdmrep.json cache on the same (fake) tier, for the tdm setup. */
+static struct cache *tdm_cache;
+
+static void
+setup_peek_tdm(void)
+{
+	setup_peek();
+	ck_assert_ptr_nonnull(
+	    tdm_cache = cache_new(&set, &peek_ops, &sc, &clk));
+	cache_set_kind(tdm_cache, &tdm_kind);
+	dispatch_set_tdm(d, tdm_cache, TDM_ON_DEMAND);
+}
+
+static void
+teardown_peek_tdm(void)
+{
+	dispatch_fixture_teardown();
+	cache_free(tdm_cache);
+}
+
+#define HISTORY_TDM_A                                                          \
+	"{\"op\":\"history\",\"origin\":\"https://a.test\","                   \
+	"\"resource\":\"tdmrep\",\"id\":7}"
+
+/*
+ * history of tdmrep.json reads that file's shared value (its URL is its
+ * key) and names the resource; each version's state is tdmrep.json's
+ * (an invalid file is no "rules", a 404 is "none").
+ */
+START_TEST(test_history_of_tdmrep_names_it_and_its_states)
+{
+	static const struct cache_version v[3] = {
+		{ "0123456789abcdef", 1795500000, 1795586400, 200, CACHE_RULES,
+		    CACHE_VERSION_INVALID },
+		{ "00000000000000aa", 1795400000, 1795400000, 404,
+		    CACHE_ALLOW_ALL, 0 },
+		{ "00000000000000bb", 1795300000, 1795300000, 200, CACHE_RULES,
+		    0 },
+	};
+
+	send_line(HISTORY_TDM_A);
+	ck_assert_int_eq(peeked.calls, 1);
+	ck_assert_str_eq(
+	    peeked.origin, "https://a.test/.well-known/tdmrep.json");
+	peeked.cb(v, 3, peeked.arg);
+	assert_last(1, "{\"id\":7,\"ok\":true,\"origin\":\"https://a.test\","
+	               "\"resource\":\"tdmrep\",\"versions\":["
+	               "{\"version\":\"0123456789abcdef\","
+	               "\"first_seen\":1795500000,\"last_seen\":1795586400,"
+	               "\"http_status\":200,\"state\":\"invalid\"},"
+	               "{\"version\":\"00000000000000aa\","
+	               "\"first_seen\":1795400000,\"last_seen\":1795400000,"
+	               "\"http_status\":404,\"state\":\"none\"},"
+	               "{\"version\":\"00000000000000bb\","
+	               "\"first_seen\":1795300000,\"last_seen\":1795300000,"
+	               "\"http_status\":200,\"state\":\"rules\"}]}\n");
+	ck_assert_ptr_null(cache_find(tdm_cache, "https://a.test"));
+	/* none there: the file's own not_cached */
+	send_line(HISTORY_TDM_A);
+	peeked.cb(NULL, 0, peeked.arg);
+	assert_last(2, "{\"id\":7,\"ok\":false,\"error\":{\"code\":"
+	               "\"not_cached\",\"message\":\"the origin's tdmrep.json "
+	               "is not in the cache\"}}\n");
+	/* robots.txt's history is as ever */
+	send_line(HISTORY_A);
+	ck_assert_str_eq(peeked.origin, "https://a.test");
+	peeked.cb(&fleet_v, 1, peeked.arg);
+	assert_last(3, "{\"id\":7,\"ok\":true,\"origin\":\"https://a.test\","
+	               "\"versions\":[{\"version\":\"0123456789abcdef\","
+	               "\"first_seen\":1795500000,\"last_seen\":1795586400,"
+	               "\"http_status\":200,\"state\":\"rules\"}]}\n");
+}
+END_TEST
+
+/*
+ * Without a tdmrep.json cache (--tdmrep off), history and watch of it are
+ * errors that say so, as inspect's; a resource robotsd does not know is a
+ * bad request.
+ */
+START_TEST(test_tdmrep_ops_with_tdmrep_off)
+{
+	static const char off[] =
+	    "{\"id\":7,\"ok\":false,\"error\":{\"code\":\"not_cached\","
+	    "\"message\":\"tdmrep.json is never fetched (--tdmrep off)\"}}\n";
+
+	send_line(HISTORY_TDM_A);
+	assert_last(1, off);
+	ck_assert_int_eq(peeked.calls, 0);
+	send_line("{\"op\":\"history\",\"origin\":\"https://a.test\","
+	          "\"resource\":\"ai.txt\",\"id\":7}");
+	assert_last(2, "{\"id\":7,\"ok\":false,\"error\":{\"code\":"
+	               "\"bad_request\",\"message\":\"'resource' must be "
+	               "\\\"robots.txt\\\" or \\\"tdmrep\\\"\"}}\n");
+	send_line("{\"op\":\"watch\",\"all\":true,\"resources\":[],\"id\":7}");
+	assert_last(3, "{\"id\":7,\"ok\":false,\"error\":{\"code\":"
+	               "\"bad_request\",\"message\":\"'resources' must be an "
+	               "array of \\\"robots.txt\\\" and \\\"tdmrep\\\"\"}}\n");
+}
+END_TEST
+
 static Suite *
 dispatch_suite(void)
 {
@@ -840,6 +941,11 @@ dispatch_suite(void)
 	tcase_add_test(tc, test_history_unasked_answers_the_tiers_versions);
 	tcase_add_test(tc, test_history_unasked_without_versions_is_not_cached);
 	tcase_add_test(tc, test_history_unasked_dropped_with_its_session);
+	suite_add_tcase(su, tc);
+	tcase_add_test(tc, test_tdmrep_ops_with_tdmrep_off);
+	tc = tcase_create("history_tdmrep");
+	tcase_add_checked_fixture(tc, setup_peek_tdm, teardown_peek_tdm);
+	tcase_add_test(tc, test_history_of_tdmrep_names_it_and_its_states);
 	suite_add_tcase(su, tc);
 	return su;
 }

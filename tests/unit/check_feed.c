@@ -160,10 +160,10 @@ START_TEST(test_event_line_for_each_watcher_of_the_origin)
 	client_init(&b, 1 << 20);
 	client_init(&other, 1 << 20);
 	client_init(&star, 1 << 20);
-	wa = feed_watch(f, &a.reply, origins, 2, 0, two_agents, 2);
-	wb = feed_watch(f, &b.reply, NULL, 0, 1, two_agents, 2);
-	wo = feed_watch(f, &other.reply, origins + 1, 1, 0, two_agents, 2);
-	ws = feed_watch(f, &star.reply, origins, 1, 0, NULL, 0);
+	wa = feed_watch(f, &a.reply, origins, 2, 0, two_agents, 2, 0);
+	wb = feed_watch(f, &b.reply, NULL, 0, 1, two_agents, 2, 0);
+	wo = feed_watch(f, &other.reply, origins + 1, 1, 0, two_agents, 2, 0);
+	ws = feed_watch(f, &star.reply, origins, 1, 0, NULL, 0, 0);
 	feed_changed(f, &ch);
 	ck_assert_uint_eq(a.nlines, 1);
 	ck_assert_str_eq(a.lines[0], expect_two);
@@ -203,7 +203,7 @@ START_TEST(test_revert_is_reported)
 	struct feed_change ch = change(&o, &n, 1), back = reverted(&ch);
 
 	client_init(&a, 1 << 20);
-	w = feed_watch(f, &a.reply, origins, 1, 0, two_agents, 2);
+	w = feed_watch(f, &a.reply, origins, 1, 0, two_agents, 2, 0);
 	feed_changed(f, &ch);
 	feed_changed(f, &back);
 	feed_changed(f, &ch);
@@ -241,7 +241,7 @@ START_TEST(test_first_version_and_states)
 		.new = { RULDIFF_DISALLOW_ALL, NULL } };
 
 	client_init(&a, 1 << 20);
-	w = feed_watch(f, &a.reply, origins, 1, 0, NULL, 0);
+	w = feed_watch(f, &a.reply, origins, 1, 0, NULL, 0, 0);
 	feed_changed(f, &ch);
 	ck_assert_uint_eq(a.nlines, 1);
 	ck_assert_str_eq(a.lines[0],
@@ -266,7 +266,7 @@ START_TEST(test_watcher_past_its_cap_gets_its_last_line)
 
 	/* room for one event and the reserve, not for two */
 	client_init(&small, strlen(expect_two) + 128 + 10);
-	w = feed_watch(f, &small.reply, origins, 1, 0, two_agents, 2);
+	w = feed_watch(f, &small.reply, origins, 1, 0, two_agents, 2, 0);
 	feed_changed(f, &ch);
 	ck_assert_uint_eq(small.nlines, 1);
 	ch.old_version = "00000000000000b2";
@@ -365,7 +365,7 @@ START_TEST(test_one_line_per_agent_set_shared)
 	for (i = 0; i < CROWD; i++) {
 		client_init(&c[i], 64 << 20);
 		c[i].reply.ops = &share_ops;
-		w[i] = feed_watch(f, &c[i].reply, origins, 1, 0, agents, 16);
+		w[i] = feed_watch(f, &c[i].reply, origins, 1, 0, agents, 16, 0);
 	}
 	feed_changed(f, &ch);
 	ck_assert_uint_eq(feed_stats(f)->lines, 1);
@@ -409,7 +409,7 @@ START_TEST(test_one_difference_per_key)
 			agents[j] = names[i][j];
 		}
 		client_init(&c[i], 1 << 20);
-		w[i] = feed_watch(f, &c[i].reply, origins, 1, 0, agents, 16);
+		w[i] = feed_watch(f, &c[i].reply, origins, 1, 0, agents, 16, 0);
 	}
 	feed_changed(f, &ch);
 	ck_assert_uint_eq(feed_stats(f)->lines, 100);
@@ -516,12 +516,13 @@ capture(void *arg, const char *origin, const char *msg, size_t len)
 }
 
 static int
-load(void *arg, const char *origin, const char *version, double at)
+load(void *arg, const char *origin, unsigned resource, const char *version,
+    double at)
 {
 	(void)arg;
 	ck_assert_uint_lt(nloads, MAX_LINES);
-	snprintf(loaded[nloads++], sizeof(loaded[0]), "%s %s %.3f", origin,
-	    version, at);
+	snprintf(loaded[nloads++], sizeof(loaded[0]), "%s%s %s %.3f", origin,
+	    resource == FEED_TDMREP ? " tdmrep" : "", version, at);
 	return 1;
 }
 
@@ -568,7 +569,7 @@ START_TEST(test_message_makes_the_receiver_load)
 	join(there, NULL);
 	client_init(&a, 1 << 20);
 	client_init(&b, 1 << 20);
-	wa = feed_watch(here, &a.reply, origins, 1, 0, two_agents, 2);
+	wa = feed_watch(here, &a.reply, origins, 1, 0, two_agents, 2, 0);
 	feed_changed(here, &ch);
 	ck_assert_uint_eq(a.nlines, 1);
 	ck_assert_uint_eq(nmsgs, 1);
@@ -589,7 +590,7 @@ START_TEST(test_message_makes_the_receiver_load)
 	ck_assert_uint_eq(nloads, 0);
 	ck_assert_uint_eq(feed_stats(there)->received, 1);
 	/* a watcher there: the origin is loaded, no line from the message */
-	wb = feed_watch(there, &b.reply, origins, 1, 0, two_agents, 2);
+	wb = feed_watch(there, &b.reply, origins, 1, 0, two_agents, 2, 0);
 	feed_message(there, msgs[0], msg_len[0]);
 	ck_assert_uint_eq(nloads, 1);
 	ck_assert_str_eq(loaded[0], "https://a.test 00000000000000b2 "
@@ -634,8 +635,8 @@ START_TEST(test_keyed_fleet_refuses_untagged)
 	join(there, fleet_key);
 	join(keyless, NULL);
 	client_init(&b, 1 << 20);
-	wb = feed_watch(there, &b.reply, origins, 1, 0, NULL, 0);
-	wk = feed_watch(keyless, &b.reply, origins, 1, 0, NULL, 0);
+	wb = feed_watch(there, &b.reply, origins, 1, 0, NULL, 0, 0);
+	wk = feed_watch(keyless, &b.reply, origins, 1, 0, NULL, 0, 0);
 	feed_changed(here, &ch);
 	ck_assert_uint_eq(nmsgs, 1);
 	text = msg_len[0] - TIER_TAG_LEN;
@@ -710,8 +711,8 @@ START_TEST(test_hostile_messages_refused)
 	join(f, NULL);
 	join(keyed, fleet_key);
 	client_init(&c, 1 << 20);
-	w = feed_watch(f, &c.reply, NULL, 0, 1, NULL, 0);
-	wk = feed_watch(keyed, &c.reply, NULL, 0, 1, NULL, 0);
+	w = feed_watch(f, &c.reply, NULL, 0, 1, NULL, 0, 0);
+	wk = feed_watch(keyed, &c.reply, NULL, 0, 1, NULL, 0, 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		feed_message(f, bad[i], strlen(bad[i]));
 	memset(huge, ' ', FEED_MSG_READ_MAX + 1);
@@ -739,6 +740,151 @@ START_TEST(test_hostile_messages_refused)
 }
 END_TEST
 
+/* A change of https://a.test's tdmrep.json, from rules to invalid. */
+static struct feed_change
+tdm_change(int fetched)
+{
+	return (struct feed_change){ .origin = "https://a.test",
+		.old_version = "00000000000000a1",
+		.new_version = "00000000000000b2",
+		.at = 1700000000.25,
+		.state = "invalid",
+		.fetched = fetched,
+		.resource = FEED_TDMREP,
+		.old_state = "rules" };
+}
+
+static const char expect_tdm[] =
+    "{\"event\":\"changed\",\"origin\":\"https://a.test\","
+    "\"resource\":\"tdmrep\",\"old\":\"00000000000000a1\","
+    "\"new\":\"00000000000000b2\",\"at\":1700000000.25,"
+    "\"state\":\"invalid\",\"old_state\":\"rules\"}\n";
+
+/*
+ * A tdmrep.json change goes to the watchers of its origin that asked for
+ * tdmrep.json's changes, one line whatever their agents (no rules'
+ * difference); a watcher of robots.txt's alone (the default) gets none,
+ * and one of tdmrep.json's alone no robots.txt change.
+ */
+START_TEST(test_tdm_event_to_its_watchers)
+{
+	struct feed *f = feed_new();
+	struct fake_client plain, both, tdm_only, other;
+	struct feed_watcher *wp, *wb, *wt, *wo;
+	struct feed_change ch = tdm_change(1);
+	struct robots *o, *n;
+	struct feed_change rch = change(&o, &n, 1);
+
+	client_init(&plain, 1 << 20);
+	client_init(&both, 1 << 20);
+	client_init(&tdm_only, 1 << 20);
+	client_init(&other, 1 << 20);
+	wp = feed_watch(f, &plain.reply, origins, 1, 0, two_agents, 2, 0);
+	wb = feed_watch(f, &both.reply, origins, 1, 0, two_agents, 2,
+	    FEED_ROBOTS | FEED_TDMREP);
+	wt = feed_watch(f, &tdm_only.reply, NULL, 0, 1, NULL, 0, FEED_TDMREP);
+	wo = feed_watch(
+	    f, &other.reply, origins + 1, 1, 0, NULL, 0, FEED_TDMREP);
+	feed_changed(f, &ch);
+	ck_assert_uint_eq(plain.nlines, 0);
+	ck_assert_uint_eq(both.nlines, 1);
+	ck_assert_str_eq(both.lines[0], expect_tdm);
+	ck_assert_uint_eq(tdm_only.nlines, 1);
+	ck_assert_str_eq(tdm_only.lines[0], expect_tdm);
+	ck_assert_uint_eq(other.nlines, 0);
+	/* the first version: no old one, no old state */
+	ch.old_version = NULL;
+	ch.old_state = NULL;
+	feed_changed(f, &ch);
+	ck_assert_uint_eq(both.nlines, 2);
+	ck_assert_str_eq(both.lines[1],
+	    "{\"event\":\"changed\",\"origin\":\"https://a.test\","
+	    "\"resource\":\"tdmrep\",\"old\":null,"
+	    "\"new\":\"00000000000000b2\",\"at\":1700000000.25,"
+	    "\"state\":\"invalid\",\"old_state\":null}\n");
+	/* robots.txt's change: as ever, not to the tdmrep.json-only one */
+	feed_changed(f, &rch);
+	ck_assert_uint_eq(plain.nlines, 1);
+	ck_assert_str_eq(plain.lines[0], expect_two);
+	ck_assert_uint_eq(both.nlines, 3);
+	ck_assert_str_eq(both.lines[2], expect_two);
+	ck_assert_uint_eq(tdm_only.nlines, 2);
+	feed_unwatch(wp);
+	feed_unwatch(wb);
+	feed_unwatch(wt);
+	feed_unwatch(wo);
+	client_clear(&plain), client_clear(&both);
+	client_clear(&tdm_only), client_clear(&other);
+	robots_unref(o);
+	robots_unref(n);
+	feed_free(f);
+}
+END_TEST
+
+/*
+ * A tdmrep.json change fetched here is published naming its resource; a
+ * receiver loads that resource, when a watcher there watches the
+ * origin's tdmrep.json. A resource this build does not know is no one's
+ * (received, not loaded, not refused); one that is not a string is
+ * malformed.
+ */
+START_TEST(test_tdm_message_loads_the_tdm_file)
+{
+	static const char later[] =
+	    "{\"v\":2,\"from\":\"00000000000000aa\",\"seq\":0,\"origin\":"
+	    "\"https://a.test\",\"resource\":\"ai.txt\",\"version\":\"ab\","
+	    "\"at\":1}";
+	static const char bad[] =
+	    "{\"v\":2,\"from\":\"00000000000000aa\",\"seq\":0,\"origin\":"
+	    "\"https://a.test\",\"resource\":1,\"version\":\"ab\",\"at\":1}";
+	struct feed *here = feed_new(), *there = feed_new();
+	struct fake_client b;
+	struct feed_watcher *wr, *wt;
+	struct feed_change ch = tdm_change(1);
+	char id[FEED_ID_LEN + 1], want[256];
+
+	join(here, NULL);
+	join(there, NULL);
+	client_init(&b, 1 << 20);
+	feed_changed(here, &ch);
+	ck_assert_uint_eq(nmsgs, 1);
+	sender_of(msgs[0], msg_len[0], id);
+	snprintf(want, sizeof(want),
+	    "{\"v\":2,\"from\":\"%s\",\"seq\":0,\"origin\":\"https://a.test\","
+	    "\"resource\":\"tdmrep\",\"version\":\"00000000000000b2\","
+	    "\"at\":1700000000250}",
+	    id);
+	ck_assert_uint_eq(msg_len[0], strlen(want));
+	ck_assert_mem_eq(msgs[0], want, msg_len[0]);
+	/* a watcher of robots.txt's changes only: nothing to load */
+	wr = feed_watch(there, &b.reply, origins, 1, 0, NULL, 0, 0);
+	feed_message(there, msgs[0], msg_len[0]);
+	ck_assert_uint_eq(nloads, 0);
+	wt = feed_watch(there, &b.reply, origins, 1, 0, NULL, 0, FEED_TDMREP);
+	feed_message(there, msgs[0], msg_len[0]);
+	ck_assert_uint_eq(nloads, 1);
+	ck_assert_str_eq(loaded[0], "https://a.test tdmrep 00000000000000b2 "
+	                            "1700000000.250");
+	ck_assert_uint_eq(b.nlines, 0);
+	feed_unwatch(wt);
+	wt = feed_watch(
+	    there, &b.reply, NULL, 0, 1, NULL, 0, FEED_ROBOTS | FEED_TDMREP);
+	feed_message(there, later, strlen(later));
+	ck_assert_uint_eq(nloads, 1);
+	ck_assert_uint_eq(feed_stats(there)->received, 3);
+	ck_assert_uint_eq(feed_stats(there)->refused, 0);
+	feed_message(there, bad, strlen(bad));
+	ck_assert_uint_eq(feed_stats(there)->refused, 1);
+	ck_assert_uint_eq(nloads, 1);
+	feed_unwatch(wr);
+	feed_unwatch(wt);
+	client_clear(&b);
+	fleet_clear();
+	feed_free(here);
+	feed_free(there);
+}
+END_TEST
+
 static Suite *
 feed_suite(void)
 {
@@ -751,6 +897,7 @@ feed_suite(void)
 	tcase_add_test(tc, test_revert_is_reported);
 	tcase_add_test(tc, test_first_version_and_states);
 	tcase_add_test(tc, test_watcher_past_its_cap_gets_its_last_line);
+	tcase_add_test(tc, test_tdm_event_to_its_watchers);
 	suite_add_tcase(s, tc);
 	tcase_add_test(cost, test_one_line_per_agent_set_shared);
 	tcase_add_test(cost, test_one_difference_per_key);
@@ -759,6 +906,7 @@ feed_suite(void)
 	tcase_add_test(fleet, test_message_makes_the_receiver_load);
 	tcase_add_test(fleet, test_keyed_fleet_refuses_untagged);
 	tcase_add_test(fleet, test_hostile_messages_refused);
+	tcase_add_test(fleet, test_tdm_message_loads_the_tdm_file);
 	suite_add_tcase(s, fleet);
 	return s;
 }

@@ -397,9 +397,9 @@ START_TEST(test_versions_of_a_value)
 {
 	struct tier_hist h[2] = {
 		{ "0123456789abcdef", hist_cases[_i].first, hist_cases[_i].last,
-		    404, TIER_POLICY_ALLOW },
+		    404, TIER_POLICY_ALLOW, 0 },
 		{ "fedcba9876543210", NOW - 9000, NOW - 8000, 200,
-		    TIER_POLICY_RULES },
+		    TIER_POLICY_RULES, 0 },
 	};
 	struct tier_value v = { .hist = h, .nhist = 2 };
 	struct cache_version out[2];
@@ -446,7 +446,7 @@ static const struct {
 START_TEST(test_known_versions_of_a_value)
 {
 	struct tier_hist h = { "fedcba9876543210", NOW - 5000, NOW - 4000, 200,
-		TIER_POLICY_RULES };
+		TIER_POLICY_RULES, 0 };
 	struct tier_value v = { .policy = TIER_POLICY_ALLOW,
 		.http_status = 404,
 		.version_since = known_cases[_i].since,

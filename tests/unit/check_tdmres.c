@@ -329,6 +329,114 @@ START_TEST(test_revalidated)
 }
 END_TEST
 
+/* A version's state by its policy and flags: the names inspect gives. */
+START_TEST(test_version_state_names)
+{
+	static const struct {
+		int policy;
+		unsigned flags;
+		const char *state;
+	} t[] = {
+		{ CACHE_RULES, 0, "rules" },
+		{ CACHE_RULES, CACHE_VERSION_INVALID, "invalid" },
+		{ CACHE_ALLOW_ALL, 0, "none" },
+		{ CACHE_DISALLOW_ALL, 0, "unreachable" },
+		{ CACHE_NONE, 0, "pending" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_str_eq(
+		    tdm_version_state(t[i].policy, t[i].flags), t[i].state);
+}
+END_TEST
+
+/* What the version seam told: each change's flags and states. */
+static char told[8][64];
+static size_t ntold;
+
+static void
+tell_cb(const struct cache_change *c, void *arg)
+{
+	(void)arg;
+	ck_assert_ptr_eq(c->kind, &tdm_kind);
+	ck_assert_uint_lt(ntold, 8);
+	snprintf(told[ntold++], sizeof(told[0]), "%s>%s",
+	    c->old_version != NULL
+	        ? tdm_version_state(c->old_policy, c->old_flags)
+	        : "-",
+	    tdm_version_state(c->entry->policy, c->new_flags));
+}
+
+/*
+ * Each version of the file keeps its state in the history: a file with
+ * rules, one that is not a JSON array (invalid, though a 2xx as the first
+ * was), a 404 (none) and a 500 with no good copy (unreachable); newest
+ * first, the current one first; and the version seam tells each change
+ * with the flags of both sides.
+ */
+START_TEST(test_history_keeps_each_state)
+{
+	static const struct {
+		int status;
+		const char *body;
+	} steps[] = {
+		{ 200, FILE_2 },
+		{ 200, "{\"location\":\"/\"}" },
+		{ 404, "" },
+		{ 200, "[]" },
+	};
+	static const char *const want[] = { "rules", "none", "invalid",
+		"rules" };
+	static const char *const seam[] = { "->rules", "rules>invalid",
+		"invalid>none", "none>rules" };
+	struct cache_version v[CACHE_MAX_HISTORY];
+	struct fetch_result r;
+	const struct cache_entry *e;
+	size_t i, n;
+
+	set.history_depth = 8;
+	cache_configure(cache, &set);
+	ntold = 0;
+	ck_assert_int_eq(cache_listen(cache, tell_cb, NULL), 0);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		r = ok_body(steps[i].body);
+		r.http_status = steps[i].status;
+		if (i == 0)
+			tdm_fetch(&r);
+		else {
+			advance_to(SCRIPT_T0 + (double)i * 2 * DAY);
+			ck_assert_int_eq(check_now(O, &e), CACHE_STALE);
+			tdm_fill(&r);
+		}
+	}
+	n = cache_history(entry(O), v, CACHE_MAX_HISTORY);
+	ck_assert_uint_eq(n, 4);
+	for (i = 0; i < n; i++)
+		ck_assert_str_eq(
+		    cache_version_state(cache, v[i].policy, v[i].flags),
+		    want[i]);
+	ck_assert_uint_eq(v[2].flags, CACHE_VERSION_INVALID);
+	ck_assert_int_eq(v[2].http_status, 200);
+	ck_assert_uint_eq(ntold, 4);
+	for (i = 0; i < ntold; i++)
+		ck_assert_str_eq(told[i], seam[i]);
+}
+END_TEST
+
+/* The only version, never a second: its state from the entry's file. */
+START_TEST(test_history_of_one_invalid_version)
+{
+	struct fetch_result r = ok_body("<html>");
+	struct cache_version v[2];
+
+	tdm_fetch(&r);
+	ck_assert_uint_eq(cache_history(entry(O), v, 2), 1);
+	ck_assert_str_eq(
+	    cache_version_state(cache, v[0].policy, v[0].flags), "invalid");
+}
+END_TEST
+
 static Suite *
 tdmres_suite(void)
 {
@@ -345,6 +453,9 @@ tdmres_suite(void)
 	tcase_add_test(tc, test_unreachable_past_allow_after_stays_unreachable);
 	tcase_add_test(tc, test_rules_bytes_are_counted);
 	tcase_add_test(tc, test_the_body_kept_is_counted);
+	tcase_add_test(tc, test_version_state_names);
+	tcase_add_test(tc, test_history_keeps_each_state);
+	tcase_add_test(tc, test_history_of_one_invalid_version);
 	suite_add_tcase(s, tc);
 	return s;
 }

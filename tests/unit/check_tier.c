@@ -306,11 +306,11 @@ hist_sample(size_t *len, size_t *at)
 {
 	static const struct tier_hist h[3] = {
 		{ "0123456789abcdef", 1700000000000LL, 1700000500000LL, 200,
-		    TIER_POLICY_RULES },
+		    TIER_POLICY_RULES, 0 },
 		{ "fedcba9876543210", 1690000000000LL, 1699999999999LL, 404,
-		    TIER_POLICY_ALLOW },
+		    TIER_POLICY_ALLOW, 0 },
 		{ "00000000000000ff", 1680000000000LL, 1680000000000LL, 0,
-		    TIER_POLICY_DISALLOW },
+		    TIER_POLICY_DISALLOW, 0 },
 	};
 	struct tier_value v;
 	unsigned char *buf;
@@ -389,8 +389,8 @@ END_TEST
 START_TEST(value_history_encode_refuses)
 {
 	struct tier_hist h[2] = {
-		{ "0123456789abcdef", 1000, 2000, 200, TIER_POLICY_RULES },
-		{ "0123456789abcdef", 500, 600, 200, TIER_POLICY_RULES },
+		{ "0123456789abcdef", 1000, 2000, 200, TIER_POLICY_RULES, 0 },
+		{ "0123456789abcdef", 500, 600, 200, TIER_POLICY_RULES, 0 },
 	};
 	struct tier_value v;
 	size_t len;
@@ -415,8 +415,9 @@ START_TEST(value_history_encode_refuses)
 END_TEST
 
 /*
- * Bytes a later revision appends after the history are skipped (the
- * header length covers them; the strings still follow it).
+ * Bytes a later revision appends after the history's flags (none: a
+ * count of 0) are skipped (the header length covers them; the strings
+ * still follow it).
  */
 START_TEST(value_history_then_more)
 {
@@ -426,20 +427,73 @@ START_TEST(value_history_then_more)
 
 	buf = hist_sample(&len, &at);
 	hdr = (size_t)(buf[6] << 8 | buf[7]);
-	ck_assert_ptr_nonnull(big = malloc(len + 3));
+	ck_assert_ptr_nonnull(big = malloc(len + 4));
 	memcpy(big, buf, 12 + hdr);
-	memcpy(big + 12 + hdr, "new", 3);
-	memcpy(big + 12 + hdr + 3, buf + 12 + hdr, len - 12 - hdr);
-	be(big + 6, hdr + 3, 2);
-	be(big + 8, len + 3, 4);
-	be(big + len + 3 - 4, tier_crc32(big, len + 3 - 4), 4);
-	ck_assert_int_eq(tier_value_decode(big, len + 3, NULL, &d), TV_OK);
+	memcpy(big + 12 + hdr, "\0new", 4);
+	memcpy(big + 12 + hdr + 4, buf + 12 + hdr, len - 12 - hdr);
+	be(big + 6, hdr + 4, 2);
+	be(big + 8, len + 4, 4);
+	be(big + len + 4 - 4, tier_crc32(big, len + 4 - 4), 4);
+	ck_assert_int_eq(tier_value_decode(big, len + 4, NULL, &d), TV_OK);
 	ck_assert_uint_eq(d.nhist, 3);
 	ck_assert_str_eq(d.hist[2].version, "00000000000000ff");
 	ck_assert_mem_eq(d.body, "User-agent: *\nDisallow: /private\n", 33);
 	tier_value_clear(&d);
 	free(big);
 	free(buf);
+}
+END_TEST
+
+/*
+ * A version's flags (a tdmrep.json that is invalid) follow the history:
+ * a count, the history's, and a byte per version; a value whose versions
+ * have none (robots.txt's) is byte for byte what it was before them.
+ */
+START_TEST(value_history_flags)
+{
+	struct tier_hist h[2] = {
+		{ "0123456789abcdef", 1700000000000LL, 1700000500000LL, 200,
+		    TIER_POLICY_RULES, TIER_HIST_INVALID },
+		{ "fedcba9876543210", 1690000000000LL, 1699999999999LL, 200,
+		    TIER_POLICY_RULES, 0 },
+	};
+	struct tier_value v, d;
+	unsigned char *buf, *plain;
+	size_t len, plen, hdr;
+
+	sample(&v);
+	v.hist = h;
+	v.nhist = 2;
+	ck_assert_ptr_nonnull(
+	    buf = (unsigned char *)tier_value_encode(&v, &len));
+	h[0].flags = 0;
+	ck_assert_ptr_nonnull(
+	    plain = (unsigned char *)tier_value_encode(&v, &plen));
+	ck_assert_uint_eq(len, plen + 3); /* the count and two flags */
+	hdr = (size_t)(buf[6] << 8 | buf[7]);
+	ck_assert_mem_eq(buf + 12 + hdr - 3, "\2\1\0", 3);
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &d), TV_OK);
+	ck_assert_uint_eq(d.nhist, 2);
+	ck_assert_uint_eq(d.hist[0].flags, TIER_HIST_INVALID);
+	ck_assert_uint_eq(d.hist[1].flags, 0);
+	tier_value_clear(&d);
+	ck_assert_int_eq(tier_value_decode(plain, plen, NULL, &d), TV_OK);
+	ck_assert_uint_eq(d.hist[0].flags, 0);
+	tier_value_clear(&d);
+	/* refused: a count that is not the history's, an unknown flag */
+	buf[12 + hdr - 3] = 1;
+	be(buf + len - 4, tier_crc32(buf, len - 4), 4);
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &d), TV_FIELD);
+	buf[12 + hdr - 3] = 2;
+	buf[12 + hdr - 1] = 2;
+	be(buf + len - 4, tier_crc32(buf, len - 4), 4);
+	ck_assert_int_eq(tier_value_decode(buf, len, NULL, &d), TV_FIELD);
+	ck_assert_ptr_null(d.hist);
+	/* and not encoded */
+	h[1].flags = 2;
+	ck_assert_ptr_null(tier_value_encode(&v, &len));
+	free(buf);
+	free(plain);
 }
 END_TEST
 
@@ -995,6 +1049,7 @@ tier_suite(void)
 	tcase_add_loop_test(tc, value_history_damaged, 0, NELEM(hist_damages));
 	tcase_add_test(tc, value_history_encode_refuses);
 	tcase_add_test(tc, value_history_then_more);
+	tcase_add_test(tc, value_history_flags);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tag");
 	tcase_add_test(tc, tag_is_hmac_sha256);

@@ -357,13 +357,15 @@ entry_wake(struct cache *c, struct entry *e, const char *error)
 }
 
 /*
- * Tell the listeners that e went from version old (or none: "") to the one
- * it holds now, if that differs; old_rb is the ruleset before.
+ * Tell the listeners that e went from the version snap tells (or none: "")
+ * to the one it holds now, if that differs; old_rb is the doc before.
  */
 static void
-cache_tell_change(struct cache *c, const struct entry *e, const char *old,
-    const void *old_rb, int old_policy, const struct fetch_result *r)
+cache_tell_change(struct cache *c, const struct entry *e,
+    const struct cache_snap *snap, const void *old_rb,
+    const struct fetch_result *r)
 {
+	const char *old = snap->version;
 	struct cache_change ch = {
 		.origin = e->pub.origin,
 		.old_version = old[0] != '\0' ? old : NULL,
@@ -371,9 +373,11 @@ cache_tell_change(struct cache *c, const struct entry *e, const char *old,
 		.at = e->pub.version_since,
 		.entry = &e->pub,
 		.old_robots = old_rb,
-		.old_policy = old_policy,
+		.old_policy = snap->policy,
 		.fetched = r->shared == NULL ? r : NULL,
 		.kind = c->kind,
+		.old_flags = snap->flags,
+		.new_flags = e->vflags,
 	};
 	size_t i;
 
@@ -404,7 +408,8 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	struct cache_snap old = { .since = e->pub.version_since,
 		.validated_at = e->pub.validated_at,
 		.http_status = e->pub.http_status,
-		.policy = e->pub.policy };
+		.policy = e->pub.policy,
+		.flags = e->vflags };
 	void *old_rb = NULL;
 
 	memcpy(old.version, e->pub.version, sizeof(old.version));
@@ -435,7 +440,7 @@ cache_fetch_done_cb(const struct fetch_result *r, void *arg)
 	else if (c->fetch.settled != NULL) /* published with its history */
 		c->fetch.settled(fl->fetch, &e->pub, e->good, r);
 	cache_account(c, e);
-	cache_tell_change(c, e, old.version, old_rb, old.policy, r);
+	cache_tell_change(c, e, &old, old_rb, r);
 	cache_doc_unref(c, old_rb);
 	fl->fetch = NULL;
 	entry_wake(c, e, NULL);
@@ -694,6 +699,26 @@ cache_purge_shared(struct cache *c, const char *origin)
 		c->fetch.purge(c->fetch_impl, url);
 		free(url);
 	}
+}
+
+/* See cache.h. */
+int
+cache_peek_history(
+    struct cache *c, const char *origin, cache_peek_cb cb, void *arg)
+{
+	char *url;
+	int r;
+
+	if (c->fetch.peek == NULL)
+		return -1;
+	if (c->kind == &cache_kind_robots)
+		return c->fetch.peek(c->fetch_impl, origin, cb, arg);
+	/* another kind's key is its URL, as for a purge */
+	if ((url = resource_url(c, origin)) == NULL)
+		return -1;
+	r = c->fetch.peek(c->fetch_impl, url, cb, arg);
+	free(url);
+	return r;
 }
 
 /* Remove one origin; 1 if it was cached. */

@@ -188,6 +188,7 @@ struct cache_change {
 	 */
 	const struct fetch_result *fetched;
 	const struct cache_kind *kind; /* the cache's resource */
+	unsigned old_flags, new_flags; /* CACHE_VERSION_* of each side */
 };
 typedef void (*cache_change_cb)(const struct cache_change *, void *arg);
 #define CACHE_MAX_LISTENERS 4
@@ -223,6 +224,17 @@ struct cache_kind {
 	 * robots.txt's, by their ruleset image.
 	 */
 	const void *(*source)(const void *doc, size_t *len);
+	/*
+	 * Optional: what a version of a 2xx body (doc, compiled) is beyond
+	 * CACHE_RULES, as CACHE_VERSION_* flags kept in its history record
+	 * (a tdmrep.json that is not a JSON array: CACHE_VERSION_INVALID).
+	 */
+	unsigned (*flags)(const void *doc);
+	/*
+	 * Optional: the name of a version's state from its policy and flags
+	 * (the history op, the change feed); NULL: cache_policy_name().
+	 */
+	const char *(*version_state)(int policy, unsigned flags);
 };
 extern const struct cache_kind cache_kind_robots;
 
@@ -296,7 +308,15 @@ struct cache_version {
 	double first_seen, last_seen;
 	int http_status; /* 0: no HTTP answer */
 	enum cache_policy policy;
+	unsigned flags; /* CACHE_VERSION_*: what the kind saw in it */
 };
+/* A 2xx body the kind's compile() found invalid (cache_kind.flags). */
+#define CACHE_VERSION_INVALID 1u
+/* The name of v's state as c's kind names it. */
+const char *cache_version_state(
+    const struct cache *, enum cache_policy, unsigned flags);
+/* The flags of the version entry e of c holds (cache_kind.flags). */
+unsigned cache_entry_flags(const struct cache *, const struct cache_entry *);
 #define CACHE_MAX_HISTORY 255
 /*
  * An entry's last --history-depth distinct versions into out (room for

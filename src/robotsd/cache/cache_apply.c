@@ -46,7 +46,7 @@ kind_robots_unref(void *doc)
 
 const struct cache_kind cache_kind_robots = { "robots.txt", "/robots.txt",
 	kind_robots_compile, kind_robots_ref, kind_robots_unref, NULL, NULL, 0,
-	NULL };
+	NULL, NULL, NULL };
 
 /* Drop the doc e holds, of c's kind. */
 static void

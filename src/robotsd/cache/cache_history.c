@@ -19,6 +19,7 @@ struct hist_rec {
 	uint32_t first_seen, last_seen;
 	int16_t http_status;
 	uint8_t policy;
+	uint8_t flags; /* CACHE_VERSION_* */
 };
 
 struct history {
@@ -42,13 +43,14 @@ hist_nibble(char c)
 
 /* The record of a version as an entry held it. */
 static struct hist_rec
-hist_rec_of(
-    const char *version, double since, double validated, int status, int policy)
+hist_rec_of(const char *version, double since, double validated, int status,
+    int policy, unsigned flags)
 {
 	struct hist_rec h = { .first_seen = hist_time(since),
 		.last_seen = hist_time(validated > since ? validated : since),
 		.http_status = (int16_t)status,
-		.policy = (uint8_t)policy };
+		.policy = (uint8_t)policy,
+		.flags = (uint8_t)(policy == CACHE_RULES ? flags : 0) };
 	size_t i;
 
 	for (i = 0; i < sizeof(h.id); i++)
@@ -93,6 +95,7 @@ cache_history_note(
 	size_t depth = c->set.history_depth;
 	struct hist_rec h;
 
+	e->vflags = (uint8_t)cache_entry_flags(c, &e->pub);
 	if (depth < 2 || e->pub.version[0] == '\0') {
 		cache_history_free(e);
 		return;
@@ -113,15 +116,16 @@ cache_history_note(
 			return;
 		e->hist->cap = (uint8_t)depth;
 		e->hist->n = 1;
-		e->hist->r[0] = hist_rec_of(old->version, old->since,
-		    old->validated_at, old->http_status, old->policy);
+		e->hist->r[0] =
+		    hist_rec_of(old->version, old->since, old->validated_at,
+		        old->http_status, old->policy, old->flags);
 	}
 	if (depth > e->hist->cap)
 		depth = e->hist->cap;
 	if (e->hist->n > depth)
 		e->hist->n = (uint8_t)depth;
 	h = hist_rec_of(e->pub.version, e->pub.version_since,
-	    e->pub.validated_at, e->pub.http_status, e->pub.policy);
+	    e->pub.validated_at, e->pub.http_status, e->pub.policy, e->vflags);
 	hist_push(e->hist, &h, depth);
 }
 
@@ -130,7 +134,7 @@ static struct hist_rec
 hist_rec_in(const struct cache_version *v)
 {
 	return hist_rec_of(v->version, v->first_seen, v->last_seen,
-	    v->http_status, (int)v->policy);
+	    v->http_status, (int)v->policy, v->flags);
 }
 
 /* See cache_int.h. */
@@ -175,6 +179,7 @@ hist_out(const struct hist_rec *h, struct cache_version *v)
 	v->last_seen = h->last_seen;
 	v->http_status = h->http_status;
 	v->policy = (enum cache_policy)h->policy;
+	v->flags = h->flags;
 }
 
 /* An entry's versions, newest first; see cache.h. */
@@ -194,7 +199,7 @@ cache_history(
 	if (pe->version[0] == '\0' || max == 0)
 		return 0;
 	h = hist_rec_of(pe->version, pe->version_since, pe->validated_at,
-	    pe->http_status, pe->policy);
+	    pe->http_status, pe->policy, e->vflags);
 	hist_out(&h, &out[0]);
 	return 1;
 }
@@ -256,13 +261,23 @@ cache_history_merge(const struct cache *c, struct entry *e,
 }
 
 /* See cache.h. */
-int
-cache_peek_history(
-    struct cache *c, const char *origin, cache_peek_cb cb, void *arg)
+unsigned
+cache_entry_flags(const struct cache *c, const struct cache_entry *e)
 {
-	if (c->fetch.peek == NULL)
-		return -1;
-	return c->fetch.peek(c->fetch_impl, origin, cb, arg);
+	if (e->policy != CACHE_RULES || e->doc == NULL ||
+	    c->kind->flags == NULL)
+		return 0;
+	return c->kind->flags(e->doc);
+}
+
+/* See cache.h. */
+const char *
+cache_version_state(
+    const struct cache *c, enum cache_policy policy, unsigned flags)
+{
+	if (c->kind->version_state != NULL)
+		return c->kind->version_state((int)policy, flags);
+	return cache_policy_name(policy);
 }
 
 /* See cache.h. */

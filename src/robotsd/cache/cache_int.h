@@ -48,6 +48,7 @@ struct entry {
 	uint32_t bytes;        /* accounted in cache->stats.bytes */
 	uint8_t good;          /* holds a copy from a 2xx/4xx answer */
 	uint8_t in_backoff;    /* counted in cache->stats.backoff */
+	uint8_t vflags;        /* cache_entry_flags() of its version */
 	char origin[];         /* pub.origin */
 };
 
@@ -92,6 +93,7 @@ struct cache_snap {
 	char version[VERSION_HEX + 1];
 	double since, validated_at;
 	int http_status, policy;
+	unsigned flags; /* CACHE_VERSION_* */
 };
 /* The history (cache_history.c): note e's version after a fetch. */
 void cache_history_note(

@@ -60,7 +60,8 @@ struct feed_watcher {
 	char **origins; /* sorted */
 	size_t norigins;
 	int all;
-	int dropped; /* got its last line; gets nothing more */
+	unsigned resources; /* FEED_* */
+	int dropped;        /* got its last line; gets nothing more */
 	struct agent_set *set;
 };
 
@@ -221,13 +222,15 @@ set_put(struct agent_set *s)
 
 struct feed_watcher *
 feed_watch(struct feed *f, struct reply *out, const char *const *origins,
-    size_t n, int all, const char *const *agents, size_t nagents)
+    size_t n, int all, const char *const *agents, size_t nagents,
+    unsigned resources)
 {
 	struct feed_watcher *w = xcalloc(1, sizeof(*w));
 
 	w->f = f;
 	w->out = out;
 	w->all = all;
+	w->resources = resources != 0 ? resources : FEED_ROBOTS;
 	w->origins = copy_strs(origins, all ? 0 : n);
 	w->norigins = all ? 0 : n;
 	qsort(w->origins, w->norigins, sizeof(char *), str_cmp);
@@ -255,10 +258,12 @@ feed_watcher_active(const struct feed_watcher *w)
 	return w != NULL && !w->dropped;
 }
 
-/* Does w watch origin? */
+/* Does w watch origin's resource (FEED_*)? */
 static int
-watches(const struct feed_watcher *w, const char *origin)
+watches(const struct feed_watcher *w, const char *origin, unsigned resource)
 {
+	if ((w->resources & (resource != 0 ? resource : FEED_ROBOTS)) == 0)
+		return 0;
 	return w->all || bsearch(&origin, w->origins, w->norigins,
 	                     sizeof(char *), str_cmp) != NULL;
 }
@@ -323,7 +328,7 @@ deliver(struct feed *f, const struct feed_change *ch)
 	feed_event_init(&ev, ch, line_max, f->max_total, &f->stats);
 	for (w = TAILQ_FIRST(&f->watchers); w != NULL; w = next) {
 		next = TAILQ_NEXT(w, link);
-		if (!w->dropped && watches(w, ch->origin))
+		if (!w->dropped && watches(w, ch->origin, ch->resource))
 			watcher_send(w, set_line(f, w->set, &ev));
 	}
 	/* the lines are the watchers' now */
@@ -362,14 +367,14 @@ feed_changed(struct feed *f, const struct feed_change *ch)
 	deliver(f, ch);
 }
 
-/* Does any watcher here watch origin? */
+/* Does any watcher here watch origin's resource? */
 static int
-watched(const struct feed *f, const char *origin)
+watched(const struct feed *f, const char *origin, unsigned resource)
 {
 	const struct feed_watcher *w;
 
 	TAILQ_FOREACH(w, &f->watchers, link)
-		if (!w->dropped && watches(w, origin))
+		if (!w->dropped && watches(w, origin, resource))
 			return 1;
 	return 0;
 }
@@ -399,8 +404,11 @@ feed_message(struct feed *f, const char *msg, size_t len)
 	}
 	if (strcmp(n.from, f->id) != 0) { /* else our own, back from Redis */
 		f->stats.received++;
-		if (f->in_fleet && watched(f, n.origin) &&
-		    f->fleet.load(f->fleet.arg, n.origin, n.version, n.at) == 1)
+		/* a resource this build does not know (0) is no one's */
+		if (f->in_fleet && n.resource != 0 &&
+		    watched(f, n.origin, n.resource) &&
+		    f->fleet.load(f->fleet.arg, n.origin, n.resource, n.version,
+		        n.at) == 1)
 			f->stats.loads++;
 	}
 	json_decref(m);

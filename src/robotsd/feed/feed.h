@@ -56,6 +56,10 @@ struct feed_watcher;
  */
 #define FEED_WORK_MAX 262144
 
+/* The resources a change is of, and a watcher hears of (bits). */
+#define FEED_ROBOTS 1u /* robots.txt */
+#define FEED_TDMREP 2u /* /.well-known/tdmrep.json */
+
 struct feed_change {
 	const char *origin;
 	const char *old_version; /* NULL: none known here */
@@ -63,7 +67,11 @@ struct feed_change {
 	double at;         /* clock seconds: the new version first fetched */
 	const char *state; /* the new state's name: rules, unavailable... */
 	int fetched;       /* fetched here (not read from the shared tier) */
+	unsigned resource; /* FEED_ROBOTS (or 0) or FEED_TDMREP */
+	/* robots.txt: the sides of its rules' difference */
 	struct ruldiff_side old, new;
+	/* tdmrep.json: the old version's state ("rules", ...), NULL: none */
+	const char *old_state;
 };
 
 /* What the feed asks of the fleet (feed_wire.c). */
@@ -72,12 +80,13 @@ struct feed_fleet {
 	void (*publish)(
 	    void *arg, const char *origin, const char *msg, size_t len);
 	/*
-	 * Another instance told that origin went to version, first fetched
-	 * at (clock seconds): load it here. 1: a load started; 0: none
-	 * needed or one runs; -1: none could start.
+	 * Another instance told that origin's resource (FEED_ROBOTS or
+	 * FEED_TDMREP) went to version, first fetched at (clock seconds):
+	 * load it here. 1: a load started; 0: none needed or one runs; -1:
+	 * none could start.
 	 */
-	int (*load)(
-	    void *arg, const char *origin, const char *version, double at);
+	int (*load)(void *arg, const char *origin, unsigned resource,
+	    const char *version, double at);
 	void *arg;
 	/* The fleet's key (TIER_KEY_LEN bytes, copied), or NULL: no tags. */
 	const unsigned char *key;
@@ -103,11 +112,12 @@ const struct feed_stats *feed_stats(const struct feed *);
 
 /*
  * A watcher of origins (normalized, n of them, copied) or of all origins,
- * for agents (copied; none: "*"); its events go to out. Never fails.
+ * for agents (copied; none: "*"), of the changes of resources (FEED_*
+ * bits; 0: robots.txt's); its events go to out. Never fails.
  */
 struct feed_watcher *feed_watch(struct feed *, struct reply *out,
     const char *const *origins, size_t n, int all, const char *const *agents,
-    size_t nagents);
+    size_t nagents, unsigned resources);
 void feed_unwatch(struct feed_watcher *); /* NULL is fine */
 /* 0 once w got its last line (dropped at its output cap). */
 int feed_watcher_active(const struct feed_watcher *);

@@ -15,6 +15,12 @@
  * line's cap, or those bytes. So a change makes at most --max-output-total
  * bytes of differences, kept and copied into lines together, beside the
  * lines' own small frame.
+ *
+ * A change of an origin's tdmrep.json has no rules' difference: its line
+ * is the same for every agent set,
+ *
+ *   {"event":"changed","origin":..,"resource":"tdmrep","old":..,"new":..,
+ *    "at":..,"state":..,"old_state":..}
  */
 #include <config.h>
 
@@ -160,14 +166,19 @@ agent_frag(struct feed_event *ev, const char *agent)
 
 /* --- lines ---------------------------------------------------------------- */
 
-/* {"event":"changed","origin":..,..,"state":..,"agents":{ of a change. */
+/*
+ * {"event":"changed","origin":..,..,"state":.. of a change ("resource"
+ * after the origin for tdmrep.json's), its object left open.
+ */
 static void
-line_head(struct jw *w, const struct feed_change *ch)
+line_common(struct jw *w, const struct feed_change *ch)
 {
 	jw_obj(w);
 	jw_klit(w, "event", "\"changed\"");
 	jw_key(w, "origin");
 	jw_vcstr_or_null(w, ch->origin);
+	if (ch->resource == FEED_TDMREP)
+		jw_klit(w, "resource", "\"tdmrep\"");
 	jw_key(w, "old");
 	jw_vcstr_or_null(w, ch->old_version);
 	jw_key(w, "new");
@@ -175,8 +186,29 @@ line_head(struct jw *w, const struct feed_change *ch)
 	jw_kreal(w, "at", ch->at);
 	jw_key(w, "state");
 	jw_vcstr_or_null(w, ch->state);
+}
+
+/* The head of a robots.txt change's line, up to its open "agents":{. */
+static void
+line_head(struct jw *w, const struct feed_change *ch)
+{
+	line_common(w, ch);
 	jw_key(w, "agents");
 	jw_obj(w);
+}
+
+/* The line of a tdmrep.json change into b (no agents: one for all). */
+static void
+line_tdm(struct buf *b, const struct feed_change *ch)
+{
+	struct jw w;
+
+	jw_init(&w, b);
+	line_common(&w, ch);
+	jw_key(&w, "old_state");
+	jw_vcstr_or_null(&w, ch->old_state);
+	jw_end(&w);
+	buf_lit(b, "\n");
 }
 
 /*
@@ -228,10 +260,12 @@ feed_event_line(struct feed_event *ev, char *const *agents, size_t nagents)
 
 	if (nagents == 0)
 		agents = star, nagents = 1;
-	/* the frame first: what the differences may add to it, at most */
-	line_write(&b, ev->ch, NULL, agents, nagents, 0);
+	if (ev->ch->resource == FEED_TDMREP)
+		line_tdm(&b, ev->ch);
+	else /* the frame first: what the differences may add, at most */
+		line_write(&b, ev->ch, NULL, agents, nagents, 0);
 	frame = b.len;
-	if (b.state == BUF_OK) {
+	if (b.state == BUF_OK && ev->ch->resource != FEED_TDMREP) {
 		buf_reset(&b);
 		line_write(
 		    &b, ev->ch, ev, agents, nagents, ev->line_max - frame);

@@ -68,7 +68,8 @@ void feed_event_done(struct feed_event *);
 struct feed_notice {
 	const char *from; /* the sender's instance id */
 	const char *origin, *version;
-	double at; /* clock seconds: the version first fetched */
+	double at;         /* clock seconds: the version first fetched */
+	unsigned resource; /* FEED_*; 0: one this build does not know */
 };
 
 /*

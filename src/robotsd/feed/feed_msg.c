@@ -6,7 +6,9 @@
  *
  * (ID the sender's random instance id, N its count of messages, MS when
  * the version was first fetched, in epoch milliseconds as the tier's
- * values hold times), and with the fleet's key a trailer of TIER_TAG_LEN
+ * values hold times; "resource":"tdmrep" after the origin for a change of
+ * its tdmrep.json, none for robots.txt's, whose messages are as they
+ * were), and with the fleet's key a trailer of TIER_TAG_LEN
  * bytes: "RBTH" and the HMAC-SHA256 of the text under a key derived from
  * the fleet's for this use alone (tier_key_derive, "robotsd feed v2"), so
  * neither a value's tag nor a message's passes for the other's. A fleet
@@ -49,6 +51,8 @@ feed_msg_encode(struct buf *b, const char *id, uint64_t seq,
 	jw_kstr(&w, "from", id, strlen(id));
 	jw_kint(&w, "seq", (long long)(seq & INT64_MAX));
 	jw_kstr(&w, "origin", ch->origin, strlen(ch->origin));
+	if (ch->resource == FEED_TDMREP)
+		jw_kstr(&w, "resource", "tdmrep", 6);
 	jw_kstr(&w, "version", ch->new_version, strlen(ch->new_version));
 	jw_kint(&w, "at", (long long)(ch->at * 1000.0));
 	jw_end(&w);
@@ -109,12 +113,32 @@ good_id(const json_t *v, int exact)
 	       (!exact || (n == FEED_ID_LEN && good_version(v)));
 }
 
+/*
+ * A message's "resource": FEED_ROBOTS when absent, FEED_TDMREP, 0 for a
+ * name this build does not know (a later one's: not loaded), or -1 when
+ * it is not a string.
+ */
+static int
+msg_resource(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (v == NULL)
+		return FEED_ROBOTS;
+	if (s == NULL)
+		return -1;
+	if (strcmp(s, "robots.txt") == 0)
+		return FEED_ROBOTS;
+	return strcmp(s, "tdmrep") == 0 ? FEED_TDMREP : 0;
+}
+
 /* The fields of a message of version 2, or of 1; why not, else NULL. */
 static const char *
 msg_fields(json_t *m, int keyed, struct feed_notice *n)
 {
 	json_int_t v = json_integer_value(json_object_get(m, "v"));
 	const json_t *from = json_object_get(m, "from"), *at, *ver, *seq;
+	int res = msg_resource(json_object_get(m, "resource"));
 
 	if (!json_is_object(m) || (v != 1 && v != 2))
 		return "unknown format";
@@ -127,8 +151,10 @@ msg_fields(json_t *m, int keyed, struct feed_notice *n)
 	    !good_origin(json_object_get(m, "origin")) || !good_version(ver) ||
 	    (v == 2 ? !json_is_integer(at) || json_integer_value(at) < 0 ||
 	                  !json_is_integer(seq) || json_integer_value(seq) < 0
-	            : !json_is_number(at)))
+	            : !json_is_number(at)) ||
+	    res == -1)
 		return "malformed";
+	n->resource = (unsigned)res;
 	n->from = json_string_value(from);
 	n->origin = json_string_value(json_object_get(m, "origin"));
 	n->version = json_string_value(ver);

@@ -12,10 +12,11 @@ struct feed;
 struct tier;
 
 /*
- * Listen to cache, and publish on / hear from tier (NULL: no fleet), the
+ * Listen to robots.txt's cache and to tdmrep.json's (tdm, NULL with
+ * --tdmrep off), and publish on / hear from tier (NULL: no fleet), the
  * messages tagged under the fleet's key (TIER_KEY_LEN bytes, or NULL).
  */
-void feed_wire(
-    struct feed *, struct cache *, struct tier *, const unsigned char *key);
+void feed_wire(struct feed *, struct cache *, struct cache *tdm, struct tier *,
+    const unsigned char *key);
 
 #endif /* ROBOTSD_FEED_WIRE_H */

@@ -29,6 +29,9 @@
 #include "ops/tdmres.h"
 #include "base/xmalloc.h"
 
+/* The answer to an op on tdmrep.json with --tdmrep off. */
+#define TDM_OFF_MSG "tdmrep.json is never fetched (--tdmrep off)"
+
 /*
  * Send what b holds on s as the answer to the request st tells, or an
  * internal error when b failed.
@@ -262,8 +265,7 @@ dispatch_inspect(struct dispatch *d, struct session *s,
 	int stale;
 
 	if (c == NULL) {
-		dispatch_error(s, st, req->id, PE_NOT_CACHED,
-		    "tdmrep.json is never fetched (--tdmrep off)");
+		dispatch_error(s, st, req->id, PE_NOT_CACHED, TDM_OFF_MSG);
 		return;
 	}
 	if ((origin = dispatch_origin(s, st, req)) == NULL)
@@ -289,11 +291,14 @@ dispatch_inspect(struct dispatch *d, struct session *s,
 	free(origin);
 }
 
-/* The history answer of origin: its versions v[0..n). */
+/*
+ * The history answer of origin's resource in c: its versions v[0..n),
+ * each state named as c's kind names it.
+ */
 static void
 history_answer(struct session *s, const struct reply_stamp *st,
-    const json_t *id, const char *origin, const struct cache_version *v,
-    size_t n)
+    const json_t *id, const struct cache *c, const char *origin,
+    const struct cache_version *v, size_t n)
 {
 	struct buf b = BUF_INIT(0);
 	struct jw w;
@@ -301,6 +306,8 @@ history_answer(struct session *s, const struct reply_stamp *st,
 
 	proto_begin(&w, &b, id, 1);
 	jw_kstr(&w, "origin", origin, strlen(origin));
+	if (cache_kind(c) == &tdm_kind)
+		jw_kstr(&w, "resource", "tdmrep", 6);
 	jw_key(&w, "versions");
 	jw_arr(&w);
 	for (i = 0; i < n; i++) {
@@ -311,12 +318,22 @@ history_answer(struct session *s, const struct reply_stamp *st,
 		jw_kint(&w, "last_seen", (long long)v[i].last_seen);
 		jw_kint_or_null(&w, "http_status", v[i].http_status);
 		jw_key(&w, "state");
-		jw_vcstr_or_null(&w, cache_policy_name(v[i].policy));
+		jw_vcstr_or_null(
+		    &w, cache_version_state(c, v[i].policy, v[i].flags));
 		jw_end(&w);
 	}
 	jw_end(&w);
 	proto_end(&w);
 	dispatch_send(s, st, id, &b);
+}
+
+/* The error of a history op of an origin c holds no version of. */
+static const char *
+history_unknown(const struct cache *c)
+{
+	return cache_kind(c) == &tdm_kind
+	           ? "the origin's tdmrep.json is not in the cache"
+	           : "the origin is not in the cache";
 }
 
 /*
@@ -326,6 +343,7 @@ history_answer(struct session *s, const struct reply_stamp *st,
 struct history_wait {
 	TAILQ_ENTRY(history_wait) link;
 	struct session *s;
+	struct cache *c; /* robots.txt's or tdmrep.json's */
 	json_t *id;
 	char *origin;
 	double t0; /* when its line was read */
@@ -343,12 +361,11 @@ history_peeked_cb(const struct cache_version *v, size_t n, void *arg)
 
 	if (s != NULL) {
 		TAILQ_REMOVE(&s->histories, w, link);
-		if ((n = cache_history_learn(
-		         s->d->cache, w->origin, v, n, out)) > 0)
-			history_answer(s, st, w->id, w->origin, out, n);
+		if ((n = cache_history_learn(w->c, w->origin, v, n, out)) > 0)
+			history_answer(s, st, w->id, w->c, w->origin, out, n);
 		else
-			dispatch_error(s, st, w->id, PE_NOT_CACHED,
-			    "the origin is not in the cache");
+			dispatch_error(
+			    s, st, w->id, PE_NOT_CACHED, history_unknown(w->c));
 		if (s->out->ops->settled != NULL)
 			s->out->ops->settled(s->out);
 	}
@@ -370,21 +387,22 @@ dispatch_history_cancel_all(struct session *s)
 }
 
 /*
- * Read origin (taken) from the shared tier for req; 0, or -1 (origin
- * still the caller's) without a tier.
+ * Read origin's resource in c (origin taken) from the shared tier for
+ * req; 0, or -1 (origin still the caller's) without a tier.
  */
 static int
-history_peek(struct dispatch *d, struct session *s,
-    const struct reply_stamp *st, struct request *req, char *origin)
+history_peek(struct cache *c, struct session *s, const struct reply_stamp *st,
+    struct request *req, char *origin)
 {
 	struct history_wait *w = xcalloc(1, sizeof(*w));
 
 	w->s = s;
+	w->c = c;
 	w->id = json_incref(req->id);
 	w->origin = origin;
 	w->t0 = st->t0;
 	TAILQ_INSERT_TAIL(&s->histories, w, link);
-	if (cache_peek_history(d->cache, origin, history_peeked_cb, w) == 0)
+	if (cache_peek_history(c, origin, history_peeked_cb, w) == 0)
 		return 0;
 	TAILQ_REMOVE(&s->histories, w, link);
 	json_decref(w->id);
@@ -401,22 +419,26 @@ dispatch_history(struct dispatch *d, struct session *s,
     const struct reply_stamp *st, struct request *req)
 {
 	struct cache_version v[CACHE_MAX_HISTORY];
+	struct cache *c = req->tdmrep ? d->env.tdm : d->cache;
 	const struct cache_entry *e;
 	char *origin;
 
+	if (c == NULL) {
+		dispatch_error(s, st, req->id, PE_NOT_CACHED, TDM_OFF_MSG);
+		return;
+	}
 	if ((origin = dispatch_origin(s, st, req)) == NULL)
 		return;
-	if ((e = cache_find(d->cache, origin)) == NULL ||
-	    e->policy == CACHE_NONE) {
-		if (history_peek(d, s, st, req, origin) == 0)
+	if ((e = cache_find(c, origin)) == NULL || e->policy == CACHE_NONE) {
+		if (history_peek(c, s, st, req, origin) == 0)
 			return;
-		dispatch_error(s, st, req->id, PE_NOT_CACHED,
-		    "the origin is not in the cache");
+		dispatch_error(
+		    s, st, req->id, PE_NOT_CACHED, history_unknown(c));
 		free(origin);
 		return;
 	}
-	history_answer(
-	    s, st, req->id, origin, v, cache_history(e, v, CACHE_MAX_HISTORY));
+	history_answer(s, st, req->id, c, origin, v,
+	    cache_history(e, v, CACHE_MAX_HISTORY));
 	free(origin);
 }
 
@@ -549,12 +571,18 @@ dispatch_watch(struct dispatch *d, struct session *s,
 		    "this robotsd has no change feed");
 		return;
 	}
+	if ((req->resources & PROTO_RES_TDMREP) && d->env.tdm == NULL) {
+		dispatch_error(s, st, req->id, PE_NOT_CACHED, TDM_OFF_MSG);
+		return;
+	}
 	if (!req->all && dispatch_watch_origins(s, st, req, &origins, &n) == -1)
 		return;
 	for (i = 0; i < nagents; i++)
 		agents[i] = json_string_value(json_array_get(req->agents, i));
 	s->watch = feed_watch(d->feed, s->out, (const char *const *)origins, n,
-	    req->all, agents, nagents);
+	    req->all, agents, nagents,
+	    (req->resources & PROTO_RES_ROBOTS ? FEED_ROBOTS : 0) |
+	        (req->resources & PROTO_RES_TDMREP ? FEED_TDMREP : 0));
 	for (i = 0; i < n; i++)
 		free(origins[i]);
 	free(origins);

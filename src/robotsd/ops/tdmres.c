@@ -71,15 +71,22 @@ tdm_unref(void *doc)
 	free(d);
 }
 
+/* tdm_kind's flags(): a file without rules is invalid. */
+static unsigned
+tdm_flags(const void *doc)
+{
+	const struct tdm_doc *d = doc;
+
+	return d != NULL && d->f.rules != NULL ? 0 : CACHE_VERSION_INVALID;
+}
+
 /* See tdmres.h. */
 const char *
-tdm_state_name(const struct cache_entry *e)
+tdm_version_state(int policy, unsigned flags)
 {
-	const struct tdm_doc *d = e->doc;
-
-	switch ((enum cache_policy)e->policy) {
+	switch ((enum cache_policy)policy) {
 	case CACHE_RULES:
-		return d != NULL && d->f.rules != NULL ? "rules" : "invalid";
+		return flags & CACHE_VERSION_INVALID ? "invalid" : "rules";
 	case CACHE_ALLOW_ALL:
 		return "none";
 	case CACHE_DISALLOW_ALL:
@@ -88,6 +95,14 @@ tdm_state_name(const struct cache_entry *e)
 		break;
 	}
 	return "pending";
+}
+
+/* See tdmres.h. */
+const char *
+tdm_state_name(const struct cache_entry *e)
+{
+	return tdm_version_state(
+	    e->policy, e->policy == CACHE_RULES ? tdm_flags(e->doc) : 0);
 }
 
 /* tdm_kind's bytes(): the doc and body, its rules, its warnings' lines. */
@@ -101,7 +116,7 @@ tdm_bytes(const void *doc)
 
 const struct cache_kind tdm_kind = { "tdmrep", "/.well-known/tdmrep.json",
 	tdm_compile, tdm_ref, tdm_unref, tdm_state_name, tdm_bytes, 1,
-	tdm_source };
+	tdm_source, tdm_flags, tdm_version_state };
 
 /*
  * --tdmrep always: keep origin's file at hand for the checks that will

@@ -40,6 +40,12 @@ extern const struct cache_kind tdm_kind;
  * copy to serve).
  */
 const char *tdm_state_name(const struct cache_entry *);
+/*
+ * The same state for a version of the file (the history op, the change
+ * feed): its policy and flags (CACHE_VERSION_INVALID: a 2xx that is not
+ * a JSON array).
+ */
+const char *tdm_version_state(int policy, unsigned flags);
 
 struct jw;
 struct url_view;

@@ -744,6 +744,7 @@ state_get_version(struct state_in *in, struct cache_version *v)
 	v->last_seen = h.last_seen;
 	v->http_status = h.http_status;
 	v->policy = (enum cache_policy)h.policy;
+	v->flags = 0; /* robots.txt's versions have none */
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "tier/shared_value.h"
 
 _Static_assert(TIER_VALUE_VERSION_HEX == VERSION_HEX, "one version id size");
+_Static_assert(TIER_HIST_INVALID == CACHE_VERSION_INVALID, "one flag value");
 
 /* Clock seconds (after 1970) as epoch milliseconds, rounded down. */
 int64_t
@@ -109,6 +110,7 @@ shared_versions_of(const struct tier_value *v, int64_t now_ms,
 		out[n].last_seen =
 		    shared_secs(h->last_seen > ahead ? ahead : h->last_seen);
 		out[n].http_status = h->http_status;
+		out[n].flags = h->flags;
 		out[n++].policy = shared_policy(h->policy);
 	}
 	return n;
@@ -131,6 +133,7 @@ shared_known_versions(
 	                                                   : v->version_since);
 	out[0].http_status = v->http_status;
 	out[0].policy = shared_policy(v->policy);
+	out[0].flags = 0; /* an older writer's: none known */
 	return 1;
 }
 
@@ -147,6 +150,7 @@ shared_hist_of(const struct cache_entry *e, struct tier_hist *out)
 			.last_seen = shared_ms(cv[i].last_seen),
 			.http_status = cv[i].http_status,
 			.policy = (enum tier_policy)cv[i].policy,
+			.flags = cv[i].flags & TIER_HIST_FLAGS,
 		};
 		memcpy(out[n].version, cv[i].version, sizeof(out[n].version));
 		n += tier_hist_ok(out, n);

@@ -111,7 +111,7 @@ tier_hist_ok(const struct tier_hist *hs, size_t i)
 	    h->version[TIER_VALUE_VERSION_HEX] != '\0' || h->first_seen <= 0 ||
 	    h->last_seen < h->first_seen || h->http_status < 0 ||
 	    h->http_status > 999 || h->policy < TIER_POLICY_RULES ||
-	    h->policy > TIER_POLICY_DISALLOW)
+	    h->policy > TIER_POLICY_DISALLOW || (h->flags & ~TIER_HIST_FLAGS))
 		return 0;
 	for (j = 0; j < i; j++)
 		if (memcmp(hs[j].version, h->version, TIER_VALUE_VERSION_HEX) ==
@@ -147,7 +147,19 @@ value_check(const struct tier_value *v, size_t body_len)
 	return body_len > TIER_VALUE_MAX_BODY ? -1 : 0;
 }
 
-/* The history appended after the cause. */
+/* Whether a version of v's history has flags (then appended). */
+static int
+hist_flagged(const struct tier_value *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nhist; i++)
+		if (v->hist[i].flags != 0)
+			return 1;
+	return 0;
+}
+
+/* The history appended after the cause, and its flags when any. */
 static unsigned char *
 put_hist(unsigned char *p, const struct tier_value *v)
 {
@@ -161,6 +173,11 @@ put_hist(unsigned char *p, const struct tier_value *v)
 		p = put_u16(p, (unsigned)v->hist[i].http_status);
 		*p++ = (unsigned char)v->hist[i].policy;
 	}
+	if (!hist_flagged(v))
+		return p; /* robots.txt's values are as before the flags */
+	*p++ = (unsigned char)v->nhist;
+	for (i = 0; i < v->nhist; i++)
+		*p++ = (unsigned char)v->hist[i].flags;
 	return p;
 }
 
@@ -201,7 +218,8 @@ tier_value_encode(const struct tier_value *v, size_t *len)
 	if (value_check(v, body_len) == -1)
 		return NULL;
 	hdr = HEADER_LEN + PROV_LEN + str_len(v->etag) +
-	      str_len(v->last_modified) + CAUSE_LEN + 1 + v->nhist * HIST_REC;
+	      str_len(v->last_modified) + CAUSE_LEN + 1 + v->nhist * HIST_REC +
+	      (hist_flagged(v) ? 1 + v->nhist : 0);
 	total = PREFIX_LEN + hdr + NSTRINGS * 4 + strlen(v->origin) +
 	        str_len(v->final_url) + str_len(v->last_error) + body_len + 4;
 	if ((buf = malloc(total)) == NULL)
@@ -248,9 +266,33 @@ check_frame(const unsigned char *b, size_t len, size_t *hdr)
 }
 
 /*
+ * The flags of the history's versions at p (before end), appended after
+ * them: none (a count of 0), or as many as versions, each a known flag
+ * set; TV_FIELD otherwise. What follows them is a later revision's:
+ * skipped.
+ */
+static enum tier_value_err
+get_hist_flags(
+    const unsigned char *p, const unsigned char *end, struct tier_value *v)
+{
+	size_t i, n = *p++;
+
+	if (n == 0)
+		return TV_OK; /* none: a later revision's bytes may follow */
+	if (n != v->nhist || (size_t)(end - p) < n)
+		return TV_FIELD;
+	for (i = 0; i < n; i++) {
+		if (p[i] & ~TIER_HIST_FLAGS)
+			return TV_FIELD;
+		v->hist[i].flags = p[i];
+	}
+	return TV_OK;
+}
+
+/*
  * The history at p (before end), appended after the cause: every version
  * checked as the encoder checks them; TV_FIELD when one is wrong or they
- * do not fit. What follows them is a later revision's: skipped.
+ * do not fit. Their flags follow when a version has some.
  */
 static enum tier_value_err
 get_hist(const unsigned char *p, const unsigned char *end, struct tier_value *v)
@@ -275,7 +317,7 @@ get_hist(const unsigned char *p, const unsigned char *end, struct tier_value *v)
 		if (!tier_hist_ok(v->hist, i))
 			return TV_FIELD;
 	}
-	return TV_OK;
+	return p < end ? get_hist_flags(p, end, v) : TV_OK;
 }
 
 /*

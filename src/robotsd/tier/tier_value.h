@@ -33,7 +33,15 @@
  *   and u8 its policy (enum tier_policy, never NONE). Refused (TV_FIELD)
  *   when a digit is not lower-case hex, an id comes twice, a time is not
  *   after 1970, last_seen is before first_seen, a status is over 999 or a
- *   policy unknown. Bytes after them are skipped (a later revision's).
+ *   policy unknown.
+ *
+ *   Appended after the history, only when a version has flags (robots.txt's
+ *   never have): u8 n (the history's n; 0: none, for a later revision
+ *   that appends more), then each version's flags, u8 (TIER_HIST_INVALID:
+ *   a 2xx body its resource's reader found invalid, a tdmrep.json that is
+ *   not a JSON array). Refused (TV_FIELD) when n is neither 0 nor the
+ *   history's or a flag is unknown. Bytes after them are skipped (a later
+ *   revision's).
  */
 #ifndef ROBOTSD_TIER_VALUE_H
 #define ROBOTSD_TIER_VALUE_H
@@ -66,7 +74,10 @@ struct tier_hist {
 	int64_t first_seen, last_seen;            /* ms */
 	int http_status;                          /* 0: no HTTP answer */
 	enum tier_policy policy;                  /* never NONE */
+	unsigned flags;                           /* TIER_HIST_* */
 };
+#define TIER_HIST_INVALID 1u              /* = CACHE_VERSION_INVALID */
+#define TIER_HIST_FLAGS TIER_HIST_INVALID /* every flag known */
 
 /* One origin's shared entry. Strings are NUL-terminated; body may hold NULs. */
 struct tier_value {
