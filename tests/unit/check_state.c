@@ -982,6 +982,10 @@ static const struct tdm_row {
 	    { FETCH_OK, 200, FILE_0, CAUSE_NONE }, "rules", 0 },
 	{ "https://revived.test", { FETCH_OK, 503, NULL, CAUSE_NONE },
 	    { FETCH_OK, 200, FILE_2, CAUSE_NONE }, "rules", 0 },
+	{ "https://mended.test", { FETCH_OK, 200, "<html>", CAUSE_NONE },
+	    { FETCH_OK, 200, FILE_2, CAUSE_NONE }, "rules", 0 },
+	{ "https://broken.test", { FETCH_OK, 200, FILE_2, CAUSE_NONE },
+	    { FETCH_OK, 200, "<html>", CAUSE_NONE }, "invalid", 0 },
 };
 
 /* Fetch row's origin as the row says. */
@@ -1101,6 +1105,7 @@ tdm_assert_same_history(const struct tdm_seen *a, const struct tdm_seen *b)
 		ck_assert_int_eq(
 		    b->hist[i].http_status, a->hist[i].http_status);
 		ck_assert_int_eq(b->hist[i].policy, a->hist[i].policy);
+		ck_assert_uint_eq(b->hist[i].flags, a->hist[i].flags);
 	}
 }
 
@@ -1153,6 +1158,11 @@ START_TEST(test_state_tdmrep_keeps_every_state)
 	tdm_see(row->origin, &before);
 	ck_assert_str_eq(before.state, row->state);
 	ck_assert_uint_eq(before.e.stale, row->stale);
+	/* the newest version's flags say what its state says */
+	if (before.nhist > 0)
+		ck_assert_uint_eq(before.hist[0].flags,
+		    strcmp(row->state, "invalid") == 0 ? CACHE_VERSION_INVALID
+		                                       : 0);
 	save_and_reload(2);
 	tdm_see(row->origin, &after);
 	tdm_assert_same(&before, &after);

@@ -765,6 +765,7 @@ cache_restore(struct cache *c, const struct cache_entry *saved, int good)
 		entry_remove(c, e);
 		return -1;
 	}
+	e->vflags = (uint8_t)cache_entry_flags(c, &e->pub); /* as fetched */
 	/*
 	 * Rules compiled by an older build have no usage preferences (they
 	 * answer all unknown): due now, so the first check refreshes them

@@ -18,7 +18,9 @@
  * alone is left out; without a cache for them (--tdmrep off) they are
  * read, checked and passed over. A format 4 file, otherwise the same,
  * still loads; a build before format 5 refuses a file of it whole, as of
- * another build, and starts empty.
+ * another build, and starts empty. Format 5's versions keep their
+ * CACHE_VERSION_* flags in the byte format 4 wrote as 0 (a tdmrep.json
+ * version that was invalid stays so in history).
  *
  * Format 4 added the versions (the history op's, newest first, the
  * entry's own first; none when the entry is its only version), bounded by
@@ -120,7 +122,7 @@ struct state_hist {
 	char version[VERSION_HEX];
 	uint32_t first_seen, last_seen;
 	int16_t http_status;
-	uint8_t policy, spare; /* enum cache_policy; 0 */
+	uint8_t policy, spare; /* enum cache_policy; CACHE_VERSION_* flags */
 };
 _Static_assert(sizeof(struct state_hist) == 28, "state_hist has padding");
 
@@ -271,7 +273,7 @@ state_put_history(struct state_out *o, const struct cache_entry *e)
 		h.last_seen = state_secs(o->hist[i].last_seen);
 		h.http_status = (int16_t)o->hist[i].http_status;
 		h.policy = (uint8_t)o->hist[i].policy;
-		h.spare = 0;
+		h.spare = (uint8_t)o->hist[i].flags; /* CACHE_VERSION_* */
 		state_put(o, &h, sizeof(h));
 	}
 }
@@ -744,7 +746,8 @@ state_get_version(struct state_in *in, struct cache_version *v)
 	v->last_seen = h.last_seen;
 	v->http_status = h.http_status;
 	v->policy = (enum cache_policy)h.policy;
-	v->flags = 0; /* robots.txt's versions have none */
+	/* CACHE_VERSION_* (0 in files before format 5); unknown ones dropped */
+	v->flags = h.spare & CACHE_VERSION_INVALID;
 	return 0;
 }
 
