@@ -289,7 +289,7 @@ socket_rows() {
 		cr=$(field "$c" rps)
 		row "cached checks/s, 16 conns x depth $d" "$cr" \
 			"$rr PING/s ($(pct "$cr" "$rr"))" \
-			"$([ "$d" = 1 ] && echo ">= 70%" || echo ">= 40%") of PING"
+			"$([ "$d" = 1 ] && echo ">= 70%" || echo ">= 50%") of PING"
 		[ "$d" = 16 ] && peak=$cr
 		if [ "$d" = 16 ]; then
 			# the same checks with "usage":true (issue 18)
