@@ -439,11 +439,6 @@ conn_finish(struct reply *r)
 static const struct reply_ops conn_reply_ops = { conn_send, conn_give,
 	conn_settled, conn_room, conn_finish, conn_share };
 
-/*
- * Must c leave its next line for the next turn: this turn has handled
- * lines for its slice, or the output is over the budget? libevent's cached
- * time changes at every turn, which is how a new one is recognised.
- */
 /* Whether output over the budget makes c yield now (shedding started). */
 static int
 conn_over_budget(struct conn *c)
@@ -456,17 +451,20 @@ conn_over_budget(struct conn *c)
 	return 1;
 }
 
+/*
+ * Must c leave its next line for the next turn: this turn has handled
+ * lines for its slice, or the output is over the budget? libevent's cached
+ * time changes at every turn, which is how a new one is recognised.
+ */
 static int
 conn_must_yield(struct conn *c)
 {
 	struct server *srv = c->srv;
 	struct timeval tv;
 	uint64_t now = looplag_now_us();
-	int over = budget_over(srv->mem.output_bytes, srv->set.output_budget);
+	int over = conn_over_budget(c);
 	int new_turn;
 
-	if (over)
-		event_active(srv->shed, EV_TIMEOUT, 0);
 	event_base_gettimeofday_cached(srv->base, &tv);
 	new_turn =
 	    tv.tv_sec != srv->turn.tv_sec || tv.tv_usec != srv->turn.tv_usec;
