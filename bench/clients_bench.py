@@ -72,9 +72,10 @@ def pair(step_a, step_b, urls, secs):
     return n / spent[0], n / spent[1]
 
 
-def bare_step(path):
+def bare_step(path, decode=False):
     """The bare loop's step: sendall of the line Client.check writes (the
-    same keys in the same order, a new id each), readline of the answer."""
+    same keys in the same order, a new id each), readline of the answer;
+    with decode, json.loads of it too."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(path)
     rd = s.makefile("rb")
@@ -84,8 +85,11 @@ def bare_step(path):
         s.sendall((json.dumps({"op": "check", "url": u, "agent": AGENT,
                                "id": next(ids)}, separators=(",", ":"),
                               ensure_ascii=False) + "\n").encode())
-        if not rd.readline().endswith(b"\n"):
+        line = rd.readline()
+        if not line.endswith(b"\n"):
             raise SystemExit("robotsd closed the connection")
+        if decode and json.loads(line).get("allowed") is None:
+            raise SystemExit("no verdict for %s" % u)
     return step
 
 
@@ -154,18 +158,7 @@ def async64(path, urls, secs):
 
 
 def json_loop(path, urls, secs):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    rd = s.makefile("rb")
-    ids = iter(range(1, 1 << 62))
-
-    def step(u):
-        s.sendall((json.dumps({"op": "check", "url": u, "agent": AGENT,
-                               "id": next(ids)}, separators=(",", ":"),
-                              ensure_ascii=False) + "\n").encode())
-        if json.loads(rd.readline()).get("allowed") is None:
-            raise SystemExit("no verdict for %s" % u)
-    return timed(step, urls, secs)
+    return timed(bare_step(path, decode=True), urls, secs)
 
 
 def many(path, urls, secs):
